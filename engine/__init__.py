@@ -1,0 +1,68 @@
+"""The rules of TWEAK!, pure: no Telegram, no database, no clock, no global randomness."""
+
+from .actions import (
+    Action,
+    Discard,
+    PlayBomb,
+    PlayJoker,
+    PlayShifter,
+    PlayThief,
+    Sum,
+    decode,
+    encode,
+)
+from .cards import TKind
+from .config import THRESHOLDS, GameConfig, default_colours
+from .errors import (
+    ConfigError,
+    EngineError,
+    GameOverError,
+    IllegalActionError,
+    MalformedActionError,
+    NotYourTurnError,
+    SchemaError,
+)
+from .game import apply, apply_in_place, check, default_action, is_legal, legal_actions, new_game, t_actions
+from .invariants import check_invariants
+from .state import SCHEMA_VERSION, GameState
+from .sums import SumOption, sum_options
+from .views import View, public_view, seat_view
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "THRESHOLDS",
+    "Action",
+    "ConfigError",
+    "Discard",
+    "EngineError",
+    "GameConfig",
+    "GameOverError",
+    "GameState",
+    "IllegalActionError",
+    "MalformedActionError",
+    "NotYourTurnError",
+    "PlayBomb",
+    "PlayJoker",
+    "PlayShifter",
+    "PlayThief",
+    "SchemaError",
+    "Sum",
+    "SumOption",
+    "TKind",
+    "View",
+    "apply",
+    "apply_in_place",
+    "check",
+    "check_invariants",
+    "decode",
+    "default_action",
+    "default_colours",
+    "encode",
+    "is_legal",
+    "legal_actions",
+    "new_game",
+    "public_view",
+    "seat_view",
+    "sum_options",
+    "t_actions",
+]

@@ -1,0 +1,163 @@
+"""The complete state of one game, including its random generator.
+
+The state is a plain mutable record; `engine.game` functions never mutate a
+state handed to them by a caller (they clone first), so callers may keep old
+states around. JSON serialisation carries a schema version.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .cards import BALANCED_BACK, BLUE_CARD_TARGET, POINTS, T_POINTS, is_card
+from .config import GameConfig
+from .errors import SchemaError
+
+SCHEMA_VERSION = 1
+
+PLAYING = "playing"
+OVER = "over"
+
+
+@dataclass(slots=True)
+class GameState:
+    config: GameConfig
+    rng: int
+    round: int = 0
+    turn: int = 0
+    dealer: int = 0
+    current: int = 0
+    deck: list[str] = field(default_factory=list)  # top of the deck is the last element
+    table: list[str] = field(default_factory=list)
+    hands: list[list[str]] = field(default_factory=list)
+    piles: list[list[str]] = field(default_factory=list)  # won number cards, face down
+    used_t: list[list[str]] = field(default_factory=list)  # played [T!] cards (A20)
+    holdings: list[list[str]] = field(default_factory=list)  # unused [T!] cards
+    tdeck: list[str] = field(default_factory=list)  # top is the last element
+    totals: list[int] = field(default_factory=list)  # finished rounds only
+    round_points: list[list[int]] = field(default_factory=list)  # per finished round, per seat
+    t_played: str | None = None  # [T!] kind played this turn
+    joker: int = 0  # Joker delta for this turn (A12)
+    status: str = PLAYING
+    winners: list[int] = field(default_factory=list)
+    backs: dict[str, int] | None = None  # only for back_numbers="random" (A1)
+
+    @property
+    def players(self) -> int:
+        return self.config.players
+
+    def back_of(self, card: str) -> int:
+        return self.backs[card] if self.backs is not None else BALANCED_BACK[card]
+
+    @property
+    def base_target(self) -> int:
+        """Back of the top deck card, or 7 once the deck is out (RULES §3.2)."""
+        return self.back_of(self.deck[-1]) if self.deck else BLUE_CARD_TARGET
+
+    @property
+    def target(self) -> int:
+        """Effective target of the active player's sum (A29)."""
+        return self.base_target + self.joker
+
+    @property
+    def is_over(self) -> bool:
+        return self.status == OVER
+
+    def round_score(self, seat: int) -> int:
+        """Points won this round so far, [T!] cards included (RULES §5.3)."""
+        return (
+            sum(POINTS[c] for c in self.piles[seat])
+            + T_POINTS * (len(self.used_t[seat]) + len(self.holdings[seat]))
+        )
+
+    def scores_round(self) -> list[int]:
+        return [self.round_score(s) for s in range(self.players)]
+
+    def scores_total(self) -> list[int]:
+        return [t + self.round_score(s) for s, t in enumerate(self.totals)]
+
+    def clone(self) -> GameState:
+        return GameState(
+            config=self.config,
+            rng=self.rng,
+            round=self.round,
+            turn=self.turn,
+            dealer=self.dealer,
+            current=self.current,
+            deck=list(self.deck),
+            table=list(self.table),
+            hands=[list(h) for h in self.hands],
+            piles=[list(p) for p in self.piles],
+            used_t=[list(u) for u in self.used_t],
+            holdings=[list(h) for h in self.holdings],
+            tdeck=list(self.tdeck),
+            totals=list(self.totals),
+            round_points=[list(r) for r in self.round_points],
+            t_played=self.t_played,
+            joker=self.joker,
+            status=self.status,
+            winners=list(self.winners),
+            backs=self.backs,
+        )
+
+    # --- serialisation -------------------------------------------------
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "schema": SCHEMA_VERSION,
+            "config": self.config.to_json(),
+            "rng": str(self.rng),
+            "round": self.round,
+            "turn": self.turn,
+            "dealer": self.dealer,
+            "current": self.current,
+            "deck": list(self.deck),
+            "table": list(self.table),
+            "hands": [list(h) for h in self.hands],
+            "piles": [list(p) for p in self.piles],
+            "used_t": [list(u) for u in self.used_t],
+            "holdings": [list(h) for h in self.holdings],
+            "tdeck": list(self.tdeck),
+            "totals": list(self.totals),
+            "round_points": [list(r) for r in self.round_points],
+            "t_played": self.t_played,
+            "joker": self.joker,
+            "status": self.status,
+            "winners": list(self.winners),
+            "backs": dict(self.backs) if self.backs is not None else None,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> GameState:
+        if not isinstance(data, dict) or data.get("schema") != SCHEMA_VERSION:
+            raise SchemaError(f"unsupported game schema {data.get('schema') if isinstance(data, dict) else None!r}")
+        try:
+            state = cls(
+                config=GameConfig.from_json(data["config"]),
+                rng=int(data["rng"]),
+                round=int(data["round"]),
+                turn=int(data["turn"]),
+                dealer=int(data["dealer"]),
+                current=int(data["current"]),
+                deck=list(data["deck"]),
+                table=list(data["table"]),
+                hands=[list(h) for h in data["hands"]],
+                piles=[list(p) for p in data["piles"]],
+                used_t=[list(u) for u in data["used_t"]],
+                holdings=[list(h) for h in data["holdings"]],
+                tdeck=list(data["tdeck"]),
+                totals=[int(t) for t in data["totals"]],
+                round_points=[[int(p) for p in r] for r in data["round_points"]],
+                t_played=data["t_played"],
+                joker=int(data["joker"]),
+                status=data["status"],
+                winners=[int(w) for w in data["winners"]],
+                backs=dict(data["backs"]) if data.get("backs") is not None else None,
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise SchemaError(f"broken game data: {exc}") from exc
+        for zone in (state.deck, state.table, *state.hands, *state.piles):
+            if not all(is_card(c) for c in zone):
+                raise SchemaError("unknown card id in saved game")
+        return state
