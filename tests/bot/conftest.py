@@ -1,0 +1,80 @@
+"""Fixtures that build the real bot Application over a fake Telegram and a real database."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.fakes import FakeTelegram, TelegramTestClient
+from tests.fakes.telegram import TEST_TOKEN
+from tgbot.app import build_application, make_deps
+from tgbot.clock import ManualClock
+from tgbot.config import Settings
+from tgbot.deps import Deps
+from tgbot.store.db import make_engine
+
+
+@dataclass
+class BotRig:
+    """One running bot: the fake Telegram, the client that drives it, its services."""
+
+    fake: FakeTelegram
+    tg: TelegramTestClient
+    deps: Deps
+    clock: ManualClock
+    db_url: str
+
+
+def make_settings(db_url: str, **overrides: Any) -> Settings:
+    return Settings(telegram_bot_token=TEST_TOKEN, database_url=db_url, **overrides)
+
+
+@pytest.fixture
+def db_url(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'bot.sqlite3'}"
+
+
+@pytest.fixture
+def seeds() -> Callable[[], int]:
+    counter = iter(range(1, 10**6))
+    return lambda: 1000 + next(counter)
+
+
+@pytest.fixture
+async def rig(db_url: str, seeds: Callable[[], int]) -> AsyncIterator[BotRig]:
+    async with running_bot(db_url, seeds) as bot:
+        yield bot
+
+
+class running_bot:
+    """Start a bot over `db_url`; a second one over the same URL is a restart."""
+
+    def __init__(
+        self,
+        db_url: str,
+        seeds: Callable[[], int] | None = None,
+        clock: ManualClock | None = None,
+        fake: FakeTelegram | None = None,
+        **settings: Any,
+    ) -> None:
+        self.settings = make_settings(db_url, **settings)
+        self.clock = clock or ManualClock()
+        self.fake = fake or FakeTelegram(clock=self.clock.now)
+        deps = make_deps(self.settings, db=make_engine(db_url), clock=self.clock)
+        if seeds is not None:
+            deps.seed_source = seeds
+        self.deps = deps
+        app = build_application(self.settings, deps=deps, request=self.fake, rate_limiter=False)
+        self.tg = TelegramTestClient(app, self.fake)
+
+    async def __aenter__(self) -> BotRig:
+        await self.tg.start()
+        return BotRig(self.fake, self.tg, self.deps, self.clock, str(self.settings.database_url))
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.tg.stop()
+        self.deps.db.dispose()

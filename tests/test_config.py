@@ -1,0 +1,234 @@
+"""Settings: the operator's first contact with the bot, so errors must be exact and never leak secrets."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from tgbot.config import (
+    DEFAULT_API_BASE_URL,
+    ENV_SETTINGS,
+    ConfigError,
+    Settings,
+    load_settings,
+    normalize_database_url,
+    parse_duration,
+    redact,
+)
+
+TOKEN = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw-x"
+OTHER_TOKEN = "987654321:ZZHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw_y"
+BOTFATHER = (
+    "create a bot with @BotFather in Telegram (/newbot), "
+    "then set TELEGRAM_BOT_TOKEN=<token> in the environment or in .env"
+)
+
+
+def load(env: dict[str, str], env_file: Path | None = None) -> Settings:
+    return load_settings(env, env_file=env_file)
+
+
+def error_of(env: dict[str, str], env_file: Path | None = None) -> str:
+    with pytest.raises(ConfigError) as info:
+        load(env, env_file)
+    message = str(info.value)
+    assert "\n" not in message
+    return message
+
+
+def test_defaults() -> None:
+    settings = load({"TELEGRAM_BOT_TOKEN": TOKEN})
+    assert settings == Settings(telegram_bot_token=TOKEN)
+    assert settings.database_url == "sqlite:///tweakbot.sqlite3"
+    assert settings.telegram_api_base_url == DEFAULT_API_BASE_URL
+    assert settings.log_level == "INFO"
+    assert settings.nudge_after is None and settings.deadline_after is None
+    assert settings.pause_max == timedelta(days=7)
+    assert settings.lobby_ttl == timedelta(hours=24)
+    assert settings.sweep_interval == timedelta(seconds=30)
+    assert (settings.webhook_url, settings.webhook_secret) == (None, None)
+    assert (settings.webhook_listen, settings.webhook_port, settings.metrics_port) == ("0.0.0.0", 8443, None)
+    assert not settings.use_webhook
+
+
+def test_every_variable_is_read() -> None:
+    env = {
+        "TELEGRAM_BOT_TOKEN": TOKEN,
+        "DATABASE_URL": "postgres://bot:pw@db:5432/tweak",
+        "TELEGRAM_API_BASE_URL": "http://localhost:8081/bot/",
+        "LOG_LEVEL": "debug",
+        "TWEAKBOT_NUDGE_AFTER": "10m",
+        "TWEAKBOT_DEADLINE_AFTER": "1h30m",
+        "TWEAKBOT_PAUSE_MAX_DAYS": "3",
+        "TWEAKBOT_LOBBY_TTL": "2h",
+        "TWEAKBOT_SWEEP_INTERVAL": "15s",
+        "TWEAKBOT_WEBHOOK_URL": "https://bot.example.com/tg",
+        "TWEAKBOT_WEBHOOK_SECRET": "s3cret_value-1",
+        "TWEAKBOT_WEBHOOK_LISTEN": "127.0.0.1",
+        "TWEAKBOT_WEBHOOK_PORT": "8080",
+        "TWEAKBOT_METRICS_PORT": "9100",
+    }
+    assert set(env) == set(ENV_SETTINGS)
+    settings = load(env)
+    assert settings == Settings(
+        telegram_bot_token=TOKEN,
+        database_url="postgresql+psycopg://bot:pw@db:5432/tweak",
+        telegram_api_base_url="http://localhost:8081/bot",
+        log_level="DEBUG",
+        nudge_after=timedelta(minutes=10),
+        deadline_after=timedelta(minutes=90),
+        pause_max=timedelta(days=3),
+        lobby_ttl=timedelta(hours=2),
+        sweep_interval=timedelta(seconds=15),
+        webhook_url="https://bot.example.com/tg",
+        webhook_secret="s3cret_value-1",
+        webhook_listen="127.0.0.1",
+        webhook_port=8080,
+        metrics_port=9100,
+    )
+    assert settings.use_webhook
+
+
+def test_env_file_is_loaded_and_the_environment_wins(tmp_path: Path) -> None:
+    env_file = tmp_path / ".env"
+    env_file.write_text(
+        "# local development\n"
+        f"TELEGRAM_BOT_TOKEN={OTHER_TOKEN}\n"
+        'LOG_LEVEL="WARNING"\n'
+        "TWEAKBOT_LOBBY_TTL=6h\n"
+        "export TWEAKBOT_SWEEP_INTERVAL=5s\n"
+        "UNRELATED=ignored\n"
+    )
+    from_file = load({}, env_file)
+    assert (from_file.telegram_bot_token, from_file.log_level) == (OTHER_TOKEN, "WARNING")
+    assert from_file.lobby_ttl == timedelta(hours=6)
+    assert from_file.sweep_interval == timedelta(seconds=5)
+
+    mixed = load({"TELEGRAM_BOT_TOKEN": TOKEN, "LOG_LEVEL": "ERROR", "TWEAKBOT_LOBBY_TTL": ""}, env_file)
+    assert (mixed.telegram_bot_token, mixed.log_level) == (TOKEN, "ERROR")
+    # An empty variable (compose's ${VAR:-}) is "unset": the file still applies.
+    assert mixed.lobby_ttl == timedelta(hours=6)
+
+
+def test_missing_env_file_is_fine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert load({"TELEGRAM_BOT_TOKEN": TOKEN}, tmp_path / "nope.env").telegram_bot_token == TOKEN
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("TELEGRAM_BOT_TOKEN", TOKEN)
+    assert load_settings().telegram_bot_token == TOKEN  # process environment + ./.env by default
+
+
+def test_missing_token() -> None:
+    assert error_of({}) == f"TELEGRAM_BOT_TOKEN is missing; {BOTFATHER}"
+    assert error_of({"TELEGRAM_BOT_TOKEN": "   "}) == f"TELEGRAM_BOT_TOKEN is missing; {BOTFATHER}"
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "123456:short",
+        "abc:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw",
+        "1234:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw",  # bot id too short
+        "123456789 AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw",
+        "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PAL/saw",
+        f"bot{TOKEN}",
+    ],
+)
+def test_malformed_token_is_explained_without_echoing_it(bad: str) -> None:
+    message = error_of({"TELEGRAM_BOT_TOKEN": bad})
+    assert message == f"TELEGRAM_BOT_TOKEN is not a valid bot token; {BOTFATHER}"
+    assert bad not in message and bad.split(":")[-1] not in message
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("30s", timedelta(seconds=30)),
+        ("10m", timedelta(minutes=10)),
+        ("2h", timedelta(hours=2)),
+        ("1d", timedelta(days=1)),
+        ("1h30m", timedelta(minutes=90)),
+        ("1d 12h", timedelta(hours=36)),
+        ("1d2h3m4s", timedelta(days=1, hours=2, minutes=3, seconds=4)),
+        (" 1.5H ", timedelta(minutes=90)),
+        ("0s", timedelta(0)),
+    ],
+)
+def test_parse_duration(text: str, expected: timedelta) -> None:
+    assert parse_duration(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text", ["", "30", "10 min", "1w", "m", "-5m", "1m1h", "1h1h", "5s junk", "1h,30m", "1..5h", "PT1H"]
+)
+def test_parse_duration_rejects_junk(text: str) -> None:
+    with pytest.raises(ConfigError, match="is not a duration; use a number with a unit"):
+        parse_duration(text)
+
+
+def test_bad_durations_name_the_variable() -> None:
+    message = error_of({"TELEGRAM_BOT_TOKEN": TOKEN, "TWEAKBOT_NUDGE_AFTER": "10 minutes"})
+    assert message.startswith("TWEAKBOT_NUDGE_AFTER='10 minutes' is not valid; use a number with a unit")
+    message = error_of({"TELEGRAM_BOT_TOKEN": TOKEN, "TWEAKBOT_SWEEP_INTERVAL": "0s"})
+    assert message.startswith("TWEAKBOT_SWEEP_INTERVAL='0s' is not valid")
+    message = error_of({"TELEGRAM_BOT_TOKEN": TOKEN, "TWEAKBOT_PAUSE_MAX_DAYS": "-1"})
+    assert message.startswith("TWEAKBOT_PAUSE_MAX_DAYS='-1' is not valid; use a number of days")
+    assert load({"TELEGRAM_BOT_TOKEN": TOKEN, "TWEAKBOT_PAUSE_MAX_DAYS": "36h"}).pause_max == timedelta(
+        hours=36
+    )
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("postgres://u:p@h:5432/db", "postgresql+psycopg://u:p@h:5432/db"),
+        ("postgresql://u:p@h/db?sslmode=require", "postgresql+psycopg://u:p@h/db?sslmode=require"),
+        ("postgresql+psycopg://u@h/db", "postgresql+psycopg://u@h/db"),
+        ("sqlite:///data/tweak.sqlite3", "sqlite:///data/tweak.sqlite3"),
+        ("sqlite://", "sqlite://"),
+    ],
+)
+def test_database_url_normalisation(url: str, expected: str) -> None:
+    assert normalize_database_url(url) == expected
+    assert load({"TELEGRAM_BOT_TOKEN": TOKEN, "DATABASE_URL": url}).database_url == expected
+
+
+def test_bad_values_are_explained_without_secrets() -> None:
+    base = {"TELEGRAM_BOT_TOKEN": TOKEN}
+    message = error_of({**base, "DATABASE_URL": "tweak.sqlite3"})
+    assert message.startswith("DATABASE_URL='tweak.sqlite3' is not valid; use sqlite:///")
+    message = error_of({**base, "TELEGRAM_API_BASE_URL": "api.telegram.org/bot"})
+    assert "must start with http:// or https://" in message
+    message = error_of({**base, "TELEGRAM_API_BASE_URL": f"https://api.telegram.org/bot{TOKEN}"})
+    assert message.startswith("TELEGRAM_API_BASE_URL must not contain the bot token") and TOKEN not in message
+    assert "one of DEBUG, INFO, WARNING, ERROR" in error_of({**base, "LOG_LEVEL": "verbose"})
+    assert "between 1 and 65535" in error_of({**base, "TWEAKBOT_WEBHOOK_PORT": "70000"})
+    assert "between 1 and 65535" in error_of({**base, "TWEAKBOT_METRICS_PORT": "metrics"})
+    assert "https://" in error_of({**base, "TWEAKBOT_WEBHOOK_URL": "http://bot.example.com"})
+    message = error_of({**base, "TWEAKBOT_WEBHOOK_SECRET": "has spaces and $ymbols"})
+    assert message.startswith("TWEAKBOT_WEBHOOK_SECRET may only contain") and "ymbols" not in message
+
+
+def test_repr_masks_secrets() -> None:
+    settings = load(
+        {
+            "TELEGRAM_BOT_TOKEN": TOKEN,
+            "DATABASE_URL": "postgresql://bot:hunter2@db/tweak",
+            "TWEAKBOT_WEBHOOK_SECRET": "webhook-secret-xyz",
+        }
+    )
+    for text in (repr(settings), str(settings), f"{settings}"):
+        assert TOKEN not in text and TOKEN.split(":")[1] not in text
+        assert "hunter2" not in text and "webhook-secret-xyz" not in text
+        assert "telegram_bot_token='<hidden>'" in text
+        assert "postgresql+psycopg://bot:***@db/tweak" in text
+        assert "lobby_ttl=datetime.timedelta(days=1)" in text
+    assert settings.safe_database_url == "postgresql+psycopg://bot:***@db/tweak"
+    assert "<token>" in redact(f"url https://x/bot{TOKEN}/getMe")
+
+
+def test_settings_are_frozen() -> None:
+    settings = load({"TELEGRAM_BOT_TOKEN": TOKEN})
+    with pytest.raises(AttributeError):
+        settings.log_level = "DEBUG"  # type: ignore[misc]

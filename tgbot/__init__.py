@@ -1,0 +1,1 @@
+"""tweakbot: the Telegram side of TWEAK! (handlers, services, storage, scheduling)."""

@@ -1,0 +1,73 @@
+"""Cards and [T!] cards as text: colour emoji plus value, translated names."""
+
+from __future__ import annotations
+
+from html import escape
+
+from engine.cards import COLOUR_OF, VALUE
+
+from ..i18n import M_, _
+
+COLOUR_EMOJI = {"R": "🟥", "O": "🟧", "Y": "🟨", "G": "🟩", "B": "🟦", "P": "🟪"}
+COLOUR_NAMES = {
+    "R": M_("red"),
+    "O": M_("orange"),
+    "Y": M_("yellow"),
+    "G": M_("green"),
+    "B": M_("blue"),
+    "P": M_("purple"),
+}
+
+T_EMOJI = {"thief": "🥷", "joker": "🃏", "shifter": "🔀", "bomb": "💣"}
+T_NAMES = {
+    "thief": M_("Thief"),
+    "joker": M_("Joker"),
+    "shifter": M_("Shifter"),
+    "bomb": M_("Bomb"),
+}
+HIDDEN_CARD = "🂠"
+
+
+def card(card_id: str) -> str:
+    return f"{COLOUR_EMOJI[COLOUR_OF[card_id]]}{VALUE[card_id]}"
+
+
+def cards(card_ids: list[str] | tuple[str, ...], empty: str = "—") -> str:
+    return " ".join(card(c) for c in card_ids) if card_ids else empty
+
+
+def t_name(lang: str, kind: str) -> str:
+    return _(lang, T_NAMES[kind])
+
+
+def t_label(lang: str, kind: str) -> str:
+    return f"{T_EMOJI[kind]} {t_name(lang, kind)}"
+
+
+def t_list(lang: str, kinds: list[str] | tuple[str, ...]) -> str:
+    """'🃏 Joker ×2, 🥷 Thief' — grouped so long holdings stay short."""
+    counts: dict[str, int] = {}
+    for k in kinds:
+        counts[k] = counts.get(k, 0) + 1
+    parts = [t_label(lang, k) + (f" ×{n}" if n > 1 else "") for k, n in counts.items()]
+    return ", ".join(parts)
+
+
+def name(text: str, limit: int = 24) -> str:
+    """A player name, shortened and HTML-escaped for message text."""
+    text = " ".join(text.split()) or "?"
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
+    return escape(text)
+
+
+def plain_name(text: str, limit: int = 24) -> str:
+    """A player name for popups and keys (no HTML)."""
+    text = " ".join(text.split()) or "?"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def mention(user_id: int | None, text: str) -> str:
+    if user_id is None:
+        return f"<b>{name(text)}</b>"
+    return f'<a href="tg://user?id={user_id}">{name(text)}</a>'

@@ -1,0 +1,126 @@
+"""What the group reads after moves: results, round summaries, final standings.
+
+Events may contain private cards (a card drawn into a hand); only cards that
+became public (played, stolen onto the table, dropped by the Bomb) are shown.
+"""
+
+from __future__ import annotations
+
+from engine.cards import VALUE
+from engine.events import (
+    Discarded,
+    Event,
+    GameEnded,
+    LostTurn,
+    RoundEnded,
+    Skipped,
+    Summed,
+    TPlayed,
+)
+
+from ..i18n import _
+from ..services.context import SeatInfo
+from .cards import card, cards, name, t_label, t_name
+
+AUTO_TAGS = {"idle": "⏰", "away": "💤", "left": "🚪", "ai": "🤖"}
+
+
+def event_line(lang: str, seats: list[SeatInfo], event: Event, face_down: bool) -> str | None:
+    """One line of the group's move report, or None for bookkeeping events."""
+    if isinstance(event, TPlayed):
+        who = name(seats[event.seat].name)
+        label = t_label(lang, event.kind)
+        if event.kind == "thief" and event.victim is not None and event.card:
+            return _(
+                lang,
+                "{who} plays {t} on {victim}: {card} goes to the table",
+                who=who,
+                t=label,
+                victim=name(seats[event.victim].name),
+                card=card(event.card),
+            )
+        if event.kind == "joker":
+            return _(
+                lang, "{who} plays {t}: target {delta:+d} this turn", who=who, t=label, delta=event.delta
+            )
+        if event.kind == "shifter" and event.card:
+            return _(
+                lang,
+                "{who} plays {t}: {card} goes to the table, new target {target}",
+                who=who,
+                t=label,
+                card=card(event.card),
+                target=event.new_target,
+            )
+        dropped = ", ".join(f"{name(seats[s].name)} {card(c)}" for s, c in sorted(event.dropped.items()))
+        return _(lang, "{who} plays {t}: {dropped} to the table", who=who, t=label, dropped=dropped)
+    if isinstance(event, Summed):
+        who = name(seats[event.seat].name)
+        parts = [event.hand_card, *event.table_cards]
+        expr = " + ".join(card(c) for c in parts)
+        total = sum(VALUE[c] for c in parts)
+        line = _(lang, "{who}: {expr} = {total}", who=who, expr=expr, total=total)
+        if event.tweak:
+            line += " · <b>TWEAK!</b>"
+            if event.won_t:
+                if face_down:
+                    line += " · " + _(lang, "wins a [T!] card")
+                else:
+                    line += " · " + _(lang, "wins a {t}", t=t_name(lang, event.won_t))
+        return line
+    if isinstance(event, Discarded):
+        return _(lang, "{who} discards {card}", who=name(seats[event.seat].name), card=card(event.card))
+    if isinstance(event, LostTurn):
+        return _(
+            lang,
+            "{who} has no cards left: loses the turn and draws {n}",
+            who=name(seats[event.seat].name),
+            n=len(event.hand_cards),
+        )
+    if isinstance(event, Skipped):
+        return _(lang, "{who} has no cards and sits out the round", who=name(seats[event.seat].name))
+    return None
+
+
+def round_summary(lang: str, seats: list[SeatInfo], event: RoundEnded, won: list[int], threshold: int) -> str:
+    """Cards won, points and totals toward the threshold."""
+    lines = [_(lang, "🏁 <b>Round {round} is over</b>", round=event.round)]
+    if event.leftover_table:
+        lines.append(_(lang, "Left on the table (nobody scores): {cards}", cards=cards(event.leftover_table)))
+    lines.append("")
+    order = sorted(range(len(seats)), key=lambda s: (-event.totals[s], s))
+    for s in order:
+        lines.append(
+            _(
+                lang,
+                "{name}: +{points} ({cards} cards won) → {total} / {threshold}",
+                name=name(seats[s].name),
+                points=event.points[s],
+                cards=won[s],
+                total=event.totals[s],
+                threshold=threshold,
+            )
+        )
+    return "\n".join(lines)
+
+
+def final_standings(lang: str, seats: list[SeatInfo], event: GameEnded, rounds: int) -> str:
+    lines = [_(lang, "🏆 <b>Game over</b> after {n} rounds", n=rounds)]
+    winners = [name(seats[s].name) for s in event.winners]
+    if len(winners) == 1:
+        lines.append(_(lang, "Winner: {name} 🎉", name=winners[0]))
+    else:
+        lines.append(_(lang, "Shared win: {names} 🎉", names=", ".join(winners)))
+    lines.append("")
+    order = sorted(range(len(seats)), key=lambda s: (-event.totals[s], s))
+    place = 0
+    last: int | None = None
+    for i, s in enumerate(order):
+        if event.totals[s] != last:
+            place = i + 1
+            last = event.totals[s]
+        medal = {1: "🥇", 2: "🥈", 3: "🥉"}.get(place, f"{place}.")
+        lines.append(f"{medal} {name(seats[s].name)} — {event.totals[s]}")
+    lines.append("")
+    lines.append(_(lang, "Play again with /newgame"))
+    return "\n".join(lines)

@@ -1,0 +1,196 @@
+"""Long texts: the rules (one page per message), /help and the private /start welcome.
+
+Every text is marked with ``M_`` for extraction and translated when sent, with ``_(lang, text)``
+(``_(lang, WELCOME_TEXT, bot_name=...)`` for the welcome). The bot sends them with parse_mode HTML:
+use only <b> and <i>, and write &amp; &lt; &gt; for the three reserved characters.
+
+Limits, checked in every language by tests/test_texts.py: at most 1,500 characters per rules page and
+2,500 for the help. Translations must keep the HTML tags and the {placeholders} unchanged.
+
+The catalogs are refreshed with:
+
+    pybabel extract -F babel.cfg -o tgbot/locales/messages.pot --no-location --omit-header .
+    pybabel update -i tgbot/locales/messages.pot -d tgbot/locales --ignore-pot-creation-date
+"""
+
+from __future__ import annotations
+
+from .i18n import M_
+
+RULES_PAGES: tuple[str, ...] = (
+    # 1. Goal and components
+    M_(
+        "<b>🎯 TWEAK! – the goal and the cards</b>\n"
+        "\n"
+        "On your turn, add up cards to hit the <b>target sum</b> exactly. Win valuable cards and the "
+        "special [T!] cards; after several rounds the best score wins.\n"
+        "\n"
+        "<b>Number cards</b>: 54 of them in 6 colours: 🟥 red, 🟧 orange, 🟨 yellow, 🟩 green, "
+        "🟦 blue and 🟪 purple. Each colour has the values 1, 1, 2, 2, 3, 3, 4, 5 and 6.\n"
+        "\n"
+        "<b>Black backs</b>: the back of every number card shows a number from 7 to 10. The back of the "
+        "top card of the deck is the target of the moment.\n"
+        "\n"
+        "<b>Blue 7 card</b>: it lies under the deck. Once the deck is used up it reminds everyone that "
+        "the target is now 7. Nobody ever plays, takes or scores it.\n"
+        "\n"
+        "<b>[T!] cards</b>: action cards that change the rules for a moment. Classic deck: 4 Thief, "
+        "3 Joker, 2 Shifter and 1 Bomb (10 cards). Extended deck: 5 Thief, 5 Joker, 5 Shifter and "
+        "2 Bomb (17 cards)."
+    ),
+    # 2. Set-up
+    M_(
+        "<b>🃏 Set-up</b>\n"
+        "\n"
+        "Fewer players play with fewer colours. Red is always in, because red cards score more:\n"
+        "• 2–3 players: 🟥 + 3 more colours (36 cards)\n"
+        "• 4 players: 🟥 + 4 more colours (45 cards)\n"
+        "• 5–6 players: all 6 colours (54 cards)\n"
+        "\n"
+        "The [T!] cards are shuffled into their own face-down pile. The number cards are shuffled, "
+        "each player gets <b>3</b> (your hand is secret) and <b>2</b> go face up on the table. The "
+        "rest form the deck, black backs up, on top of the blue 7 card.\n"
+        "\n"
+        "The bot deals for you. The first turn goes to the player after the dealer, then turns pass "
+        "round in seat order. Each new round, the next player deals."
+    ),
+    # 3. The turn
+    M_(
+        "<b>▶️ Your turn</b>\n"
+        "\n"
+        "<b>Target</b>: the number on the back of the top deck card, or 7 once the deck is empty.\n"
+        "\n"
+        "Then do exactly one of these:\n"
+        "<b>➕ SUM</b>: pick <b>one</b> card from your hand and one or more table cards so that their "
+        "values add up to <b>exactly</b> the target. You win all these cards; they go face down onto "
+        "your score pile.\n"
+        "<b>🗑 DISCARD</b>: put one card from your hand face up on the table.\n"
+        "\n"
+        "<i>Example: the target is 8, you hold a 2 and the table shows 1, 4 and 5. Your 2 with the "
+        "1 and the 5 makes 8.</i>\n"
+        "\n"
+        "You may discard even when a sum is possible, but that chance is gone: nobody else can take it.\n"
+        "\n"
+        "At the end of your turn, draw from the deck until you hold 3 cards again. Each card drawn "
+        "uncovers a new target."
+    ),
+    # 4. TWEAK! and how to use [T!] cards
+    M_(
+        "<b>⭐ TWEAK!</b>\n"
+        "\n"
+        "A sum that takes <b>every</b> card on the table is a TWEAK! You win the top card of the [T!] "
+        "pile (if any are left) and keep it in front of you.\n"
+        "\n"
+        "The table is then empty, so after you refill your hand, <b>2 new cards</b> are dealt from "
+        "the deck onto the table (as many as the deck still has).\n"
+        "\n"
+        "<b>Playing a [T!] card</b>\n"
+        "• at most one per turn, before your sum or discard;\n"
+        "• never in the turn you won it;\n"
+        "• only while you still hold at least one hand card.\n"
+        "\n"
+        "Any card a [T!] moves lands face up on the table and can go straight into your sum. You may "
+        "also play a [T!] and then discard. A used [T!] card still scores 2 points at the end of the "
+        "round."
+    ),
+    # 5. The four [T!] cards
+    M_(
+        "<b>🎴 The four [T!] cards</b>\n"
+        "\n"
+        "<b>Thief</b>: choose an opponent. A random card from their hand goes onto the table.\n"
+        "\n"
+        "<b>Joker</b>: the target goes up by 1 or down by 1, as you choose, for this turn only.\n"
+        "\n"
+        "<b>Shifter</b>: the top card of the deck goes onto the table as a playable card, and the card "
+        "under it sets the new target (7 if the deck is now empty). It cannot be played when the deck "
+        "is empty.\n"
+        "\n"
+        "<b>Bomb</b>: every opponent who still has cards drops a random card from their hand onto "
+        "the table.\n"
+        "\n"
+        "Thief and Bomb need at least one opponent with a card in hand. Their victims play their next "
+        "turn with one card fewer, because they only refill at the end of that turn."
+    ),
+    # 6. Empty deck, empty hands, end of the round
+    M_(
+        "<b>🔚 Empty deck and end of the round</b>\n"
+        "\n"
+        "When the deck runs out, the blue 7 card is uncovered:\n"
+        "• the target stays at <b>7</b> (a Joker still makes it 6 or 8);\n"
+        "• nobody draws any more: no hand refills, no new table cards;\n"
+        "• the Shifter can no longer be played.\n"
+        "\n"
+        "<b>Empty hand</b>: if a Thief or a Bomb took your last card, you lose your next turn and only "
+        "refill your hand to 3 cards. If the deck is empty too, you sit out for the rest of the round. "
+        "Your unused [T!] cards can no longer be played, but they still score.\n"
+        "\n"
+        "<b>End of the round</b>: the round is over when the deck is empty and nobody has a card left "
+        "in hand. Cards still on the table score for nobody."
+    ),
+    # 7. Scoring and the end of the game
+    M_(
+        "<b>🏆 Scoring and winning</b>\n"
+        "\n"
+        "After each round, everyone counts the cards they won and their [T!] cards:\n"
+        "• 🟥 red 5: <b>5</b> points\n"
+        "• 5 of any other colour: <b>4</b> points\n"
+        "• 🟥 any other red card: <b>3</b> points\n"
+        "• any other number card: <b>1</b> point\n"
+        "• each [T!] card won, used or not: <b>2</b> points\n"
+        "\n"
+        "Points add up from round to round. The game ends after the round in which someone reaches "
+        "or passes the winning score for the number of players:\n"
+        "• 2 players: <b>140</b>\n"
+        "• 3 players: <b>120</b>\n"
+        "• 4 players: <b>100</b>\n"
+        "• 5 players: <b>80</b>\n"
+        "• 6 players: <b>60</b>\n"
+        "\n"
+        "The highest total wins. Players tied for the top share the win."
+    ),
+)
+
+HELP_TEXT = M_(
+    "<b>❓ Playing TWEAK! with the bot</b>\n"
+    "\n"
+    "<b>Start a game</b>\n"
+    "Send /newgame in a group. Players tap <b>Join</b> or <b>Leave</b> on the lobby message. When 2 to "
+    "6 players are in, the creator can adjust the <b>Settings</b> and tap <b>Start</b>.\n"
+    "\n"
+    "<b>Whose turn?</b>\n"
+    "Each turn the bot posts the board and mentions the player to move. Tap <b>👀 My hand</b> to see "
+    "your cards in a popup that only you can see.\n"
+    "\n"
+    "<b>Making your move</b>\n"
+    "1. Optional: play a [T!] key first. Thief: pick the victim. Joker: choose +1 or −1. Shifter and "
+    "Bomb act at once.\n"
+    "2. Pick your hand card. In the group your hand shows as hidden slots 1–3; the My hand popup "
+    "tells you which slot is which card. In a private chat with the bot the keys show your real cards.\n"
+    "3. Tap table cards to select or unselect them. The bot shows the running sum.\n"
+    "4. Tap <b>✅ Claim</b> to take the sum or <b>🗑 Discard</b> to put your hand card on the table. "
+    "<b>↩️ Clear</b> starts the move over.\n"
+    "\n"
+    "<b>Private turn panels</b>\n"
+    "Open a private chat with the bot and send /start once: from then on your turns also come there, "
+    "with your real cards on the keys.\n"
+    "\n"
+    "<b>Commands</b>\n"
+    "/board – post the board again\n"
+    "/leave – hand your seat to the autopilot\n"
+    "/rules – the rules of TWEAK!\n"
+    "/language – choose the language\n"
+    "/help – this message"
+)
+
+WELCOME_TEXT = M_(
+    "<b>👋 Hi, I'm {bot_name}!</b>\n"
+    "\n"
+    "I host games of TWEAK!, the card game of quick sums, in Telegram groups. Everyone plays when "
+    "they have a moment, and I keep track of the cards, the turns and the scores.\n"
+    "\n"
+    "✅ <b>Private turn panels are now on.</b> When it is your turn, I will send you your real cards "
+    "here so you can build your move in private.\n"
+    "\n"
+    "To play, add me to a group with the <b>Add to a group</b> key below and send /newgame there. "
+    "/rules explains the game and /help shows how the keys work."
+)
