@@ -74,7 +74,7 @@ T_ACTION_KIND: dict[type, TKind] = {
 }
 
 MAX_TABLE_POSITIONS = 64
-_SUM_RE = re.compile(r"S([0-9])\.([0-9a-f]{1,16})")
+_SUM_RE = re.compile(r"S([0-9])\.([1-9a-f][0-9a-f]{0,15})")  # no leading zeros: one code per action
 
 
 def mask_of(positions: tuple[int, ...] | list[int]) -> int:

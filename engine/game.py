@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from . import rng
 from .actions import (
+    T_ACTION_KIND,
     Action,
     Discard,
     MainAction,
@@ -19,10 +20,9 @@ from .actions import (
     PlayThief,
     Sum,
     TAction,
-    T_ACTION_KIND,
     decode,
 )
-from .cards import POINTS, VALUE, T_KINDS, TKind, cards_of_colours, t_deck
+from .cards import POINTS, T_KINDS, VALUE, TKind, cards_of_colours, t_deck
 from .config import HAND_SIZE, INITIAL_TABLE, TWEAK_REFILL, GameConfig
 from .errors import GameOverError, IllegalActionError, MalformedActionError, NotYourTurnError
 from .events import (
@@ -129,9 +129,11 @@ def check(state: GameState, seat: int, action: Action | str) -> Action:
     """
     if isinstance(action, str):
         action = decode(action)
+    elif not _well_formed(action):
+        raise MalformedActionError(f"not an action: {action!r}")
     if state.is_over:
         raise GameOverError("the game is over")
-    if not isinstance(seat, int) or not 0 <= seat < state.players:
+    if type(seat) is not int or not 0 <= seat < state.players:
         raise MalformedActionError("no such seat")
     if seat != state.current:
         raise NotYourTurnError(f"it is seat {state.current}'s turn")
@@ -175,6 +177,23 @@ def check(state: GameState, seat: int, action: Action | str) -> Action:
             )
         return action
     raise MalformedActionError(f"not an action: {action!r}")
+
+
+def _well_formed(action: object) -> bool:
+    """Field types of an action object; forged objects must not reach list indexing."""
+    if isinstance(action, PlayThief):
+        return type(action.victim) is int
+    if isinstance(action, PlayJoker):
+        return type(action.delta) is int
+    if isinstance(action, Discard):
+        return type(action.hand) is int
+    if isinstance(action, Sum):
+        return (
+            type(action.hand) is int
+            and isinstance(action.table, tuple)
+            and all(type(p) is int for p in action.table)
+        )
+    return isinstance(action, (PlayShifter, PlayBomb))
 
 
 def is_legal(state: GameState, seat: int, action: Action | str) -> bool:

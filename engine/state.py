@@ -7,12 +7,13 @@ states around. JSON serialisation carries a schema version.
 
 from __future__ import annotations
 
+from collections.abc import Sized
 from dataclasses import dataclass, field
 from typing import Any
 
-from .cards import BALANCED_BACK, BLUE_CARD_TARGET, POINTS, T_POINTS, is_card
+from .cards import BALANCED_BACK, BLUE_CARD_TARGET, POINTS, T_POINTS, TKind, is_card
 from .config import GameConfig
-from .errors import SchemaError
+from .errors import ConfigError, SchemaError
 
 SCHEMA_VERSION = 1
 
@@ -131,7 +132,8 @@ class GameState:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> GameState:
         if not isinstance(data, dict) or data.get("schema") != SCHEMA_VERSION:
-            raise SchemaError(f"unsupported game schema {data.get('schema') if isinstance(data, dict) else None!r}")
+            schema = data.get("schema") if isinstance(data, dict) else None
+            raise SchemaError(f"unsupported game schema {schema!r}")
         try:
             state = cls(
                 config=GameConfig.from_json(data["config"]),
@@ -155,9 +157,32 @@ class GameState:
                 winners=[int(w) for w in data["winners"]],
                 backs=dict(data["backs"]) if data.get("backs") is not None else None,
             )
-        except (KeyError, TypeError, ValueError) as exc:
+        except (KeyError, TypeError, ValueError, AttributeError, ConfigError) as exc:
             raise SchemaError(f"broken game data: {exc}") from exc
-        for zone in (state.deck, state.table, *state.hands, *state.piles):
+        state._validate()
+        return state
+
+    def _validate(self) -> None:
+        """Reject loaded data that the rules would trip over later (wrong shapes, unknown ids)."""
+        n = self.players
+        per_seat: tuple[Sized, ...] = (
+            self.hands, self.piles, self.used_t, self.holdings, self.totals, *self.round_points
+        )
+        if any(len(zone) != n for zone in per_seat):
+            raise SchemaError("per-seat data does not match the player count")
+        if not (0 <= self.current < n and 0 <= self.dealer < n) or any(not 0 <= w < n for w in self.winners):
+            raise SchemaError("seat number out of range")
+        if self.status not in (PLAYING, OVER) or self.joker not in (-1, 0, 1):
+            raise SchemaError("bad status or Joker delta")
+        for zone in (self.deck, self.table, *self.hands, *self.piles):
             if not all(is_card(c) for c in zone):
                 raise SchemaError("unknown card id in saved game")
-        return state
+        t_names = {k.value for k in TKind}
+        played = [] if self.t_played is None else [self.t_played]
+        for zone in (self.tdeck, *self.holdings, *self.used_t, played):
+            if not all(isinstance(t, str) and t in t_names for t in zone):
+                raise SchemaError("unknown [T!] card in saved game")
+        if self.backs is not None and not all(
+            is_card(c) and type(b) is int and 7 <= b <= 10 for c, b in self.backs.items()
+        ):
+            raise SchemaError("bad back numbers in saved game")

@@ -106,7 +106,9 @@ def realise(hand: Sequence[str], table: Sequence[str], option: SumOption) -> tup
     return hand_index, tuple(sorted(positions))
 
 
-def concrete_sums(hand: Sequence[str], table: Sequence[str], target: int) -> Iterator[tuple[int, tuple[int, ...]]]:
+def concrete_sums(
+    hand: Sequence[str], table: Sequence[str], target: int
+) -> Iterator[tuple[int, tuple[int, ...]]]:
     """Every concrete (hand index, table positions) reaching `target`.
 
     Driven by the value options, so it only ever visits subsets that succeed;

@@ -33,6 +33,7 @@ class View:
     holdings: tuple[tuple[str, ...] | None, ...]  # None where face down and not yours
     holding_counts: tuple[int, ...]
     used_t: tuple[tuple[str, ...], ...]
+    pile_sizes: tuple[int, ...]  # won cards per seat: the count is public, the faces are not (A30)
     scores_round: tuple[int, ...]
     totals: tuple[int, ...]  # finished rounds
     threshold: int
@@ -64,6 +65,7 @@ def view(state: GameState, seat: int | None) -> View:
         holdings=holdings,
         holding_counts=tuple(len(h) for h in state.holdings),
         used_t=tuple(tuple(u) for u in state.used_t),
+        pile_sizes=tuple(len(p) for p in state.piles),
         scores_round=tuple(state.scores_round()),
         totals=tuple(state.totals),
         threshold=state.config.threshold,
