@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench
+.PHONY: run test lint bench i18n migrate migration
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
@@ -15,12 +15,25 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(VENV)/bin/tweakbot
 
+# Needs PostgreSQL at 127.0.0.1:5432 for its PostgreSQL tests (skipped without it, except under CI=true).
 test: $(STAMP)
 	$(PY) -m pytest -q
+
+# Upgrade the database named by DATABASE_URL (or the default SQLite file) to the newest schema.
+migrate: $(STAMP)
+	$(VENV)/bin/tweakbot migrate
+
+# New migration from model changes: make migration m="add stats table"
+migration: $(STAMP)
+	$(PY) -m tgbot.migrations revision -m "$(m)"
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check engine tgbot tests benchmarks
 	$(VENV)/bin/mypy
+
+# Refresh the translation catalogs (extract + update; see DEVELOPERS.md, Translations).
+i18n: $(STAMP)
+	PYBABEL=$(VENV)/bin/pybabel scripts/i18n.sh
 
 bench: $(STAMP)
 	$(PY) benchmarks/engine_bench.py

@@ -64,11 +64,11 @@ def test_every_variable_is_read() -> None:
         "TWEAKBOT_PAUSE_MAX_DAYS": "3",
         "TWEAKBOT_LOBBY_TTL": "2h",
         "TWEAKBOT_SWEEP_INTERVAL": "15s",
-        "TWEAKBOT_WEBHOOK_URL": "https://bot.example.com/tg",
-        "TWEAKBOT_WEBHOOK_SECRET": "s3cret_value-1",
-        "TWEAKBOT_WEBHOOK_LISTEN": "127.0.0.1",
-        "TWEAKBOT_WEBHOOK_PORT": "8080",
-        "TWEAKBOT_METRICS_PORT": "9100",
+        "WEBHOOK_URL": "https://bot.example.com/tg",
+        "WEBHOOK_SECRET": "s3cret_value-1",
+        "WEBHOOK_LISTEN": "127.0.0.1",
+        "WEBHOOK_PORT": "8080",
+        "METRICS_PORT": "9100",
     }
     assert set(env) == set(ENV_SETTINGS)
     settings = load(env)
@@ -203,11 +203,11 @@ def test_bad_values_are_explained_without_secrets() -> None:
     message = error_of({**base, "TELEGRAM_API_BASE_URL": f"https://api.telegram.org/bot{TOKEN}"})
     assert message.startswith("TELEGRAM_API_BASE_URL must not contain the bot token") and TOKEN not in message
     assert "one of DEBUG, INFO, WARNING, ERROR" in error_of({**base, "LOG_LEVEL": "verbose"})
-    assert "between 1 and 65535" in error_of({**base, "TWEAKBOT_WEBHOOK_PORT": "70000"})
-    assert "between 1 and 65535" in error_of({**base, "TWEAKBOT_METRICS_PORT": "metrics"})
-    assert "https://" in error_of({**base, "TWEAKBOT_WEBHOOK_URL": "http://bot.example.com"})
-    message = error_of({**base, "TWEAKBOT_WEBHOOK_SECRET": "has spaces and $ymbols"})
-    assert message.startswith("TWEAKBOT_WEBHOOK_SECRET may only contain") and "ymbols" not in message
+    assert "between 1 and 65535" in error_of({**base, "WEBHOOK_PORT": "70000"})
+    assert "between 1 and 65535" in error_of({**base, "METRICS_PORT": "metrics"})
+    assert "https://" in error_of({**base, "WEBHOOK_URL": "http://bot.example.com"})
+    message = error_of({**base, "WEBHOOK_SECRET": "has spaces and $ymbols"})
+    assert message.startswith("WEBHOOK_SECRET may only contain") and "ymbols" not in message
 
 
 def test_repr_masks_secrets() -> None:
@@ -215,7 +215,7 @@ def test_repr_masks_secrets() -> None:
         {
             "TELEGRAM_BOT_TOKEN": TOKEN,
             "DATABASE_URL": "postgresql://bot:hunter2@db/tweak",
-            "TWEAKBOT_WEBHOOK_SECRET": "webhook-secret-xyz",
+            "WEBHOOK_SECRET": "webhook-secret-xyz",
         }
     )
     for text in (repr(settings), str(settings), f"{settings}"):

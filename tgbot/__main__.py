@@ -1,31 +1,103 @@
-"""`tweakbot`: run the bot with long polling (the default)."""
+"""`tweakbot`: run the bot (long polling by default, ``--webhook`` for webhook mode).
+
+    tweakbot              # upgrade the database, then run with long polling
+    tweakbot --webhook    # upgrade the database, then serve Telegram's webhook (WEBHOOK_URL ...)
+    tweakbot migrate      # only upgrade the database to the newest schema, then exit
+
+Settings come from the environment or a ``.env`` file (see deploy/.env.example). Exit codes:
+0 after a clean stop (SIGTERM/SIGINT), 1 when the database cannot be migrated, 2 for a
+configuration error.
+"""
 
 from __future__ import annotations
 
+import argparse
+import asyncio
 import logging
 import sys
 
-from .config import ConfigError, load_settings
+from .config import ConfigError, Settings, load_settings
+
+log = logging.getLogger("tweakbot")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tweakbot",
+        description="Play TWEAK! in Telegram groups. Settings come from the environment or .env.",
+    )
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument(
+        "--webhook",
+        action="store_true",
+        help="receive updates on a webhook (needs WEBHOOK_URL and WEBHOOK_SECRET)",
+    )
+    mode.add_argument("--polling", action="store_true", help="use long polling (the default)")
+    sub = parser.add_subparsers(dest="command")
+    sub.add_parser("migrate", help="upgrade the database to the newest schema and exit")
+    return parser
+
+
+def _secrets(settings: Settings) -> list[str | None]:
+    from sqlalchemy.engine import make_url
+
+    password: str | None = None
+    try:
+        password = make_url(settings.database_url).password
+    except Exception:  # an unusual URL: there is no password to hide then
+        password = None
+    return [settings.telegram_bot_token, settings.webhook_secret, password]
+
+
+def migrate(settings: Settings) -> bool:
+    """Upgrade the database; False (after logging why) when that is impossible."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from . import migrations
+
+    try:
+        migrations.upgrade(settings.database_url)
+        revision = migrations.current(settings.database_url)
+    except SQLAlchemyError as exc:
+        log.error(
+            "cannot migrate the database at %s: %s",
+            settings.safe_database_url,
+            str(getattr(exc, "orig", None) or exc).splitlines()[0],
+        )
+        return False
+    log.info("database at %s is at schema revision %s", settings.safe_database_url, revision)
+    return True
 
 
 def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
     try:
         settings = load_settings()
     except ConfigError as exc:
         print(f"tweakbot: {exc}", file=sys.stderr)
         return 2
-    logging.basicConfig(
-        level=settings.log_level,
-        format="%(asctime)s %(levelname)s %(name)s %(message)s",
-    )
-    # httpx logs every request URL at INFO, and the URL contains the bot token.
-    logging.getLogger("httpx").setLevel(logging.WARNING)
-    from telegram import Update
+    from .logs import setup_logging
 
+    setup_logging(settings.log_level, _secrets(settings))
+    if args.command == "migrate":
+        return 0 if migrate(settings) else 1
+
+    from .runner import check_webhook_settings, serve
+
+    if args.webhook:
+        try:
+            check_webhook_settings(settings)
+        except ConfigError as exc:
+            print(f"tweakbot: {exc}", file=sys.stderr)
+            return 2
+    elif settings.webhook_url is not None:
+        log.warning("WEBHOOK_URL is set but --webhook was not given: using long polling")
+    if not migrate(settings):
+        return 1
     from .app import build_application
 
-    application = build_application(settings)
-    application.run_polling(allowed_updates=Update.ALL_TYPES)
+    application = build_application(settings, create_tables=False)
+    asyncio.run(serve(application, settings, webhook=args.webhook))
     return 0
 
 

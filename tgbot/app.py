@@ -10,22 +10,25 @@ from typing import Any
 from sqlalchemy.engine import Engine
 from telegram import Update
 from telegram.ext import (
-    AIORateLimiter,
     Application,
     ApplicationBuilder,
+    BaseHandler,
     CallbackQueryHandler,
     CommandHandler,
     ContextTypes,
 )
 from telegram.request import BaseRequest
 
+from . import logs
 from .clock import Clock, SystemClock
 from .config import Settings
 from .deps import DEPS_KEY, Deps
-from .handlers import commands
+from .handlers import chat_events, commands
+from .handlers import stats as stats_handlers
 from .handlers.callbacks import on_callback
-from .handlers.language import language_command
+from .handlers.language import language_command, set_command_menus
 from .handlers.table import back_command, pause_command, quiet_command, resume_command, settings_command
+from .metrics import CountingRateLimiter
 from .scheduler import sweep_job
 from .services import pacing
 from .store.db import create_all, make_engine
@@ -46,6 +49,9 @@ COMMANDS: dict[str, Callable[..., Any]] = {
     "back": back_command,
     "quiet": quiet_command,
     "settings": settings_command,
+    "stats": stats_handlers.stats_command,
+    "top": stats_handlers.top_command,
+    "history": stats_handlers.history_command,
 }
 
 
@@ -63,10 +69,32 @@ def make_deps(settings: Settings, db: Engine | None = None, clock: Clock | None 
 
 async def _on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
     """Log and, for a tap, still answer it so the user is never left with a spinner."""
+    logs.note_error()
     log.exception("unhandled error while handling an update", exc_info=context.error)
     if isinstance(update, Update) and update.callback_query is not None:
         with contextlib.suppress(Exception):  # already answered, or too old to answer
             await update.callback_query.answer("⚠️", show_alert=False)
+
+
+async def _post_init(application: Application) -> None:  # type: ignore[type-arg]
+    """Start-up work once the bot is initialised: the command menu in every language."""
+    await set_command_menus(application.bot)
+
+
+class TweakApplication(Application):  # type: ignore[type-arg]
+    """PTB's Application, writing one structured log line per update (tgbot/logs.py)."""
+
+    async def process_update(self, update: object) -> None:
+        token = logs.begin_update(logs.describe(update, self.command_names()))
+        try:
+            await super().process_update(update)
+        finally:
+            logs.end_update(token)
+
+    def command_names(self) -> set[str]:
+        """Every registered command, so unknown ones never become a log/metric label."""
+        handlers: list[BaseHandler[Any, Any, Any]] = [h for group in self.handlers.values() for h in group]
+        return {name for h in handlers if isinstance(h, CommandHandler) for name in h.commands}
 
 
 def build_application(
@@ -80,18 +108,22 @@ def build_application(
 ) -> Application:  # type: ignore[type-arg]
     deps = deps or make_deps(settings)
     builder = ApplicationBuilder().token(settings.telegram_bot_token).base_url(settings.telegram_api_base_url)
-    builder = builder.concurrent_updates(True)
+    builder = builder.concurrent_updates(True).application_class(TweakApplication)
+    builder = builder.post_init(_post_init)
     if request is not None:
         builder = builder.request(request).get_updates_request(request)
     if rate_limiter:
-        builder = builder.rate_limiter(AIORateLimiter(max_retries=3))  # type: ignore[arg-type]
+        # Flood control: a 429 is retried after Telegram's retry_after (DESIGN §5).
+        builder = builder.rate_limiter(CountingRateLimiter(max_retries=3))  # type: ignore[arg-type]
     application = builder.build()
     application.bot_data[DEPS_KEY] = deps
     if create_tables:
+        # Tests only: the bot migrates instead, before building the application (tgbot.__main__).
         create_all(deps.db)
     for name, callback in COMMANDS.items():
         application.add_handler(CommandHandler(name, callback))
     application.add_handler(CallbackQueryHandler(on_callback))
+    chat_events.register(application)  # migrations, bot/players leaving, unknown input (own group)
     application.add_error_handler(_on_error)
     if sweep and application.job_queue is not None:
         # One repeating job sweeps due games; the first run catches up on anything

@@ -14,6 +14,7 @@ Formats (fields separated by ':'):
   m:<gid>:<ver>:<action code>                         play an engine action
   r:<page>                                            rules page
   lg:<code>                                           language choice
+  dl:<gid>                                            /history: send a finished game's replay file
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ MAX_BYTES = 64
 _INT = r"(\d{1,12})"
 _PATTERNS: dict[str, re.Pattern[str]] = {
     "lobby": re.compile(rf"(lj|ll|ls|lc|lo|lb):{_INT}"),
-    "setting": re.compile(rf"ln:{_INT}:([a-z]{{1,3}}):([a-z0-9+-]{{1,6}})"),
+    "setting": re.compile(rf"ln:{_INT}:([a-z]{{1,3}}):([a-z0-9+-]{{1,8}})"),
     "add_ai": re.compile(rf"la:{_INT}:(easy|normal|hard)"),
     "hand": re.compile(rf"h:{_INT}"),
     "compose": re.compile(rf"c:{_INT}:{_INT}:([0-9x]):([0-9a-f]{{1,16}})"),
@@ -34,6 +35,7 @@ _PATTERNS: dict[str, re.Pattern[str]] = {
     "move": re.compile(rf"m:{_INT}:{_INT}:([A-Za-z0-9.+-]{{1,20}})"),
     "rules": re.compile(r"r:(\d{1,2})(?::([a-z]{2}))?"),
     "language": re.compile(r"lg:([a-z]{2})"),
+    "download": re.compile(rf"dl:{_INT}"),
 }
 
 
@@ -53,7 +55,18 @@ class BadCallback(ValueError):
     pass
 
 
+#: Game ids are a 32-bit integer column (PostgreSQL): a larger, forged one must never reach a query.
+MAX_GAME_ID = 2**31 - 1
+
+
 def decode(data: str | None) -> Callback:
+    callback = _parse(data)
+    if callback.game_id is not None and callback.game_id > MAX_GAME_ID:
+        raise BadCallback("game id out of range")
+    return callback
+
+
+def _parse(data: str | None) -> Callback:
     if not data or len(data.encode()) > MAX_BYTES or not data.isascii():
         raise BadCallback("bad callback data")
     for kind, pattern in _PATTERNS.items():
@@ -74,6 +87,8 @@ def decode(data: str | None) -> Callback:
             return Callback(kind, game_id=int(g[0]), version=int(g[1]), hand=hand, mask=int(g[3], 16))
         if kind in ("tmenu", "move"):
             return Callback(kind, game_id=int(g[0]), version=int(g[1]), arg=g[2])
+        if kind == "download":
+            return Callback(kind, game_id=int(g[0]))
         if kind == "rules":
             return Callback(kind, arg=g[0], value=g[1] or "")
         return Callback(kind, arg=g[0])
@@ -121,3 +136,7 @@ def rules(page: int, lang: str = "") -> str:
 
 def language(code: str) -> str:
     return _checked(f"lg:{code}")
+
+
+def download(game_id: int) -> str:
+    return _checked(f"dl:{game_id}")

@@ -8,21 +8,29 @@ messages only when a round or the game ends.
 
 from __future__ import annotations
 
+import asyncio
+import logging
+
 from telegram import Bot
 
 from engine.events import GameEnded, RoundEnded, Summed
 
+from . import delivery
 from . import telegram_io as io
 from .deps import Deps
 from .i18n import _
 from .render import board as board_render
 from .render import cards as cards_render
+from .render import chart
 from .render import lobby as lobby_render
-from .render.results import AUTO_TAGS, event_line, final_standings, round_summary
+from .render.limits import fit_lines
+from .render.results import AUTO_TAGS, event_line, final_standings, idle_line, round_summary
 from .services import games
 from .services.context import GameContext
 from .services.games import MoveOutcome, PlayResult
 from .store.db import session_scope
+
+log = logging.getLogger("tweakbot.presenter")
 
 
 def group_language(ctx: GameContext) -> str:
@@ -34,24 +42,31 @@ def report_lines(lang: str, ctx: GameContext, outcomes: list[MoveOutcome]) -> li
     for outcome in outcomes:
         tag = AUTO_TAGS.get(outcome.source, "")
         for event in outcome.events:
+            idle = idle_line(lang, ctx.seats, event) if outcome.source == "idle" else None
+            if idle:
+                lines.append(idle)
+                continue
             line = event_line(lang, ctx.seats, event, ctx.settings.face_down)
             if line:
                 lines.append(f"{tag} {line}" if tag else line)
-    return lines
+    return fit_lines(lang, lines)  # a long burst of computer moves still fits under a board
 
 
-async def post_board(deps: Deps, bot: Bot, ctx: GameContext, header: list[str] | None = None) -> int | None:
-    """Post the board at the bottom of the chat and remember it."""
+async def post_board(
+    deps: Deps, bot: Bot, ctx: GameContext, header: list[str] | None = None, panel: bool = True
+) -> int | None:
+    """Post the board at the bottom of the chat and remember it (and the private panel, with `panel`)."""
     lang = group_language(ctx)
     text = board_render.board_text(lang, ctx, board_render.Draft(), board_render.GROUP, None)
     if header:
         text = "\n".join(header) + "\n\n" + text
     markup = board_render.keyboard(lang, ctx, board_render.Draft(), board_render.GROUP, None, bot.username)
-    sent = await io.send(bot, ctx.game.chat_id, text, markup, ctx.game.thread_id)
+    sent = await delivery.send_to_game(deps, bot, ctx.game, text, markup)
     with session_scope(deps.db) as session:
         games.set_board_message(session, ctx.game_id, sent.message_id)
     ctx.game.board_message_id = sent.message_id
-    await send_panel(deps, bot, ctx)
+    if panel:
+        await send_panel(deps, bot, ctx)
     return sent.message_id
 
 
@@ -73,14 +88,18 @@ async def send_panel(deps: Deps, bot: Bot, ctx: GameContext) -> None:
 
 
 async def close_panels(deps: Deps, bot: Bot, ctx: GameContext, result: PlayResult) -> None:
-    """Strip the keys from the private panels of players whose turn is over."""
-    movers = {o.seat for o in result.outcomes if o.source == "player"}
+    """Strip the keys from the private panels of players whose turn is over.
+
+    A [T!] card alone does not end the turn: that panel stays open (it was redrawn with the effect).
+    """
+    closing = ("player", "idle")  # idle: the bot played the turn at the deadline
+    movers = {o.seat for o in result.outcomes if o.source in closing and o.main}
     for seat in ctx.seats:
         if seat.seat not in movers or seat.panel_message_id is None or seat.user_id is None:
             continue
         lang = seat.language
         lines = report_lines(
-            lang, ctx, [o for o in result.outcomes if o.seat == seat.seat and o.source == "player"]
+            lang, ctx, [o for o in result.outcomes if o.seat == seat.seat and o.source in closing]
         )
         text = (
             _(lang, "✔️ Played in <b>{chat}</b>:", chat=cards_render.name(ctx.chat_title, 40))
@@ -110,11 +129,51 @@ def _won_cards(outcomes: list[MoveOutcome], round_no: int, seats: int) -> list[i
     return counts
 
 
+def split_at_round_ends(outcomes: list[MoveOutcome]) -> list[list[MoveOutcome]]:
+    """The burst cut after each move that ended a round (never empty: at least one segment)."""
+    segments: list[list[MoveOutcome]] = [[]]
+    for outcome in outcomes:
+        segments[-1].append(outcome)
+        if _ends_round(outcome):
+            segments.append([])
+    return [segment for segment in segments if segment] or [[]]
+
+
+def _ends_round(outcome: MoveOutcome) -> bool:
+    return any(isinstance(e, (RoundEnded, GameEnded)) for e in outcome.events)
+
+
+async def send_score_chart(bot: Bot, ctx: GameContext, event: GameEnded) -> None:
+    """The final standings' picture: everyone's total after each round, and the goal line."""
+    state = ctx.state
+    if state is None or not state.round_points:
+        return
+    lang = group_language(ctx)
+    threshold = ctx.settings.threshold(len(ctx.seats))
+    texts = chart.ChartTexts(
+        title=_(lang, "Scores per round"),
+        round_label=_(lang, "Round"),
+        points_label=_(lang, "Points"),
+        goal_label=_(lang, "Goal {points}", points=threshold),
+    )
+    names = [s.name for s in ctx.seats]
+    try:
+        png = await asyncio.to_thread(
+            chart.score_chart_png, names, state.round_points, threshold, texts, event.winners
+        )
+    except Exception:  # a picture is a bonus: never lose the game's end over it
+        log.exception("score chart for game %s failed", ctx.game_id)
+        return
+    caption = _(lang, "📈 Scores per round")
+    filename = f"tweak-{ctx.game_id}.png"
+    await io.send_file(bot, ctx.game.chat_id, "photo", png, filename, caption, ctx.game.thread_id)
+
+
 async def announce(deps: Deps, bot: Bot, result: PlayResult, previous_board: int | None) -> None:
     """Report a burst of moves: result lines, round summaries, then the next board."""
     ctx = result.ctx
     lang = group_language(ctx)
-    chat_id, thread_id = ctx.game.chat_id, ctx.game.thread_id
+    chat_id = ctx.game.chat_id
     turn_over = any(o.main for o in result.outcomes)
     lines = report_lines(lang, ctx, result.outcomes)
     await close_panels(deps, bot, ctx, result)
@@ -122,13 +181,23 @@ async def announce(deps: Deps, bot: Bot, result: PlayResult, previous_board: int
         # Only a [T!] card was played: refresh the board in place.
         await refresh_group_board(deps, bot, ctx, header=lines)
         return
+    # The old board reports the moves up to the first round end; moves after a round end
+    # (computers going on in the next round) come after that round's summary.
+    segments = split_at_round_ends(result.outcomes)
+    first = report_lines(lang, ctx, segments[0])
+    later = {id(segment[0]): segment for segment in segments[1:]}
     header: list[str] = []
     if previous_board is not None:
-        if not await io.edit(bot, chat_id, previous_board, "\n".join(lines) or "…", None):
-            header = lines
+        if not first:
+            # Nothing to report (the last human left): keep the board's text, take its keys.
+            await io.drop_keyboard(bot, chat_id, previous_board)
+        elif not await io.edit(bot, chat_id, previous_board, "\n".join(first), None):
+            header = first
     else:
-        header = lines
+        header = first
     for outcome in result.outcomes:
+        if id(outcome) in later:
+            header += report_lines(lang, ctx, later[id(outcome)])
         for event in outcome.events:
             if isinstance(event, RoundEnded):
                 won = _won_cards(result.outcomes, event.round, len(ctx.seats))
@@ -136,19 +205,23 @@ async def announce(deps: Deps, bot: Bot, result: PlayResult, previous_board: int
                 if header:
                     text = "\n".join(header) + "\n\n" + text
                     header = []
-                await io.send(bot, chat_id, text, None, thread_id)
+                await delivery.send_to_game(deps, bot, ctx.game, text)
             elif isinstance(event, GameEnded):
                 state = ctx.state
                 rounds = len(state.round_points) if state else 0
-                await io.send(bot, chat_id, final_standings(lang, ctx.seats, event, rounds), None, thread_id)
+                standings = final_standings(lang, ctx.seats, event, rounds)
+                await delivery.send_to_game(deps, bot, ctx.game, standings)
+                await send_score_chart(bot, ctx, event)
     if result.abandoned:
-        await io.send(
-            bot,
-            chat_id,
-            _(lang, "🛑 Every player has left or is away: the game is over, scores kept."),
-            None,
-            thread_id,
-        )
+        text = _(lang, "🛑 Every player has left or is away: the game is over, scores kept.")
+        if ctx.state is not None:
+            state = ctx.state
+            scores = {s.seat: state.totals[s.seat] + state.round_score(s.seat) for s in ctx.seats}
+            order = sorted(ctx.seats, key=lambda s: (-scores[s.seat], s.seat))
+            text += "\n\n" + "\n".join(f"{cards_render.name(s.name)} — {scores[s.seat]}" for s in order)
+        if header:
+            text = "\n".join(header) + "\n\n" + text
+        await delivery.send_to_game(deps, bot, ctx.game, text)
         return
     if ctx.state is not None and not ctx.state.is_over:
         await post_board(deps, bot, ctx, header=header or None)
@@ -166,7 +239,8 @@ async def refresh_group_board(
     markup = board_render.keyboard(lang, ctx, board_render.Draft(), board_render.GROUP, None, bot.username)
     if message_id is not None and await io.edit(bot, ctx.game.chat_id, message_id, text, markup):
         return
-    sent = await io.send(bot, ctx.game.chat_id, text, markup, ctx.game.thread_id)
+    # Gone (deleted by an admin) or no longer editable: a fresh board instead of an error.
+    sent = await delivery.send_to_game(deps, bot, ctx.game, text, markup)
     with session_scope(deps.db) as session:
         games.set_board_message(session, ctx.game_id, sent.message_id)
     ctx.game.board_message_id = sent.message_id
@@ -174,16 +248,16 @@ async def refresh_group_board(
 
 async def show_lobby(deps: Deps, bot: Bot, ctx: GameContext, settings_screen: bool = False) -> None:
     lang = group_language(ctx)
-    text = lobby_render.lobby_text(lang, ctx)
+    text = lobby_render.lobby_text(lang, ctx, deps.custom_pace)
     markup = (
-        lobby_render.settings_keyboard(lang, ctx)
+        lobby_render.settings_keyboard(lang, ctx, deps.custom_pace)
         if settings_screen
         else lobby_render.lobby_keyboard(lang, ctx)
     )
     message_id = ctx.game.lobby_message_id
     if message_id is not None and await io.edit(bot, ctx.game.chat_id, message_id, text, markup):
         return
-    sent = await io.send(bot, ctx.game.chat_id, text, markup, ctx.game.thread_id)
+    sent = await delivery.send_to_game(deps, bot, ctx.game, text, markup)
     with session_scope(deps.db) as session:
         games.set_lobby_message(session, ctx.game_id, sent.message_id)
     ctx.game.lobby_message_id = sent.message_id

@@ -8,44 +8,71 @@ import time
 from telegram import Bot
 from telegram.ext import ContextTypes
 
-from . import presenter
+from . import delivery, metrics, presenter
 from . import telegram_io as io
 from .deps import Deps, get_deps
 from .i18n import _
 from .render import board as board_render
 from .render import cards as cards_render
-from .services import games, sweep
+from .services import games, pacing, sweep
 from .store.db import session_scope
+from .store.models import PLAYING
 
 log = logging.getLogger("tweakbot.sweep")
 
 
 async def run_sweep(deps: Deps, bot: Bot) -> sweep.SweepReport:
-    """One pass over every due game; safe to run concurrently with taps and other instances."""
+    """One pass over every due game; safe to run concurrently with taps and other instances.
+
+    Games that only need a reminder are decided together in one short transaction
+    (`sweep.remind_many`); every other due game is handled under its in-process
+    lock, in its own transaction, and its messages are sent before the next game.
+    One failing game is logged and retried on the next sweep without holding up
+    the others.
+    """
     started = time.perf_counter()
     now = deps.clock.now()
-    with session_scope(deps.db) as session:
-        due = sweep.due_game_ids(session, now)
     total = sweep.SweepReport()
-    for game_id in due:
-        report = sweep.SweepReport()
-        async with deps.locks.hold(f"game:{game_id}"):
-            sweep.sweep_game(deps.db, game_id, now, deps.custom_pace, report)
-            await _deliver(deps, bot, report)
-        total.examined += report.examined
-        total.reminders.extend(report.reminders)
-        total.plays.extend(report.plays)
-        total.marked_away.extend(report.marked_away)
-        total.expired_lobbies.extend(report.expired_lobbies)
-        total.resumed.extend(report.resumed)
+    tried: set[int] = set()
+    failed = 0
+    while True:
+        with session_scope(deps.db) as session:
+            due = sweep.due_game_ids(session, now)
+        fresh = [game_id for game_id in due if game_id not in tried]
+        tried.update(fresh)
+        rest = fresh
+        reminders = sweep.SweepReport()
+        try:  # the common case in one transaction: games that only need a reminder
+            rest = sweep.remind_many(deps.db, fresh, now, deps.custom_pace, reminders)
+        except Exception:
+            log.exception("batched reminders failed; each game is swept on its own")
+        for reminder in reminders.reminders:
+            try:
+                async with deps.locks.hold(f"game:{reminder.game_id}"):
+                    await _remind(deps, bot, reminder)
+            except Exception:
+                failed += 1
+                log.exception("reminder for game %s failed", reminder.game_id)
+        total.merge(reminders)
+        for game_id in rest:
+            report = sweep.SweepReport()
+            try:
+                async with deps.locks.hold(f"game:{game_id}"):
+                    if sweep.sweep_game(deps.db, game_id, now, deps.custom_pace, report):
+                        await _deliver(deps, bot, report)
+            except Exception:
+                failed += 1
+                log.exception("sweep of game %s failed", game_id)
+            total.merge(report)
+        if len(due) < sweep.SWEEP_BATCH or not fresh:
+            break
+    elapsed = time.perf_counter() - started
     deps.stats["last_sweep_at"] = now
-    deps.stats["last_sweep_seconds"] = time.perf_counter() - started
-    if due:
+    deps.stats["last_sweep_seconds"] = elapsed
+    metrics.observe_sweep(elapsed, time.time())
+    if tried:
         log.info(
-            "sweep due=%d examined=%d ms=%.1f",
-            len(due),
-            total.examined,
-            (time.perf_counter() - started) * 1000,
+            "sweep due=%d examined=%d failed=%d ms=%.1f", len(tried), total.examined, failed, elapsed * 1000
         )
     return total
 
@@ -56,55 +83,58 @@ async def sweep_job(context: ContextTypes.DEFAULT_TYPE) -> None:
 
 async def _deliver(deps: Deps, bot: Bot, report: sweep.SweepReport) -> None:
     for lobby in report.expired_lobbies:
-        if lobby.lobby_message_id is not None:
-            await io.edit(
-                bot,
-                lobby.chat_id,
-                lobby.lobby_message_id,
-                _(
-                    lobby.language,
-                    "⌛ This lobby closed: nobody started the game in time. Send /newgame to try again.",
-                ),
-                None,
-            )
+        text = _(
+            lobby.language,
+            "⌛ This lobby closed: nobody started the game in time. Send /newgame to try again.",
+        )
+        edited = lobby.lobby_message_id is not None and await io.edit(
+            bot, lobby.chat_id, lobby.lobby_message_id, text, None
+        )
+        if not edited:
+            await delivery.send_to_game(deps, bot, lobby, text)
     for game_id in report.resumed:
         with session_scope(deps.db) as session:
             ctx = games.load_context(session, game_id)
         lang = presenter.group_language(ctx)
-        await io.send(
-            bot, ctx.game.chat_id, _(lang, "▶️ The pause is over: the game goes on."), None, ctx.game.thread_id
-        )
+        await delivery.send_to_game(deps, bot, ctx.game, _(lang, "▶️ The pause is over: the game goes on."))
         if ctx.game.board_message_id is not None:
             await io.drop_keyboard(bot, ctx.game.chat_id, ctx.game.board_message_id)
         await presenter.post_board(deps, bot, ctx)
-    for reminder in report.reminders:
-        await _remind(deps, bot, reminder)
-    for result, previous_board in report.plays:
-        await presenter.announce(deps, bot, result, previous_board)
+    ended = {result.ctx.game_id for result, _board in report.plays if result.abandoned or result.ended}
     for game_id, name in report.marked_away:
+        if game_id in ended:
+            continue  # the game is over: the announcement says why
         with session_scope(deps.db) as session:
             ctx = games.load_context(session, game_id)
         lang = presenter.group_language(ctx)
-        await io.send(
+        await delivery.send_to_game(
+            deps,
             bot,
-            ctx.game.chat_id,
+            ctx.game,
             _(
                 lang,
                 "💤 {name} missed two turns and is now away: their turns are played at once until they "
                 "tap any key of the game or send /back.",
                 name=cards_render.name(name),
             ),
-            None,
-            ctx.game.thread_id,
         )
+    for reminder in report.reminders:
+        await _remind(deps, bot, reminder)
+    for result, previous_board in report.plays:
+        await presenter.announce(deps, bot, result, previous_board)
 
 
 async def _remind(deps: Deps, bot: Bot, reminder: sweep.Reminder) -> None:
     with session_scope(deps.db) as session:
         ctx = games.load_context(session, reminder.game_id)
     seat = ctx.seats[reminder.seat]
-    if ctx.state is None or ctx.state.current != reminder.seat:
-        return
+    if (
+        ctx.state is None
+        or ctx.game.status != PLAYING
+        or ctx.state.current != reminder.seat
+        or ctx.game.version != reminder.version
+    ):
+        return  # the player (or someone) acted since: no reminder
     if reminder.private and seat.user_id is not None:
         lang = seat.language
         draft = board_render.Draft()
@@ -115,23 +145,31 @@ async def _remind(deps: Deps, bot: Bot, reminder: sweep.Reminder) -> None:
         )
         markup = board_render.keyboard(lang, ctx, draft, board_render.PRIVATE, seat.seat, bot.username)
         sent = await io.send(bot, seat.user_id, text, markup)
-        if not sent.blocked:
-            if sent.message_id is not None:
-                with session_scope(deps.db) as session:
-                    games.set_panel_message(session, ctx.game_id, seat.seat, sent.message_id)
+        if not sent.blocked and sent.message_id is not None:
+            if seat.panel_message_id is not None:  # one live panel: the reminder replaces the old one
+                await io.drop_keyboard(bot, seat.user_id, seat.panel_message_id)
+            with session_scope(deps.db) as session:
+                games.set_panel_message(session, ctx.game_id, seat.seat, sent.message_id)
             return
-        with session_scope(deps.db) as session:
-            games.set_can_dm(session, seat.user_id, False)
+        if sent.blocked:
+            with session_scope(deps.db) as session:
+                games.set_can_dm(session, seat.user_id, False)
     lang = presenter.group_language(ctx)
     who = cards_render.mention(seat.user_id, seat.name)
     if reminder.last_call and ctx.game.deadline_at is not None:
-        minutes = max(1, int((ctx.game.deadline_at - deps.clock.now()).total_seconds() // 60))
+        left = pacing.format_duration(ctx.game.deadline_at - deps.clock.now(), lang)
         text = _(
             lang,
-            "⏰ Last call, {who}: your turn will be played for you in {minutes} min.",
+            "⏰ Last call, {who}: your turn will be played for you in {left}.",
             who=who,
-            minutes=minutes,
+            left=left,
         )
     else:
         text = _(lang, "⏳ {who}, it's your turn!", who=who)
-    await io.send(bot, ctx.game.chat_id, text, None, ctx.game.thread_id)
+    # A reply to the board, so a tap on the reminder leads to it; when the board is gone (deleted
+    # by an admin, or left behind in the old group after a migration) a fresh one is posted.
+    board_id = ctx.game.board_message_id
+    sent = await delivery.send_to_game(deps, bot, ctx.game, text, None, reply_to=board_id)
+    if not sent.blocked and (board_id is None or sent.reply_missing or sent.migrated_to is not None):
+        header = [text] if sent.reply_missing else None
+        await presenter.post_board(deps, bot, ctx, header=header, panel=False)

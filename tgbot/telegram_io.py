@@ -26,6 +26,23 @@ EDIT_GONE = (
     "message_id_invalid",
     "message to delete not found",
 )
+REPLY_GONE = "message to be replied not found"
+POPUP_LIMIT = 200  # characters of a callback answer, counted in UTF-16 code units like Telegram
+
+
+def clip_popup(text: str, limit: int = POPUP_LIMIT) -> str:
+    """Shorten a popup to Telegram's limit (emoji count twice), ending with '…' when cut."""
+    if len(text.encode("utf-16-le")) // 2 <= limit:
+        return text
+    out: list[str] = []
+    used = 0
+    for char in text:
+        width = len(char.encode("utf-16-le")) // 2
+        if used + width > limit - 1:
+            break
+        out.append(char)
+        used += width
+    return "".join(out) + "…"
 
 
 @dataclass
@@ -34,6 +51,7 @@ class SendResult:
     blocked: bool = False
     migrated_to: int | None = None
     failed: bool = False
+    reply_missing: bool = False  # `reply_to` is gone (deleted): nothing was sent
 
 
 async def send(
@@ -42,7 +60,9 @@ async def send(
     text: str,
     markup: InlineKeyboardMarkup | None = None,
     thread_id: int | None = None,
+    reply_to: int | None = None,
 ) -> SendResult:
+    """Send; with `reply_to`, only as a reply to that message (`reply_missing` when it is gone)."""
     try:
         message: Message = await bot.send_message(
             chat_id,
@@ -51,11 +71,17 @@ async def send(
             reply_markup=markup,
             message_thread_id=thread_id,
             disable_web_page_preview=True,
+            reply_to_message_id=reply_to,
         )
     except Forbidden:
         return SendResult(blocked=True)
     except ChatMigrated as exc:
         return SendResult(migrated_to=exc.new_chat_id)
+    except BadRequest as exc:
+        if reply_to is not None and REPLY_GONE in exc.message.lower():
+            return SendResult(failed=True, reply_missing=True)
+        log.warning("send_message to %s failed: %s", chat_id, exc)
+        return SendResult(failed=True)
     except TelegramError as exc:
         log.warning("send_message to %s failed: %s", chat_id, exc)
         return SendResult(failed=True)
@@ -107,6 +133,38 @@ async def drop_keyboard(bot: Bot, chat_id: int, message_id: int) -> bool:
 async def answer(bot: Bot, query_id: str, text: str = "", alert: bool = False) -> None:
     """Answer a callback query; popups are limited to 200 characters."""
     try:
-        await bot.answer_callback_query(query_id, text=text[:200] or None, show_alert=alert)
+        await bot.answer_callback_query(query_id, text=clip_popup(text) or None, show_alert=alert)
     except TelegramError as exc:  # an old query can no longer be answered; nothing to do
         log.debug("answer_callback_query failed: %s", exc)
+
+
+async def send_file(
+    bot: Bot,
+    chat_id: int,
+    kind: str,
+    data: bytes,
+    filename: str,
+    caption: str | None = None,
+    thread_id: int | None = None,
+) -> SendResult:
+    """sendPhoto (`kind="photo"`) or sendDocument with an in-memory file; never raises."""
+    from telegram import InputFile
+
+    upload = InputFile(data, filename=filename)
+    try:
+        if kind == "photo":
+            message: Message = await bot.send_photo(
+                chat_id, upload, caption=caption, parse_mode=ParseMode.HTML, message_thread_id=thread_id
+            )
+        else:
+            message = await bot.send_document(
+                chat_id, upload, caption=caption, parse_mode=ParseMode.HTML, message_thread_id=thread_id
+            )
+    except Forbidden:
+        return SendResult(blocked=True)
+    except ChatMigrated as exc:
+        return SendResult(migrated_to=exc.new_chat_id)
+    except TelegramError as exc:  # e.g. media not allowed in this group: the text already went out
+        log.warning("send %s to %s failed: %s", kind, chat_id, exc)
+        return SendResult(failed=True)
+    return SendResult(message_id=message.message_id)

@@ -7,10 +7,10 @@ use only <b> and <i>, and write &amp; &lt; &gt; for the three reserved character
 Limits, checked in every language by tests/test_texts.py: at most 1,500 characters per rules page and
 2,500 for the help. Translations must keep the HTML tags and the {placeholders} unchanged.
 
-The catalogs are refreshed with:
+The catalogs are refreshed with ``scripts/i18n.sh`` (or ``make i18n``), which runs:
 
     pybabel extract -F babel.cfg -o tgbot/locales/messages.pot --no-location --omit-header .
-    pybabel update -i tgbot/locales/messages.pot -d tgbot/locales --ignore-pot-creation-date
+    pybabel update -i tgbot/locales/messages.pot -d tgbot/locales --ignore-pot-creation-date --ignore-obsolete
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ from sqlmodel import Session, select
 from engine import GameState
 from engine.invariants import check_invariants
 from tests.bot.conftest import BotRig
+from tests.bot.helpers import GroupPrivacyWatch
 from tests.bot.players import Player, card_labels, play_turn, to_move
 from tests.fakes.telegram import StoredMessage
 from tgbot.render.cards import card as card_label
@@ -52,6 +53,7 @@ async def test_two_player_game_in_the_group_to_the_final_standings(rig: BotRig) 
     await tg.tap(ben, lobby, "✋ Join")
     assert "Ben" in lobby.text
     await tg.tap(ana, lobby, "▶️ Start")
+    watch = GroupPrivacyWatch(rig, group)  # each tap: group messages show only public cards
 
     kinds: Counter[str] = Counter()
     for _turn in range(MAX_TURNS):
@@ -70,11 +72,12 @@ async def test_two_player_game_in_the_group_to_the_final_standings(rig: BotRig) 
     assert game.status == "finished"
     final = state_of(game)
     assert final.is_over and max(final.totals) >= 140
-    texts = [m.text for m in fake.messages(group.id)]
+    texts = [m.content for m in fake.messages(group.id)]
     standings = [t for t in texts if "Game over" in t]
     assert len(standings) == 1
     winner = players[final.winners[0]].name
     assert f"Winner: {winner}" in standings[0] or "Shared win" in standings[0]
     assert any("Round 1 is over" in t for t in texts)
     assert kinds["sum"] > 10 and kinds["discard"] > 0
+    assert watch.checked_taps > 50
     assert not tg.errors

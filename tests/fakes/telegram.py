@@ -945,6 +945,34 @@ class FakeTelegram(BaseRequest):
         self._migrate(old_chat_id, new_chat_id)
         return self._service(self._chats[new_chat_id], by, {"migrate_from_chat_id": old_chat_id})
 
+    def left_member_update(self, chat: FakeChat, user: FakeUser, *, by: FakeUser | None = None) -> JSONDict:
+        """The service message ``left_chat_member`` (sent even to bots in privacy mode).
+
+        ``by`` is who removed the user (the user themselves when they left).
+        """
+        self.set_member_status(chat.id, user.id, "left")
+        return self._service(chat, by or user, {"left_chat_member": user.to_dict()})
+
+    def chat_member_update(
+        self,
+        chat: FakeChat,
+        user: FakeUser,
+        new_status: ChatMemberStatus,
+        old_status: ChatMemberStatus = "member",
+        *,
+        by: FakeUser | None = None,
+    ) -> JSONDict:
+        """A ``chat_member`` update (the bot gets these as an admin, with allowed_updates asking)."""
+        self.set_member_status(chat.id, user.id, new_status)
+        payload = {
+            "chat": chat.to_dict(),
+            "from": (by or user).to_dict(),
+            "date": self._now(),
+            "old_chat_member": chat_member_json(user.to_dict(), old_status),
+            "new_chat_member": chat_member_json(user.to_dict(), new_status),
+        }
+        return {"update_id": next(self._update_ids), "chat_member": payload}
+
     def _migrate(self, old_chat_id: int, new_chat_id: int) -> FakeChat:
         old = self._chats.get(old_chat_id) or self.group(chat_id=old_chat_id, kind="group")
         if new_chat_id not in self._chats:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import time
 
+from sqlmodel import Session
 from telegram import CallbackQuery, Update
 from telegram.constants import ChatType
 
@@ -57,7 +58,24 @@ async def on_callback(update: Update, context: Context) -> None:
     log_update(data.game_id, data.kind, outcome, started)
 
 
+_PAGE_KEYS = {"rules": "r:", "language": "lg:"}
+
+
+def _on_own_page(query: CallbackQuery, kind: str) -> bool:
+    """A rules or language key only acts on a message made of such keys, never on a board or lobby.
+
+    Those keys edit the message they are on: forged onto a board, they would wipe it out.
+    """
+    markup = getattr(query.message, "reply_markup", None)
+    if markup is None:
+        return False
+    keys = [b.callback_data for row in markup.inline_keyboard for b in row if b.callback_data is not None]
+    return bool(keys) and all(isinstance(k, str) and k.startswith(_PAGE_KEYS[kind]) for k in keys)
+
+
 async def _dispatch(query: CallbackQuery, data: cb.Callback, deps: Deps, context: Context, lang: str) -> None:
+    if data.kind in _PAGE_KEYS and not _on_own_page(query, data.kind):
+        raise ServiceError("malformed")
     if data.kind == "rules":
         page_lang = data.value or lang
         text, markup = rules_page(page_lang, int(data.arg))
@@ -70,21 +88,50 @@ async def _dispatch(query: CallbackQuery, data: cb.Callback, deps: Deps, context
 
         await on_language_key(query, data, deps, context)
         return
+    if data.kind == "download":
+        from .stats import on_download_key
+
+        await on_download_key(query, data, deps, lang)
+        return
     assert data.game_id is not None
-    _clear_away(deps, data.game_id, query.from_user.id)
+    ctx: GameContext | None = None
+    # One transaction for the checks and, for keys that only read the game, its context.
+    with session_scope(deps.db) as session:
+        game = session.get(Game, data.game_id)  # kept referenced: the steps below share it
+        _check_origin(session, query, data)
+        _clear_away(session, data.game_id, query.from_user.id)
+        if data.kind in ("hand", "compose", "tmenu"):
+            ctx = games.load_context(session, data.game_id, game)
     if data.kind in ("lobby", "setting", "add_ai"):
         await _lobby_key(query, data, deps, context, lang)
     elif data.kind == "hand":
-        await _hand_key(query, data.game_id, deps, lang)
+        await _hand_key(query, data.game_id, deps, lang, ctx)
     elif data.kind in ("compose", "tmenu"):
-        await _compose_key(query, data, deps, lang)
+        await _compose_key(query, data, deps, lang, ctx)
     elif data.kind == "move":
         await _move_key(query, data, deps, lang)
 
 
-def _clear_away(deps: Deps, game_id: int, user_id: int) -> None:
+def _check_origin(session: Session, query: CallbackQuery, data: cb.Callback) -> None:
+    """A key of a game is only on a message in that game's group, or in a private panel.
+
+    Anyone can forge callback data: a lobby key sent from another chat must not join that lobby.
+    """
+    message = query.message
+    if message is None:
+        return
+    if message.chat.type == ChatType.PRIVATE:
+        if data.kind in ("lobby", "setting", "add_ai"):
+            raise ServiceError("malformed")
+        return
+    game = session.get(Game, data.game_id)
+    if game is not None and game.chat_id != message.chat.id:
+        raise ServiceError("malformed")
+
+
+def _clear_away(session: Session, game_id: int, user_id: int) -> None:
     """Any tap in a game brings an away player back."""
-    with session_scope(deps.db) as session, contextlib.suppress(ServiceError):
+    with contextlib.suppress(ServiceError):
         table_control.come_back(session, game_id, user_id)
 
 
@@ -109,7 +156,7 @@ async def _lobby_key(
             chat_id = game.chat_id if game else 0
         if running:
             admin = creator != user.id and await is_admin(context, chat_id, user.id)
-            toast = await change_pace_key(data.game_id, data.value, user.id, admin, context)
+            toast = await change_pace_key(data.game_id, data.value, user.id, admin, context, lang)
             await io.answer(bot, query.id, toast)
             if query.message is not None:
                 await io.drop_keyboard(bot, query.message.chat.id, query.message.message_id)
@@ -192,8 +239,10 @@ def _load(deps: Deps, game_id: int) -> GameContext:
         return games.load_context(session, game_id)
 
 
-async def _hand_key(query: CallbackQuery, game_id: int, deps: Deps, lang: str) -> None:
-    ctx = _load(deps, game_id)
+async def _hand_key(
+    query: CallbackQuery, game_id: int, deps: Deps, lang: str, ctx: GameContext | None = None
+) -> None:
+    ctx = ctx or _load(deps, game_id)
     me = ctx.seat_of(query.from_user.id)
     if me is None:
         raise ServiceError("not_in_game")
@@ -226,9 +275,11 @@ def _check_turn(ctx: GameContext, user_id: int, version: int | None) -> int:
     return me.seat
 
 
-async def _compose_key(query: CallbackQuery, data: cb.Callback, deps: Deps, lang: str) -> None:
+async def _compose_key(
+    query: CallbackQuery, data: cb.Callback, deps: Deps, lang: str, ctx: GameContext | None = None
+) -> None:
     assert data.game_id is not None
-    ctx = _load(deps, data.game_id)
+    ctx = ctx or _load(deps, data.game_id)
     seat = _check_turn(ctx, query.from_user.id, data.version)
     assert ctx.state is not None
     if data.kind == "tmenu":
@@ -259,7 +310,12 @@ async def _compose_key(query: CallbackQuery, data: cb.Callback, deps: Deps, lang
         seat if surface == board_render.PRIVATE else None,
         query.get_bot().username,
     )
-    await io.edit(query.get_bot(), message.chat.id, message.message_id, text, markup)
+    if not await io.edit(query.get_bot(), message.chat.id, message.message_id, text, markup):
+        # Deleted by an admin, or no longer editable: a fresh board (or panel) instead of an error.
+        if surface == board_render.GROUP:
+            await presenter.refresh_group_board(deps, query.get_bot(), ctx)
+        else:
+            await presenter.send_panel(deps, query.get_bot(), ctx)
 
 
 async def _move_key(query: CallbackQuery, data: cb.Callback, deps: Deps, lang: str) -> None:

@@ -12,7 +12,7 @@ from .. import telegram_io as io
 from ..i18n import _
 from ..render import board as board_render
 from ..render import cards as cards_render
-from ..services import games
+from ..services import chat_events, games
 from ..services.errors import ServiceError
 from ..store.db import session_scope
 from ..store.models import LOBBY, PAUSED, PLAYING, Game
@@ -25,6 +25,7 @@ from .common import (
     is_group,
     log_update,
     personal_language,
+    reply_language,
     tg_user,
     thread_of,
 )
@@ -55,7 +56,9 @@ async def start(update: Update, context: Context) -> None:
     payload = context.args[0] if context.args else ""
     if (
         payload.startswith("g")
+        and payload[1:].isascii()
         and payload[1:].isdigit()
+        and len(payload) <= 13  # a game id; longer digits would overflow the database integer
         and await _open_panel(update, context, int(payload[1:]), lang)
     ):
         return
@@ -64,7 +67,7 @@ async def start(update: Update, context: Context) -> None:
         [
             [
                 InlineKeyboardButton(
-                    _(lang, "➕ Add me to a group"), url=f"https://t.me/{bot_name}?startgroup=tweak"
+                    _(lang, "➕ Add to a group"), url=f"https://t.me/{bot_name}?startgroup=tweak"
                 )
             ]
         ]
@@ -117,6 +120,7 @@ async def newgame(update: Update, context: Context) -> None:
     async with deps.locks.hold(f"chat:{chat.id}:{thread}"):
         now = deps.clock.now()
         with session_scope(deps.db) as session:
+            games.lock_chat(session, chat.id, now)  # another bot instance may be here too
             existing = games.active_game(session, chat.id, thread)
             if existing is not None:
                 game_lang = existing.language
@@ -172,7 +176,7 @@ async def cancel(update: Update, context: Context) -> None:
     user, chat = update.effective_user, update.effective_chat
     if user is None or chat is None:
         return
-    lang = personal_language(deps, update)
+    lang = reply_language(deps, update)
     game = await _game_here(update, context)
     if game is None or game.id is None:
         await _reply(update, _(lang, "There is no game to cancel here."))
@@ -193,9 +197,12 @@ async def cancel(update: Update, context: Context) -> None:
 
 
 async def board(update: Update, context: Context) -> None:
-    """Re-post the board (or the lobby) at the bottom of the chat."""
+    """Re-post the board (or the lobby) at the bottom of the chat.
+
+    A game held since the bot was removed from the group goes on (services.chat_events).
+    """
     deps = deps_of(context)
-    lang = personal_language(deps, update)
+    lang = reply_language(deps, update)
     game = await _game_here(update, context)
     if game is None or game.id is None:
         await _reply(update, _(lang, "No game here yet. Start one with /newgame."))
@@ -203,6 +210,7 @@ async def board(update: Update, context: Context) -> None:
     bot = update.get_bot()
     async with deps.locks.hold(f"game:{game.id}"):
         with session_scope(deps.db) as session:
+            resumed = chat_events.resume_if_held(session, game.id, deps.clock.now(), deps.custom_pace)
             ctx = games.load_context(session, game.id)
         if ctx.game.status == LOBBY:
             if ctx.game.lobby_message_id is not None:
@@ -213,7 +221,8 @@ async def board(update: Update, context: Context) -> None:
         old = ctx.game.board_message_id
         if old is not None:
             await io.drop_keyboard(bot, ctx.game.chat_id, old)
-        await presenter.post_board(deps, bot, ctx)
+        header = [_(presenter.group_language(ctx), "▶️ The game goes on!")] if resumed else None
+        await presenter.post_board(deps, bot, ctx, header=header)
 
 
 async def leave(update: Update, context: Context) -> None:
@@ -221,7 +230,7 @@ async def leave(update: Update, context: Context) -> None:
     user = update.effective_user
     if user is None:
         return
-    lang = personal_language(deps, update)
+    lang = reply_language(deps, update)
     game = await _game_here(update, context)
     if game is None or game.id is None:
         await _reply(update, _(lang, "There is no game here."))

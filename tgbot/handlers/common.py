@@ -6,12 +6,14 @@ import logging
 import time
 from typing import Any
 
+from sqlmodel import select
 from telegram import Update
 from telegram import User as TgApiUser
 from telegram.constants import ChatMemberStatus, ChatType
 from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
+from .. import logs
 from ..deps import Deps, get_deps
 from ..i18n import M_, _
 from ..services import games
@@ -54,9 +56,13 @@ def personal_language(deps: Deps, update: Update) -> str:
     if user is None:
         return "en"
     with session_scope(deps.db) as session:
-        stored = session.get(User, user.id)
-        if stored is not None:
-            return games.user_language(stored)
+        # Two columns rather than the whole row: this runs for every update.
+        stored = session.exec(select(User.language, User.tg_language).where(User.id == user.id)).first()
+    if stored is not None:
+        language, tg_language = stored
+        return games.user_language(
+            User(id=user.id, language=language, tg_language=tg_language, created_at=deps.clock.now())
+        )
     return games.user_language(User(id=user.id, tg_language=user.language_code, created_at=deps.clock.now()))
 
 
@@ -66,6 +72,15 @@ def group_language(deps: Deps, chat_id: int, fallback: str) -> str:
         if chat is not None and chat.language:
             return chat.language
     return fallback
+
+
+def reply_language(deps: Deps, update: Update) -> str:
+    """Language of a reply in the chat: the group's in a group, the user's own in private."""
+    lang = personal_language(deps, update)
+    chat = update.effective_chat
+    if chat is not None and is_group(update):
+        return group_language(deps, chat.id, lang)
+    return lang
 
 
 async def is_admin(context: Context, chat_id: int, user_id: int) -> bool:
@@ -108,6 +123,9 @@ ERROR_TEXT = {
     "game_exists": M_("A game is already running here."),
     "bad_setting": M_("That setting is not available."),
     "already_left": M_("You already left this game."),
+    "already_paused": M_("The game is already paused."),
+    "not_paused": M_("The game is not paused."),
+    "not_started": M_("The game has not started yet."),
     "malformed": M_("That key is not valid any more."),
     "not_your_turn_engine": M_("It's not your turn."),
     "illegal": M_("That move is not allowed."),
@@ -127,6 +145,8 @@ def error_text(lang: str, error: ServiceError) -> str:
 
 def log_update(game_id: int | None, action: str, outcome: str, started: float, **extra: Any) -> None:
     """One structured line per update; never message text or tokens."""
+    if logs.note_update(game_id, action, outcome, **extra):
+        return  # the Application writes the update's line when it is done (tgbot/logs.py)
     fields = {
         "game": game_id,
         "action": action,

@@ -9,7 +9,8 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
 from .. import callbacks as cb
 from .. import presenter
 from .. import telegram_io as io
-from ..i18n import _
+from ..i18n import _, _n
+from ..render import cards as cards_render
 from ..services import games, pacing, table_control
 from ..services.errors import ServiceError
 from ..store.db import session_scope
@@ -22,6 +23,7 @@ from .common import (
     is_admin,
     is_group,
     personal_language,
+    reply_language,
     thread_of,
 )
 
@@ -48,7 +50,7 @@ async def _manager(update: Update, context: Context, game: Game) -> bool:
 
 async def pause_command(update: Update, context: Context) -> None:
     deps = deps_of(context)
-    lang = personal_language(deps, update)
+    lang = reply_language(deps, update)
     user = update.effective_user
     game = _game_here(update, context)
     if game is None or game.id is None or user is None:
@@ -73,18 +75,20 @@ async def pause_command(update: Update, context: Context) -> None:
     days = max(1, round(deps.pause_max_seconds / 86400))
     await _reply(
         update,
-        _(
+        _n(
             glang,
             "⏸ Game paused: no reminders and no deadlines. Send /resume to go on; the pause ends "
-            "by itself in {days} days.",
-            days=days,
+            "by itself in {n} day.",
+            "⏸ Game paused: no reminders and no deadlines. Send /resume to go on; the pause ends "
+            "by itself in {n} days.",
+            days,
         ),
     )
 
 
 async def resume_command(update: Update, context: Context) -> None:
     deps = deps_of(context)
-    lang = personal_language(deps, update)
+    lang = reply_language(deps, update)
     user = update.effective_user
     game = _game_here(update, context)
     if game is None or game.id is None or user is None:
@@ -107,9 +111,26 @@ async def resume_command(update: Update, context: Context) -> None:
 
 
 async def back_command(update: Update, context: Context) -> None:
+    """Come back from being away: in the group of the game, or in private for every game."""
     deps = deps_of(context)
-    lang = personal_language(deps, update)
+    lang = reply_language(deps, update)
     user = update.effective_user
+    if user is not None and not is_group(update):
+        with session_scope(deps.db) as session:
+            back = table_control.come_back_everywhere(session, user.id)
+        if not back:
+            await _reply(update, _(lang, "You were not away."))
+            return
+        await _reply(update, _(lang, "👋 Welcome back! Your turns wait for you again."))
+        for returned in back:
+            await io.send(
+                update.get_bot(),
+                returned.chat_id,
+                _(returned.language, "👋 {name} is back.", name=cards_render.name(user.first_name)),
+                None,
+                returned.thread_id,
+            )
+        return
     game = _game_here(update, context)
     if game is None or game.id is None or user is None:
         await _reply(update, _(lang, "There is no game here."))
@@ -152,7 +173,7 @@ async def quiet_command(update: Update, context: Context) -> None:
             await _reply(update, _(lang, "I could not read that. Example: /quiet 23-08 +7"))
             return
     with session_scope(deps.db) as session:
-        table_control.set_quiet(session, chat.id, hours, deps.clock.now())
+        table_control.set_quiet(session, chat.id, hours, deps.clock.now(), deps.custom_pace)
     if hours is None:
         await _reply(update, _(lang, "🔔 Quiet hours are off."))
     else:
@@ -172,13 +193,15 @@ async def quiet_command(update: Update, context: Context) -> None:
         )
 
 
-def pace_keyboard(lang: str, game_id: int, current: str) -> InlineKeyboardMarkup:
+def pace_keyboard(
+    lang: str, game_id: int, current: str, custom: pacing.Pace | None = None
+) -> InlineKeyboardMarkup:
     keys = [
         InlineKeyboardButton(
-            ("✅ " if key == current else "") + pacing.pace_label(lang, key),
+            ("✅ " if key == current else "") + pacing.pace_label(lang, key, custom),
             callback_data=cb.setting(game_id, "p", key),
         )
-        for key in pacing.PACES
+        for key in pacing.pace_keys(custom)
     ]
     return InlineKeyboardMarkup([keys[:3], keys[3:]])
 
@@ -186,7 +209,7 @@ def pace_keyboard(lang: str, game_id: int, current: str) -> InlineKeyboardMarkup
 async def settings_command(update: Update, context: Context) -> None:
     """In a running game: the pace (the creator or an admin may change it)."""
     deps = deps_of(context)
-    lang = personal_language(deps, update)
+    lang = reply_language(deps, update)
     game = _game_here(update, context)
     if game is None or game.id is None:
         await _reply(update, _(lang, "There is no game here. Settings are in the lobby of /newgame."))
@@ -197,23 +220,48 @@ async def settings_command(update: Update, context: Context) -> None:
     from ..services.settings import GameSettings
 
     settings = GameSettings.from_json(game.settings)
+    glang = game.language
+    custom = deps.custom_pace
     lines = [
-        _(game.language, "⚙️ Pace of this game: {pace}", pace=pacing.pace_label(game.language, settings.pace)),
+        _(glang, "⚙️ Pace of this game: {pace}", pace=pacing.pace_label(glang, settings.pace, custom)),
         _(
-            game.language,
+            glang,
             "live: reminder 1 min, auto-play 3 min · quick: 10 min / 1 h · casual: 2 h / 12 h · "
             "slow: 12 h / 48 h · relaxed: a reminder a day, no auto-play",
         ),
     ]
-    await _reply(update, "\n".join(lines), pace_keyboard(game.language, game.id, settings.pace))
+    if custom is not None:
+        lines.append(
+            _(
+                glang,
+                "custom: reminder {nudge}, auto-play {deadline}",
+                nudge=pacing.format_duration(custom.nudge, glang),
+                deadline=pacing.format_duration(custom.deadline, glang) if custom.deadline else "—",
+            )
+        )
+    lines.append(_(glang, "The creator or a group admin can change it; the turn clock starts again."))
+    await _reply(update, "\n".join(lines), pace_keyboard(glang, game.id, settings.pace, custom))
 
 
-async def change_pace_key(game_id: int, pace: str, user_id: int, admin: bool, context: Context) -> str:
+async def change_pace_key(
+    game_id: int, pace: str, user_id: int, admin: bool, context: Context, lang: str | None = None
+) -> str:
+    """Change the pace of a running game; returns the popup for the tapper (in `lang`)."""
     deps = deps_of(context)
     with session_scope(deps.db) as session:
         settings = table_control.change_pace(
             session, game_id, user_id, admin, pace, deps.clock.now(), deps.custom_pace
         )
         game = session.get(Game, game_id)
-        lang = game.language if game else "en"
-    return _(lang, "Pace: {pace}", pace=pacing.pace_label(lang, settings.pace))
+        lang = lang or (game.language if game else "en")
+    if game is not None:
+        glang = game.language
+        label = pacing.pace_label(glang, settings.pace, deps.custom_pace)
+        await io.send(
+            context.bot,
+            game.chat_id,
+            _(glang, "⚙️ The pace of this game is now {pace}; the turn clock starts again.", pace=label),
+            None,
+            game.thread_id,
+        )
+    return _(lang, "Pace: {pace}", pace=pacing.pace_label(lang, settings.pace, deps.custom_pace))

@@ -25,6 +25,7 @@ from .cards import HIDDEN_CARD, T_EMOJI, card, cards, mention, name, plain_name,
 GROUP = "group"
 PRIVATE = "private"
 ROW_WIDTH = 6
+HINT_TABLE_CARDS = 12  # table cards spelled out in the sum popup
 
 
 @dataclass(frozen=True)
@@ -101,7 +102,8 @@ def status_lines(lang: str, ctx: GameContext, viewer_seat: int | None) -> list[s
         lines.append(
             _(lang, "🃏 Joker {delta:+d}: target {target} this turn", delta=state.joker, target=state.target)
         )
-    lines.append(_(lang, "Table: {cards}", cards=cards(state.table, empty=_(lang, "(empty)"))))
+    empty = _(lang, "(empty)")  # not nested in the call below: Babel would not extract it
+    lines.append(_(lang, "Table: {cards}", cards=cards(state.table, empty=empty)))
     lines.append("")
     lines.extend(_seat_line(lang, ctx, s, viewer_seat) for s in ctx.seats)
     lines.append(_(lang, "Goal: {threshold} points", threshold=state.config.threshold))
@@ -288,7 +290,10 @@ def sum_hint(lang: str, state: GameState, seat: int, draft: Draft) -> str:
         return ""
     hand_card = state.hands[seat][draft.hand]
     total = VALUE[hand_card] + sum(VALUE[state.table[p]] for p in chosen)
-    expr = " + ".join([card(hand_card), *(card(state.table[p]) for p in chosen)])
+    shown = [card(state.table[p]) for p in chosen[:HINT_TABLE_CARDS]]
+    if len(chosen) > HINT_TABLE_CARDS:  # a popup has 200 characters: keep the total readable
+        shown.append("…")
+    expr = " + ".join([card(hand_card), *shown])
     if not chosen:
         options = [o for o in sum_options([hand_card], state.table, state.target)]
         if options:

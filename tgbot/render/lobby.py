@@ -9,7 +9,7 @@ from engine.cards import COLOUR_ORDER
 from .. import callbacks as cb
 from ..i18n import _
 from ..services.context import GameContext
-from ..services.pacing import PACES, pace_label
+from ..services.pacing import Pace, pace_keys, pace_label
 from .cards import COLOUR_EMOJI, name
 
 MAX_PLAYERS = 6
@@ -23,7 +23,7 @@ def _colours_text(lang: str, ctx: GameContext) -> str:
     return "".join(COLOUR_EMOJI[c.value] for c in COLOUR_ORDER[:n])
 
 
-def lobby_text(lang: str, ctx: GameContext) -> str:
+def lobby_text(lang: str, ctx: GameContext, custom: Pace | None = None) -> str:
     s = ctx.settings
     players = max(MIN_PLAYERS, len(ctx.seats))
     lines = [
@@ -45,7 +45,7 @@ def lobby_text(lang: str, ctx: GameContext) -> str:
             edition=_(lang, "classic") if s.edition == "classic" else _(lang, "extended"),
             colours=_colours_text(lang, ctx),
             goal=s.threshold(players) if s.target is not None else _(lang, "by player count"),
-            pace=pace_label(lang, s.pace),
+            pace=pace_label(lang, s.pace, custom),
         )
     )
     if s.face_down:
@@ -77,7 +77,7 @@ def _mark(label: str, on: bool) -> str:
     return f"✅ {label}" if on else label
 
 
-def settings_keyboard(lang: str, ctx: GameContext) -> InlineKeyboardMarkup:
+def settings_keyboard(lang: str, ctx: GameContext, custom: Pace | None = None) -> InlineKeyboardMarkup:
     gid = ctx.game_id
     s = ctx.settings
     players = max(MIN_PLAYERS, len(ctx.seats))
@@ -121,15 +121,15 @@ def settings_keyboard(lang: str, ctx: GameContext) -> InlineKeyboardMarkup:
         ],
         [
             InlineKeyboardButton(
-                _mark(pace_label(lang, p), s.pace == p), callback_data=cb.setting(gid, "p", p)
+                _mark(pace_label(lang, p, custom), s.pace == p), callback_data=cb.setting(gid, "p", p)
             )
-            for p in PACES
+            for p in pace_keys(custom)
         ][:3],
         [
             InlineKeyboardButton(
-                _mark(pace_label(lang, p), s.pace == p), callback_data=cb.setting(gid, "p", p)
+                _mark(pace_label(lang, p, custom), s.pace == p), callback_data=cb.setting(gid, "p", p)
             )
-            for p in PACES
+            for p in pace_keys(custom)
         ][3:],
         [
             InlineKeyboardButton(_(lang, "🤖 Easy"), callback_data=cb.add_ai(gid, "easy")),

@@ -18,11 +18,23 @@ from engine.events import (
     TPlayed,
 )
 
-from ..i18n import _
+from ..i18n import _, _n
 from ..services.context import SeatInfo
 from .cards import card, cards, name, t_label, t_name
 
 AUTO_TAGS = {"idle": "⏰", "away": "💤", "left": "🚪", "ai": "🤖"}
+
+
+def idle_line(lang: str, seats: list[SeatInfo], event: Event) -> str | None:
+    """The discard the bot played for an idle player at their deadline (move source "idle")."""
+    if isinstance(event, Discarded):
+        return _(
+            lang,
+            "⏰ {who} was idle: {card} was discarded for them",
+            who=name(seats[event.seat].name),
+            card=card(event.card),
+        )
+    return None
 
 
 def event_line(lang: str, seats: list[SeatInfo], event: Event, face_down: bool) -> str | None:
@@ -91,12 +103,13 @@ def round_summary(lang: str, seats: list[SeatInfo], event: RoundEnded, won: list
     order = sorted(range(len(seats)), key=lambda s: (-event.totals[s], s))
     for s in order:
         lines.append(
-            _(
+            _n(
                 lang,
-                "{name}: +{points} ({cards} cards won) → {total} / {threshold}",
+                "{name}: +{points} ({n} card won) → {total} / {threshold}",
+                "{name}: +{points} ({n} cards won) → {total} / {threshold}",
+                won[s],
                 name=name(seats[s].name),
                 points=event.points[s],
-                cards=won[s],
                 total=event.totals[s],
                 threshold=threshold,
             )
@@ -105,7 +118,7 @@ def round_summary(lang: str, seats: list[SeatInfo], event: RoundEnded, won: list
 
 
 def final_standings(lang: str, seats: list[SeatInfo], event: GameEnded, rounds: int) -> str:
-    lines = [_(lang, "🏆 <b>Game over</b> after {n} rounds", n=rounds)]
+    lines = [_n(lang, "🏆 <b>Game over</b> after {n} round", "🏆 <b>Game over</b> after {n} rounds", rounds)]
     winners = [name(seats[s].name) for s in event.winners]
     if len(winners) == 1:
         lines.append(_(lang, "Winner: {name} 🎉", name=winners[0]))

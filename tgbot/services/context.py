@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from engine import GameState
 
-from ..store.models import Game, GamePlayer
+from ..store.models import Chat, Game, GamePlayer
 from .settings import GameSettings
 
 
@@ -39,6 +39,9 @@ class GameContext:
     state: GameState | None
     settings: GameSettings
     chat_title: str
+    #: The chat row, kept referenced so later lookups in the same session hit SQLAlchemy's
+    #: identity map (it only holds objects weakly) instead of the database.
+    chat: Chat | None = field(default=None, repr=False, compare=False)
 
     @property
     def game_id(self) -> int:

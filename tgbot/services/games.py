@@ -19,7 +19,9 @@ from engine import EngineError, GameState, IllegalActionError
 from engine.actions import Action, Discard, Sum, encode
 from engine.events import Event, GameEnded, TurnStarted
 
-from ..i18n import normalize
+from .. import metrics
+from ..i18n import M_, normalize
+from ..i18n import _ as translate
 from ..store.models import (
     ABANDONED,
     ACTIVE_STATUSES,
@@ -34,14 +36,14 @@ from ..store.models import (
     Move,
     User,
 )
-from . import pacing
+from . import pacing, stats
 from .context import GameContext, seat_info
 from .errors import ServiceError
 from .settings import GameSettings
 
 MAX_SEATS = 6
 MIN_SEATS = 2
-AI_NAMES = {"easy": "Bot Easy", "normal": "Bot Normal", "hard": "Bot Hard"}
+AI_NAMES = {"easy": M_("Bot Easy"), "normal": M_("Bot Normal"), "hard": M_("Bot Hard")}
 AI_LEVELS = {"easy": "random", "normal": "greedy", "hard": "smart"}
 MAX_AUTOPLAY = 400  # a burst of computer/idle moves never runs away
 
@@ -81,10 +83,35 @@ class PlayResult:
 # --- users and chats ------------------------------------------------------
 
 
+def _ensure_row(session: Session, model: type[User] | type[Chat], key: int, now: datetime) -> None:
+    """Insert a missing user/chat row so that two bot instances doing it at once both succeed.
+
+    On PostgreSQL ``ON CONFLICT DO NOTHING`` waits for the other instance's insert instead of
+    failing on the primary key; SQLite serialises writers anyway (one instance per file).
+    """
+    if session.get_bind().dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert
+
+        statement = insert(model).values(id=key, created_at=now).on_conflict_do_nothing(index_elements=["id"])
+        session.execute(statement)
+
+
+def lock_chat(session: Session, chat_id: int, now: datetime) -> None:
+    """Serialise chat-wide decisions (one active game per chat) across bot instances.
+
+    PostgreSQL only: the chat row stays locked until the transaction ends, so a second
+    instance's /newgame waits and then sees the first one's lobby.
+    """
+    if session.get_bind().dialect.name == "postgresql":
+        _ensure_row(session, Chat, chat_id, now)
+        session.execute(select(Chat.id).where(Chat.id == chat_id).with_for_update())
+
+
 def upsert_user(session: Session, tg: TgUser, now: datetime, can_dm: bool | None = None) -> User:
     user = session.get(User, tg.id)
     if user is None:
-        user = User(id=tg.id, created_at=now)
+        _ensure_row(session, User, tg.id, now)
+        user = session.get(User, tg.id) or User(id=tg.id, created_at=now)
     user.first_name = tg.first_name[:128]
     user.username = tg.username
     if tg.language_code:
@@ -104,7 +131,8 @@ def user_language(user: User | None) -> str:
 def upsert_chat(session: Session, chat_id: int, title: str | None, now: datetime) -> Chat:
     chat = session.get(Chat, chat_id)
     if chat is None:
-        chat = Chat(id=chat_id, created_at=now)
+        _ensure_row(session, Chat, chat_id, now)
+        chat = session.get(Chat, chat_id) or Chat(id=chat_id, created_at=now)
     if title:
         chat.title = title[:128]
     session.add(chat)
@@ -139,18 +167,20 @@ def load_context(session: Session, game_id: int, game: Game | None = None) -> Ga
     game = game or session.get(Game, game_id)
     if game is None:
         raise ServiceError("no_game")
-    players = session.exec(
-        select(GamePlayer).where(GamePlayer.game_id == game_id).order_by(col(GamePlayer.seat))
+    # One query for the seats and their users (this runs on every tap).
+    rows = session.exec(
+        select(GamePlayer, User)
+        .outerjoin(User, col(User.id) == col(GamePlayer.user_id))
+        .where(GamePlayer.game_id == game_id)
+        .order_by(col(GamePlayer.seat))
     ).all()
-    user_ids = [p.user_id for p in players if p.user_id is not None]
-    users = {u.id: u for u in session.exec(select(User).where(col(User.id).in_(user_ids))).all()}
     seats = [
         seat_info(
             p,
-            can_dm=bool(p.user_id in users and users[p.user_id].can_dm),
-            language=user_language(users.get(p.user_id)) if p.user_id is not None else "en",
+            can_dm=bool(u is not None and u.can_dm),
+            language=user_language(u) if p.user_id is not None else "en",
         )
-        for p in players
+        for p, u in rows
     ]
     chat = session.get(Chat, game.chat_id)
     state = GameState.from_json(json.loads(game.state)) if game.state else None
@@ -160,6 +190,7 @@ def load_context(session: Session, game_id: int, game: Game | None = None) -> Ga
         state=state,
         settings=GameSettings.from_json(game.settings),
         chat_title=(chat.title if chat and chat.title else ""),
+        chat=chat,
     )
 
 
@@ -205,7 +236,8 @@ def create_lobby(
 
 
 def _lobby(session: Session, game_id: int) -> Game:
-    game = session.get(Game, game_id)
+    # Row lock (PostgreSQL): a second instance handling the same tap waits, then sees the change.
+    game = session.get(Game, game_id, with_for_update=True)
     if game is None:
         raise ServiceError("no_game")
     if game.status != LOBBY:
@@ -231,7 +263,7 @@ def lobby_add_ai(session: Session, game_id: int, difficulty: str, now: datetime)
     if len(players) >= MAX_SEATS:
         raise ServiceError("lobby_full")
     same = sum(1 for p in players if p.ai_level == difficulty)
-    label = AI_NAMES[difficulty] + (f" {same + 1}" if same else "")
+    label = translate(game.language, AI_NAMES[difficulty]) + (f" {same + 1}" if same else "")
     session.add(GamePlayer(game_id=game_id, seat=len(players), user_id=None, name=label, ai_level=difficulty))
     game.updated_at = now
     session.add(game)
@@ -408,8 +440,11 @@ def commit_move(
         raise ServiceError("stale")
     assert game.id is not None
     session.add(Move(game_id=game.id, seq=version + 1, seat=seat, code=code, source=source, at=now))
+    metrics.note_move(session, source)  # counted when the transaction commits
     session.flush()
     session.refresh(game)
+    if after.is_over:
+        stats.record_game_end(session, game, after, now)  # same transaction as the final move
     return outcome
 
 
@@ -441,11 +476,27 @@ def play(
         raise ServiceError("not_your_turn", name=ctx.seats[ctx.state.current].name)
     outcome = commit_move(session, game, ctx.state, me.seat, code, "player", now, custom_pace)
     _touch_player(session, game_id, me.seat)
+    if not outcome.main and not outcome.after.is_over:
+        _acted_mid_turn(session, game, custom_pace)
     result = PlayResult(ctx, [outcome])
-    autoplay(session, game, result, now, custom_pace)
-    result.ctx = load_context(session, game_id, game)
+    current = autoplay(session, game, result, now, custom_pace)
+    result.ctx = current or load_context(session, game_id, game)
     result.ended = result.ctx.state is not None and result.ctx.state.is_over
     return result
+
+
+def _acted_mid_turn(session: Session, game: Game, custom_pace: pacing.Pace | None) -> None:
+    """A [T!] card alone does not end the turn, but the player is here: no more reminders.
+
+    The deadline still finishes the turn. Relaxed games (no deadline) keep their daily reminder.
+    """
+    pace = pacing.resolve(GameSettings.from_json(game.settings).pace, custom_pace)
+    if pace.deadline is None or game.deadline_at is None:
+        return
+    game.next_nudge_at = None
+    game.nudges_sent = max(game.nudges_sent, pacing.MAX_REMINDERS)
+    game.wake_at = game.deadline_at
+    session.add(game)
 
 
 def _touch_player(session: Session, game_id: int, seat: int) -> None:
@@ -474,26 +525,31 @@ def autoplay_action(ctx: GameContext, seat: int) -> Action:
 
 def autoplay(
     session: Session, game: Game, result: PlayResult, now: datetime, custom_pace: pacing.Pace | None
-) -> None:
-    """Play at once for seats that do not wait: computers, and humans who left or are away."""
+) -> GameContext | None:
+    """Play at once for seats that do not wait: computers, and humans who left or are away.
+
+    Returns the context it loaded last when that is still current (nothing written since), so a
+    caller need not load it again; None when the caller must reload.
+    """
     assert game.id is not None
     for _ in range(MAX_AUTOPLAY):
         if game.status != PLAYING:
-            return
+            return None
         ctx = load_context(session, game.id, game)
         state = ctx.state
         if state is None or state.is_over:
-            return
+            return ctx
         seat = ctx.seats[state.current]
         if not seat.autoplayed:
-            return
+            return ctx
         if not any(s.is_human and not s.left and not s.away for s in ctx.seats):
             _abandon(session, game, now)
             result.abandoned = True
-            return
+            return None
         source = "ai" if seat.ai_level else ("left" if seat.left else "away")
         action = autoplay_action(ctx, seat.seat)
         result.outcomes.append(commit_move(session, game, state, seat.seat, action, source, now, custom_pace))
+    return None
 
 
 def run_autoplay(
@@ -516,6 +572,8 @@ def _abandon(session: Session, game: Game, now: datetime) -> None:
     game.next_nudge_at = game.deadline_at = game.wake_at = None
     game.updated_at = now
     session.add(game)
+    session.flush()
+    stats.record_game_end(session, game, None, now)  # played, won by nobody
 
 
 def leave_game(
@@ -547,27 +605,23 @@ def leave_game(
     return result
 
 
+# The message ids below are written with one UPDATE each (no read first): they run after every move.
+
+
 def set_board_message(session: Session, game_id: int, message_id: int | None) -> None:
-    game = session.get(Game, game_id)
-    if game is not None:
-        game.board_message_id = message_id
-        session.add(game)
+    session.execute(update(Game).where(col(Game.id) == game_id).values(board_message_id=message_id))
 
 
 def set_lobby_message(session: Session, game_id: int, message_id: int | None) -> None:
-    game = session.get(Game, game_id)
-    if game is not None:
-        game.lobby_message_id = message_id
-        session.add(game)
+    session.execute(update(Game).where(col(Game.id) == game_id).values(lobby_message_id=message_id))
 
 
 def set_panel_message(session: Session, game_id: int, seat: int, message_id: int | None) -> None:
-    player = session.exec(
-        select(GamePlayer).where(GamePlayer.game_id == game_id, GamePlayer.seat == seat)
-    ).first()
-    if player is not None:
-        player.panel_message_id = message_id
-        session.add(player)
+    session.execute(
+        update(GamePlayer)
+        .where(col(GamePlayer.game_id) == game_id, col(GamePlayer.seat) == seat)
+        .values(panel_message_id=message_id)
+    )
 
 
 def set_can_dm(session: Session, user_id: int, can_dm: bool) -> None:

@@ -3,6 +3,18 @@
 Everything here takes `now` as an argument: the store keeps the results as
 columns and the sweep compares them with the clock, so nothing about time
 lives only in memory.
+
+A turn's clock:
+
+* the first reminder at `turn start + pace.nudge` (private when the player
+  opened a chat with the bot, else a mention in the group);
+* a last call in the group at 80% of the time to the deadline;
+* at the deadline the engine's idle default is played for the player.
+
+Relaxed games have no deadline: one reminder a day, forever. Quiet hours hold
+reminders to their end and move a deadline that falls inside them to their end;
+the last call is 80% of the way to the (moved) deadline, and is dropped when it
+could only come at the deadline itself.
 """
 
 from __future__ import annotations
@@ -32,15 +44,50 @@ PACES: dict[str, Pace] = {
 CUSTOM = "custom"
 DEFAULT_PACE = "casual"
 LAST_CALL_FRACTION = 0.8
+MAX_REMINDERS = 2  # per turn, except relaxed (one a day)
 
 
-def pace_label(lang: str, key: str) -> str:
+def pace_keys(custom: Pace | None) -> list[str]:
+    """The paces a game can choose, in display order (the operator's custom one last)."""
+    return [*PACES, CUSTOM] if custom is not None else list(PACES)
+
+
+def is_known(key: str, custom: Pace | None) -> bool:
+    return key in PACES or (key == CUSTOM and custom is not None)
+
+
+DURATION_UNITS = {"d": M_("{n} d"), "h": M_("{n} h"), "min": M_("{n} min"), "s": M_("{n} s")}
+
+
+def format_duration(delta: timedelta, lang: str = "en") -> str:
+    """'3 min', '2 h', '2 h 24 min', '1 d 12 h' (at most two units, rounded down to minutes)."""
+    minutes = max(0, int(delta.total_seconds() // 60))
+    days, rest = divmod(minutes, 24 * 60)
+    hours, mins = divmod(rest, 60)
+    amounts = ((days, "d"), (hours, "h"), (mins, "min"))
+    parts = [_(lang, DURATION_UNITS[unit], n=v) for v, unit in amounts if v]
+    if not parts:
+        seconds = max(0, int(delta.total_seconds()))
+        return _(lang, DURATION_UNITS["s"], n=seconds) if seconds else _(lang, DURATION_UNITS["min"], n=0)
+    return " ".join(parts[:2])
+
+
+def pace_label(lang: str, key: str, custom: Pace | None = None) -> str:
     pace = PACES.get(key)
-    return _(lang, pace.label) if pace else _(lang, "custom")
+    if pace is not None:
+        return _(lang, pace.label)
+    if key == CUSTOM and custom is not None:
+        after = format_duration(custom.deadline, lang) if custom.deadline is not None else "—"
+        return _(lang, "custom") + f" ({format_duration(custom.nudge, lang)} / {after})"
+    return _(lang, "custom")
 
 
 def custom_pace(nudge: timedelta | None, deadline: timedelta | None) -> Pace | None:
-    """The operator's pace from TWEAKBOT_NUDGE_AFTER / TWEAKBOT_DEADLINE_AFTER."""
+    """The operator's pace from TWEAKBOT_NUDGE_AFTER / TWEAKBOT_DEADLINE_AFTER.
+
+    Only a deadline: the reminder comes half-way. Only a reminder: never auto-play.
+    A reminder at or after the deadline is moved half-way too.
+    """
     if nudge is None and deadline is None:
         return None
     if deadline is not None and (nudge is None or nudge >= deadline):
@@ -94,8 +141,30 @@ class TurnClock:
 
 def first_schedule(pace: Pace, now: datetime, quiet: QuietHours | None) -> TurnClock:
     """Reminder and deadline for a turn that starts now."""
-    deadline = now + pace.deadline if pace.deadline is not None else None
-    return TurnClock(shift(now + pace.nudge, quiet), shift(deadline, quiet))
+    deadline = shift(now + pace.deadline, quiet) if pace.deadline is not None else None
+    nudge = shift(now + pace.nudge, quiet)
+    if deadline is not None and nudge is not None and nudge >= deadline:
+        nudge = None  # quiet hours pushed the reminder onto the deadline: the auto-play says it all
+    return TurnClock(nudge, deadline)
+
+
+def last_call_at(
+    pace: Pace, turn_started: datetime, deadline: datetime | None, quiet: QuietHours | None
+) -> datetime | None:
+    """The group's last call: 80% of the way to the deadline (held past quiet hours).
+
+    None when there is no deadline, when the first reminder is already that late
+    (one reminder is enough), or when quiet hours would hold it onto the deadline.
+    """
+    if pace.deadline is None or deadline is None:
+        return None
+    raw = turn_started + (deadline - turn_started) * LAST_CALL_FRACTION
+    if raw <= turn_started + pace.nudge:
+        return None
+    shifted = shift(raw, quiet)
+    if shifted is None or shifted >= deadline:
+        return None
+    return shifted
 
 
 def next_nudge(
@@ -110,15 +179,54 @@ def next_nudge(
     if pace.repeat is not None:
         return shift(turn_started + pace.nudge + pace.repeat * nudges_sent, quiet)
     if nudges_sent == 0:
-        return shift(turn_started + pace.nudge, quiet)
-    if nudges_sent == 1 and pace.deadline is not None:
-        last_call = turn_started + pace.deadline * LAST_CALL_FRACTION
-        last_call = max(last_call, turn_started + pace.nudge)
-        shifted = shift(last_call, quiet)
-        if deadline is not None and shifted is not None and shifted >= deadline:
+        first = shift(turn_started + pace.nudge, quiet)
+        if deadline is not None and first is not None and first >= deadline:
             return None
-        return shifted
+        return first
+    if nudges_sent == 1:
+        return last_call_at(pace, turn_started, deadline, quiet)
     return None
+
+
+@dataclass(frozen=True)
+class ReminderStep:
+    """What the sweep sends now and when it looks again."""
+
+    last_call: bool  # the group's last call (else: the first reminder, or relaxed's daily one)
+    sent_after: int  # the turn's reminder count once this one is sent
+    next_at: datetime | None
+
+
+def reminder_step(
+    pace: Pace,
+    turn_started: datetime,
+    nudges_sent: int,
+    deadline: datetime | None,
+    quiet: QuietHours | None,
+    now: datetime,
+) -> ReminderStep:
+    """The reminder due at `now`, sending one message even when several are overdue.
+
+    Reminders missed while the bot was down (or held by quiet hours) are not
+    sent in a burst: when the last call is already due, only the last call goes;
+    a relaxed game skips the days it missed.
+    """
+    if pace.repeat is not None:
+        sent = nudges_sent + 1
+        elapsed = now - (turn_started + pace.nudge)
+        if elapsed > timedelta(0):
+            sent = max(sent, int(elapsed / pace.repeat) + 1)
+        upcoming = next_nudge(pace, turn_started, sent, deadline, quiet)
+        while upcoming is not None and upcoming <= now:
+            sent += 1
+            upcoming = next_nudge(pace, turn_started, sent, deadline, quiet)
+        return ReminderStep(False, sent, upcoming)
+    if nudges_sent == 0:
+        last = next_nudge(pace, turn_started, 1, deadline, quiet)
+        if last is not None and last <= now:
+            return ReminderStep(True, MAX_REMINDERS, None)
+        return ReminderStep(False, 1, last)
+    return ReminderStep(True, max(nudges_sent + 1, MAX_REMINDERS), None)
 
 
 def earliest(*moments: datetime | None) -> datetime | None:

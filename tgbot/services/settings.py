@@ -62,6 +62,6 @@ class GameSettings:
             return replace(self, target=max(TARGET_MIN, min(TARGET_MAX, base + step)))
         if key == "f" and value in ("0", "1"):
             return replace(self, face_down=value == "1")
-        if key == "p" and value.isalpha() and len(value) <= 6:
+        if key == "p" and value.isalpha() and len(value) <= 8:
             return replace(self, pace=value)  # checked against known paces by the caller
         return None

@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 
 from sqlmodel import Session, select
 
-from ..store.models import PAUSED, PLAYING, Chat, Game, GamePlayer
+from ..store.models import LOBBY, PAUSED, PLAYING, Chat, Game, GamePlayer
 from . import games, pacing
 from .errors import ServiceError
 from .settings import GameSettings
@@ -30,6 +30,8 @@ def pause(
     game = _game(session, game_id)
     if game.status == PAUSED:
         raise ServiceError("already_paused")
+    if game.status == LOBBY:
+        raise ServiceError("not_started")
     if game.status != PLAYING:
         raise ServiceError("not_playing")
     if not games.can_manage(game, user_id, is_admin):
@@ -95,7 +97,14 @@ def parse_quiet(text: str) -> tuple[int, int, int] | None:
     return start, end, offset
 
 
-def set_quiet(session: Session, chat_id: int, hours: tuple[int, int, int] | None, now: datetime) -> Chat:
+def set_quiet(
+    session: Session,
+    chat_id: int,
+    hours: tuple[int, int, int] | None,
+    now: datetime,
+    custom_pace: pacing.Pace | None = None,
+) -> Chat:
+    """Set (or clear, with None) a group's quiet hours; running turns get their clock re-derived."""
     chat = games.upsert_chat(session, chat_id, None, now)
     if hours is None:
         chat.quiet_start = chat.quiet_end = None
@@ -103,7 +112,37 @@ def set_quiet(session: Session, chat_id: int, hours: tuple[int, int, int] | None
     else:
         chat.quiet_start, chat.quiet_end, chat.utc_offset_minutes = hours
     session.add(chat)
+    quiet = games.quiet_hours(chat)
+    for game in games.active_games_in_chat(session, chat_id):
+        if game.status == PLAYING and game.turn_started_at is not None:
+            _rederive_clock(game, quiet, custom_pace)
+            session.add(game)
     return chat
+
+
+def _rederive_clock(game: Game, quiet: pacing.QuietHours | None, custom_pace: pacing.Pace | None) -> None:
+    """The current turn's reminder and deadline, as if these quiet hours had applied from its start."""
+    assert game.turn_started_at is not None
+    pace = pacing.resolve(GameSettings.from_json(game.settings).pace, custom_pace)
+    started = game.turn_started_at
+    deadline = pacing.shift(started + pace.deadline, quiet) if pace.deadline is not None else None
+    if pace.repeat is None and game.nudges_sent >= pacing.MAX_REMINDERS:
+        nudge = None
+    else:
+        nudge = pacing.next_nudge(pace, started, game.nudges_sent, deadline, quiet)
+    game.deadline_at = deadline
+    game.next_nudge_at = nudge
+    game.wake_at = pacing.earliest(nudge, deadline)
+
+
+def come_back_everywhere(session: Session, user_id: int) -> list[Game]:
+    """/back in a private chat: the user is back in every running game they were away from."""
+    back: list[Game] = []
+    for game in games.games_of_user(session, user_id):
+        assert game.id is not None
+        if come_back(session, game.id, user_id):
+            back.append(game)
+    return back
 
 
 def change_pace(
@@ -117,8 +156,10 @@ def change_pace(
 ) -> GameSettings:
     """The creator (or an admin) changes the pace of a running game; the turn clock restarts."""
     game = _game(session, game_id)
-    if pace not in pacing.PACES and not (pace == pacing.CUSTOM and custom_pace is not None):
+    if not pacing.is_known(pace, custom_pace):
         raise ServiceError("bad_setting")
+    if game.status not in (PLAYING, PAUSED):
+        raise ServiceError("not_playing")
     if not games.can_manage(game, user_id, is_admin):
         raise ServiceError("not_creator")
     settings = replace(GameSettings.from_json(game.settings), pace=pace)

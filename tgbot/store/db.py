@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from sqlalchemy import event
+from sqlalchemy import event, text
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, SQLModel, create_engine
 
@@ -26,11 +26,25 @@ def make_engine(url: str, echo: bool = False) -> Engine:
             cursor.close()
 
         return engine
-    return create_engine(url, echo=echo, pool_pre_ping=True, pool_size=10, max_overflow=10)
+    return create_engine(
+        url,
+        echo=echo,
+        pool_pre_ping=True,
+        pool_size=10,
+        max_overflow=10,
+        # Fail fast when the server is down (health checks, start-up) instead of hanging.
+        connect_args={"connect_timeout": 10},
+    )
+
+
+def ping(engine: Engine) -> None:
+    """Raise unless the database answers a trivial query."""
+    with engine.connect() as connection:
+        connection.execute(text("SELECT 1"))
 
 
 def create_all(engine: Engine) -> None:
-    """Create tables directly (tests); production runs Alembic migrations."""
+    """Create tables directly, for tests; the bot migrates instead (tgbot.migrations.upgrade)."""
     from . import models  # noqa: F401  (registers the tables)
 
     SQLModel.metadata.create_all(engine)

@@ -118,3 +118,40 @@ class Move(SQLModel, table=True):
     code: str = Field(max_length=32)
     source: str = Field(default="player", max_length=16)  # player | idle | away | ai | system
     at: datetime = Field(sa_column=_utc_column(nullable=False))
+
+
+class PlayerStats(SQLModel, table=True):
+    """A person's running totals in one group, updated when a game ends (same transaction).
+
+    Counted: finished games (won or not) and abandoned games (played, nobody wins).
+    Cancelled and expired games never count. Computer seats are kept apart in
+    `computer_stats`. A shared win counts as a win for every winner.
+    """
+
+    __tablename__ = "player_stats"
+
+    chat_id: int = Field(sa_column=Column(BigInteger, primary_key=True, autoincrement=False))
+    user_id: int = Field(sa_column=Column(BigInteger, primary_key=True, autoincrement=False))
+    games: int = 0
+    wins: int = 0
+    rounds: int = 0  # finished rounds played
+    points: int = 0  # points of those rounds
+    tweaks: int = 0
+    t_played: int = 0  # [T!] cards played
+    updated_at: datetime = Field(sa_column=_utc_column(nullable=False))
+
+
+class ComputerStats(SQLModel, table=True):
+    """The computer players' totals in one group, per difficulty (one row per level, counted per seat)."""
+
+    __tablename__ = "computer_stats"
+
+    chat_id: int = Field(sa_column=Column(BigInteger, primary_key=True, autoincrement=False))
+    level: str = Field(primary_key=True, max_length=16)  # easy | normal | hard
+    games: int = 0
+    wins: int = 0
+    rounds: int = 0
+    points: int = 0
+    tweaks: int = 0
+    t_played: int = 0
+    updated_at: datetime = Field(sa_column=_utc_column(nullable=False))

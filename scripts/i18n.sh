@@ -1,0 +1,34 @@
+#!/bin/sh
+# Refresh the translation catalogs (Babel).
+#
+#   scripts/i18n.sh           extract every _()/_n()/M_() string from tgbot/ into messages.pot,
+#                             then merge it into each language's messages.po (never `init`: the
+#                             catalogs exist). New strings arrive untranslated, changed ones fuzzy.
+#   scripts/i18n.sh --check   change nothing; exit 1 if messages.pot or a catalog is out of date.
+#
+# The bot reads the .po files directly (tgbot/i18n.py), so there is no compile step; run
+# `.venv/bin/pytest tests/test_i18n.py tests/test_texts.py` after translating.
+set -eu
+cd "$(dirname "$0")/.."
+PYBABEL=${PYBABEL:-.venv/bin/pybabel}
+LOCALES=tgbot/locales
+POT=$LOCALES/messages.pot
+
+extract() {
+    "$PYBABEL" -q extract -F babel.cfg -o "$1" --no-location --omit-header .
+}
+
+if [ "${1:-}" = "--check" ]; then
+    tmp=$(mktemp -d)
+    trap 'rm -rf "$tmp"' EXIT
+    extract "$tmp/messages.pot"
+    if ! cmp -s "$tmp/messages.pot" "$POT"; then
+        echo "$POT is out of date: run scripts/i18n.sh" >&2
+        exit 1
+    fi
+    "$PYBABEL" -q update -i "$POT" -d "$LOCALES" --ignore-pot-creation-date --ignore-obsolete --check
+    exit 0
+fi
+
+extract "$POT"
+"$PYBABEL" -q update -i "$POT" -d "$LOCALES" --ignore-pot-creation-date --ignore-obsolete

@@ -1,0 +1,207 @@
+"""Shared helpers for the end-to-end bot tests: reading the store, finding surfaces, checking privacy."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable
+from typing import Any
+
+from sqlmodel import Session, col, select
+
+from engine import GameState
+from tests.bot.conftest import BotRig
+from tests.bot.players import card_labels
+from tests.fakes.telegram import ApiCall, CallbackAnswer, FakeChat, FakeTelegram, FakeUser, StoredMessage
+from tgbot.render.cards import card as card_label
+from tgbot.store.models import Game, Move
+
+BOT = "@tweak_test_bot"
+
+
+def current_game(rig: BotRig, chat_id: int | None = None) -> Game:
+    """The newest game (of a chat, when given), freshly read from the database."""
+    with Session(rig.deps.db) as session:
+        query = select(Game)
+        if chat_id is not None:
+            query = query.where(Game.chat_id == chat_id)
+        game = session.exec(query.order_by(col(Game.id).desc())).first()
+        assert game is not None, "no game in the database"
+        return game
+
+
+def state_of(game: Game) -> GameState:
+    assert game.state is not None
+    return GameState.from_json(json.loads(game.state))
+
+
+def moves_of(rig: BotRig, game_id: int) -> list[Move]:
+    with Session(rig.deps.db) as session:
+        return list(session.exec(select(Move).where(Move.game_id == game_id).order_by(col(Move.seq))).all())
+
+
+def snapshot(rig: BotRig, game_id: int) -> tuple[str, int, str | None, int]:
+    """Everything a tap could change about a game: status, version, state JSON and the move count."""
+    with Session(rig.deps.db) as session:
+        game = session.get(Game, game_id)
+        assert game is not None
+        count = len(session.exec(select(Move).where(Move.game_id == game_id)).all())
+        return game.status, game.version, game.state, count
+
+
+def keyed_messages(fake: FakeTelegram, chat_id: int) -> list[StoredMessage]:
+    return [m for m in fake.messages(chat_id) if any(d for _t, d in m.buttons)]
+
+
+def private_panel(fake: FakeTelegram, user: FakeUser) -> StoredMessage:
+    """The last message to ``user`` in private that still has keys: their turn panel."""
+    panels = [
+        m for m in keyed_messages(fake, user.id) if any((d or "").startswith("c:") for _t, d in m.buttons)
+    ]
+    assert panels, f"{user.first_name} has no private panel with keys"
+    return panels[-1]
+
+
+async def open_private_chats(rig: BotRig, users: Iterable[FakeUser]) -> None:
+    for user in users:
+        await rig.tg.send(rig.fake.private(user), user, "/start")
+
+
+async def new_lobby(
+    rig: BotRig, group: FakeChat, creator: FakeUser, joiners: Iterable[FakeUser]
+) -> StoredMessage:
+    await rig.tg.send(group, creator, f"/newgame{BOT}")
+    lobby = rig.fake.last_message(group.id)
+    for user in joiners:
+        answer = await rig.tg.tap(user, lobby, "✋ Join")
+        assert answer.text == "You're in!"
+    return lobby
+
+
+async def start_game(
+    rig: BotRig, group: FakeChat, creator: FakeUser, joiners: Iterable[FakeUser]
+) -> tuple[Game, StoredMessage]:
+    """/newgame, everybody joins, the creator starts; returns the game row and the first board."""
+    lobby = await new_lobby(rig, group, creator, joiners)
+    await rig.tg.tap(creator, lobby, "▶️ Start")
+    game = current_game(rig, group.id)
+    assert game.status == "playing" and game.board_message_id is not None
+    return game, rig.fake.message(group.id, game.board_message_id)
+
+
+def set_state(rig: BotRig, game_id: int, state: GameState) -> None:
+    """Test set-up only: replace a game's state without touching its version."""
+    with Session(rig.deps.db) as session:
+        game = session.get(Game, game_id)
+        assert game is not None
+        game.state = json.dumps(state.to_json(), separators=(",", ":"))
+        session.add(game)
+        session.commit()
+
+
+# --- privacy ----------------------------------------------------------------------------------------
+
+
+def public_labels(before: GameState, after: GameState) -> set[str]:
+    """Labels of every card that was public at some moment between two states.
+
+    Table cards before and after, and every card that reached a score pile in between (a played
+    hand card, table cards won, a stolen card that was then summed).
+    """
+    public = [*before.table, *after.table]
+    for seat in range(after.players):
+        public.extend((Counter(after.piles[seat]) - Counter(before.piles[seat])).elements())
+    if after.round != before.round or after.is_over:
+        # the round ended in this turn: every hand was played out, piles may have been reset
+        for seat in range(before.players):
+            public.extend(before.piles[seat])
+            public.extend(before.hands[seat])  # hands were played out by the end of the round
+    return {card_label(c) for c in public}
+
+
+def markup_texts(call: ApiCall) -> list[str]:
+    markup: Any = call.params.get("reply_markup")
+    if isinstance(markup, str):
+        markup = json.loads(markup)
+    if not markup:
+        return []
+    return [b["text"] for row in markup.get("inline_keyboard", []) for b in row]
+
+
+def assert_group_calls_show_only_public_cards(
+    calls: list[ApiCall], group_id: int, before: GameState, after: GameState
+) -> int:
+    """No group message or keyboard in ``calls`` shows a card that was never public; returns the count."""
+    allowed = public_labels(before, after)
+    checked = 0
+    for call in calls:
+        if call.chat_id != group_id or call.method not in (
+            "sendMessage",
+            "editMessageText",
+            "editMessageReplyMarkup",
+        ):
+            continue
+        shown = set(card_labels(str(call.params.get("text", ""))))
+        for text in markup_texts(call):
+            shown.update(card_labels(text))
+        leaked = shown - allowed
+        assert not leaked, (call.method, call.params.get("text"), sorted(leaked), sorted(allowed))
+        checked += 1
+    return checked
+
+
+class GroupPrivacyWatch:
+    """Checks every tap: the group calls it caused show only cards public by then.
+
+    Installed on a ``TelegramTestClient`` (it wraps ``tap_data``, which ``tap`` uses), so a card a
+    player selects while composing is caught even if it becomes public a moment later.
+    """
+
+    def __init__(self, rig: BotRig, group: FakeChat) -> None:
+        self.rig = rig
+        self.group = group
+        self.checked_taps = 0
+        self.checked_calls = 0
+        original = rig.tg.tap_data
+
+        async def watched(
+            user: FakeUser, message: StoredMessage, data: str | None, *, expect_answer: bool = True
+        ) -> CallbackAnswer:
+            before = self._state()
+            first = len(rig.fake.calls)
+            answer = await original(user, message, data, expect_answer=expect_answer)
+            after = self._state()
+            if before is not None and after is not None:
+                calls = rig.fake.calls[first:]
+                self.checked_calls += assert_group_calls_show_only_public_cards(
+                    calls, group.id, before, after
+                )
+                self.checked_taps += 1
+            return answer
+
+        rig.tg.tap_data = watched  # type: ignore[method-assign]
+
+    def _state(self) -> GameState | None:
+        with Session(self.rig.deps.db) as session:
+            game = session.exec(
+                select(Game).where(Game.chat_id == self.group.id).order_by(col(Game.id).desc())
+            ).first()
+            return state_of(game) if game is not None and game.state is not None else None
+
+
+def assert_board_shows_only_public_cards(fake: FakeTelegram, board: StoredMessage, state: GameState) -> None:
+    """A group board shows the table and nothing else: no hand card anywhere, keys included."""
+    shown = Counter(card_labels(board.text or ""))
+    for text, _data in fake.buttons(board):
+        shown.update(card_labels(text))
+    table = Counter(card_label(c) for c in state.table)
+    # each table card appears once in the text and once on its key
+    assert shown == table + table, (board.text, state.table)
+
+
+def calls_since(fake: FakeTelegram, start: int) -> list[ApiCall]:
+    return fake.calls[start:]
+
+
+def json_data(value: Any) -> Any:
+    return json.loads(value) if isinstance(value, str) else value

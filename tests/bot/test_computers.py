@@ -1,0 +1,180 @@
+"""Computer players through the real bot: one person practising against three computers, to the end."""
+
+from __future__ import annotations
+
+import random
+
+from sqlmodel import Session, select
+
+import engine
+from engine.ai import choose_action
+from tests.bot.conftest import BotRig
+from tests.bot.helpers import BOT, current_game, moves_of, state_of
+from tests.bot.players import Player, play_turn, to_move
+from tests.fakes.telegram import FakeChat, FakeTelegram, FakeUser, StoredMessage
+from tgbot import presenter
+from tgbot.presenter import report_lines, split_at_round_ends
+from tgbot.services import games
+from tgbot.services.games import PlayResult, TgUser
+from tgbot.store.db import session_scope
+from tgbot.store.models import ComputerStats, GamePlayer, PlayerStats
+
+PNG = b"\x89PNG\r\n\x1a\n"
+T_CODES = ("T", "J", "F", "B")
+MAX_TURNS = 400
+
+
+async def tap_settings(rig: BotRig, user: FakeUser, lobby: StoredMessage, key: str) -> None:
+    """Tap a key of the lobby's Settings screen (opening it first when the main screen shows)."""
+    if not any(text == key for text, _data in lobby.buttons):
+        await rig.tg.tap(user, lobby, "⚙️ Settings")
+    answer = await rig.tg.tap(user, lobby, key)
+    assert not answer.show_alert, answer.text
+
+
+async def solo_lobby(rig: BotRig, group: FakeChat, ana: FakeUser, goal_steps: int) -> StoredMessage:
+    """Ana alone with Easy, Normal and Hard computers, the goal lowered by `goal_steps` × 20."""
+    await rig.tg.send(group, ana, f"/newgame{BOT}")
+    lobby = rig.fake.last_message(group.id)
+    for level in ("Easy", "Normal", "Hard"):
+        await tap_settings(rig, ana, lobby, f"🤖 {level}")
+    for _ in range(goal_steps):
+        await tap_settings(rig, ana, lobby, "Goal −20")
+    assert all(f"Bot {level} 🤖" in lobby.content for level in ("Easy", "Normal", "Hard"))
+    if any(text == "↩️ Back" for text, _data in lobby.buttons):
+        await rig.tg.tap(ana, lobby, "↩️ Back")
+    return lobby
+
+
+def group_sends(fake: FakeTelegram, group_id: int, first_call: int) -> list[str]:
+    """Methods of the new messages the bot posted in the group since `first_call`."""
+    return [
+        c.method
+        for c in fake.calls[first_call:]
+        if c.chat_id == group_id and c.method in ("sendMessage", "sendPhoto", "sendDocument") and c.ok
+    ]
+
+
+async def test_one_person_against_three_computers_to_the_final_standings(rig: BotRig) -> None:
+    fake, tg = rig.fake, rig.tg
+    ana = fake.user(1, "Ana")
+    player = Player(ana, random.Random(7))
+    group = fake.group("Practice")
+    lobby = await solo_lobby(rig, group, ana, goal_steps=2)  # 4 players: goal 100 → 60
+    await tg.tap(ana, lobby, "▶️ Start")
+    game = current_game(rig, group.id)
+    assert game.id is not None and game.status == "playing"
+    with Session(rig.deps.db) as session:
+        seats = session.exec(select(GamePlayer).where(GamePlayer.game_id == game.id)).all()
+        assert sorted(p.ai_level or "-" for p in seats) == ["-", "easy", "hard", "normal"]
+    start = state_of(game)
+    first_seat = (start.dealer + 1) % 4  # may already have been played by the computers
+    moves = moves_of(rig, game.id)
+    if first_seat != 0:
+        # a computer was first: the computers moved at once after Start, and now it is Ana's turn
+        assert [m.source for m in moves[1:]] and all(m.source == "ai" for m in moves[1:])
+        assert state_of(game).current == 0
+
+    human_turns = 0
+    for _turn in range(MAX_TURNS):
+        game = current_game(rig, group.id)
+        if game.status != "playing":
+            break
+        state = state_of(game)
+        assert state.current == 0, "the bot waits only for the person"
+        assert game.board_message_id is not None
+        board = fake.message(group.id, game.board_message_id)
+        assert to_move(board.text or "", [player]) is player, board.text
+        assert board.text is not None and board.text.count("🤖") >= 3  # computers marked on the board
+        rounds_before = len(state.round_points)
+        first_call = len(fake.calls)
+        await play_turn(tg, fake, board, player, private=False)
+        human_turns += 1
+        after = current_game(rig, group.id)
+        finished = after.status == "finished"
+        rounds_ended = len(state_of(after).round_points) - rounds_before
+        sends = group_sends(fake, group.id, first_call)
+        # One summary per round end, then the new board (its report is the old board, edited) or,
+        # at the end, the standings and the chart: never a message per computer move.
+        expected = rounds_ended + 1
+        assert sends.count("sendMessage") == expected, (sends, rounds_ended, finished)
+        assert sends.count("sendPhoto") == (1 if finished else 0)
+        if not finished:
+            report = fake.message(group.id, board.message_id)
+            assert report.reply_markup is None  # the old board became the move report
+            assert "🤖" in (report.text or ""), report.text  # the computers' moves, tagged
+    game = current_game(rig, group.id)
+    assert game.status == "finished" and game.id is not None
+    final = state_of(game)
+    assert final.is_over and max(final.totals) >= 60
+    assert human_turns > 5
+
+    moves = moves_of(rig, game.id)
+    by_source = {m.source for m in moves}
+    assert by_source == {"system", "player", "ai"}
+    ai_seats = {m.seat for m in moves if m.source == "ai"}
+    assert ai_seats == {1, 2, 3}, "every computer moved on its own"
+    ai_t_plays = [m.code for m in moves if m.source == "ai" and m.code.startswith(T_CODES)]
+    assert ai_t_plays, "the computers played [T!] cards"
+
+    texts = [m.content for m in fake.messages(group.id)]
+    assert sum("Game over" in t for t in texts) == 1
+    photos = [m for m in fake.messages(group.id) if m.kind == "photo"]
+    assert len(photos) == 1
+    assert photos[0].files and photos[0].files[0].data.startswith(PNG)
+    assert "Scores per round" in photos[0].content
+
+    # Stats: the person in player_stats, the three computers apart in computer_stats.
+    with Session(rig.deps.db) as session:
+        people = session.exec(select(PlayerStats)).all()
+        computers = {c.level: c for c in session.exec(select(ComputerStats)).all()}
+    assert [(p.user_id, p.games, p.wins) for p in people] == [(1, 1, int(0 in final.winners))]
+    assert people[0].rounds == len(final.round_points) and people[0].points == final.totals[0]
+    assert sorted(computers) == ["easy", "hard", "normal"]
+    assert all(c.games == 1 and c.rounds == len(final.round_points) for c in computers.values())
+    assert sum(c.wins for c in computers.values()) + people[0].wins == len(final.winners)
+    assert sum(c.t_played for c in computers.values()) == len(ai_t_plays)
+    assert not tg.errors
+
+
+async def test_computer_moves_after_a_round_end_are_reported_after_its_summary(rig: BotRig) -> None:
+    """A burst that crosses a round end: the moves before it, the summary, then the moves after it."""
+    fake = rig.fake
+    group = fake.group("Order")
+    ana = TgUser(1, "Ana")
+    now = rig.clock.now()
+    with session_scope(rig.deps.db) as session:
+        games.upsert_chat(session, group.id, "Order", now)
+        lobby = games.create_lobby(session, group.id, None, ana, "en", now, "casual", 3600)
+        assert lobby.id is not None
+        game_id = lobby.id
+        for level in ("easy", "normal", "hard"):
+            games.lobby_add_ai(session, game_id, level, now)
+        games.start_game(session, game_id, ana.id, False, now, seed=11)
+    crossing: PlayResult | None = None
+    for _ in range(300):
+        with session_scope(rig.deps.db) as session:
+            ctx = games.load_context(session, game_id)
+            state = ctx.state
+            assert state is not None and not state.is_over
+            if state.current == 0:
+                code = engine.encode(choose_action(state, 0, "greedy", seed=0))
+                result = games.play(session, game_id, ctx.game.version, ana.id, code, now)
+            else:
+                result = games.run_autoplay(session, game_id, now)
+        segments = split_at_round_ends(result.outcomes)
+        if len(segments) > 1 and not result.ended:
+            crossing = result
+            break
+    assert crossing is not None, "no burst went on after a round end"
+    before = report_lines("en", crossing.ctx, segments[0])
+    after = report_lines("en", crossing.ctx, [o for s in segments[1:] for o in s])
+    assert after and all(line.startswith("🤖") for line in after)
+    first_new = len(fake.messages(group.id))
+    await presenter.announce(rig.deps, rig.tg.app.bot, crossing, previous_board=None)
+    summary, board = fake.messages(group.id)[first_new:]
+    header, _sep, rest = summary.content.partition("🏁")
+    assert len(header.strip().splitlines()) == len(before) and "Round" in rest
+    board_header = board.content.split("\n\n")[0].splitlines()
+    assert len(board_header) == len(after) and all(line.startswith("🤖") for line in board_header)
+    assert "Ana, your move!" in board.content

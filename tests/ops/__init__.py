@@ -1,0 +1,1 @@
+"""Production concerns: migrations, PostgreSQL, webhook/health/metrics, logs, shutdown, deploy/."""

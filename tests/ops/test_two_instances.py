@@ -1,0 +1,281 @@
+"""Two bot instances on one PostgreSQL database (DESIGN §5, §8): every move applied exactly once.
+
+Each instance is a real Application with its own engine, in-process locks and event loop, running
+in its own thread, so their transactions really overlap in PostgreSQL. Both talk to one fake
+Telegram (one bot, one set of chats). Every tap is delivered to both instances at the same time,
+and both sweeps run at once, also while final taps (Claim/Discard) race them. Afterwards, for
+every game: the move log is 1..version with no gap and no duplicate, replaying it from the seed
+gives exactly the stored state, and each move tap that was not raced by a sweep was applied once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import itertools
+import json
+import logging
+import random
+import re
+import threading
+from collections.abc import Awaitable, Callable, Iterator
+from concurrent.futures import Future
+from datetime import timedelta
+from typing import Any, TypeVar
+
+import pytest
+from sqlmodel import Session, col, select
+
+import engine
+from engine import GameState
+from tests.bot.conftest import make_settings
+from tests.bot.players import Player, play_turn, to_move
+from tests.fakes import FakeTelegram, TelegramTestClient
+from tests.fakes.telegram import CallbackAnswer, FakeChat, FakeUser, StoredMessage
+from tests.pg import create_database, drop_database
+from tgbot import callbacks as cb
+from tgbot import metrics, migrations
+from tgbot.app import build_application, make_deps
+from tgbot.clock import ManualClock
+from tgbot.scheduler import run_sweep
+from tgbot.services.games import is_sum_or_discard
+from tgbot.services.settings import GameSettings
+from tgbot.store.db import make_engine
+from tgbot.store.models import PLAYING, Game, GamePlayer, Move
+
+T = TypeVar("T")
+GAMES = 12  # all swept by both instances
+TAPPED = 6  # of which these also get taps
+RACE_ROUNDS = 3
+STEP_TIMEOUT = 60.0
+
+
+class SharedFake(FakeTelegram):
+    """The fake Telegram, safe to call from two threads (its handlers never suspend mid-way)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.lock = threading.RLock()
+
+    async def do_request(self, *args: Any, **kwargs: Any) -> tuple[int, bytes]:
+        with self.lock:
+            return await super().do_request(*args, **kwargs)
+
+
+class Instance:
+    """One bot process, as far as the database can tell: own engine, locks, loop and thread."""
+
+    def __init__(self, url: str, fake: SharedFake, clock: ManualClock, seeds: Callable[[], int]) -> None:
+        settings = make_settings(url)
+        self.deps = make_deps(settings, db=make_engine(url), clock=clock)
+        self.deps.seed_source = seeds
+        self.app = build_application(
+            settings, deps=self.deps, request=fake, rate_limiter=False, create_tables=False
+        )
+        self.tg = TelegramTestClient(self.app, fake, settle_timeout=STEP_TIMEOUT)
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+
+    def submit(self, work: Awaitable[T]) -> Future[T]:
+        async def run() -> T:
+            return await work
+
+        return asyncio.run_coroutine_threadsafe(run(), self.loop)
+
+    def start(self) -> None:
+        self.thread.start()
+        self.submit(self.tg.start()).result(STEP_TIMEOUT)
+
+    def stop(self) -> None:
+        try:
+            self.submit(self.tg.stop()).result(STEP_TIMEOUT)
+        finally:
+            self.loop.call_soon_threadsafe(self.loop.stop)
+            self.thread.join(STEP_TIMEOUT)
+            self.deps.db.dispose()
+
+
+async def all_done(futures: list[Future[Any]]) -> list[Any]:
+    return list(
+        await asyncio.wait_for(asyncio.gather(*(asyncio.wrap_future(f) for f in futures)), STEP_TIMEOUT)
+    )
+
+
+class Both:
+    """Looks like a TelegramTestClient to the scripted players; every update goes to both bots."""
+
+    def __init__(self, fake: SharedFake, instances: list[Instance]) -> None:
+        self.fake = fake
+        self.instances = instances
+        #: Final keys (Claim/Discard) held back while `holding`, to race them against the sweeps.
+        self.holding = False
+        self.held: list[tuple[dict[str, Any], int, int, str]] = []  # (update, game, version, code)
+        #: Move taps delivered while no sweep ran: (game, version, code).
+        self.delivered: list[tuple[int, int, str]] = []
+
+    def futures(self, update: dict[str, Any]) -> list[Future[Any]]:
+        return [i.submit(i.tg.process(copy.deepcopy(update))) for i in self.instances]
+
+    async def process(self, update: dict[str, Any]) -> None:
+        await all_done(self.futures(update))
+
+    async def send(self, chat: FakeChat, user: FakeUser, text: str) -> None:
+        with self.fake.lock:
+            update = self.fake.command_update(chat, user, text)
+        await self.process(update)
+
+    async def tap(
+        self, user: FakeUser, message: StoredMessage, button: Any, expect_answer: bool = True
+    ) -> CallbackAnswer:
+        with self.fake.lock:
+            keys = [b for row in message.keyboard for b in row if "callback_data" in b]
+
+        def matches(b: dict[str, Any]) -> bool:
+            if isinstance(button, str):
+                return bool(b["text"] == button)
+            if isinstance(button, re.Pattern):
+                return button.search(b["text"]) is not None
+            return bool(button(b["text"], b["callback_data"]))
+
+        found = [b for b in keys if matches(b)]
+        assert found, (button, [b["text"] for b in keys])
+        data = found[0]["callback_data"]
+        with self.fake.lock:
+            update = self.fake.callback_update(user, message, data)
+        query_id = update["callback_query"]["id"]
+        decoded = cb.decode(data)
+        if decoded.kind == "move":
+            assert decoded.game_id is not None and decoded.version is not None
+            move = (decoded.game_id, decoded.version, decoded.arg)
+            if self.holding and is_sum_or_discard(decoded.arg):  # a [T!] card does not end the turn
+                self.held.append((update, *move))
+                return CallbackAnswer(query_id, user.id, message.chat_id, message.message_id, data)
+            self.delivered.append(move)
+        await self.process(update)
+        return self.fake.answers[query_id]
+
+
+def games_of(instance: Instance) -> list[Game]:
+    with Session(instance.deps.db) as session:
+        return list(session.exec(select(Game).order_by(col(Game.id))).all())
+
+
+def replay(session: Session, game: Game) -> tuple[GameState, list[Move]]:
+    assert game.id is not None
+    moves = list(session.exec(select(Move).where(Move.game_id == game.id).order_by(col(Move.seq))).all())
+    seats = len(session.exec(select(GamePlayer).where(GamePlayer.game_id == game.id)).all())
+    config = GameSettings.from_json(game.settings).engine_config(seats)
+    assert moves[0].code == f"start:{game.seed}"
+    state = engine.new_game(config, game.seed)
+    for move in moves[1:]:
+        assert move.seat is not None
+        state, _events = engine.apply(state, move.seat, move.code)
+    return state, moves
+
+
+@pytest.fixture
+def pg_database() -> Iterator[str]:
+    name, url = create_database()
+    try:
+        yield url
+    finally:
+        drop_database(name)
+
+
+async def test_two_instances_apply_every_move_exactly_once(
+    pg_database: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.ERROR)
+    migrations.upgrade(pg_database)
+    moves_counted = metrics.total("tweakbot_moves_applied_total")
+    fake = SharedFake()
+    clock = ManualClock()
+    fake.clock = clock.now  # type: ignore[assignment]
+    counter = itertools.count(1)
+    instances = [Instance(pg_database, fake, clock, lambda: 7000 + next(counter)) for _ in range(2)]
+    for instance in instances:
+        instance.start()
+    both = Both(fake, instances)
+    rng = random.Random(5)
+    try:
+        tables: list[tuple[FakeChat, list[Player]]] = []
+        for n in range(GAMES):
+            group = fake.group(f"Table {n}")
+            users = [fake.user(100 * n + k + 1, f"P{n}x{k}") for k in range(2 + n % 2)]
+            players = [Player(u, random.Random(n * 10 + k)) for k, u in enumerate(users)]
+            await both.send(group, users[0], "/newgame@tweak_test_bot")
+            # (the other bot answers "a game is already running here": only one lobby exists)
+            created = [g for g in games_of(instances[0]) if g.chat_id == group.id]
+            assert len(created) == 1 and created[0].lobby_message_id is not None
+            lobby = fake.message(group.id, created[0].lobby_message_id)
+            for user in users[1:]:
+                await both.tap(user, lobby, "✋ Join")
+            await both.tap(users[0], lobby, "▶️ Start")
+            tables.append((group, players))
+        games = games_of(instances[0])
+        assert len(games) == GAMES and all(g.status == PLAYING for g in games)
+
+        async def turn(group: FakeChat, players: list[Player]) -> None:
+            game = next(g for g in games_of(instances[0]) if g.chat_id == group.id)
+            if game.status != PLAYING or game.board_message_id is None:
+                return
+            with fake.lock:
+                board = fake.message(group.id, game.board_message_id)
+            player = to_move(board.text, players)
+            if player is not None:
+                await play_turn(both, fake, board, player, private=False)  # type: ignore[arg-type]
+
+        for _round in range(RACE_ROUNDS):
+            # Ordinary turns: every tap (compose keys, Claim/Discard, [T!]) goes to both bots.
+            for group, players in tables[:TAPPED]:
+                await turn(group, players)
+            # The race: compose a move everywhere but hold back its final key; let the turn time
+            # run out; then fire the final keys to both bots while both sweeps run.
+            both.holding = True
+            for group, players in tables[:TAPPED]:
+                if rng.random() < 0.8:
+                    await turn(group, players)
+            both.holding = False
+            clock.advance(rng.choice([timedelta(days=3), timedelta(0)]))
+            futures: list[Future[Any]] = []
+            for update, *_move in both.held:
+                futures += both.futures(update)
+            futures += [i.submit(run_sweep(i.deps, i.app.bot)) for i in instances]
+            await all_done(futures)
+            both.held.clear()
+    finally:
+        for instance in instances:
+            instance.stop()
+
+    # Nothing went wrong anywhere: no unhandled error in a handler, no failed sweep.
+    assert not [i.tg.errors for i in instances if i.tg.errors]
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
+
+    db = make_engine(pg_database)
+    try:
+        with Session(db) as session:
+            total = 0
+            final = {}
+            for game in session.exec(select(Game)).all():
+                state, moves = replay(session, game)
+                seqs = [m.seq for m in moves]
+                assert seqs == list(range(1, game.version + 1)), (game.id, seqs)
+                assert game.state is not None
+                assert state.to_json() == json.loads(game.state), (
+                    f"game {game.id}: state != replay of its log"
+                )
+                total += len(moves) - 1
+                final[game.id] = {m.seq: m for m in moves}
+            # Each move tap delivered while no sweep ran was applied, once, as that player's move.
+            for game_id, version, code in both.delivered:
+                applied = final[game_id].get(version + 1)
+                assert applied is not None and applied.code == code and applied.source == "player", (
+                    game_id,
+                    version,
+                    code,
+                )
+            assert total >= GAMES * RACE_ROUNDS
+            # The moves metric agrees: each move was committed once (start moves are not moves).
+            assert metrics.total("tweakbot_moves_applied_total") - moves_counted == total
+    finally:
+        db.dispose()

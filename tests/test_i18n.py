@@ -1,0 +1,486 @@
+"""Every message in every language.
+
+* the template (messages.pot) holds every string marked in tgbot/, and every catalog holds the
+  template, translated (no empty or fuzzy entries, every plural form);
+* translations keep the {placeholders} (with their format specs), the HTML tags and the emoji;
+* the names of the keys are the ones /help, the lobby and the popups tell people to tap;
+* with worst-case names and numbers, no popup exceeds 200 characters and no message 4,096 in any
+  language (counted in UTF-16 code units, like Telegram), rendering the real functions;
+* an unknown language code falls back to English.
+
+Refresh the catalogs with scripts/i18n.sh, then translate what it added.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Iterator
+from datetime import datetime
+from functools import cache
+from pathlib import Path
+from string import Formatter
+from typing import Any
+
+import pytest
+from babel.messages.catalog import Catalog, Message
+from babel.messages.pofile import read_po
+from telegram import InlineKeyboardMarkup
+
+from engine import GameConfig, GameState, new_game
+from engine.cards import ALL_CARDS
+from engine.events import (
+    Discarded,
+    Event,
+    GameEnded,
+    LostTurn,
+    RoundEnded,
+    Skipped,
+    Summed,
+    TPlayed,
+)
+from tgbot.handlers.common import ERROR_TEXT, ILLEGAL_TEXT, error_text
+from tgbot.i18n import DEFAULT_LANGUAGE, DOMAIN, LANGUAGES, LOCALES_DIR, _, _n, normalize
+from tgbot.render import board, lobby, results
+from tgbot.render.cards import COLOUR_NAMES, T_NAMES
+from tgbot.services.context import GameContext, SeatInfo
+from tgbot.services.errors import ServiceError
+from tgbot.services.settings import GameSettings
+from tgbot.store.models import Game
+from tgbot.texts import HELP_TEXT, RULES_PAGES, WELCOME_TEXT
+
+ALL_LANGUAGES = list(LANGUAGES)
+TRANSLATED = [lang for lang in LANGUAGES if lang != DEFAULT_LANGUAGE]
+SOURCE = Path(__file__).resolve().parents[1] / "tgbot"
+
+POPUP_LIMIT = 200
+MESSAGE_LIMIT = 4096
+
+PLACEHOLDER = re.compile(r"\{[^{}]*\}")
+HTML_TAG = re.compile(r"</?[a-zA-Z][^>]*>")
+ENTITY = re.compile(r"&(?:lt|gt|amp|quot|#\d+);")
+
+
+# --- catalogs ---------------------------------------------------------------------------------
+
+
+@cache
+def template() -> Catalog:
+    with (LOCALES_DIR / f"{DOMAIN}.pot").open("rb") as fh:
+        return read_po(fh)
+
+
+@cache
+def catalog(lang: str) -> Catalog:
+    with (LOCALES_DIR / lang / "LC_MESSAGES" / f"{DOMAIN}.po").open("rb") as fh:
+        return read_po(fh, locale=lang)
+
+
+def template_messages() -> Iterator[Message]:
+    return (m for m in template() if m.id)
+
+
+def forms(message: Message) -> tuple[str, ...]:
+    raw = message.string
+    return tuple(str(f or "") for f in raw) if isinstance(raw, (tuple, list)) else (str(raw or ""),)
+
+
+def source_text(message: Message) -> str:
+    """The English text a translation is compared with (the plural form for plural messages)."""
+    return str(message.id[1]) if isinstance(message.id, (tuple, list)) else str(message.id)
+
+
+def label(message: Message) -> str:
+    return repr(message.id[0] if isinstance(message.id, (tuple, list)) else message.id)[:90]
+
+
+def placeholders(text: str) -> Counter[str]:
+    return Counter(PLACEHOLDER.findall(text))
+
+
+def html_tags(text: str) -> Counter[str]:
+    return Counter(HTML_TAG.findall(text))
+
+
+def emoji(text: str) -> Counter[str]:
+    return Counter(ch for ch in text if unicodedata.category(ch) == "So")
+
+
+def marked_strings() -> set[str]:
+    """Literal strings of every _(lang, "..."), _n(lang, "...", "...", n) and M_("...") in tgbot/."""
+    positions = {"_": (1,), "_n": (1, 2), "M_": (0,)}
+    found: set[str] = set()
+    for path in sorted(SOURCE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in positions:
+                for index in positions[node.func.id]:
+                    if index < len(node.args):
+                        arg = node.args[index]
+                        if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                            found.add(arg.value)
+    return found
+
+
+def test_template_has_every_marked_string() -> None:
+    known = {part for m in template_messages() for part in (m.id if isinstance(m.id, tuple) else (m.id,))}
+    missing = sorted(marked_strings() - known)
+    assert not missing, f"not in messages.pot (run scripts/i18n.sh): {missing[:10]}"
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_catalog_holds_the_template(lang: str) -> None:
+    missing = [label(m) for m in template_messages() if catalog(lang).get(m.id) is None]
+    assert not missing, f"{lang} catalog lacks {len(missing)} messages (run scripts/i18n.sh): {missing[:5]}"
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_every_message_is_translated(lang: str) -> None:
+    cat = catalog(lang)
+    problems = []
+    for message in template_messages():
+        translated = cat.get(message.id)
+        if translated is None:
+            continue  # reported by test_catalog_holds_the_template
+        texts = forms(translated)
+        if translated.fuzzy:
+            problems.append(f"fuzzy: {label(message)}")
+        elif not all(texts):
+            problems.append(f"untranslated: {label(message)}")
+        elif isinstance(message.id, (tuple, list)) and len(texts) != cat.num_plurals:
+            problems.append(f"{len(texts)} plural forms instead of {cat.num_plurals}: {label(message)}")
+    assert not problems, f"{len(problems)} problems in {lang}:\n" + "\n".join(problems[:20])
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_placeholders_tags_and_emoji_are_kept(lang: str) -> None:
+    cat = catalog(lang)
+    problems = []
+    for message in template_messages():
+        translated = cat.get(message.id)
+        if translated is None or translated.fuzzy:
+            continue
+        english = source_text(message)
+        for text in forms(translated):
+            if not text:
+                continue
+            for what, count in (("placeholders", placeholders), ("tags", html_tags), ("emoji", emoji)):
+                if count(text) != count(english):
+                    problems.append(f"{what} {dict(count(text))} != {dict(count(english))}: {label(message)}")
+    assert not problems, f"{len(problems)} problems in {lang}:\n" + "\n".join(problems[:20])
+
+
+def sample_value(spec: str) -> Any:
+    return 7 if spec.endswith("d") else "x"
+
+
+@pytest.mark.parametrize("lang", ALL_LANGUAGES)
+def test_every_translation_formats(lang: str) -> None:
+    for message in template_messages():
+        texts = [source_text(message)]
+        if lang != DEFAULT_LANGUAGE and (translated := catalog(lang).get(message.id)) is not None:
+            texts += [t for t in forms(translated) if t]
+        for text in texts:
+            fields = {
+                name: sample_value(spec or "") for _l, name, spec, _c in Formatter().parse(text) if name
+            }
+            text.format(**fields)  # raises on a broken brace or format spec
+
+
+# --- fallback ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("code", ["xx", "pt-BR", "pt", "zz-ZZ", "", None, "EN"])
+def test_unknown_language_falls_back_to_english(code: str | None) -> None:
+    assert normalize(code) == "en"
+    assert _(code or "", "👀 My hand") == "👀 My hand"
+    assert _(code or "", "Language: {name}", name="X") == "Language: X"
+    assert _n(
+        code or "", "🏆 <b>Game over</b> after {n} round", "🏆 <b>Game over</b> after {n} rounds", 3
+    ) == ("🏆 <b>Game over</b> after 3 rounds")
+
+
+@pytest.mark.parametrize(("code", "lang"), [("es-419", "es"), ("ja-JP", "ja"), ("HI", "hi"), ("id_ID", "id")])
+def test_regional_codes_use_their_language(code: str, lang: str) -> None:
+    assert normalize(code) == lang
+    assert _(code, "👀 My hand") == _(lang, "👀 My hand") != "👀 My hand"
+
+
+def test_a_message_missing_from_a_catalog_is_english() -> None:
+    assert _("ja", "Not in any catalog {x}", x=1) == "Not in any catalog 1"
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_plural_forms_follow_the_language(lang: str) -> None:
+    one = _n(lang, "🏆 <b>Game over</b> after {n} round", "🏆 <b>Game over</b> after {n} rounds", 1)
+    many = _n(lang, "🏆 <b>Game over</b> after {n} round", "🏆 <b>Game over</b> after {n} rounds", 5)
+    assert "1" in one and "5" in many and "round" not in many
+
+
+# --- the same names everywhere ----------------------------------------------------------------
+
+#: Key label -> the texts that tell people to tap it (they must use the key's translated name).
+KEY_MENTIONS: dict[str, list[str]] = {
+    "✋ Join": [HELP_TEXT, "Tap Join to play (2–6 players)."],
+    "🚪 Leave": [HELP_TEXT],
+    "▶️ Start": [HELP_TEXT],
+    "⚙️ Settings": [
+        HELP_TEXT,
+        "Use the ⚙️ Settings key of the lobby.",
+        "Not enough cards for this many players: pick more colours in Settings.",
+    ],
+    "👀 My hand": [HELP_TEXT],
+    "✅ Claim": [HELP_TEXT, "{expr} = {total} ✅ Tap Claim!"],
+    "🗑 Discard": [HELP_TEXT],
+    "↩️ Clear": [HELP_TEXT],
+    "➕ Add to a group": [WELCOME_TEXT],
+}
+
+
+def key_name(text: str) -> str:
+    """'✅ Claim' -> 'Claim': the key's words without its emoji."""
+    return re.sub(r"^\W+", "", text).strip()
+
+
+@pytest.mark.parametrize("lang", ALL_LANGUAGES)
+@pytest.mark.parametrize("key", list(KEY_MENTIONS))
+def test_key_names_match_the_texts_that_mention_them(lang: str, key: str) -> None:
+    name = key_name(_(lang, key))
+    assert name
+    for text in KEY_MENTIONS[key]:
+        assert name in _(lang, text), f"{lang}: {name!r} is not in {_(lang, text)[:80]!r}…"
+
+
+@pytest.mark.parametrize("lang", ALL_LANGUAGES)
+def test_card_names_match_the_rules(lang: str) -> None:
+    rules = "\n".join(_(lang, page) for page in RULES_PAGES)
+    for kind, english in T_NAMES.items():
+        assert _(lang, english) in rules, f"{lang}: [T!] {kind} is {_(lang, english)!r}, not in the rules"
+    for colour, english in COLOUR_NAMES.items():
+        assert _(lang, english) in rules, f"{lang}: colour {colour} is {_(lang, english)!r}, not in the rules"
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_board_keys_are_translated(lang: str) -> None:
+    for key in ("✅ Claim", "🗑 Discard", "↩️ Clear", "👀 My hand", "✋ Join", "▶️ Start"):
+        assert _(lang, key) != key
+        assert emoji(_(lang, key)) == emoji(key)
+
+
+# --- worst-case sizes -------------------------------------------------------------------------
+
+#: Six names Telegram allows (64 characters): wide, astral (2 UTF-16 units each), long Hindi,
+#: HTML-escaped, emoji and plain.
+NAMES = [
+    "Ｗ" * 64,
+    "𝕎" * 64,
+    ("अनन्तपद्मनाभस्वामी " * 4)[:64],
+    "<&>" * 21 + "x",
+    "😀" * 64,
+    "W" * 64,
+]
+HOLDING = ["thief"] * 5 + ["joker"] * 5 + ["shifter"] * 5 + ["bomb"] * 2
+NOW = datetime(2030, 1, 1)
+
+
+def utf16(text: str) -> int:
+    return len(text.encode("utf-16-le")) // 2
+
+
+def visible(html: str) -> int:
+    """What Telegram counts of an HTML message: tags removed, each entity one character."""
+    return utf16(ENTITY.sub("&", HTML_TAG.sub("", html)))
+
+
+def worst_state(current: int = 0) -> GameState:
+    state = new_game(GameConfig(players=6, edition="extended"), seed=7)
+    cards = list(ALL_CARDS)
+    state.table = cards[:30]
+    state.hands = [cards[30 + 3 * s : 33 + 3 * s] for s in range(6)]
+    state.deck = cards[48:]
+    state.piles = [cards[:40] for _s in range(6)]
+    state.holdings = [list(HOLDING) for _s in range(6)]
+    state.used_t = [list(HOLDING) for _s in range(6)]
+    state.totals = [987 - 11 * s for s in range(6)]
+    state.round, state.turn, state.current, state.joker = 99, 9999, current, -1
+    return state
+
+
+def worst_context(lang: str, current: int = 0, face_down: bool = False) -> GameContext:
+    game = Game(
+        id=123456789012,
+        chat_id=-1001234567890,
+        creator_id=1,
+        language=lang,
+        version=999999,
+        status="playing",
+        created_at=NOW,
+        updated_at=NOW,
+    )
+    seats = [
+        SeatInfo(
+            seat=s,
+            user_id=None if s == 1 else 9_000_000_000 + s,
+            name=NAMES[s],
+            ai_level="hard" if s == 1 else None,
+            away=s == 3,
+            left=s == 2,
+            can_dm=True,
+            language=lang,
+            panel_message_id=None,
+        )
+        for s in range(6)
+    ]
+    settings = GameSettings(edition="extended", colours=6, target=300, face_down=face_down, pace="relaxed")
+    return GameContext(game, seats, worst_state(current), settings, chat_title="Ｗ" * 128)
+
+
+def worst_events(seats: int = 6) -> list[Event]:
+    cards = list(ALL_CARDS)
+    events: list[Event] = []
+    for s in range(seats):
+        events += [
+            TPlayed(seat=s, kind="thief", victim=(s + 1) % seats, card=cards[s]),
+            TPlayed(seat=s, kind="joker", delta=-1),
+            TPlayed(seat=s, kind="shifter", card=cards[s], new_target=10),
+            TPlayed(seat=s, kind="bomb", dropped={v: cards[v] for v in range(seats) if v != s}),
+            Summed(
+                seat=s,
+                hand_card=cards[s],
+                table_cards=tuple(cards[10:20]),
+                target=11,
+                tweak=True,
+                won_t="shifter",
+            ),
+            Discarded(seat=s, card=cards[s]),
+            LostTurn(seat=s, hand_cards=tuple(cards[:3])),
+            Skipped(seat=s),
+        ]
+    return events
+
+
+def keyboard_labels(markup: InlineKeyboardMarkup) -> list[str]:
+    return [button.text for row in markup.inline_keyboard for button in row]
+
+
+@pytest.mark.parametrize("lang", ALL_LANGUAGES)
+def test_popups_fit_in_every_language(lang: str) -> None:
+    ctx = worst_context(lang)
+    state = ctx.state
+    assert state is not None
+    all_table = board.mask_for(tuple(range(len(state.table))))
+    popups = {
+        "hand": board.hand_popup(lang, ctx, 0),
+        "hint table only": board.sum_hint(lang, state, 0, board.Draft(None, all_table)),
+        "hint hand only": board.sum_hint(lang, state, 0, board.Draft(0, 0)),
+        "hint everything": board.sum_hint(lang, state, 0, board.Draft(0, all_table)),
+    }
+    for reason in ERROR_TEXT:
+        popups[reason] = error_text(lang, ServiceError(reason, name=NAMES[1]))
+    for rule in ILLEGAL_TEXT:
+        popups[rule] = error_text(lang, ServiceError("illegal", rule=rule, total=99, target=11))
+    for text in (
+        "That key is not valid any more.",
+        "A computer player joined.",
+        "You're in!",
+        "You left the lobby.",
+        "Done!",
+        "Unknown language.",
+    ):
+        popups[text] = _(lang, text)
+    popups["language"] = _(lang, "Language: {name}", name=max(LANGUAGES.values(), key=utf16))
+    popups["pace"] = _(lang, "Pace: {pace}", pace=_(lang, "relaxed"))
+    for what, text in popups.items():
+        assert 0 < utf16(text) <= POPUP_LIMIT, f"{lang} popup {what} is {utf16(text)} long: {text!r}"
+    # the hand popup is complete, not cut: it still ends with the call to move
+    assert popups["hand"].endswith(_(lang, "Target {target}. Your move!", target=state.target))
+    assert str(state.target) in popups["hint everything"]
+
+
+@pytest.mark.parametrize("face_down", [False, True])
+@pytest.mark.parametrize("lang", ALL_LANGUAGES)
+def test_messages_fit_in_every_language(lang: str, face_down: bool) -> None:
+    from tgbot.render.limits import fit_lines
+
+    ctx = worst_context(lang, face_down=face_down)
+    state = ctx.state
+    assert state is not None
+    seats = ctx.seats
+    all_table = board.mask_for(tuple(range(len(state.table))))
+    report = [
+        line
+        for event in worst_events()
+        if (line := results.event_line(lang, seats, event, face_down)) is not None
+    ]
+    assert len(report) == 8 * 6
+    header = "\n".join(fit_lines(lang, [f"{results.AUTO_TAGS['idle']} {line}" for line in report]))
+    messages: dict[str, str] = {
+        "report": header,
+        "lobby": lobby.lobby_text(lang, ctx),
+        "round": results.round_summary(
+            lang,
+            seats,
+            RoundEnded(
+                round=99,
+                points=tuple(range(900, 906)),
+                totals=tuple(range(990, 996)),
+                leftover_table=tuple(state.table),
+            ),
+            [54] * 6,
+            300,
+        ),
+        "final": results.final_standings(
+            lang, seats, GameEnded(winners=tuple(range(6)), totals=(999,) * 6), 99
+        ),
+        "final one": results.final_standings(lang, seats, GameEnded(winners=(0,), totals=(999,) * 6), 1),
+    }
+    for surface, viewer in ((board.GROUP, None), (board.PRIVATE, 0)):
+        for current in (0, 1):  # a human to move, and a computer seat
+            ctx = worst_context(lang, current=current, face_down=face_down)
+            for draft in (board.Draft(), board.Draft(0, all_table)):
+                text = board.board_text(lang, ctx, draft, surface, viewer)
+                messages[f"board {surface} {current} {draft}"] = header + "\n\n" + text
+    for what, text in messages.items():
+        assert visible(text) <= MESSAGE_LIMIT, f"{lang} {what} is {visible(text)} long"
+    assert all(NAMES[5][:10] in text for what, text in messages.items() if what != "report")
+
+
+@pytest.mark.parametrize("lang", ALL_LANGUAGES)
+def test_keyboards_in_every_language(lang: str) -> None:
+    ctx = worst_context(lang)
+    state = ctx.state
+    assert state is not None
+    labels: list[str] = []
+    for surface, viewer in ((board.GROUP, None), (board.PRIVATE, 0)):
+        draft = board.Draft(0, board.mask_for((0, 1)))
+        labels += keyboard_labels(board.keyboard(lang, ctx, draft, surface, viewer, "tweak_test_bot"))
+        for menu in ("thief", "joker", "shifter", "bomb", "any"):
+            markup = board.keyboard(lang, ctx, board.Draft(menu=menu), surface, viewer, "tweak_test_bot")
+            labels += keyboard_labels(markup)
+    labels += keyboard_labels(lobby.lobby_keyboard(lang, ctx))
+    labels += keyboard_labels(lobby.settings_keyboard(lang, ctx))
+    assert all(0 < utf16(text) <= 64 for text in labels), labels
+    for key in ("✅ Claim", "🗑 Discard", "↩️ Clear", "👀 My hand", "🃏 Target +1", "✋ Join", "🤖 Hard"):
+        assert _(lang, key) in labels, f"{key} is missing in {lang}"
+
+
+@pytest.mark.parametrize("lang", ALL_LANGUAGES)
+def test_every_message_fits_with_long_values(lang: str) -> None:
+    """Any catalog message, its fields filled with 64-character names and big numbers."""
+    for message in template_messages():
+        if isinstance(message.id, (tuple, list)):
+            fields = long_fields(str(message.id[1]))
+            fields.pop("n", None)
+            text = _n(lang, str(message.id[0]), str(message.id[1]), 999999, **fields)
+        else:
+            text = _(lang, str(message.id), **long_fields(str(message.id)))
+        assert visible(text) <= MESSAGE_LIMIT
+
+
+def long_fields(text: str) -> dict[str, Any]:
+    return {
+        name: 999999 if (spec or "").endswith("d") else "𝕎" * 64
+        for _l, name, spec, _c in Formatter().parse(text)
+        if name
+    }

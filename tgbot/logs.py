@@ -1,0 +1,160 @@
+"""Logging: one structured line per update, and secrets kept out of every log line.
+
+The line for an update is written by the Application (tgbot/app.py) when the update is done,
+whichever handler ran (or none did), so every update gets exactly one line::
+
+    INFO tweakbot.updates update=812 chat=-100123 game=42 action=move outcome=ok ms=12.3
+
+Handlers refine the game, action and outcome through `note_update` (called by
+``handlers.common.log_update``); they never log message text. Users' texts only ever appear in
+PTB's own DEBUG lines. The bot token and the webhook secret are removed from every record, at any
+level, by a log record factory: a line that would contain them shows ``<redacted>`` instead.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from collections.abc import Iterable
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any
+
+from telegram import Update
+
+from . import metrics
+
+UPDATE_LOG = logging.getLogger("tweakbot.updates")
+LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s %(message)s"
+#: Libraries that log request URLs (which contain the bot token) or routine chatter at INFO.
+QUIET_LOGGERS = ("httpx", "httpcore", "apscheduler", "tornado.access", "alembic.runtime.plugins")
+REDACTED = "<redacted>"
+
+_COMMAND_RE = re.compile(r"^/([A-Za-z0-9_]{1,32})(?:@\w+)?(?:\s|$)")
+
+
+@dataclass
+class UpdateRecord:
+    """What the line for the update being handled will say."""
+
+    update_id: int | None
+    chat_id: int | None
+    action: str
+    started: float = field(default_factory=time.perf_counter)
+    game_id: int | None = None
+    outcome: str = "ok"
+    extra: dict[str, Any] = field(default_factory=dict)
+    #: True once a handler described the update itself (its action is then a known one).
+    noted: bool = False
+
+    def line(self) -> str:
+        fields: dict[str, Any] = {
+            "update": self.update_id,
+            "chat": self.chat_id,
+            "game": self.game_id,
+            "action": self.action,
+            "outcome": self.outcome,
+            "ms": round((time.perf_counter() - self.started) * 1000, 1),
+            **self.extra,
+        }
+        return " ".join(f"{key}={value}" for key, value in fields.items())
+
+
+_current: ContextVar[UpdateRecord | None] = ContextVar("tweakbot_update", default=None)
+
+
+def describe(update: object, known_commands: Iterable[str] = ()) -> UpdateRecord:
+    """A first description of an update: its kind (or command name), never its text."""
+    if not isinstance(update, Update):
+        return UpdateRecord(None, None, type(update).__name__.lower()[:32])
+    chat = update.effective_chat
+    action = "update"
+    if update.callback_query is not None:
+        action = "callback"
+    elif update.message is not None and update.message.text is not None:
+        match = _COMMAND_RE.match(update.message.text)
+        if match is None:
+            action = "text"
+        else:
+            name = match.group(1).lower()
+            action = name if name in set(known_commands) else "unknown_command"
+    else:
+        kinds = [key for key in update.to_dict() if key != "update_id"]
+        if kinds:
+            action = kinds[0][:32]
+    return UpdateRecord(update.update_id, chat.id if chat is not None else None, action)
+
+
+def begin_update(record: UpdateRecord) -> object:
+    """Make ``record`` the current update's (in this task); returns a token for `end_update`."""
+    return _current.set(record)
+
+
+def end_update(token: object) -> UpdateRecord | None:
+    """Write the update's line and count it; restores the previous context."""
+    record = _current.get()
+    _current.reset(token)  # type: ignore[arg-type]
+    if record is not None:
+        UPDATE_LOG.info("%s", record.line())
+        metrics.count_update(record.action, record.outcome)
+    return record
+
+
+def note_update(game_id: int | None, action: str, outcome: str, **extra: Any) -> bool:
+    """Describe the current update; False when no update is being handled (then log yourself)."""
+    record = _current.get()
+    if record is None:
+        return False
+    if game_id is not None:
+        record.game_id = game_id
+    record.action = action
+    if record.outcome != "error":
+        record.outcome = outcome
+    record.extra.update(extra)
+    record.noted = True
+    return True
+
+
+def note_error() -> None:
+    """The update ended in an unhandled exception."""
+    record = _current.get()
+    if record is not None:
+        record.outcome = "error"
+
+
+# --- set-up -----------------------------------------------------------------------------------
+
+
+def install_redaction(secrets: Iterable[str | None]) -> None:
+    """Replace ``secrets`` in every log record created from now on, whatever its level or logger."""
+    hidden = tuple(sorted({s for s in secrets if s and len(s) >= 8}, key=len, reverse=True))
+    if not hidden:
+        return
+    previous = logging.getLogRecordFactory()
+    if getattr(previous, "tweakbot_hidden", None) == hidden:
+        return
+
+    def factory(*args: Any, **kwargs: Any) -> logging.LogRecord:
+        record = previous(*args, **kwargs)
+        try:
+            message = record.getMessage()
+        except Exception:  # a broken format string is the logger's problem, not ours
+            return record
+        if any(secret in message for secret in hidden):
+            for secret in hidden:
+                message = message.replace(secret, REDACTED)
+            record.msg, record.args = message, None
+        return record
+
+    factory.tweakbot_hidden = hidden  # type: ignore[attr-defined]
+    logging.setLogRecordFactory(factory)
+
+
+def setup_logging(level: str, secrets: Iterable[str | None] = ()) -> None:
+    """Configure the root logger for a bot process (stderr, one line per record)."""
+    logging.basicConfig(level=level, format=LOG_FORMAT, force=True)
+    for name in QUIET_LOGGERS:
+        # httpx logs every request URL at INFO, and the URL contains the bot token.
+        logging.getLogger(name).setLevel(logging.WARNING)
+    install_redaction(secrets)

@@ -1,0 +1,171 @@
+"""The score chart: each player's total after every round, with the goal line, as a PNG.
+
+Drawn with matplotlib's object API on the Agg canvas (no pyplot, no global
+state, so it is safe to render in a worker thread). Sized for a phone: 1200 px
+wide (Telegram keeps photos up to 1280 px), big type, thick lines, a marker
+shape per player so the lines stay apart without colour, and a legend with the
+names and final totals.
+
+Names are drawn with the fonts matplotlib finds (DejaVu Sans, bundled, plus
+any Noto CJK/Devanagari font installed on the host); characters no font can
+draw (emoji, scripts without a font) are left out rather than shown as boxes.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+
+WIDTH_PX = 1200
+HEIGHT_PX = 960
+DPI = 120
+BASE_FONT = 19  # points; at 120 dpi about 32 px tall in a 1200 px image
+# Okabe-Ito: readable for colour-blind players
+COLOURS = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9")
+MARKERS = ("o", "s", "^", "D", "v", "P")
+FALLBACK_FAMILIES = (
+    "DejaVu Sans",
+    "Noto Sans",
+    "Noto Sans CJK JP",
+    "Noto Sans JP",
+    "Noto Sans Devanagari",
+    "Droid Sans Fallback",
+)
+
+
+@dataclass(frozen=True)
+class ChartTexts:
+    """Translated labels (the caller translates; this module knows no language)."""
+
+    title: str
+    round_label: str
+    points_label: str
+    goal_label: str  # e.g. "Goal 100"
+
+
+@cache
+def _fonts() -> tuple[list[str], frozenset[int]]:
+    """The installed families of FALLBACK_FAMILIES and every code point they can draw."""
+    from matplotlib import font_manager
+    from matplotlib.ft2font import FT2Font
+
+    families: list[str] = []
+    covered: set[int] = set()
+    entries = font_manager.fontManager.ttflist
+    for family in FALLBACK_FAMILIES:
+        files = [f.fname for f in entries if f.name == family]
+        if not files:
+            continue
+        families.append(family)
+        try:
+            covered.update(FT2Font(files[0]).get_charmap())
+        except (OSError, RuntimeError):  # an unreadable font file: skip it
+            continue
+    return families or ["DejaVu Sans"], frozenset(covered)
+
+
+def drawable(text: str, fallback: str) -> str:
+    """`text` without the characters no installed font can draw; `fallback` if nothing is left."""
+    covered = _fonts()[1]
+    kept = "".join(c for c in text if ord(c) in covered or c == " ")
+    kept = " ".join(kept.split())
+    if len(kept) > 20:
+        kept = kept[:19] + "…"
+    return kept or fallback
+
+
+def cumulative(round_points: Sequence[Sequence[int]], players: int) -> list[list[int]]:
+    """Per seat: 0, then the running total after each round."""
+    series = [[0] for _ in range(players)]
+    for points in round_points:
+        for seat in range(players):
+            series[seat].append(series[seat][-1] + points[seat])
+    return series
+
+
+def reading_order(count: int, columns: int) -> list[int]:
+    """Matplotlib fills legend columns top to bottom; this order makes the rows read left to right."""
+    rows = -(-count // columns)
+    grid = [r * columns + c for c in range(columns) for r in range(rows)]
+    return [i for i in grid if i < count]
+
+
+def score_chart_png(
+    names: Sequence[str],
+    round_points: Sequence[Sequence[int]],
+    threshold: int,
+    texts: ChartTexts,
+    winners: Sequence[int] = (),
+) -> bytes:
+    """The PNG bytes of the chart; one line per seat, in seat order, `names[seat]` in the legend."""
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import MaxNLocator
+
+    players = len(names)
+    series = cumulative(round_points, players)
+    families, _covered = _fonts()
+    import matplotlib
+
+    with matplotlib.rc_context({"font.family": families, "font.size": BASE_FONT}):
+        fig = Figure(
+            figsize=(WIDTH_PX / DPI, HEIGHT_PX / DPI), dpi=DPI, facecolor="white", layout="constrained"
+        )
+        ax = fig.subplots()
+        rounds = list(range(len(round_points) + 1))
+        order = sorted(range(players), key=lambda s: (-series[s][-1], s))
+        for seat in order:
+            label = drawable(names[seat], f"#{seat + 1}")
+            win = seat in winners
+            ax.plot(
+                rounds,
+                series[seat],
+                color=COLOURS[seat % len(COLOURS)],
+                marker=MARKERS[seat % len(MARKERS)],
+                markersize=13 if win else 10,
+                linewidth=6 if win else 3.5,
+                label=f"{label} · {series[seat][-1]}" + (" ★" if win else ""),
+                zorder=3 if win else 2,
+            )
+        ax.axhline(threshold, color="#444444", linestyle="--", linewidth=2.5, zorder=1)
+        last = max(1, len(round_points))
+        ax.annotate(
+            texts.goal_label,
+            xy=(last, threshold),
+            xytext=(0, 6),
+            textcoords="offset points",
+            ha="right",
+            va="bottom",
+            color="#444444",
+            fontsize=BASE_FONT - 2,
+            fontweight="bold",
+        )
+        top = max([threshold, *(max(s) for s in series)])
+        ax.set_ylim(0, top * 1.1 + 1)
+        ax.set_xlim(-0.1, last + 0.15)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True, nbins=6))
+        ax.set_title(texts.title, fontsize=BASE_FONT + 5, fontweight="bold", pad=14)
+        ax.set_xlabel(texts.round_label)
+        ax.set_ylabel(texts.points_label)
+        ax.tick_params(labelsize=BASE_FONT - 2)
+        ax.grid(True, alpha=0.3, linewidth=1.2)
+        for side in ("top", "right"):
+            ax.spines[side].set_visible(False)
+        columns = 2 if players > 1 else 1
+        handles, labels = ax.get_legend_handles_labels()  # best total first
+        order = reading_order(len(handles), columns)
+        fig.legend(
+            [handles[i] for i in order],
+            [labels[i] for i in order],
+            loc="outside lower center",
+            ncol=columns,
+            frameon=False,
+            fontsize=BASE_FONT,
+            handlelength=1.8,
+            columnspacing=1.5,
+        )
+        buffer = io.BytesIO()
+        fig.savefig(buffer, format="png", dpi=DPI)
+    return buffer.getvalue()

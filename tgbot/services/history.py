@@ -1,0 +1,111 @@
+"""A group's past games, and a finished game's replay file (docs/replay-format.md).
+
+The replay is rebuilt from the move log (seed + action codes) with the
+engine's own record builder (`engine.replay.record_game`), so the file the
+bot hands out is exactly what the simulator writes and what
+`python -m engine.replay FILE` checks.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlmodel import Session, col, select
+
+from engine import GameState
+from engine.replay import record_game
+
+from ..store.models import ABANDONED, FINISHED, Game, GamePlayer
+from .errors import ServiceError
+from .games import AI_LEVELS
+from .stats import game_moves
+
+HISTORY_SIZE = 10
+ENDED = (FINISHED, ABANDONED)
+
+
+@dataclass(frozen=True)
+class HistorySeat:
+    name: str
+    computer: bool
+    total: int
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    game_id: int
+    ended_at: datetime
+    status: str  # finished | abandoned
+    seats: list[HistorySeat]
+    winners: list[int]  # seat numbers; empty for an abandoned game
+    rounds: int
+
+    @property
+    def downloadable(self) -> bool:
+        return self.status == FINISHED
+
+
+def _players(session: Session, game_id: int) -> list[GamePlayer]:
+    query = select(GamePlayer).where(GamePlayer.game_id == game_id).order_by(col(GamePlayer.seat))
+    return list(session.exec(query).all())
+
+
+def _state(game: Game) -> GameState | None:
+    return GameState.from_json(json.loads(game.state)) if game.state else None
+
+
+def recent_games(session: Session, chat_id: int, limit: int = HISTORY_SIZE) -> list[HistoryEntry]:
+    """The group's last games that ended (finished or abandoned), newest first."""
+    query = (
+        select(Game)
+        .where(Game.chat_id == chat_id, col(Game.status).in_(ENDED))
+        .order_by(col(Game.finished_at).desc(), col(Game.id).desc())
+        .limit(limit)
+    )
+    entries: list[HistoryEntry] = []
+    for game in session.exec(query).all():
+        assert game.id is not None
+        state = _state(game)
+        if state is None:
+            continue
+        players = _players(session, game.id)
+        entries.append(
+            HistoryEntry(
+                game_id=game.id,
+                ended_at=game.finished_at or game.updated_at,
+                status=game.status,
+                seats=[HistorySeat(p.name, p.ai_level is not None, state.totals[p.seat]) for p in players],
+                winners=list(state.winners) if state.is_over else [],
+                rounds=len(state.round_points),
+            )
+        )
+    return entries
+
+
+def replay_records(session: Session, game_id: int, chat_id: int | None = None) -> list[dict[str, Any]]:
+    """The replay records of a finished game; `chat_id` limits it to that group's games."""
+    game = session.get(Game, game_id)
+    if game is None or (chat_id is not None and game.chat_id != chat_id):
+        raise ServiceError("no_game")
+    if game.status != FINISHED:
+        raise ServiceError("not_finished")
+    state = _state(game)
+    assert state is not None
+    players = _players(session, game_id)
+    ai = [AI_LEVELS.get(p.ai_level, p.ai_level) if p.ai_level else None for p in players]
+    codes = [m.code for m in game_moves(session, game_id)]
+    records = record_game(state.config, game.seed, codes, game=0, ai=ai)
+    # Extra header fields are allowed by the format's stability promise; readers ignore them.
+    records[0]["names"] = [p.name for p in players]
+    records[0]["bot_game_id"] = game_id
+    return records
+
+
+def replay_file(session: Session, game_id: int, chat_id: int | None = None) -> bytes:
+    """The replay as JSON Lines bytes, one record per line."""
+    records = replay_records(session, game_id, chat_id)
+    lines = (json.dumps(r, ensure_ascii=False, separators=(",", ":")) for r in records)
+    return ("\n".join(lines) + "\n").encode("utf-8")

@@ -1,0 +1,266 @@
+"""Per-group statistics: updated once when a game ends, in the transaction that ends it.
+
+What counts (README "Stats, history and computer players"):
+
+* A **finished** game counts for every seat: games +1, wins +1 for each seat
+  with the top total (a shared win is a win for each), the finished rounds,
+  the points of those rounds (the final totals), the TWEAKs made and the
+  [T!] cards played.
+* An **abandoned** game (every person left or is away) counts as played and
+  won by nobody, with the rounds finished so far: leaving is no way to dodge
+  a loss.
+* **Cancelled** games (an admin decision) and expired lobbies never count.
+* People are counted per user in `player_stats`; computer seats never enter a
+  person's numbers and are counted apart, per difficulty, in `computer_stats`.
+  A seat that a person left (played by the idle default afterwards) still
+  counts for that person.
+
+TWEAKs and [T!] plays are not stored per move, so they are counted by
+replaying the move log with the engine (seed + action codes): cheap (a game
+is a few hundred `apply` calls) and the same numbers a downloaded replay shows.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import func
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlmodel import Session, SQLModel, col, select
+
+import engine
+from engine import EngineError, GameState
+from engine.events import Summed, TPlayed
+
+from ..store.models import ABANDONED, FINISHED, ComputerStats, Game, GamePlayer, Move, PlayerStats, User
+
+log = logging.getLogger("tweakbot.stats")
+
+COUNTERS = ("games", "wins", "rounds", "points", "tweaks", "t_played")
+LEADERBOARD_SIZE = 10
+
+
+@dataclass(frozen=True)
+class SeatTally:
+    """What one seat of one game adds to its owner's totals."""
+
+    seat: int
+    user_id: int | None
+    ai_level: str | None
+    won: bool
+    rounds: int
+    points: int
+    tweaks: int
+    t_played: int
+
+
+@dataclass(frozen=True)
+class StatLine:
+    """Totals for one person (or one computer level), ready to show."""
+
+    key: str  # user id as text, or the computer level
+    name: str
+    games: int
+    wins: int
+    rounds: int
+    points: int
+    tweaks: int
+    t_played: int
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.games if self.games else 0.0
+
+    @property
+    def points_per_round(self) -> float:
+        return self.points / self.rounds if self.rounds else 0.0
+
+
+# --- counting -------------------------------------------------------------
+
+
+def count_plays(
+    config: engine.GameConfig, seed: int, moves: Sequence[tuple[int, str]]
+) -> tuple[list[int], list[int]]:
+    """TWEAKs and [T!] plays per seat, by replaying (seat, code) moves from the deal."""
+    tweaks = [0] * config.players
+    t_played = [0] * config.players
+    state = engine.new_game(config, seed)
+    for seat, code in moves:
+        state, events = engine.apply(state, seat, code)
+        for event in events:
+            if isinstance(event, Summed) and event.tweak:
+                tweaks[event.seat] += 1
+            elif isinstance(event, TPlayed):
+                t_played[event.seat] += 1
+    return tweaks, t_played
+
+
+def game_moves(session: Session, game_id: int) -> list[Move]:
+    """The engine moves of a game's log, in order (the `start:<seed>` entry left out)."""
+    query = select(Move).where(Move.game_id == game_id, col(Move.seat).is_not(None)).order_by(col(Move.seq))
+    return list(session.exec(query).all())
+
+
+def tally_game(session: Session, game: Game, state: GameState) -> list[SeatTally]:
+    """Each seat's contribution, from the final (or last) state and the move log."""
+    assert game.id is not None
+    players = session.exec(
+        select(GamePlayer).where(GamePlayer.game_id == game.id).order_by(col(GamePlayer.seat))
+    ).all()
+    n = state.players
+    moves = [(m.seat, m.code) for m in game_moves(session, game.id) if m.seat is not None]
+    try:
+        tweaks, t_played = count_plays(state.config, game.seed, moves)
+    except EngineError as exc:  # a damaged log must not stop the game from ending
+        log.warning("game %s: move log does not replay (%s); TWEAKs and [T!] not counted", game.id, exc)
+        tweaks, t_played = [0] * n, [0] * n
+    finished = state.is_over
+    rounds = len(state.round_points)
+    winners = set(state.winners) if finished else set()
+    return [
+        SeatTally(
+            seat=p.seat,
+            user_id=p.user_id,
+            ai_level=p.ai_level,
+            won=p.seat in winners,
+            rounds=rounds,
+            points=state.totals[p.seat],
+            tweaks=tweaks[p.seat],
+            t_played=t_played[p.seat],
+        )
+        for p in players
+        if p.seat < n
+    ]
+
+
+# --- writing --------------------------------------------------------------
+
+
+def _upsert_add(
+    session: Session, table: type[SQLModel], keys: dict[str, Any], add: dict[str, int], now: datetime
+) -> None:
+    """INSERT the row or add to its counters, atomically (ON CONFLICT on SQLite and PostgreSQL)."""
+    dialect = session.get_bind().dialect.name
+    values = {**keys, **add, "updated_at": now}
+    sa_table = table.__table__  # type: ignore[attr-defined]
+    if dialect in ("sqlite", "postgresql"):
+        insert = sqlite_insert if dialect == "sqlite" else pg_insert
+        statement = insert(sa_table).values(**values)
+        statement = statement.on_conflict_do_update(
+            index_elements=list(keys),
+            set_={
+                **{name: sa_table.c[name] + statement.excluded[name] for name in add},
+                "updated_at": statement.excluded.updated_at,
+            },
+        )
+        session.execute(statement)
+        return
+    row = session.get(table, tuple(keys.values()))  # other databases: read, then write
+    if row is None:
+        session.add(table(**values))
+        return
+    for name, amount in add.items():
+        setattr(row, name, getattr(row, name) + amount)
+    row.updated_at = now
+    session.add(row)
+
+
+def _counters(tally: SeatTally) -> dict[str, int]:
+    return {
+        "games": 1,
+        "wins": int(tally.won),
+        "rounds": tally.rounds,
+        "points": tally.points,
+        "tweaks": tally.tweaks,
+        "t_played": tally.t_played,
+    }
+
+
+def record_game_end(session: Session, game: Game, state: GameState | None, now: datetime) -> bool:
+    """Add a game that just ended (finished or abandoned) to the group's stats.
+
+    Call it in the transaction that ends the game, so the final move and the
+    stats are committed together or not at all. Returns False when the game
+    does not count (not started, or cancelled).
+    """
+    if game.status not in (FINISHED, ABANDONED) or game.id is None:
+        return False
+    if state is None:
+        if not game.state:
+            return False
+        state = GameState.from_json(json.loads(game.state))
+    for tally in tally_game(session, game, state):
+        if tally.ai_level is not None:
+            keys: dict[str, Any] = {"chat_id": game.chat_id, "level": tally.ai_level}
+            _upsert_add(session, ComputerStats, keys, _counters(tally), now)
+        elif tally.user_id is not None:
+            keys = {"chat_id": game.chat_id, "user_id": tally.user_id}
+            _upsert_add(session, PlayerStats, keys, _counters(tally), now)
+    session.flush()
+    return True
+
+
+def migrate_chat_stats(session: Session, old_id: int, new_id: int, now: datetime) -> None:
+    """A group became a supergroup: its stats follow it to the new chat id (merged, idempotent)."""
+    if old_id == new_id:
+        return
+    for table in (PlayerStats, ComputerStats):
+        rows = session.exec(select(table).where(table.chat_id == old_id)).all()
+        for row in rows:
+            key_name = "user_id" if table is PlayerStats else "level"
+            keys = {"chat_id": new_id, key_name: getattr(row, key_name)}
+            _upsert_add(session, table, keys, {c: getattr(row, c) for c in COUNTERS}, now)
+            session.delete(row)
+    session.flush()
+
+
+# --- reading --------------------------------------------------------------
+
+
+def _line(key: str, name: str, row: Any) -> StatLine:
+    return StatLine(key, name, *(int(getattr(row, c) or 0) for c in COUNTERS))
+
+
+def user_stats(session: Session, chat_id: int | None, user_id: int) -> StatLine | None:
+    """A person's totals in one group, or across every group when `chat_id` is None."""
+    user = session.get(User, user_id)
+    name = user.first_name if user is not None and user.first_name else str(user_id)
+    if chat_id is not None:
+        row = session.get(PlayerStats, (chat_id, user_id))
+        return _line(str(user_id), name, row) if row is not None else None
+    sums = [func.coalesce(func.sum(getattr(PlayerStats, c)), 0).label(c) for c in COUNTERS]
+    total = session.exec(select(*sums).where(PlayerStats.user_id == user_id)).one()
+    return _line(str(user_id), name, total) if total.games else None
+
+
+def leaderboard(session: Session, chat_id: int, limit: int = LEADERBOARD_SIZE) -> list[StatLine]:
+    """The group's people, by wins, then win rate, then games played."""
+    rows = session.exec(
+        select(PlayerStats, User)
+        .join(User, col(User.id) == col(PlayerStats.user_id), isouter=True)
+        .where(PlayerStats.chat_id == chat_id, PlayerStats.games > 0)
+    ).all()
+    lines = [
+        _line(str(row.user_id), user.first_name if user and user.first_name else str(row.user_id), row)
+        for row, user in rows
+    ]
+    lines.sort(key=lambda s: (-s.wins, -s.win_rate, -s.games, s.name.lower()))
+    return lines[:limit]
+
+
+LEVEL_ORDER = ("easy", "normal", "hard")
+
+
+def computer_lines(session: Session, chat_id: int) -> list[StatLine]:
+    rows = session.exec(select(ComputerStats).where(ComputerStats.chat_id == chat_id)).all()
+    found = {r.level: r for r in rows if r.games > 0}
+    return [_line(level, level, found[level]) for level in LEVEL_ORDER if level in found] + [
+        _line(level, level, row) for level, row in sorted(found.items()) if level not in LEVEL_ORDER
+    ]
