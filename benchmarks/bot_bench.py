@@ -15,6 +15,9 @@ updates of different games interleave. Measured:
 * taps per second: callback queries handled divided by the wall-clock time of the whole run
   (lobbies, commands and the driver's own work included), and the handling time of a tap
   (p50/p99, from the update's JSON to the last Telegram call it caused);
+* the time spent rendering the final score charts (matplotlib, one per game, in a worker
+  thread; the tap that ends a game waits for it and no other update is fed meanwhile, so it is
+  part of the wall clock: measured, not left out);
 * Telegram calls per turn that count against a chat's budget (send/edit/delete), in the group and
   in the private chats, split by where the move was composed; "ordinary" turns exclude the turns
   that ended a round or the game (they add a summary message).
@@ -39,7 +42,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -80,6 +83,7 @@ class Figures:
     every: dict[tuple[str, str], list[int]] = field(default_factory=dict)
     games_finished: int = 0
     turns: int = 0
+    charts: list[float] = field(default_factory=list)  # rendering each final score chart, seconds
     wall: float = 0.0
     wall_cpu: float = 0.0  # CPU time of the whole run (driver and fake Telegram included)
 
@@ -206,6 +210,31 @@ async def play_game(
         figures.games_finished += 1
 
 
+@contextlib.contextmanager
+def timing_charts(figures: Figures) -> Iterator[None]:
+    """Time the score chart's rendering (matplotlib, in a worker thread at each game's end).
+
+    Only measured, nothing changes: the tap that ends a game still waits for its picture, and
+    while it does no other update is fed, so this time is part of the wall clock.
+    """
+    from tgbot.render import chart
+
+    original = chart.score_chart_png
+
+    def timed(*args: Any, **kwargs: Any) -> bytes:
+        started = time.perf_counter()
+        try:
+            return original(*args, **kwargs)
+        finally:
+            figures.charts.append(time.perf_counter() - started)
+
+    chart.score_chart_png = timed  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        chart.score_chart_png = original  # type: ignore[assignment]
+
+
 async def run(db_url: str, games: int, goal_steps: int, seed: int) -> Figures:
     settings = Settings(telegram_bot_token=TEST_TOKEN, database_url=db_url)
     clock = ManualClock()
@@ -220,12 +249,13 @@ async def run(db_url: str, games: int, goal_steps: int, seed: int) -> Figures:
     await client.start()
     try:
         sizes = [2 + (g % 3) for g in range(games)]  # 2, 3, 4, 2, 3, 4, ...
-        started, cpu = time.perf_counter(), time.process_time()
-        await asyncio.gather(
-            *(play_game(driver, fake, g + 1, sizes[g], g % 2 == 1, goal_steps) for g in range(games))
-        )
-        figures.wall = time.perf_counter() - started
-        figures.wall_cpu = time.process_time() - cpu
+        with timing_charts(figures):
+            started, cpu = time.perf_counter(), time.process_time()
+            await asyncio.gather(
+                *(play_game(driver, fake, g + 1, sizes[g], g % 2 == 1, goal_steps) for g in range(games))
+            )
+            figures.wall = time.perf_counter() - started
+            figures.wall_cpu = time.process_time() - cpu
     finally:
         await client.stop()
         deps.db.dispose()
@@ -275,6 +305,9 @@ def report(name: str, figures: Figures) -> dict[str, Any]:
         "tap_p50_ms": round(_pct(taps, 0.50) * 1000, 2),
         "tap_p99_ms": round(_pct(taps, 0.99) * 1000, 2),
         "tap_max_ms": round(max(taps) * 1000, 2),
+        "charts": len(figures.charts),
+        "chart_render_s": round(sum(figures.charts), 2),
+        "chart_render_share_of_wall": f"{sum(figures.charts) / figures.wall:.0%}",
         "update_cpu_p50_ms": round(_pct(figures.cpu, 0.50) * 1000, 2),
         "update_cpu_p99_ms": round(_pct(figures.cpu, 0.99) * 1000, 2),
         "command_p50_ms": round(_pct(figures.commands, 0.50) * 1000, 2),

@@ -12,8 +12,8 @@ database on the local server, see tests/pg.py), it
    the index `ix_games_wake_at`;
 3. times the due query alone (`sweep.due_game_ids`, the part that grows with the table), then one
    full sweep pass over the due games at the service layer (the same calls `run_sweep` makes:
-   `due_game_ids`, `remind_many` for the games that only need a reminder, then `sweep_game` for
-   each of the others in its own transaction), and with
+   `due_game_ids`, `remind_many` for the games that only need a reminder, then `sweep_many` for
+   the others, up to `scheduler.SWEEP_TOGETHER` games per transaction), and with
    ``--telegram`` the real `scheduler.run_sweep` sending its messages to the fake Telegram.
 
 Between passes the due games are put back as they were, so every pass does the same work.
@@ -288,14 +288,18 @@ def time_due_query(db: Engine, repeat: int) -> list[float]:
 class Pass:
     total: float = 0.0
     reminders: float = 0.0  # remind_many: the games that only needed a reminder
-    others: float = 0.0  # sweep_game, one transaction each: idle moves, lobby and pause expiries
+    others: float = 0.0  # sweep_many, in batches: idle moves, lobby and pause expiries
     report: sweep.SweepReport = field(default_factory=sweep.SweepReport)
     batched: int = 0
+    fallbacks: int = 0  # batches of `sweep_many` that failed and were swept game by game
 
 
 def service_pass(db: Engine) -> Pass:
-    """What run_sweep does, without Telegram: every batch of due ids, reminders together, then the rest."""
+    """What run_sweep does, without Telegram: every batch of due ids, reminders together, then the
+    others in batches of `scheduler.SWEEP_TOGETHER` (`sweep_many`), one by one if a batch fails."""
     from sqlmodel import Session
+
+    from tgbot.scheduler import SWEEP_TOGETHER
 
     result = Pass()
     tried: set[int] = set()
@@ -308,8 +312,17 @@ def service_pass(db: Engine) -> Pass:
         t0 = time.perf_counter()
         rest = sweep.remind_many(db, fresh, NOW, None, result.report)
         t1 = time.perf_counter()
-        for game_id in rest:
-            sweep.sweep_game(db, game_id, NOW, None, result.report)
+        for start in range(0, len(rest), SWEEP_TOGETHER):
+            chunk = rest[start : start + SWEEP_TOGETHER]
+            try:
+                reports = sweep.sweep_many(db, chunk, NOW, None)
+            except Exception:
+                result.fallbacks += 1
+                for game_id in chunk:
+                    sweep.sweep_game(db, game_id, NOW, None, result.report)
+                continue
+            for report in reports.values():
+                result.report.merge(report)
         result.reminders += t1 - t0
         result.others += time.perf_counter() - t1
         result.batched += len(fresh) - len(rest)
@@ -409,7 +422,7 @@ def run(label: str, db: Engine, games: int, due: int, repeat: int, telegram: boo
     print(
         f"[{label}] one pass: {len(report.reminders)} reminders, {len(report.plays)} idle plays, "
         f"{len(report.marked_away)} marked away, {len(report.expired_lobbies)} lobbies closed, "
-        f"{len(report.resumed)} pauses lifted"
+        f"{len(report.resumed)} pauses lifted; {best.fallbacks} batches swept game by game after a failure"
     )
     if telegram:
         reset(db, dataset)
@@ -433,7 +446,7 @@ def main(argv: list[str] | None = None) -> None:
     print(f"due mix: {Mix.for_due(args.due).describe()}")
     lines = [
         "| Database | Games / due | Due query (`due_game_ids`) | Full pass over the due games "
-        "| of which reminders (`remind_many`) | of which the others (`sweep_game`) |",
+        "| of which reminders (`remind_many`) | of which the others (`sweep_many`) |",
         "|---|---|---|---|---|---|",
     ]
     with sqlite_db() as db:

@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
 
 from telegram import Bot, InlineKeyboardMarkup
 
@@ -45,6 +46,33 @@ def hold_games(deps: Deps, chat_id: int) -> list[int]:
     return held
 
 
+async def _to_game(
+    deps: Deps, game: Game, attempt: Callable[[int, bool], Awaitable[io.SendResult]]
+) -> io.SendResult:
+    """Run one send into the game's chat, following a migration once and noticing a removal.
+
+    `attempt(chat_id, first)` performs the send; after a migration `game.chat_id`
+    is the new id, the message ids that pointed into the old chat are cleared on
+    `game`, and the result's `migrated_to` is set even though the retry
+    succeeded, so a caller can re-post what was lost.
+    """
+    sent = await attempt(game.chat_id, True)
+    if sent.migrated_to is not None and sent.migrated_to != game.chat_id:
+        new_id = sent.migrated_to
+        follow_migration(deps, game.chat_id, new_id)
+        game.chat_id = new_id
+        game.board_message_id = None
+        game.lobby_message_id = None
+        retry = await attempt(new_id, False)  # once: never loops
+        if retry.blocked:
+            hold_games(deps, new_id)
+        retry.migrated_to = new_id
+        return retry
+    if sent.blocked and game.chat_id < 0:
+        hold_games(deps, game.chat_id)
+    return sent
+
+
 async def send_to_game(
     deps: Deps,
     bot: Bot,
@@ -53,24 +81,22 @@ async def send_to_game(
     markup: InlineKeyboardMarkup | None = None,
     reply_to: int | None = None,
 ) -> io.SendResult:
-    """Send into the game's chat and topic, following a migration once.
+    """Send a message into the game's chat and topic (see `_to_game`)."""
 
-    After a migration `game.chat_id` is the new id, the message ids that pointed
-    into the old chat are cleared on `game`, and the result's `migrated_to` is
-    set even though the retry succeeded, so a caller can re-post what was lost.
-    """
-    sent = await io.send(bot, game.chat_id, text, markup, game.thread_id, reply_to=reply_to)
-    if sent.migrated_to is not None and sent.migrated_to != game.chat_id:
-        new_id = sent.migrated_to
-        follow_migration(deps, game.chat_id, new_id)
-        game.chat_id = new_id
-        game.board_message_id = None
-        game.lobby_message_id = None
-        retry = await io.send(bot, new_id, text, markup, game.thread_id)  # once: never loops
-        if retry.blocked:
-            hold_games(deps, new_id)
-        retry.migrated_to = new_id
-        return retry
-    if sent.blocked and game.chat_id < 0:
-        hold_games(deps, game.chat_id)
-    return sent
+    async def attempt(chat_id: int, first: bool) -> io.SendResult:
+        return await io.send(
+            bot, chat_id, text, markup, game.thread_id, reply_to=reply_to if first else None
+        )
+
+    return await _to_game(deps, game, attempt)
+
+
+async def send_file_to_game(
+    deps: Deps, bot: Bot, game: Game, kind: str, data: bytes, filename: str, caption: str | None = None
+) -> io.SendResult:
+    """Send a photo or document into the game's chat and topic (see `_to_game`)."""
+
+    async def attempt(chat_id: int, first: bool) -> io.SendResult:
+        return await io.send_file(bot, chat_id, kind, data, filename, caption, game.thread_id)
+
+    return await _to_game(deps, game, attempt)

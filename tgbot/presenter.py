@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 
-from telegram import Bot
+from sqlmodel import Session
+from telegram import Bot, InlineKeyboardMarkup
 
 from engine.events import GameEnded, RoundEnded, Summed
 
@@ -56,18 +58,76 @@ async def post_board(
     deps: Deps, bot: Bot, ctx: GameContext, header: list[str] | None = None, panel: bool = True
 ) -> int | None:
     """Post the board at the bottom of the chat and remember it (and the private panel, with `panel`)."""
-    lang = group_language(ctx)
-    text = board_render.board_text(lang, ctx, board_render.Draft(), board_render.GROUP, None)
-    if header:
-        text = "\n".join(header) + "\n\n" + text
-    markup = board_render.keyboard(lang, ctx, board_render.Draft(), board_render.GROUP, None, bot.username)
-    sent = await delivery.send_to_game(deps, bot, ctx.game, text, markup)
-    with session_scope(deps.db) as session:
-        games.set_board_message(session, ctx.game_id, sent.message_id)
-    ctx.game.board_message_id = sent.message_id
+    text, markup = _group_board(ctx, bot, header)
+    ctx.game.board_message_id = await _post(deps, bot, ctx, text, markup, games.set_board_message)
     if panel:
         await send_panel(deps, bot, ctx)
+    return ctx.game.board_message_id
+
+
+async def repost_board(deps: Deps, bot: Bot, ctx: GameContext, header: list[str] | None = None) -> None:
+    """Move the board to the bottom of the chat; the old one loses its keys, so only one is live."""
+    if ctx.game.board_message_id is not None:
+        await io.drop_keyboard(bot, ctx.game.chat_id, ctx.game.board_message_id)
+    await post_board(deps, bot, ctx, header=header)
+
+
+def _group_board(ctx: GameContext, bot: Bot, header: list[str] | None) -> tuple[str, InlineKeyboardMarkup]:
+    lang = group_language(ctx)
+    draft = board_render.Draft()
+    text = board_render.board_text(lang, ctx, draft, board_render.GROUP, None)
+    markup = board_render.keyboard(lang, ctx, draft, board_render.GROUP, None, bot.username)
+    return _under(header, text), markup
+
+
+def _under(header: list[str] | None, text: str) -> str:
+    """`text` with the report lines that belong above it (moves that came before it)."""
+    return "\n".join(header) + "\n\n" + text if header else text
+
+
+RememberMessage = Callable[[Session, int, int | None], None]
+
+
+async def _post(
+    deps: Deps,
+    bot: Bot,
+    ctx: GameContext,
+    text: str,
+    markup: InlineKeyboardMarkup | None,
+    remember: RememberMessage,
+) -> int | None:
+    """Send into the game's group and store the new message id with `remember` (None if it failed)."""
+    sent = await delivery.send_to_game(deps, bot, ctx.game, text, markup)
+    with session_scope(deps.db) as session:
+        remember(session, ctx.game_id, sent.message_id)
     return sent.message_id
+
+
+async def _edit_or_post(
+    deps: Deps,
+    bot: Bot,
+    ctx: GameContext,
+    message_id: int | None,
+    text: str,
+    markup: InlineKeyboardMarkup | None,
+    remember: RememberMessage,
+) -> int | None:
+    """Edit the message in place; when it is gone (deleted by an admin) or too old, post a fresh one."""
+    if message_id is not None and await io.edit(bot, ctx.game.chat_id, message_id, text, markup):
+        return message_id
+    return await _post(deps, bot, ctx, text, markup, remember)
+
+
+def private_panel(
+    lang: str, ctx: GameContext, seat: int, bot_username: str, keys: bool = True
+) -> tuple[str, InlineKeyboardMarkup | None]:
+    """A player's own view of the board, with the hand shown; `keys` while they may move."""
+    draft = board_render.Draft()
+    text = board_render.board_text(lang, ctx, draft, board_render.PRIVATE, seat)
+    markup = (
+        board_render.keyboard(lang, ctx, draft, board_render.PRIVATE, seat, bot_username) if keys else None
+    )
+    return text, markup
 
 
 async def send_panel(deps: Deps, bot: Bot, ctx: GameContext) -> None:
@@ -75,10 +135,7 @@ async def send_panel(deps: Deps, bot: Bot, ctx: GameContext) -> None:
     seat = ctx.current
     if seat is None or seat.autoplayed or not seat.can_dm or seat.user_id is None:
         return
-    lang = seat.language
-    draft = board_render.Draft()
-    text = board_render.board_text(lang, ctx, draft, board_render.PRIVATE, seat.seat)
-    markup = board_render.keyboard(lang, ctx, draft, board_render.PRIVATE, seat.seat, bot.username)
+    text, markup = private_panel(seat.language, ctx, seat.seat, bot.username)
     sent = await io.send(bot, seat.user_id, text, markup)
     with session_scope(deps.db) as session:
         if sent.blocked:
@@ -113,16 +170,15 @@ async def close_panels(deps: Deps, bot: Bot, ctx: GameContext, result: PlayResul
 
 
 def _won_cards(outcomes: list[MoveOutcome], round_no: int, seats: int) -> list[int]:
-    """Cards each seat won in a round, counted from the last pre-deal state."""
-    counts = [0] * seats
-    last = None
-    for outcome in outcomes:
-        if outcome.before.round == round_no:
-            last = outcome
+    """Cards each seat won in a round.
+
+    The next deal empties the piles, so they are read from the round's last move before it was
+    played, plus what that move itself won.
+    """
+    last = next((o for o in reversed(outcomes) if o.before.round == round_no), None)
     if last is None:
-        return counts
-    for s in range(seats):
-        counts[s] = len(last.before.piles[s])
+        return [0] * seats
+    counts = [len(last.before.piles[s]) for s in range(seats)]
     for event in last.events:
         if isinstance(event, Summed):
             counts[event.seat] += 1 + len(event.table_cards)
@@ -143,21 +199,25 @@ def _ends_round(outcome: MoveOutcome) -> bool:
     return any(isinstance(e, (RoundEnded, GameEnded)) for e in outcome.events)
 
 
-async def send_score_chart(bot: Bot, ctx: GameContext, event: GameEnded) -> None:
+async def send_score_chart(deps: Deps, bot: Bot, ctx: GameContext, event: GameEnded) -> None:
     """The final standings' picture: everyone's total after each round, and the goal line."""
     state = ctx.state
     if state is None or not state.round_points:
         return
     lang = group_language(ctx)
     threshold = ctx.settings.threshold(len(ctx.seats))
-    texts = chart.ChartTexts(
-        title=_(lang, "Scores per round"),
-        round_label=_(lang, "Round"),
-        points_label=_(lang, "Points"),
-        goal_label=_(lang, "Goal {points}", points=threshold),
-    )
+
+    def labels(language: str) -> chart.ChartTexts:
+        return chart.ChartTexts(
+            title=_(language, "Scores per round"),
+            round_label=_(language, "Round"),
+            points_label=_(language, "Points"),
+            goal_label=_(language, "Goal {points}", points=threshold),
+        )
+
     names = [s.name for s in ctx.seats]
     try:
+        texts = chart.legible(labels(lang), labels("en"))
         png = await asyncio.to_thread(
             chart.score_chart_png, names, state.round_points, threshold, texts, event.winners
         )
@@ -166,84 +226,79 @@ async def send_score_chart(bot: Bot, ctx: GameContext, event: GameEnded) -> None
         return
     caption = _(lang, "📈 Scores per round")
     filename = f"tweak-{ctx.game_id}.png"
-    await io.send_file(bot, ctx.game.chat_id, "photo", png, filename, caption, ctx.game.thread_id)
+    await delivery.send_file_to_game(deps, bot, ctx.game, "photo", png, filename, caption)
 
 
 async def announce(deps: Deps, bot: Bot, result: PlayResult, previous_board: int | None) -> None:
     """Report a burst of moves: result lines, round summaries, then the next board."""
     ctx = result.ctx
     lang = group_language(ctx)
-    chat_id = ctx.game.chat_id
-    turn_over = any(o.main for o in result.outcomes)
-    lines = report_lines(lang, ctx, result.outcomes)
     await close_panels(deps, bot, ctx, result)
-    if not turn_over and not result.abandoned:
+    if not any(o.main for o in result.outcomes) and not result.abandoned:
         # Only a [T!] card was played: refresh the board in place.
-        await refresh_group_board(deps, bot, ctx, header=lines)
+        await refresh_group_board(deps, bot, ctx, header=report_lines(lang, ctx, result.outcomes))
         return
     # The old board reports the moves up to the first round end; moves after a round end
     # (computers going on in the next round) come after that round's summary.
     segments = split_at_round_ends(result.outcomes)
-    first = report_lines(lang, ctx, segments[0])
     later = {id(segment[0]): segment for segment in segments[1:]}
-    header: list[str] = []
-    if previous_board is not None:
-        if not first:
-            # Nothing to report (the last human left): keep the board's text, take its keys.
-            await io.drop_keyboard(bot, chat_id, previous_board)
-        elif not await io.edit(bot, chat_id, previous_board, "\n".join(first), None):
-            header = first
-    else:
-        header = first
+    header = await _report_on_board(
+        bot, ctx.game.chat_id, previous_board, report_lines(lang, ctx, segments[0])
+    )
     for outcome in result.outcomes:
         if id(outcome) in later:
             header += report_lines(lang, ctx, later[id(outcome)])
         for event in outcome.events:
             if isinstance(event, RoundEnded):
                 won = _won_cards(result.outcomes, event.round, len(ctx.seats))
-                text = round_summary(lang, ctx.seats, event, won, ctx.settings.threshold(len(ctx.seats)))
-                if header:
-                    text = "\n".join(header) + "\n\n" + text
-                    header = []
-                await delivery.send_to_game(deps, bot, ctx.game, text)
+                summary = round_summary(lang, ctx.seats, event, won, ctx.settings.threshold(len(ctx.seats)))
+                await delivery.send_to_game(deps, bot, ctx.game, _under(header, summary))
+                header = []
             elif isinstance(event, GameEnded):
-                state = ctx.state
-                rounds = len(state.round_points) if state else 0
-                standings = final_standings(lang, ctx.seats, event, rounds)
-                await delivery.send_to_game(deps, bot, ctx.game, standings)
-                await send_score_chart(bot, ctx, event)
+                rounds = len(ctx.state.round_points) if ctx.state else 0
+                await delivery.send_to_game(
+                    deps, bot, ctx.game, final_standings(lang, ctx.seats, event, rounds)
+                )
+                await send_score_chart(deps, bot, ctx, event)
     if result.abandoned:
-        text = _(lang, "🛑 Every player has left or is away: the game is over, scores kept.")
-        if ctx.state is not None:
-            state = ctx.state
-            scores = {s.seat: state.totals[s.seat] + state.round_score(s.seat) for s in ctx.seats}
-            order = sorted(ctx.seats, key=lambda s: (-scores[s.seat], s.seat))
-            text += "\n\n" + "\n".join(f"{cards_render.name(s.name)} — {scores[s.seat]}" for s in order)
-        if header:
-            text = "\n".join(header) + "\n\n" + text
-        await delivery.send_to_game(deps, bot, ctx.game, text)
+        await delivery.send_to_game(deps, bot, ctx.game, _under(header, _abandoned_text(lang, ctx)))
         return
     if ctx.state is not None and not ctx.state.is_over:
         await post_board(deps, bot, ctx, header=header or None)
+
+
+async def _report_on_board(bot: Bot, chat_id: int, board_id: int | None, lines: list[str]) -> list[str]:
+    """Edit the old board into the move report; the lines still to show when it cannot be edited."""
+    if board_id is None:
+        return list(lines)
+    if not lines:
+        # Nothing to report (the last human left): keep the board's text, take its keys.
+        await io.drop_keyboard(bot, chat_id, board_id)
+        return []
+    if await io.edit(bot, chat_id, board_id, "\n".join(lines), None):
+        return []
+    return list(lines)
+
+
+def _abandoned_text(lang: str, ctx: GameContext) -> str:
+    """The end of a game nobody plays any more, with the scores as they stood (this round included)."""
+    text = _(lang, "🛑 Every player has left or is away: the game is over, scores kept.")
+    state = ctx.state
+    if state is None:
+        return text
+    scores = {s.seat: state.totals[s.seat] + state.round_score(s.seat) for s in ctx.seats}
+    order = sorted(ctx.seats, key=lambda s: (-scores[s.seat], s.seat))
+    return text + "\n\n" + "\n".join(f"{cards_render.name(s.name)} — {scores[s.seat]}" for s in order)
 
 
 async def refresh_group_board(
     deps: Deps, bot: Bot, ctx: GameContext, header: list[str] | None = None
 ) -> None:
     """Redraw the current board in place; post a fresh one if it cannot be edited."""
-    lang = group_language(ctx)
-    message_id = ctx.game.board_message_id
-    text = board_render.board_text(lang, ctx, board_render.Draft(), board_render.GROUP, None)
-    if header:
-        text = "\n".join(header) + "\n\n" + text
-    markup = board_render.keyboard(lang, ctx, board_render.Draft(), board_render.GROUP, None, bot.username)
-    if message_id is not None and await io.edit(bot, ctx.game.chat_id, message_id, text, markup):
-        return
-    # Gone (deleted by an admin) or no longer editable: a fresh board instead of an error.
-    sent = await delivery.send_to_game(deps, bot, ctx.game, text, markup)
-    with session_scope(deps.db) as session:
-        games.set_board_message(session, ctx.game_id, sent.message_id)
-    ctx.game.board_message_id = sent.message_id
+    text, markup = _group_board(ctx, bot, header)
+    ctx.game.board_message_id = await _edit_or_post(
+        deps, bot, ctx, ctx.game.board_message_id, text, markup, games.set_board_message
+    )
 
 
 async def show_lobby(deps: Deps, bot: Bot, ctx: GameContext, settings_screen: bool = False) -> None:
@@ -254,10 +309,6 @@ async def show_lobby(deps: Deps, bot: Bot, ctx: GameContext, settings_screen: bo
         if settings_screen
         else lobby_render.lobby_keyboard(lang, ctx)
     )
-    message_id = ctx.game.lobby_message_id
-    if message_id is not None and await io.edit(bot, ctx.game.chat_id, message_id, text, markup):
-        return
-    sent = await delivery.send_to_game(deps, bot, ctx.game, text, markup)
-    with session_scope(deps.db) as session:
-        games.set_lobby_message(session, ctx.game_id, sent.message_id)
-    ctx.game.lobby_message_id = sent.message_id
+    ctx.game.lobby_message_id = await _edit_or_post(
+        deps, bot, ctx, ctx.game.lobby_message_id, text, markup, games.set_lobby_message
+    )

@@ -25,6 +25,7 @@ from .web import BotServer
 log = logging.getLogger("tweakbot")
 
 SET_WEBHOOK_ATTEMPTS = 5
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
 
 def check_webhook_settings(settings: Settings) -> None:
@@ -81,10 +82,24 @@ async def serve(
         stop.set()
 
     if handle_signals:
-        for sig in (signal.SIGTERM, signal.SIGINT):
+        for sig in STOP_SIGNALS:
             loop.add_signal_handler(sig, on_signal, sig)
     deps = get_deps(application.bot_data)
     started: list[BotServer] = [] if servers is None else servers
+
+    async def start_server(port: int, webhook_path: str | None = None) -> None:
+        server = BotServer(
+            application,
+            deps,
+            host=settings.webhook_listen,
+            port=port,
+            sweep_interval=settings.sweep_interval,
+            webhook_path=webhook_path,
+            secret=settings.webhook_secret,
+        )
+        await server.start()
+        started.append(server)
+
     try:
         await application.initialize()
         if application.post_init is not None:
@@ -92,34 +107,16 @@ async def serve(
         if webhook:
             assert settings.webhook_url is not None
             await application.start()
-            server = BotServer(
-                application,
-                deps,
-                host=settings.webhook_listen,
-                port=settings.webhook_port,
-                sweep_interval=settings.sweep_interval,
-                webhook_path=urlsplit(settings.webhook_url).path or "/",
-                secret=settings.webhook_secret,
-            )
-            await server.start()
-            started.append(server)
+            await start_server(settings.webhook_port, urlsplit(settings.webhook_url).path or "/")
             await _set_webhook(application, settings)
         else:
             assert application.updater is not None
             await application.updater.start_polling(allowed_updates=Update.ALL_TYPES)
             await application.start()
         if settings.metrics_port is not None and not (
-            webhook and settings.metrics_port == settings.webhook_port
+            webhook and settings.metrics_port == settings.webhook_port  # the webhook server has them
         ):
-            server = BotServer(
-                application,
-                deps,
-                host=settings.webhook_listen,
-                port=settings.metrics_port,
-                sweep_interval=settings.sweep_interval,
-            )
-            await server.start()
-            started.append(server)
+            await start_server(settings.metrics_port)
         log.info(
             "tweakbot running mode=%s database=%s",
             "webhook" if webhook else "polling",
@@ -140,7 +137,7 @@ async def serve(
         if application.post_shutdown is not None:
             await application.post_shutdown(application)
         if handle_signals:
-            for sig in (signal.SIGTERM, signal.SIGINT):
+            for sig in STOP_SIGNALS:
                 with contextlib.suppress(Exception):
                     loop.remove_signal_handler(sig)
     log.info("stopped cleanly")

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
+from datetime import datetime
 
 from telegram import Bot
 from telegram.ext import ContextTypes
@@ -15,20 +17,26 @@ from .i18n import _
 from .render import board as board_render
 from .render import cards as cards_render
 from .services import games, pacing, sweep
+from .services.context import GameContext
+from .services.errors import ServiceError
 from .store.db import session_scope
 from .store.models import PLAYING
 
 log = logging.getLogger("tweakbot.sweep")
 
 
+SWEEP_TOGETHER = 100  # due games swept in one transaction (SQLite's write lock is held meanwhile)
+
+
 async def run_sweep(deps: Deps, bot: Bot) -> sweep.SweepReport:
     """One pass over every due game; safe to run concurrently with taps and other instances.
 
     Games that only need a reminder are decided together in one short transaction
-    (`sweep.remind_many`); every other due game is handled under its in-process
-    lock, in its own transaction, and its messages are sent before the next game.
-    One failing game is logged and retried on the next sweep without holding up
-    the others.
+    (`sweep.remind_many`); the other due games go in batches (`sweep.sweep_many`, one
+    transaction each) under their in-process locks, and each game's messages are sent
+    before its lock is let go. When a batch fails, its games are swept one by one
+    (`sweep.sweep_game`): one failing game is logged and retried on the next sweep
+    without holding up the others.
     """
     started = time.perf_counter()
     now = deps.clock.now()
@@ -54,16 +62,8 @@ async def run_sweep(deps: Deps, bot: Bot) -> sweep.SweepReport:
                 failed += 1
                 log.exception("reminder for game %s failed", reminder.game_id)
         total.merge(reminders)
-        for game_id in rest:
-            report = sweep.SweepReport()
-            try:
-                async with deps.locks.hold(f"game:{game_id}"):
-                    if sweep.sweep_game(deps.db, game_id, now, deps.custom_pace, report):
-                        await _deliver(deps, bot, report)
-            except Exception:
-                failed += 1
-                log.exception("sweep of game %s failed", game_id)
-            total.merge(report)
+        for start in range(0, len(rest), SWEEP_TOGETHER):
+            failed += await _sweep_together(deps, bot, rest[start : start + SWEEP_TOGETHER], now, total)
         if len(due) < sweep.SWEEP_BATCH or not fresh:
             break
     elapsed = time.perf_counter() - started
@@ -75,6 +75,44 @@ async def run_sweep(deps: Deps, bot: Bot) -> sweep.SweepReport:
             "sweep due=%d examined=%d failed=%d ms=%.1f", len(tried), total.examined, failed, elapsed * 1000
         )
     return total
+
+
+async def _sweep_together(
+    deps: Deps, bot: Bot, game_ids: list[int], now: datetime, total: sweep.SweepReport
+) -> int:
+    """Sweep `game_ids` in one transaction holding their locks, then deliver game by game,
+    letting each lock go once its messages are out. The number of games that failed."""
+    failed = 0
+    async with contextlib.AsyncExitStack() as every_lock:
+        held: dict[int, contextlib.AsyncExitStack] = {}
+        for game_id in sorted(set(game_ids)):  # one order for everyone: no lock cycles
+            lock = contextlib.AsyncExitStack()
+            every_lock.push_async_callback(lock.aclose)  # released at the latest when all is done
+            await lock.enter_async_context(deps.locks.hold(f"game:{game_id}"))
+            held[game_id] = lock
+        reports: dict[int, sweep.SweepReport] | None
+        try:
+            reports = sweep.sweep_many(deps.db, game_ids, now, deps.custom_pace)
+        except Exception:
+            log.exception("batched sweep failed; each game is swept on its own")
+            reports = None
+        for game_id in game_ids:
+            report = sweep.SweepReport()
+            try:
+                if reports is None:
+                    if sweep.sweep_game(deps.db, game_id, now, deps.custom_pace, report):
+                        await _deliver(deps, bot, report)
+                elif game_id in reports:
+                    report = reports[game_id]
+                    await _deliver(deps, bot, report)
+            except Exception:
+                failed += 1
+                log.exception("sweep of game %s failed", game_id)
+            finally:
+                if game_id in held:
+                    await held.pop(game_id).aclose()
+            total.merge(report)
+    return failed
 
 
 async def sweep_job(context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -101,11 +139,11 @@ async def _deliver(deps: Deps, bot: Bot, report: sweep.SweepReport) -> None:
             await io.drop_keyboard(bot, ctx.game.chat_id, ctx.game.board_message_id)
         await presenter.post_board(deps, bot, ctx)
     ended = {result.ctx.game_id for result, _board in report.plays if result.abandoned or result.ended}
+    played = {result.ctx.game_id: result.ctx for result, _board in report.plays}
     for game_id, name in report.marked_away:
         if game_id in ended:
             continue  # the game is over: the announcement says why
-        with session_scope(deps.db) as session:
-            ctx = games.load_context(session, game_id)
+        ctx = played.get(game_id) or _load(deps, game_id)
         lang = presenter.group_language(ctx)
         await delivery.send_to_game(
             deps,
@@ -124,9 +162,16 @@ async def _deliver(deps: Deps, bot: Bot, report: sweep.SweepReport) -> None:
         await presenter.announce(deps, bot, result, previous_board)
 
 
-async def _remind(deps: Deps, bot: Bot, reminder: sweep.Reminder) -> None:
+def _load(deps: Deps, game_id: int) -> GameContext:
     with session_scope(deps.db) as session:
-        ctx = games.load_context(session, reminder.game_id)
+        ctx = games.load_snapshot(session, game_id)
+    if ctx is None:
+        raise ServiceError("no_game")
+    return ctx
+
+
+async def _remind(deps: Deps, bot: Bot, reminder: sweep.Reminder) -> None:
+    ctx = _load(deps, reminder.game_id)
     seat = ctx.seats[reminder.seat]
     if (
         ctx.state is None

@@ -13,9 +13,11 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from telegram import Bot, InlineKeyboardMarkup, Message
+from telegram import Bot, InlineKeyboardMarkup, InputFile, Message
 from telegram.constants import ParseMode
 from telegram.error import BadRequest, ChatMigrated, Forbidden, TelegramError
+
+from .render.limits import POPUP_LIMIT
 
 log = logging.getLogger(__name__)
 
@@ -27,7 +29,6 @@ EDIT_GONE = (
     "message to delete not found",
 )
 REPLY_GONE = "message to be replied not found"
-POPUP_LIMIT = 200  # characters of a callback answer, counted in UTF-16 code units like Telegram
 
 
 def clip_popup(text: str, limit: int = POPUP_LIMIT) -> str:
@@ -47,10 +48,11 @@ def clip_popup(text: str, limit: int = POPUP_LIMIT) -> str:
 
 @dataclass
 class SendResult:
+    """What became of a send; `message_id` is None whenever nothing was sent, whatever the reason."""
+
     message_id: int | None = None
     blocked: bool = False
     migrated_to: int | None = None
-    failed: bool = False
     reply_missing: bool = False  # `reply_to` is gone (deleted): nothing was sent
 
 
@@ -77,14 +79,11 @@ async def send(
         return SendResult(blocked=True)
     except ChatMigrated as exc:
         return SendResult(migrated_to=exc.new_chat_id)
-    except BadRequest as exc:
-        if reply_to is not None and REPLY_GONE in exc.message.lower():
-            return SendResult(failed=True, reply_missing=True)
-        log.warning("send_message to %s failed: %s", chat_id, exc)
-        return SendResult(failed=True)
     except TelegramError as exc:
+        if isinstance(exc, BadRequest) and reply_to is not None and REPLY_GONE in exc.message.lower():
+            return SendResult(reply_missing=True)
         log.warning("send_message to %s failed: %s", chat_id, exc)
-        return SendResult(failed=True)
+        return SendResult()
     return SendResult(message_id=message.message_id)
 
 
@@ -131,7 +130,7 @@ async def drop_keyboard(bot: Bot, chat_id: int, message_id: int) -> bool:
 
 
 async def answer(bot: Bot, query_id: str, text: str = "", alert: bool = False) -> None:
-    """Answer a callback query; popups are limited to 200 characters."""
+    """Answer a callback query; the popup is clipped, since Telegram rejects a longer one outright."""
     try:
         await bot.answer_callback_query(query_id, text=clip_popup(text) or None, show_alert=alert)
     except TelegramError as exc:  # an old query can no longer be answered; nothing to do
@@ -148,8 +147,6 @@ async def send_file(
     thread_id: int | None = None,
 ) -> SendResult:
     """sendPhoto (`kind="photo"`) or sendDocument with an in-memory file; never raises."""
-    from telegram import InputFile
-
     upload = InputFile(data, filename=filename)
     try:
         if kind == "photo":
@@ -166,5 +163,5 @@ async def send_file(
         return SendResult(migrated_to=exc.new_chat_id)
     except TelegramError as exc:  # e.g. media not allowed in this group: the text already went out
         log.warning("send %s to %s failed: %s", kind, chat_id, exc)
-        return SendResult(failed=True)
+        return SendResult()
     return SendResult(message_id=message.message_id)

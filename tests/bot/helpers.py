@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from sqlmodel import Session, col, select
@@ -14,7 +14,7 @@ from tests.bot.conftest import BotRig
 from tests.bot.players import card_labels
 from tests.fakes.telegram import ApiCall, CallbackAnswer, FakeChat, FakeTelegram, FakeUser, StoredMessage
 from tgbot.render.cards import card as card_label
-from tgbot.store.models import Game, Move
+from tgbot.store.models import Game, GamePlayer, Move
 
 BOT = "@tweak_test_bot"
 
@@ -30,14 +30,42 @@ def current_game(rig: BotRig, chat_id: int | None = None) -> Game:
         return game
 
 
+def game_row(rig: BotRig, game_id: int) -> Game:
+    with Session(rig.deps.db) as session:
+        game = session.get(Game, game_id)
+        assert game is not None
+        return game
+
+
 def state_of(game: Game) -> GameState:
     assert game.state is not None
     return GameState.from_json(json.loads(game.state))
 
 
+def stored_state(rig: BotRig, game_id: int) -> GameState:
+    return state_of(game_row(rig, game_id))
+
+
+def players_of(rig: BotRig, game_id: int) -> list[GamePlayer]:
+    with Session(rig.deps.db) as session:
+        query = select(GamePlayer).where(GamePlayer.game_id == game_id).order_by(col(GamePlayer.seat))
+        return list(session.exec(query).all())
+
+
 def moves_of(rig: BotRig, game_id: int) -> list[Move]:
     with Session(rig.deps.db) as session:
         return list(session.exec(select(Move).where(Move.game_id == game_id).order_by(col(Move.seq))).all())
+
+
+def texts(calls: Sequence[ApiCall], chat_id: int | None = None) -> list[str]:
+    """The texts the bot sent or wrote by edit in these calls (optionally only in one chat)."""
+    return [
+        str(call.params.get("text"))
+        for call in calls
+        if call.method in ("sendMessage", "editMessageText")
+        and (chat_id is None or call.chat_id == chat_id)
+        and call.params.get("text") is not None
+    ]
 
 
 def snapshot(rig: BotRig, game_id: int) -> tuple[str, int, str | None, int]:
@@ -197,11 +225,3 @@ def assert_board_shows_only_public_cards(fake: FakeTelegram, board: StoredMessag
     table = Counter(card_label(c) for c in state.table)
     # each table card appears once in the text and once on its key
     assert shown == table + table, (board.text, state.table)
-
-
-def calls_since(fake: FakeTelegram, start: int) -> list[ApiCall]:
-    return fake.calls[start:]
-
-
-def json_data(value: Any) -> Any:
-    return json.loads(value) if isinstance(value, str) else value

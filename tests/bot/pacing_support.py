@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlmodel import Session, col, select
-
-from engine import GameState
 from tests.bot.conftest import BotRig
+from tests.bot.helpers import BOT, current_game, game_row, open_private_chats, stored_state, texts
 from tests.fakes.telegram import ApiCall, FakeChat, FakeUser, StoredMessage
-from tgbot.store.models import Game, GamePlayer, Move
-
-BOT = "@tweak_test_bot"
 
 
 @dataclass
@@ -28,31 +22,6 @@ class Table:
         return self.users[seat]
 
 
-def game_row(rig: BotRig, game_id: int) -> Game:
-    with Session(rig.deps.db) as session:
-        game = session.get(Game, game_id)
-        assert game is not None
-        return game
-
-
-def state_of(rig: BotRig, game_id: int) -> GameState:
-    game = game_row(rig, game_id)
-    assert game.state is not None
-    return GameState.from_json(json.loads(game.state))
-
-
-def players_of(rig: BotRig, game_id: int) -> list[GamePlayer]:
-    with Session(rig.deps.db) as session:
-        query = select(GamePlayer).where(GamePlayer.game_id == game_id).order_by(col(GamePlayer.seat))
-        return list(session.exec(query).all())
-
-
-def moves_of(rig: BotRig, game_id: int) -> list[Move]:
-    with Session(rig.deps.db) as session:
-        query = select(Move).where(Move.game_id == game_id).order_by(col(Move.seq))
-        return list(session.exec(query).all())
-
-
 async def open_lobby(
     rig: BotRig, creator: FakeUser, joiners: Sequence[FakeUser], group: FakeChat | None = None
 ) -> tuple[FakeChat, StoredMessage, int]:
@@ -61,12 +30,9 @@ async def open_lobby(
     lobby = rig.fake.last_message(group.id)
     for user in joiners:
         await rig.tg.tap(user, lobby, "✋ Join")
-    with Session(rig.deps.db) as session:
-        game = session.exec(
-            select(Game).where(Game.chat_id == group.id).order_by(col(Game.id).desc())
-        ).first()
-        assert game is not None and game.id is not None
-        return group, lobby, game.id
+    game = current_game(rig, group.id)
+    assert game.id is not None
+    return group, lobby, game.id
 
 
 async def start_table(
@@ -80,9 +46,7 @@ async def start_table(
 ) -> Table:
     """A started game: the first name creates it, the others join; `dm` open a private chat first."""
     users = [rig.fake.user(i + 1, name) for i, name in enumerate(names)]
-    for user in users:
-        if user.first_name in dm:
-            await rig.tg.send(rig.fake.private(user), user, "/start")
+    await open_private_chats(rig, [u for u in users if u.first_name in dm])
     group, lobby, game_id = await open_lobby(rig, users[0], users[1:], group)
     if pace is not None:
         await rig.tg.tap(users[0], lobby, "⚙️ Settings")
@@ -95,7 +59,7 @@ async def start_table(
 
 
 def to_move(rig: BotRig, table: Table) -> FakeUser:
-    state = state_of(rig, table.game_id)
+    state = stored_state(rig, table.game_id)
     return table.users[state.current]
 
 
@@ -113,17 +77,6 @@ async def sweep_at(rig: BotRig, moment: datetime) -> list[ApiCall]:
 
 async def sweep_after(rig: BotRig, delta: timedelta) -> list[ApiCall]:
     return await sweep_at(rig, rig.clock.now() + delta)
-
-
-def texts(calls: Sequence[ApiCall], chat_id: int | None = None) -> list[str]:
-    """The texts the bot sent or wrote by edit in these calls (optionally only in one chat)."""
-    return [
-        str(call.params.get("text"))
-        for call in calls
-        if call.method in ("sendMessage", "editMessageText")
-        and (chat_id is None or call.chat_id == chat_id)
-        and call.params.get("text") is not None
-    ]
 
 
 def sent(calls: Sequence[ApiCall], chat_id: int) -> list[ApiCall]:

@@ -386,3 +386,29 @@ async def test_start_with_a_game_payload_opens_that_games_panel(rig: BotRig) -> 
     await tg.send(fake.private(zoe), zoe, f"/start g{(gid or 0) + 99}")
     assert last_text(rig, fake.private(zoe)) == "That game is not running any more."
     assert not tg.errors
+
+
+async def test_newgame_with_the_lobby_deleted_still_answers_without_a_reply(rig: BotRig) -> None:
+    fake, tg = rig.fake, rig.tg
+    ana, ben = fake.user(1, "Ana"), fake.user(2, "Ben")
+    group = fake.group("Friends")
+    lobby = await new_lobby(rig, group, ana, [ben])
+    lobby.deleted = True  # an admin deleted it
+    await tg.send(group, ben, f"/newgame{BOT}")
+    pointer = fake.last_message(group.id)
+    assert pointer.text == "A game is already running here. Scroll up to its board, or send /board."
+    assert pointer.reply_to is None
+    assert not tg.errors
+
+
+async def test_a_forged_language_key_answers_in_the_tappers_own_language(rig: BotRig) -> None:
+    fake, tg = rig.fake, rig.tg
+    ana = fake.user(1, "Ana", language_code="en")
+    private = fake.private(ana)
+    await tg.send(private, ana, "/language")
+    await tg.tap(ana, fake.last_message(ana.id), "Español")
+    await tg.send(private, ana, "/language")
+    picker = fake.last_message(ana.id)
+    answer = await tg.tap_data(ana, picker, "lg:xx")
+    assert answer.show_alert and answer.text == "Idioma desconocido."
+    assert not tg.errors

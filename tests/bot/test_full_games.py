@@ -2,44 +2,15 @@
 
 from __future__ import annotations
 
-import json
 import random
 from collections import Counter
 
-from sqlmodel import Session, select
-
-from engine import GameState
 from engine.invariants import check_invariants
 from tests.bot.conftest import BotRig
-from tests.bot.helpers import GroupPrivacyWatch
-from tests.bot.players import Player, card_labels, play_turn, to_move
-from tests.fakes.telegram import StoredMessage
-from tgbot.render.cards import card as card_label
-from tgbot.store.models import Game
+from tests.bot.helpers import GroupPrivacyWatch, assert_board_shows_only_public_cards, current_game, state_of
+from tests.bot.players import Player, play_turn, to_move
 
 MAX_TURNS = 3000
-
-
-def current_game(rig: BotRig) -> Game:
-    with Session(rig.deps.db) as session:
-        game = session.exec(select(Game).order_by(Game.id.desc())).first()  # type: ignore[union-attr]
-        assert game is not None
-        return game
-
-
-def state_of(game: Game) -> GameState:
-    assert game.state is not None
-    return GameState.from_json(json.loads(game.state))
-
-
-def assert_board_shows_only_public_cards(board: StoredMessage, state: GameState, rig: BotRig) -> None:
-    """A group board shows the table and nothing else: no hand card anywhere, keys included."""
-    shown = Counter(card_labels(board.text))
-    for text, _data in rig.fake.buttons(board):
-        shown.update(card_labels(text))
-    table = Counter(card_label(c) for c in state.table)
-    # each table card appears once in the text and once on its key
-    assert shown == table + table, (board.text, state.table)
 
 
 async def test_two_player_game_in_the_group_to_the_final_standings(rig: BotRig) -> None:
@@ -64,7 +35,7 @@ async def test_two_player_game_in_the_group_to_the_final_standings(rig: BotRig) 
         assert check_invariants(state) == []
         assert game.board_message_id is not None
         board = fake.message(group.id, game.board_message_id)
-        assert_board_shows_only_public_cards(board, state, rig)
+        assert_board_shows_only_public_cards(fake, board, state)
         player = to_move(board.text, players)
         assert player is not None, board.text
         kinds[await play_turn(tg, fake, board, player, private=False)] += 1

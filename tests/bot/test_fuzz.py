@@ -23,7 +23,6 @@ final standings. Seeded: set TWEAK_FUZZ_SEED / TWEAK_FUZZ_STEPS to explore furth
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import time
@@ -33,17 +32,17 @@ from datetime import timedelta
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
-from engine import GameState, check_invariants, t_actions
+from engine import check_invariants, t_actions
 from engine.actions import Discard, Sum, encode
 from engine.ai import greedy_action
 from tests.bot.conftest import BotRig
+from tests.bot.helpers import BOT, state_of
 from tests.fakes.telegram import ApiCall, FakeChat, FakeTelegram, FakeUser, StoredMessage
 from tgbot import callbacks as cb
 from tgbot.store.models import ACTIVE_STATUSES, Game, GamePlayer
 
 SEED = int(os.environ.get("TWEAK_FUZZ_SEED", "20260101"))
 STEPS = int(os.environ.get("TWEAK_FUZZ_STEPS", "1000"))
-BOT = "@tweak_test_bot"
 
 #: Telegram errors a correct bot meets in real life (the world changed under it).
 EXPECTED_ERRORS = (
@@ -164,11 +163,6 @@ class World:
         with Session(self.rig.deps.db) as session:
             query = select(GamePlayer).where(GamePlayer.game_id == game_id).order_by(col(GamePlayer.seat))
             return list(session.exec(query).all())
-
-
-def state_of(game: Game) -> GameState:
-    assert game.state is not None
-    return GameState.from_json(json.loads(game.state))
 
 
 def keys(message: StoredMessage) -> list[tuple[str, str]]:

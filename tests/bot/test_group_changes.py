@@ -6,29 +6,29 @@ see (messages, keys, popups) and what the store keeps (chat id, status, state).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from datetime import timedelta
 
 from sqlmodel import Session, col, select
 
-from engine import GameState, check_invariants
+from engine import check_invariants
 from tests.bot.conftest import BotRig
+from tests.bot.helpers import (
+    BOT,
+    current_game,
+    game_row,
+    open_private_chats,
+    players_of,
+    private_panel,
+    set_state,
+    stored_state,
+    texts,
+)
 from tests.fakes.telegram import BOT_ID, ApiCall, FakeChat, FakeUser, StoredMessage
 from tgbot.render.limits import REPORT_BUDGET
-from tgbot.store.models import Chat, Game, GamePlayer, User
-
-BOT = "@tweak_test_bot"
-
+from tgbot.store.models import Chat, User
 
 # --- helpers ---------------------------------------------------------------------------------------
-
-
-def row(rig: BotRig, game_id: int) -> Game:
-    with Session(rig.deps.db) as session:
-        game = session.get(Game, game_id)
-        assert game is not None
-        return game
 
 
 def chat_row(rig: BotRig, chat_id: int) -> Chat | None:
@@ -43,20 +43,8 @@ def user_row(rig: BotRig, user_id: int) -> User:
         return user
 
 
-def seats(rig: BotRig, game_id: int) -> list[GamePlayer]:
-    with Session(rig.deps.db) as session:
-        query = select(GamePlayer).where(GamePlayer.game_id == game_id).order_by(col(GamePlayer.seat))
-        return list(session.exec(query).all())
-
-
-def state(rig: BotRig, game_id: int) -> GameState:
-    game = row(rig, game_id)
-    assert game.state is not None
-    return GameState.from_json(json.loads(game.state))
-
-
 def board(rig: BotRig, game_id: int) -> StoredMessage:
-    game = row(rig, game_id)
+    game = game_row(rig, game_id)
     assert game.board_message_id is not None
     return rig.fake.message(game.chat_id, game.board_message_id)
 
@@ -65,10 +53,8 @@ async def lobby(
     rig: BotRig, group: FakeChat, users: list[FakeUser], thread: int | None = None
 ) -> tuple[StoredMessage, int]:
     await rig.tg.send(group, users[0], f"/newgame{BOT}", thread_id=thread)
-    with Session(rig.deps.db) as session:
-        query = select(Game).where(Game.chat_id == group.id).order_by(col(Game.id).desc())
-        game = session.exec(query).first()
-        assert game is not None and game.id is not None and game.lobby_message_id is not None
+    game = current_game(rig, group.id)
+    assert game.id is not None and game.lobby_message_id is not None
     message = rig.fake.message(group.id, game.lobby_message_id)
     for user in users[1:]:
         assert (await rig.tg.tap(user, message, "✋ Join")).text == "You're in!"
@@ -78,12 +64,12 @@ async def lobby(
 async def started(rig: BotRig, group: FakeChat, users: list[FakeUser], thread: int | None = None) -> int:
     message, game_id = await lobby(rig, group, users, thread)
     await rig.tg.tap(users[0], message, "▶️ Start")
-    assert row(rig, game_id).status == "playing"
+    assert game_row(rig, game_id).status == "playing"
     return game_id
 
 
 def to_move(rig: BotRig, game_id: int, users: list[FakeUser]) -> FakeUser:
-    return users[state(rig, game_id).current]
+    return users[stored_state(rig, game_id).current]
 
 
 async def discard(
@@ -97,18 +83,8 @@ async def discard(
     await rig.tg.tap(user, surface, "🗑 Discard")
 
 
-def private_panel(rig: BotRig, user: FakeUser) -> StoredMessage:
-    panels = [m for m in rig.fake.messages(user.id) if any((d or "").startswith("c:") for _t, d in m.buttons)]
-    assert panels, f"{user.first_name} has no private panel"
-    return panels[-1]
-
-
 def sends_to(calls: list[ApiCall], chat_id: int) -> list[ApiCall]:
     return [c for c in calls if c.method == "sendMessage" and c.chat_id == chat_id]
-
-
-def texts(calls: list[ApiCall]) -> list[str]:
-    return [str(c.params.get("text")) for c in calls if c.method in ("sendMessage", "editMessageText")]
 
 
 # --- a group upgraded to a supergroup ----------------------------------------------------------------
@@ -120,14 +96,14 @@ async def test_migration_moves_game_and_settings_and_reposts_the_board(rig: BotR
     old = fake.group("Old friends", kind="group")
     game_id = await started(rig, old, [ana, ben])
     await tg.send(old, ana, f"/quiet{BOT} 23-08 +2")
-    before = state(rig, game_id)
+    before = stored_state(rig, game_id)
     new_id = -1_009_999_000_001
 
     calls = await tg.process(fake.migrate_update(old.id, new_id, by=ana))
 
-    game = row(rig, game_id)
+    game = game_row(rig, game_id)
     assert game.chat_id == new_id and game.status == "playing"
-    assert state(rig, game_id) == before
+    assert stored_state(rig, game_id) == before
     moved = chat_row(rig, new_id)
     assert moved is not None
     assert (moved.quiet_start, moved.quiet_end, moved.utc_offset_minutes) == (23, 8, 120)
@@ -139,30 +115,29 @@ async def test_migration_moves_game_and_settings_and_reposts_the_board(rig: BotR
     # The twin message in the new chat finds nothing left to do: no second board.
     calls = await tg.process(fake.migrate_from_update(old.id, new_id, by=ana))
     assert not [c for c in calls if c.method == "sendMessage"]
-    assert row(rig, game_id).board_message_id == game.board_message_id
+    assert game_row(rig, game_id).board_message_id == game.board_message_id
     # The game goes on in the new chat; commands there find it.
     await discard(rig, game_id, [ana, ben])
-    assert row(rig, game_id).version == game.version + 1
+    assert game_row(rig, game_id).version == game.version + 1
     new_chat = fake.chat(new_id)
     await tg.send(new_chat, ana, f"/board{BOT}")
-    assert row(rig, game_id).board_message_id != game.board_message_id
+    assert game_row(rig, game_id).board_message_id != game.board_message_id
 
 
 async def test_a_send_that_finds_the_group_migrated_moves_the_game_and_retries_once(rig: BotRig) -> None:
     fake, tg = rig.fake, rig.tg
     ana, ben = fake.user(1, "Ana"), fake.user(2, "Ben")
     old = fake.group("Old friends", kind="group")
-    for user in (ana, ben):
-        await tg.send(fake.private(user), user, "/start")
+    await open_private_chats(rig, (ana, ben))
     game_id = await started(rig, old, [ana, ben])
     new_id = -1_009_999_000_002
     fake.migrate_update(old.id, new_id)  # Telegram migrated; the service message is not processed yet
 
     start = len(fake.calls)
-    panel = private_panel(rig, to_move(rig, game_id, [ana, ben]))
+    panel = private_panel(rig.fake, to_move(rig, game_id, [ana, ben]))
     await discard(rig, game_id, [ana, ben], surface=panel)  # the new board goes to the old id first
 
-    game = row(rig, game_id)
+    game = game_row(rig, game_id)
     assert game.chat_id == new_id and game.version == 2
     calls = fake.calls[start:]
     assert len(sends_to(calls, old.id)) == 1  # tried once, then never again
@@ -187,7 +162,7 @@ async def test_a_retry_that_is_migrated_again_is_not_followed(rig: BotRig) -> No
     await tg.send(old, ana, f"/board{BOT}")
     sent = [c for c in fake.calls[start:] if c.method == "sendMessage"]
     assert [c.chat_id for c in sent].count(middle) == 1 and last not in [c.chat_id for c in sent]
-    assert row(rig, game_id).chat_id == middle
+    assert game_row(rig, game_id).chat_id == middle
 
 
 # --- the bot removed and added back ------------------------------------------------------------------
@@ -199,11 +174,11 @@ async def test_bot_removed_pauses_with_state_kept_and_board_resumes_after_it_is_
     group = fake.group("Friends")
     await tg.send(fake.private(ben), ben, "/start")
     game_id = await started(rig, group, [ana, ben])
-    before, version = state(rig, game_id), row(rig, game_id).version
+    before, version = stored_state(rig, game_id), game_row(rig, game_id).version
 
     await tg.process(fake.my_chat_member_update(group, ana, "kicked"))
 
-    game = row(rig, game_id)
+    game = game_row(rig, game_id)
     assert game.status == "paused" and game.paused_until is None and game.wake_at is None
     chat = chat_row(rig, group.id)
     assert chat is not None and chat.bot_removed
@@ -212,21 +187,21 @@ async def test_bot_removed_pauses_with_state_kept_and_board_resumes_after_it_is_
     rig.clock.advance(timedelta(days=30))
     await tg.run_job("sweep")
     assert not [c for c in fake.calls[start:] if c.method == "sendMessage"]
-    assert row(rig, game_id).status == "paused" and state(rig, game_id) == before
+    assert game_row(rig, game_id).status == "paused" and stored_state(rig, game_id) == before
 
     calls = await tg.process(fake.my_chat_member_update(group, ana, "member"))
     assert any("/board" in t for t in texts(sends_to(calls, group.id)))
     chat = chat_row(rig, group.id)
     assert chat is not None and not chat.bot_removed
-    assert row(rig, game_id).status == "paused"  # only /board (or /resume) goes on
+    assert game_row(rig, game_id).status == "paused"  # only /board (or /resume) goes on
 
     await tg.send(group, ben, f"/board{BOT}")
-    game = row(rig, game_id)
-    assert game.status == "playing" and game.version == version and state(rig, game_id) == before
+    game = game_row(rig, game_id)
+    assert game.status == "playing" and game.version == version and stored_state(rig, game_id) == before
     assert game.deadline_at is not None and game.deadline_at > rig.clock.now()
     assert "The game goes on" in board(rig, game_id).content
     await discard(rig, game_id, [ana, ben])
-    assert row(rig, game_id).version == version + 1
+    assert game_row(rig, game_id).version == version + 1
 
 
 async def test_a_403_from_the_group_pauses_its_games_too(rig: BotRig) -> None:
@@ -237,7 +212,7 @@ async def test_a_403_from_the_group_pauses_its_games_too(rig: BotRig) -> None:
     fake.set_member_status(group.id, BOT_ID, "kicked")  # the my_chat_member update was lost
     rig.clock.advance(timedelta(hours=3))  # casual pace: the group reminder is due
     await tg.run_job("sweep")
-    game = row(rig, game_id)
+    game = game_row(rig, game_id)
     assert game.status == "paused" and game.paused_until is None
 
 
@@ -251,20 +226,20 @@ async def test_a_player_who_leaves_the_group_is_played_by_the_idle_default(rig: 
     group = fake.group("Friends")
     game_id = await started(rig, group, users)
     leaver = to_move(rig, game_id, users)
-    version = row(rig, game_id).version
+    version = game_row(rig, game_id).version
 
     calls = await tg.process(fake.left_member_update(group, leaver))
 
-    left = [p for p in seats(rig, game_id) if p.user_id == leaver.id]
+    left = [p for p in players_of(rig, game_id) if p.user_id == leaver.id]
     assert left and left[0].left
-    assert row(rig, game_id).version > version  # their turn was played at once
+    assert game_row(rig, game_id).version > version  # their turn was played at once
     assert to_move(rig, game_id, users) != leaver
     assert any("left the group" in t for t in texts(calls))
-    assert not check_invariants(state(rig, game_id))
+    assert not check_invariants(stored_state(rig, game_id))
     # The chat_member update about the same departure changes nothing more.
-    version = row(rig, game_id).version
+    version = game_row(rig, game_id).version
     calls = await tg.process(fake.chat_member_update(group, leaver, "left"))
-    assert row(rig, game_id).version == version and not texts(calls)
+    assert game_row(rig, game_id).version == version and not texts(calls)
 
 
 async def test_a_member_kicked_from_the_group_leaves_the_lobby(rig: BotRig) -> None:
@@ -273,7 +248,7 @@ async def test_a_member_kicked_from_the_group_leaves_the_lobby(rig: BotRig) -> N
     group = fake.group("Friends")
     message, game_id = await lobby(rig, group, [ana, ben])
     await tg.process(fake.chat_member_update(group, ben, "kicked", by=ana))
-    assert [p.user_id for p in seats(rig, game_id)] == [ana.id]
+    assert [p.user_id for p in players_of(rig, game_id)] == [ana.id]
     assert "Ben" not in message.content
 
 
@@ -281,8 +256,7 @@ async def test_a_blocked_private_chat_falls_back_to_the_group(rig: BotRig) -> No
     fake, tg = rig.fake, rig.tg
     ana, ben = fake.user(1, "Ana"), fake.user(2, "Ben")
     group = fake.group("Friends")
-    for user in (ana, ben):
-        await tg.send(fake.private(user), user, "/start")
+    await open_private_chats(rig, (ana, ben))
     game_id = await started(rig, group, [ana, ben])
     waiting = next(u for u in (ana, ben) if u != to_move(rig, game_id, [ana, ben]))
     fake.block_user(waiting.id)
@@ -323,25 +297,25 @@ async def test_one_game_per_forum_topic_and_every_message_in_its_topic(rig: BotR
     first = await started(rig, forum, [ana, ben], thread=11)
     second = await started(rig, forum, [cid, dan], thread=12)
     assert first != second
-    assert (row(rig, first).thread_id, row(rig, second).thread_id) == (11, 12)
+    assert (game_row(rig, first).thread_id, game_row(rig, second).thread_id) == (11, 12)
     await discard(rig, first, [ana, ben])
     await discard(rig, second, [cid, dan])
     await discard(rig, first, [ana, ben])
     await tg.send(forum, ben, f"/board{BOT}", thread_id=11)
     rig.clock.advance(timedelta(hours=3))
     await tg.run_job("sweep")
-    assert (row(rig, first).version, row(rig, second).version) == (3, 2)
+    assert (game_row(rig, first).version, game_row(rig, second).version) == (3, 2)
 
     sent = [c for c in fake.calls[start:] if c.method == "sendMessage" and c.chat_id == forum.id and c.ok]
     assert len(sent) >= 8
     assert all(c.params.get("message_thread_id") in (11, 12) for c in sent), [c.params for c in sent]
     for game_id, thread in ((first, 11), (second, 12)):
-        game = row(rig, game_id)
+        game = game_row(rig, game_id)
         assert game.board_message_id is not None
         assert fake.message(forum.id, game.board_message_id).message_thread_id == thread
     # A command in one topic never touches the other topic's game.
     await tg.send(forum, cid, f"/cancel{BOT}", thread_id=12)
-    assert row(rig, second).status == "cancelled" and row(rig, first).status == "playing"
+    assert game_row(rig, second).status == "cancelled" and game_row(rig, first).status == "playing"
 
 
 # --- a board deleted by an admin or no longer editable --------------------------------------------------
@@ -351,8 +325,7 @@ async def test_a_deleted_board_is_replaced_by_board_command_a_move_and_a_reminde
     fake, tg = rig.fake, rig.tg
     ana, ben = fake.user(1, "Ana"), fake.user(2, "Ben")
     group = fake.group("Friends")
-    for user in (ana, ben):
-        await tg.send(fake.private(user), user, "/start")
+    await open_private_chats(rig, (ana, ben))
     game_id = await started(rig, group, [ana, ben])
 
     # 1. /board
@@ -362,10 +335,10 @@ async def test_a_deleted_board_is_replaced_by_board_command_a_move_and_a_reminde
 
     # 2. a move from the private panel
     board(rig, game_id).deleted = True
-    panel = private_panel(rig, to_move(rig, game_id, [ana, ben]))
-    version = row(rig, game_id).version
+    panel = private_panel(rig.fake, to_move(rig, game_id, [ana, ben]))
+    version = game_row(rig, game_id).version
     await discard(rig, game_id, [ana, ben], surface=panel)
-    assert row(rig, game_id).version == version + 1
+    assert game_row(rig, game_id).version == version + 1
     fresh = board(rig, game_id)
     assert not fresh.deleted and fresh.buttons
 
@@ -386,12 +359,12 @@ async def test_a_reminder_replies_to_the_board_when_it_is_there(rig: BotRig) -> 
     ana, ben = fake.user(1, "Ana"), fake.user(2, "Ben")
     group = fake.group("Friends")
     game_id = await started(rig, group, [ana, ben])
-    old_board = row(rig, game_id).board_message_id
+    old_board = game_row(rig, game_id).board_message_id
     rig.clock.advance(timedelta(hours=3))
     calls = await tg.run_job("sweep")
     reminder = [c for c in sends_to(calls, group.id) if c.ok]
     assert len(reminder) == 1 and reminder[0].params["reply_parameters"]["message_id"] == old_board
-    assert row(rig, game_id).board_message_id == old_board
+    assert game_row(rig, game_id).board_message_id == old_board
 
 
 async def test_an_edit_that_fails_on_the_group_board_posts_a_fresh_one(rig: BotRig) -> None:
@@ -407,7 +380,7 @@ async def test_an_edit_that_fails_on_the_group_board_posts_a_fresh_one(rig: BotR
     fresh = board(rig, game_id)
     assert fresh.message_id != old.message_id and fresh.buttons
     await discard(rig, game_id, [ana, ben])
-    assert row(rig, game_id).version == 2
+    assert game_row(rig, game_id).version == 2
 
 
 # --- long content stays inside Telegram's limits --------------------------------------------------------
@@ -445,20 +418,15 @@ async def test_six_long_names_a_full_table_and_many_t_cards_fit(rig: BotRig) -> 
     await tg.tap(users[0], message, "Extended")
     await tg.tap(users[0], message, "↩️ Back")
     await tg.tap(users[0], message, "▶️ Start")
-    game = row(rig, game_id)
+    game = game_row(rig, game_id)
     # The worst table: every number card that is not in a hand lies on it; [T!] cards everywhere.
-    big = state(rig, game_id)
+    big = stored_state(rig, game_id)
     big.table = big.table + big.deck[1:]
     big.deck = big.deck[:1]
     for seat in range(big.players):
         big.holdings[seat] = [big.tdeck.pop() for _ in range(2 if seat != big.current else 6) if big.tdeck]
     assert not check_invariants(big) and len(big.table) >= 30
-    with Session(rig.deps.db) as session:
-        stored = session.get(Game, game_id)
-        assert stored is not None
-        stored.state = json.dumps(big.to_json(), separators=(",", ":"))
-        session.add(stored)
-        session.commit()
+    set_state(rig, game_id, big)
 
     await tg.send(group, users[0], f"/board{BOT}")
     surface = board(rig, game_id)
@@ -481,13 +449,13 @@ async def test_six_long_names_a_full_table_and_many_t_cards_fit(rig: BotRig) -> 
     assert sum(1 for t, _d in surface.buttons if t.startswith("✅")) >= len(big.table) // 2
     # The private panel of the player to move and the [T!] sub-menus.
     await tg.send(fake.private(mover), mover, f"/start g{game_id}")
-    panel = private_panel(rig, mover)
+    panel = private_panel(rig.fake, mover)
     assert_within_limits(panel)
     for text, _data in [b for b in panel.buttons if (b[1] or "").startswith("t:")]:
         await tg.tap(mover, panel, text)
         assert_within_limits(panel)
         await tg.tap(mover, panel, "↩️ Back")
-    assert row(rig, game_id).version == game.version  # looking changed nothing
+    assert game_row(rig, game_id).version == game.version  # looking changed nothing
 
 
 def test_a_long_burst_report_is_cut_to_fit_above_a_board() -> None:
@@ -507,8 +475,13 @@ def test_a_long_burst_report_is_cut_to_fit_above_a_board() -> None:
 
 
 def snapshot(rig: BotRig, game_id: int) -> tuple[str, int, str | None, list[tuple[int, int | None, bool]]]:
-    game = row(rig, game_id)
-    return game.status, game.version, game.state, [(p.seat, p.user_id, p.left) for p in seats(rig, game_id)]
+    game = game_row(rig, game_id)
+    return (
+        game.status,
+        game.version,
+        game.state,
+        [(p.seat, p.user_id, p.left) for p in players_of(rig, game_id)],
+    )
 
 
 async def test_unknown_commands_get_a_short_answer_only_when_addressed_to_the_bot(rig: BotRig) -> None:
@@ -616,7 +589,7 @@ async def test_callbacks_from_old_versions_and_forged_ones(rig: BotRig) -> None:
     assert rules.content != first_page
     await tg.send(group, eve, f"/language{BOT}")
     await tg.tap(eve, fake.last_message(group.id), "Español")
-    assert row(rig, game_id).language == "es"
+    assert game_row(rig, game_id).language == "es"
 
 
 async def test_migration_carries_per_chat_rows_such_as_stats(rig: BotRig) -> None:
@@ -654,13 +627,13 @@ async def test_a_reminder_that_finds_the_group_migrated_brings_the_board_along(r
     fake.migrate_update(old.id, new_id)
     rig.clock.advance(timedelta(hours=3))
     await tg.run_job("sweep")  # the reminder goes to the old id: moved, sent again, board re-posted
-    game = row(rig, game_id)
+    game = game_row(rig, game_id)
     assert game.chat_id == new_id and game.board_message_id is not None
     reposted = fake.message(new_id, game.board_message_id)
     assert reposted.buttons and any("it's your turn" in m.content for m in fake.messages(new_id))
     # A lobby moves too, and is posted again in the new chat.
     await tg.process(fake.migrate_update(other.id, other_new, by=cid))
-    moved = row(rig, lobby_id)
+    moved = game_row(rig, lobby_id)
     assert moved.chat_id == other_new and moved.lobby_message_id is not None
     assert "✋ Join" in [t for t, _d in fake.message(other_new, moved.lobby_message_id).buttons]
     assert lobby_message.chat_id == other.id

@@ -8,33 +8,22 @@ in the private chat, else their Telegram language, else English.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 
-from sqlmodel import Session, col, select
-
-from engine import GameState, legal_actions
+from engine import legal_actions
 from engine.actions import Discard, Sum
 from tests.bot.conftest import BotRig
+from tests.bot.helpers import BOT, current_game, private_panel, state_of
 from tests.fakes.telegram import FakeTelegram, FakeUser, StoredMessage
 from tgbot import callbacks as cb
 from tgbot.handlers.language import MENU_COMMANDS
 from tgbot.i18n import LANGUAGES, _
 from tgbot.store.models import Game
 
-BOT = "@tweak_test_bot"
 MAX_TURNS = 400
 DEVANAGARI = re.compile(r"[\u0900-\u097F]")
 HAND_SLOT = re.compile(r"\d:(🟥|🟧|🟨|🟩|🟦|🟪)[1-6]")
-
-
-def current_game(rig: BotRig, chat_id: int) -> Game:
-    with Session(rig.deps.db) as session:
-        query = select(Game).where(Game.chat_id == chat_id).order_by(col(Game.id).desc())
-        game = session.exec(query).first()
-        assert game is not None
-        return game
 
 
 def lobby_of(fake: FakeTelegram, chat_id: int) -> StoredMessage:
@@ -43,20 +32,6 @@ def lobby_of(fake: FakeTelegram, chat_id: int) -> StoredMessage:
         m for m in fake.messages(chat_id) if any((d or "").startswith("lj:") for _t, d in fake.buttons(m))
     ]
     return lobbies[-1]
-
-
-def state_of(game: Game) -> GameState:
-    assert game.state is not None
-    return GameState.from_json(json.loads(game.state))
-
-
-def panel_of(fake: FakeTelegram, user: FakeUser) -> StoredMessage:
-    """The user's live private turn panel (the last private message with compose keys)."""
-    panels = [
-        m for m in fake.messages(user.id) if any((d or "").startswith("c:") for _t, d in fake.buttons(m))
-    ]
-    assert panels, f"{user.first_name} has no private panel"
-    return panels[-1]
 
 
 def data_is(want: str) -> Callable[[str, str | None], bool]:
@@ -150,7 +125,7 @@ async def test_japanese_group_with_a_hindi_player(rig: BotRig) -> None:
             assert popup.text.startswith(_(lang, "Your hand: {slots}", slots=""))
             popups[expected.first_name] += 1
         if mover is kiran:
-            panel = panel_of(fake, kiran)
+            panel = private_panel(fake, kiran)
             assert "Tomodachi में आपका खेल" in panel.content and "आपके हाथ में:" in panel.content
             assert "👉 आपकी चाल!" in panel.content
             await play_turn(rig, panel, kiran, game, "hi", "hi")

@@ -15,21 +15,16 @@ from sqlmodel import Session
 
 import engine
 from tests.bot.conftest import BotRig, running_bot
+from tests.bot.helpers import BOT, game_row, moves_of, players_of, stored_state, texts
 from tests.bot.pacing_support import (
-    BOT,
     board,
     discard_on_board,
-    game_row,
-    moves_of,
     open_lobby,
-    players_of,
     reminders,
     sent,
     start_table,
-    state_of,
     sweep_after,
     sweep_at,
-    texts,
     to_move,
 )
 from tgbot.render.cards import card as card_label
@@ -45,7 +40,7 @@ IDLE = re.compile(r"⏰ (\w+) was idle: (🟥|🟧|🟨|🟩|🟦|🟪)([1-6]) w
 
 def idle_default_label(rig: BotRig, game_id: int) -> str:
     """The card the engine's idle default would discard for the player to move now."""
-    state = state_of(rig, game_id)
+    state = stored_state(rig, game_id)
     action = engine.default_action(state, state.current)
     return card_label(state.hands[state.current][action.hand])
 
@@ -199,7 +194,7 @@ async def test_a_reminder_decided_for_an_old_turn_is_not_sent(rig: BotRig) -> No
     idle = to_move(rig, table)
     game = game_row(rig, table.game_id)
     stale = sweep.Reminder(
-        table.game_id, state_of(rig, table.game_id).current, idle.id, False, False, game.version
+        table.game_id, stored_state(rig, table.game_id).current, idle.id, False, False, game.version
     )
     await discard_on_board(rig, table, idle)
     rig.fake.reset_counts()
@@ -295,7 +290,7 @@ async def test_when_every_human_is_away_the_game_ends_as_abandoned_with_scores_k
     assert game.status == "abandoned"
     assert game.finished_at == rig.clock.now()
     assert (game.wake_at, game.next_nudge_at, game.deadline_at) == (None, None, None)
-    state = state_of(rig, table.game_id)
+    state = stored_state(rig, table.game_id)
     assert not state.is_over  # the state is kept as it was, totals included
     group_texts = texts(calls, table.group.id)
     final = [t for t in group_texts if t.startswith("🛑")]

@@ -252,3 +252,29 @@ async def test_stats_by_reply_ignore_bots_and_forum_topic_roots(rig: BotRig) -> 
     data["message"]["reply_to_message"] = reply
     await tg.process(data)
     assert fake.last_message(forum.id).content.startswith("📊 Ben in this group")
+
+
+async def test_a_replay_sent_in_the_group_has_its_caption_in_the_groups_language(rig: BotRig) -> None:
+    fake, tg = rig.fake, rig.tg
+    ana, ben = fake.user(1, "Ana", language_code="en"), fake.user(2, "Ben", language_code="en")
+    group = fake.group("Amigos")
+    gid, _tally = await quick_game(rig, group, [Player(ana, random.Random(5)), Player(ben, random.Random(6))])
+    await tg.send(group, ana, f"/language{BOT}")
+    await tg.tap(ana, fake.last_message(group.id), "Español")
+    await tg.send(group, ana, f"/history{BOT}")
+    answer = await tg.tap(ana, fake.last_message(group.id), f"⬇️ #{gid}")  # Ana has no private chat
+    assert not answer.show_alert
+    document = fake.last_message(group.id)
+    assert document.kind == "document"
+    assert document.content.startswith(f"🎞 Repetición de la partida #{gid}")
+    assert not tg.errors
+
+
+def test_chart_labels_fall_back_to_english_where_the_fonts_cannot_draw_them() -> None:
+    """A host without CJK fonts draws English labels rather than boxes."""
+    from tgbot.render import chart
+
+    english = chart.ChartTexts("Scores per round", "Round", "Points", "Goal 100")
+    mixed = chart.ChartTexts("\U000e0001", "Ronda", "Puntos", "Meta 100")  # a tag character: no font has it
+    result = chart.legible(mixed, english)
+    assert result == chart.ChartTexts("Scores per round", "Ronda", "Puntos", "Meta 100")

@@ -16,18 +16,14 @@ from sqlmodel import Session, select
 import engine
 from engine import GameState
 from tests.bot.conftest import BotRig, running_bot
+from tests.bot.helpers import BOT, game_row, moves_of, stored_state, texts
 from tests.bot.pacing_support import (
-    BOT,
     board,
     discard_on_board,
-    game_row,
-    moves_of,
     open_lobby,
     reminders,
     start_table,
-    state_of,
     sweep_at,
-    texts,
     to_move,
 )
 from tgbot import scheduler
@@ -327,7 +323,7 @@ async def test_the_move_after_a_timeout_is_a_normal_turn(rig: BotRig) -> None:
     player = to_move(rig, table)
     await discard_on_board(rig, table, player)
     assert [m.source for m in moves_of(rig, table.game_id)][1:] == ["idle", "player"]
-    assert state_of(rig, table.game_id).current != table.users.index(player)
+    assert stored_state(rig, table.game_id).current != table.users.index(player)
     calls = await rig.tg.send(table.group, table.users[0], f"/board{BOT}")
     assert calls
 

@@ -16,7 +16,8 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from tests.bot.conftest import running_bot
-from tests.bot.pacing_support import game_row, moves_of, start_table, sweep_at, texts, to_move
+from tests.bot.helpers import game_row, moves_of, texts
+from tests.bot.pacing_support import start_table, sweep_at, to_move
 from tests.pg import pg_engine, pg_url  # noqa: F401  (fixtures)
 from tgbot.services import games, sweep
 from tgbot.services.errors import ServiceError

@@ -20,8 +20,10 @@ from engine import (
 )
 from engine.ai import AI_LEVEL_FOR_DIFFICULTY, LEVELS, choose_action, greedy_action
 from engine.ai_smart import unseen_cards
-from engine.cards import ALL_CARDS, BALANCED_BACK, t_deck
+from engine.cards import ALL_CARDS, BALANCED_BACK
 from engine.simulate import decision_seed, simulate
+
+from .helpers import build
 
 
 def _positions(config: GameConfig, seed: int, levels: list[str]) -> Iterator[GameState]:
@@ -57,22 +59,7 @@ def _state(hand: list[str], table: list[str], target: int, holdings: list[str] |
     spare = [c for c in ALL_CARDS if c not in used]
     top = next(c for c in spare if BALANCED_BACK[c] == target)
     deck = [*[c for c in spare if c != top][:10], top]
-    return GameState(
-        config=GameConfig(players=2, colours=("R", "O", "Y", "G", "B", "P")),
-        rng=99,
-        round=1,
-        turn=1,
-        dealer=1,
-        current=0,
-        deck=deck,
-        table=list(table),
-        hands=[list(hand), other],
-        piles=[[], []],
-        used_t=[[], []],
-        holdings=[holdings or [], []],
-        tdeck=t_deck("classic"),
-        totals=[0, 0],
-    )
+    return build(2, hands=[hand, other], table=table, deck=deck, holdings=[holdings or [], []], rng=99)
 
 
 def test_levels_and_difficulty_names() -> None:

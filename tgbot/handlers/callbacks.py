@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import time
 
+from sqlalchemy.engine import Connection
 from sqlmodel import Session
 from telegram import CallbackQuery, Update
 from telegram.constants import ChatType
@@ -94,25 +95,38 @@ async def _dispatch(query: CallbackQuery, data: cb.Callback, deps: Deps, context
         await on_download_key(query, data, deps, lang)
         return
     assert data.game_id is not None
-    ctx: GameContext | None = None
-    # One transaction for the checks and, for keys that only read the game, its context.
-    with session_scope(deps.db) as session:
-        game = session.get(Game, data.game_id)  # kept referenced: the steps below share it
-        _check_origin(session, query, data)
-        _clear_away(session, data.game_id, query.from_user.id)
-        if data.kind in ("hand", "compose", "tmenu"):
-            ctx = games.load_context(session, data.game_id, game)
+    if data.kind == "move":
+        await _move_key(query, data, deps, lang)  # the checks share the move's transaction
+        return
+    # One short transaction (no ORM session) for the checks and the game as it is now.
+    with deps.db.begin() as conn:
+        ctx = _checked(conn, query, data)
     if data.kind in ("lobby", "setting", "add_ai"):
         await _lobby_key(query, data, deps, context, lang)
     elif data.kind == "hand":
-        await _hand_key(query, data.game_id, deps, lang, ctx)
+        await _hand_key(query, data.game_id, deps, lang, _found(ctx))
     elif data.kind in ("compose", "tmenu"):
-        await _compose_key(query, data, deps, lang, ctx)
-    elif data.kind == "move":
-        await _move_key(query, data, deps, lang)
+        await _compose_key(query, data, deps, lang, _found(ctx))
 
 
-def _check_origin(session: Session, query: CallbackQuery, data: cb.Callback) -> None:
+def _found(ctx: GameContext | None) -> GameContext:
+    if ctx is None:
+        raise ServiceError("no_game")
+    return ctx
+
+
+def _checked(db: Session | Connection, query: CallbackQuery, data: cb.Callback) -> GameContext | None:
+    """The tapped game as it is now (None when it is gone), after the checks every key of a game
+    gets: the key's chat, and an away player coming back."""
+    assert data.game_id is not None
+    ctx = games.load_snapshot(db, data.game_id)
+    _check_origin(query, data, ctx)
+    if ctx is not None:
+        _clear_away(db, ctx, query.from_user.id)
+    return ctx
+
+
+def _check_origin(query: CallbackQuery, data: cb.Callback, ctx: GameContext | None) -> None:
     """A key of a game is only on a message in that game's group, or in a private panel.
 
     Anyone can forge callback data: a lobby key sent from another chat must not join that lobby.
@@ -124,15 +138,13 @@ def _check_origin(session: Session, query: CallbackQuery, data: cb.Callback) -> 
         if data.kind in ("lobby", "setting", "add_ai"):
             raise ServiceError("malformed")
         return
-    game = session.get(Game, data.game_id)
-    if game is not None and game.chat_id != message.chat.id:
+    if ctx is not None and ctx.game.chat_id != message.chat.id:
         raise ServiceError("malformed")
 
 
-def _clear_away(session: Session, game_id: int, user_id: int) -> None:
-    """Any tap in a game brings an away player back."""
-    with contextlib.suppress(ServiceError):
-        table_control.come_back(session, game_id, user_id)
+def _clear_away(db: Session | Connection, ctx: GameContext, user_id: int) -> bool:
+    """Any tap in a game brings an away player back; True when that was written."""
+    return table_control.come_back_loaded(db, ctx, user_id)
 
 
 # --- lobby ----------------------------------------------------------------
@@ -235,8 +247,8 @@ async def _run_autoplay(deps: Deps, bot: object, ctx: GameContext) -> None:
 
 
 def _load(deps: Deps, game_id: int) -> GameContext:
-    with session_scope(deps.db) as session:
-        return games.load_context(session, game_id)
+    with deps.db.begin() as conn:
+        return _found(games.load_snapshot(conn, game_id))
 
 
 async def _hand_key(
@@ -322,18 +334,36 @@ async def _move_key(query: CallbackQuery, data: cb.Callback, deps: Deps, lang: s
     assert data.game_id is not None and data.version is not None
     bot = query.get_bot()
     surface = _surface(query)
-    with session_scope(deps.db) as session:
-        before = session.get(Game, data.game_id)
-        previous_board = before.board_message_id if before else None
-        result = games.play(
-            session,
-            data.game_id,
-            data.version,
-            query.from_user.id,
-            data.arg,
-            deps.clock.now(),
-            deps.custom_pace,
-        )
+    user_id = query.from_user.id
+    refused: ServiceError | None = None
+    idle = False  # the tapper had missed turns or was away, and is not back yet
+    try:
+        # One transaction: the checks, the move (compare-and-set) and the computers' replies.
+        with session_scope(deps.db) as session:
+            found = games.load_snapshot(session, data.game_id)
+            _check_origin(query, data, found)
+            me = found.seat_of(user_id) if found is not None else None
+            idle = me is not None and bool(me.away or me.timeouts)
+            ctx = _found(found)
+            previous_board = ctx.game.board_message_id
+            try:
+                outcome = games.check_play(ctx, data.version, user_id, data.arg)
+            except ServiceError as exc:
+                refused = exc  # nothing to play; any tap still brings the player back
+                _clear_away(session, ctx, user_id)
+                idle = False
+            else:
+                # Writes the game row, then brings the player back (the sweep's lock order).
+                result = games.write_play(session, ctx, outcome, deps.clock.now(), deps.custom_pace)
+    except Exception:
+        if idle:
+            # The move failed as it was written (e.g. another instance moved first) and took
+            # the whole transaction with it: the tap still brings the player back.
+            with contextlib.suppress(Exception), session_scope(deps.db) as session:
+                table_control.come_back(session, data.game_id, user_id)
+        raise
+    if refused is not None:
+        raise refused
     await io.answer(bot, query.id, _(lang, "Done!"))
     turn_over = any(o.main for o in result.outcomes)
     if not turn_over and surface == board_render.PRIVATE and query.message is not None:

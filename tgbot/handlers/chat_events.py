@@ -21,7 +21,7 @@ commands and keys, so they never shadow them.
 
 from __future__ import annotations
 
-from telegram import ChatMember, ChatMemberRestricted, Update
+from telegram import Bot, ChatMember, ChatMemberRestricted, Update
 from telegram import User as TgApiUser
 from telegram.constants import ChatType
 from telegram.ext import (
@@ -34,19 +34,20 @@ from telegram.ext import (
 )
 
 from .. import delivery, presenter
-from .. import telegram_io as io
+from ..deps import Deps
 from ..i18n import _
 from ..render import cards as cards_render
 from ..services import chat_events, games
 from ..store.db import session_scope
 from ..store.models import LOBBY
-from .common import Context, deps_of, is_group, personal_language, reply_language, thread_of
+from .common import Context, deps_of, is_group, personal_language, reply_language
+from .replies import reply
 
 GROUP = 7  # a handler group of its own, checked after the commands and keys (group 0)
 
 
 def register(application: Application) -> None:  # type: ignore[type-arg]
-    """Add the handlers of this module to the application."""
+    """In a handler group of their own, so a command or key handler always sees its update first."""
     handlers: list[BaseHandler] = [  # type: ignore[type-arg]
         MessageHandler(filters.StatusUpdate.MIGRATE, on_migrate),
         ChatMemberHandler(on_my_chat_member, ChatMemberHandler.MY_CHAT_MEMBER),
@@ -80,7 +81,6 @@ async def on_migrate(update: Update, context: Context) -> None:
     else:
         return
     deps = deps_of(context)
-    bot = update.get_bot()
     async with deps.locks.hold(f"migrate:{old_id}"):
         delivery.follow_migration(deps, old_id, new_id)
         with session_scope(deps.db) as session:
@@ -90,17 +90,22 @@ async def on_migrate(update: Update, context: Context) -> None:
                 if g.id is not None and _lost_message(g.status, g.lobby_message_id, g.board_message_id)
             ]
         for game_id in waiting:
-            async with deps.locks.hold(f"game:{game_id}"):
-                with session_scope(deps.db) as session:
-                    ctx = games.load_context(session, game_id)
-                if not _lost_message(ctx.game.status, ctx.game.lobby_message_id, ctx.game.board_message_id):
-                    continue
-                if ctx.game.status == LOBBY:
-                    await presenter.show_lobby(deps, bot, ctx)
-                    continue
-                lang = presenter.group_language(ctx)
-                header = [_(lang, "🔄 This group is now a supergroup: the game goes on here.")]
-                await presenter.post_board(deps, bot, ctx, header=header, panel=False)
+            await _repost(deps, update.get_bot(), game_id)
+
+
+async def _repost(deps: Deps, bot: Bot, game_id: int) -> None:
+    """Post a migrated game's lobby or board in the supergroup, unless a send got there first."""
+    async with deps.locks.hold(f"game:{game_id}"):
+        with session_scope(deps.db) as session:
+            ctx = games.load_context(session, game_id)
+        if not _lost_message(ctx.game.status, ctx.game.lobby_message_id, ctx.game.board_message_id):
+            return
+        if ctx.game.status == LOBBY:
+            await presenter.show_lobby(deps, bot, ctx)
+            return
+        lang = presenter.group_language(ctx)
+        header = [_(lang, "🔄 This group is now a supergroup: the game goes on here.")]
+        await presenter.post_board(deps, bot, ctx, header=header, panel=False)
 
 
 def _lost_message(status: str, lobby_message_id: int | None, board_message_id: int | None) -> bool:
@@ -119,7 +124,7 @@ async def on_my_chat_member(update: Update, context: Context) -> None:
     was, now_in = _present(change.old_chat_member), _present(change.new_chat_member)
     if chat.type == ChatType.PRIVATE:
         with session_scope(deps.db) as session:
-            games.set_can_dm(session, change.from_user.id, now_in)  # blocked: False; unblocked: True
+            games.set_can_dm(session, change.from_user.id, now_in)
         return
     if chat.type not in (ChatType.GROUP, ChatType.SUPERGROUP) or was == now_in:
         return
@@ -173,9 +178,8 @@ async def _member_gone(update: Update, context: Context, chat_id: int, user: TgA
             if gone.lobby:
                 await presenter.show_lobby(deps, bot, ctx)
                 continue
-            lang = presenter.group_language(ctx)
             text = _(
-                lang,
+                presenter.group_language(ctx),
                 "🚪 {name} left the group: the bot plays their seat from now on (points kept).",
                 name=cards_render.name(gone.name),
             )
@@ -210,9 +214,8 @@ async def on_unknown_command(update: Update, context: Context) -> None:
         return  # handled by its CommandHandler
     if is_group(update) and not target:
         return  # a bare /foo in a group may well be another bot's command
-    lang = reply_language(deps_of(context), update)  # the group's language in a group
-    text = _(lang, "I don't know that command. /help lists what I can do.")
-    await io.send(bot, message.chat.id, text, None, thread_of(update))
+    lang = reply_language(deps_of(context), update)
+    await reply(update, _(lang, "I don't know that command. /help lists what I can do."))
 
 
 async def on_private_text(update: Update, context: Context) -> None:
@@ -220,5 +223,6 @@ async def on_private_text(update: Update, context: Context) -> None:
     if message is None or not message.text or message.text.startswith("/"):
         return
     lang = personal_language(deps_of(context), update)
-    text = _(lang, "I only understand commands and keys. /help lists them; games are played in groups.")
-    await io.send(update.get_bot(), message.chat.id, text)
+    await reply(
+        update, _(lang, "I only understand commands and keys. /help lists them; games are played in groups.")
+    )

@@ -6,7 +6,6 @@ import logging
 import time
 from typing import Any
 
-from sqlmodel import select
 from telegram import Update
 from telegram import User as TgApiUser
 from telegram.constants import ChatMemberStatus, ChatType
@@ -15,12 +14,12 @@ from telegram.ext import ContextTypes
 
 from .. import logs
 from ..deps import Deps, get_deps
-from ..i18n import M_, _
-from ..services import games
+from ..i18n import M_, _, normalize
+from ..services import languages
 from ..services.errors import ServiceError
 from ..services.games import TgUser
 from ..store.db import session_scope
-from ..store.models import Chat, User
+from ..store.models import Chat
 
 log = logging.getLogger("tweakbot.updates")
 
@@ -55,15 +54,12 @@ def personal_language(deps: Deps, update: Update) -> str:
     user = update.effective_user
     if user is None:
         return "en"
-    with session_scope(deps.db) as session:
-        # Two columns rather than the whole row: this runs for every update.
-        stored = session.exec(select(User.language, User.tg_language).where(User.id == user.id)).first()
+    # Every update needs it: cached for a few seconds per process (services.languages).
+    stored = languages.stored(deps.db, user.id)
     if stored is not None:
         language, tg_language = stored
-        return games.user_language(
-            User(id=user.id, language=language, tg_language=tg_language, created_at=deps.clock.now())
-        )
-    return games.user_language(User(id=user.id, tg_language=user.language_code, created_at=deps.clock.now()))
+        return normalize(language or tg_language)
+    return normalize(user.language_code)
 
 
 def group_language(deps: Deps, chat_id: int, fallback: str) -> str:

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from .. import callbacks as cb
-from .. import telegram_io as io
 from ..i18n import _
 from ..texts import RULES_PAGES
 
@@ -19,13 +18,3 @@ def rules_page(lang: str, page: int) -> tuple[str, InlineKeyboardMarkup | None]:
     if page < len(RULES_PAGES) - 1:
         keys.append(InlineKeyboardButton(_(lang, "Next ➡️"), callback_data=cb.rules(page + 1, lang)))
     return text, InlineKeyboardMarkup([keys]) if keys else None
-
-
-async def send_rules_page(update: Update, lang: str, page: int) -> None:
-    chat = update.effective_chat
-    if chat is None:
-        return
-    message = update.effective_message
-    thread = message.message_thread_id if message is not None and message.is_topic_message else None
-    text, markup = rules_page(lang, page)
-    await io.send(update.get_bot(), chat.id, text, markup, thread)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 
 from telegram import Bot, BotCommand, CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, Update
+from telegram import User as TgApiUser
 from telegram.constants import ChatType
 from telegram.error import TelegramError
 
@@ -16,10 +17,11 @@ from .. import presenter
 from .. import telegram_io as io
 from ..deps import Deps
 from ..i18n import DEFAULT_LANGUAGE, LANGUAGES, M_, _, normalize
-from ..services import games
+from ..services import games, languages
 from ..store.db import session_scope
 from ..store.models import LOBBY, PLAYING
-from .common import Context, deps_of, group_language, is_group, personal_language, tg_user
+from .common import Context, deps_of, is_group, reply_language, tg_user
+from .replies import reply
 
 log = logging.getLogger("tweakbot.language")
 
@@ -64,19 +66,12 @@ def language_keyboard() -> InlineKeyboardMarkup:
 
 
 async def language_command(update: Update, context: Context) -> None:
-    deps = deps_of(context)
-    chat = update.effective_chat
-    if chat is None:
-        return
-    lang = personal_language(deps, update)
+    lang = reply_language(deps_of(context), update)
     if is_group(update):
-        lang = group_language(deps, chat.id, lang)
         text = _(lang, "Choose the language of this group's games:")
     else:
         text = _(lang, "Choose your language for private messages and popups:")
-    message = update.effective_message
-    thread = message.message_thread_id if message is not None and message.is_topic_message else None
-    await io.send(update.get_bot(), chat.id, text, language_keyboard(), thread)
+    await reply(update, text, language_keyboard())
 
 
 async def on_language_key(query: CallbackQuery, data: cb.Callback, deps: Deps, context: Context) -> None:
@@ -84,7 +79,7 @@ async def on_language_key(query: CallbackQuery, data: cb.Callback, deps: Deps, c
     bot = query.get_bot()
     if code not in LANGUAGES:
         await io.answer(
-            bot, query.id, _(normalize(query.from_user.language_code), "Unknown language."), alert=True
+            bot, query.id, _(_own_language(deps, query.from_user), "Unknown language."), alert=True
         )
         return
     message = query.message
@@ -110,6 +105,13 @@ async def on_language_key(query: CallbackQuery, data: cb.Callback, deps: Deps, c
         await io.edit(bot, message.chat.id, message.message_id, done, None)
     for game_id in redraw:
         await _redraw(deps, bot, game_id)
+
+
+def _own_language(deps: Deps, user: TgApiUser) -> str:
+    """The tapper's language for a popup: their /language choice first, like every other popup."""
+    stored = languages.stored(deps.db, user.id)
+    language, tg_language = stored if stored is not None else (None, user.language_code)
+    return normalize(language or tg_language)
 
 
 async def _redraw(deps: Deps, bot: Bot, game_id: int) -> None:

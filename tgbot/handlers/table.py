@@ -4,79 +4,42 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
+from telegram import InlineKeyboardMarkup, Update
+from telegram import User as TgApiUser
 
-from .. import callbacks as cb
-from .. import presenter
-from .. import telegram_io as io
+from .. import delivery, presenter
+from ..deps import Deps
 from ..i18n import _, _n
 from ..render import cards as cards_render
+from ..render.lobby import pace_rows
 from ..services import games, pacing, table_control
-from ..services.errors import ServiceError
+from ..services.settings import GameSettings
 from ..store.db import session_scope
 from ..store.models import LOBBY, Game
-from .common import (
-    Context,
-    deps_of,
-    error_text,
-    group_language,
-    is_admin,
-    is_group,
-    personal_language,
-    reply_language,
-    thread_of,
-)
+from .common import Context, deps_of, is_group, reply_language
+from .replies import admin_rights, answers_service_errors, game_here, reply
+
+SECONDS_PER_DAY = 86400
 
 
-async def _reply(update: Update, text: str, markup: InlineKeyboardMarkup | None = None) -> None:
-    chat = update.effective_chat
-    if chat is not None:
-        await io.send(update.get_bot(), chat.id, text, markup, thread_of(update))
-
-
-def _game_here(update: Update, context: Context) -> Game | None:
-    chat = update.effective_chat
-    if chat is None:
-        return None
-    with session_scope(deps_of(context).db) as session:
-        return games.active_game(session, chat.id, thread_of(update))
-
-
-async def _manager(update: Update, context: Context, game: Game) -> bool:
-    user = update.effective_user
-    assert user is not None
-    return game.creator_id != user.id and await is_admin(context, game.chat_id, user.id)
-
-
+@answers_service_errors
 async def pause_command(update: Update, context: Context) -> None:
     deps = deps_of(context)
-    lang = reply_language(deps, update)
     user = update.effective_user
-    game = _game_here(update, context)
+    game = game_here(update, deps)
     if game is None or game.id is None or user is None:
-        await _reply(update, _(lang, "There is no game here."))
+        await reply(update, _(reply_language(deps, update), "There is no game here."))
         return
-    admin = await _manager(update, context, game)
+    admin = await admin_rights(context, game, user.id)
+    max_pause = timedelta(seconds=deps.pause_max_seconds)
     async with deps.locks.hold(f"game:{game.id}"):
-        try:
-            with session_scope(deps.db) as session:
-                paused = table_control.pause(
-                    session,
-                    game.id,
-                    user.id,
-                    admin,
-                    deps.clock.now(),
-                    timedelta(seconds=deps.pause_max_seconds),
-                )
-        except ServiceError as exc:
-            await _reply(update, error_text(lang, exc))
-            return
-    glang = paused.language
-    days = max(1, round(deps.pause_max_seconds / 86400))
-    await _reply(
+        with session_scope(deps.db) as session:
+            paused = table_control.pause(session, game.id, user.id, admin, deps.clock.now(), max_pause)
+    days = max(1, round(deps.pause_max_seconds / SECONDS_PER_DAY))
+    await reply(
         update,
         _n(
-            glang,
+            paused.language,
             "⏸ Game paused: no reminders and no deadlines. Send /resume to go on; the pause ends "
             "by itself in {n} day.",
             "⏸ Game paused: no reminders and no deadlines. Send /resume to go on; the pause ends "
@@ -86,66 +49,56 @@ async def pause_command(update: Update, context: Context) -> None:
     )
 
 
+@answers_service_errors
 async def resume_command(update: Update, context: Context) -> None:
     deps = deps_of(context)
-    lang = reply_language(deps, update)
     user = update.effective_user
-    game = _game_here(update, context)
+    game = game_here(update, deps)
     if game is None or game.id is None or user is None:
-        await _reply(update, _(lang, "There is no game here."))
+        await reply(update, _(reply_language(deps, update), "There is no game here."))
         return
-    admin = await _manager(update, context, game)
-    bot = update.get_bot()
+    admin = await admin_rights(context, game, user.id)
     async with deps.locks.hold(f"game:{game.id}"):
-        try:
-            with session_scope(deps.db) as session:
-                table_control.resume(session, game.id, user.id, admin, deps.clock.now(), deps.custom_pace)
-                ctx = games.load_context(session, game.id)
-        except ServiceError as exc:
-            await _reply(update, error_text(lang, exc))
-            return
-        await _reply(update, _(presenter.group_language(ctx), "▶️ The game goes on!"))
-        if ctx.game.board_message_id is not None:
-            await io.drop_keyboard(bot, ctx.game.chat_id, ctx.game.board_message_id)
-        await presenter.post_board(deps, bot, ctx)
+        with session_scope(deps.db) as session:
+            table_control.resume(session, game.id, user.id, admin, deps.clock.now(), deps.custom_pace)
+            ctx = games.load_context(session, game.id)
+        await reply(update, _(presenter.group_language(ctx), "▶️ The game goes on!"))
+        await presenter.repost_board(deps, update.get_bot(), ctx)
 
 
+@answers_service_errors
 async def back_command(update: Update, context: Context) -> None:
     """Come back from being away: in the group of the game, or in private for every game."""
     deps = deps_of(context)
     lang = reply_language(deps, update)
     user = update.effective_user
     if user is not None and not is_group(update):
-        with session_scope(deps.db) as session:
-            back = table_control.come_back_everywhere(session, user.id)
-        if not back:
-            await _reply(update, _(lang, "You were not away."))
-            return
-        await _reply(update, _(lang, "👋 Welcome back! Your turns wait for you again."))
-        for returned in back:
-            await io.send(
-                update.get_bot(),
-                returned.chat_id,
-                _(returned.language, "👋 {name} is back.", name=cards_render.name(user.first_name)),
-                None,
-                returned.thread_id,
-            )
+        await _back_everywhere(update, deps, user, lang)
         return
-    game = _game_here(update, context)
+    game = game_here(update, deps)
     if game is None or game.id is None or user is None:
-        await _reply(update, _(lang, "There is no game here."))
+        await reply(update, _(lang, "There is no game here."))
         return
     async with deps.locks.hold(f"game:{game.id}"):
-        try:
-            with session_scope(deps.db) as session:
-                was_away = table_control.come_back(session, game.id, user.id)
-        except ServiceError as exc:
-            await _reply(update, error_text(lang, exc))
-            return
+        with session_scope(deps.db) as session:
+            was_away = table_control.come_back(session, game.id, user.id)
     if was_away:
-        await _reply(update, _(game.language, "👋 Welcome back! Your turns wait for you again."))
+        await reply(update, _(game.language, "👋 Welcome back! Your turns wait for you again."))
     else:
-        await _reply(update, _(lang, "You were not away."))
+        await reply(update, _(lang, "You were not away."))
+
+
+async def _back_everywhere(update: Update, deps: Deps, user: TgApiUser, lang: str) -> None:
+    """/back in private: back in every game, and each of those groups is told."""
+    with session_scope(deps.db) as session:
+        back = table_control.come_back_everywhere(session, user.id)
+    if not back:
+        await reply(update, _(lang, "You were not away."))
+        return
+    await reply(update, _(lang, "👋 Welcome back! Your turns wait for you again."))
+    for game in back:
+        text = _(game.language, "👋 {name} is back.", name=cards_render.name(user.first_name))
+        await delivery.send_to_game(deps, update.get_bot(), game, text)
 
 
 async def quiet_command(update: Update, context: Context) -> None:
@@ -154,71 +107,59 @@ async def quiet_command(update: Update, context: Context) -> None:
     chat = update.effective_chat
     if chat is None:
         return
-    lang = group_language(deps, chat.id, personal_language(deps, update))
+    lang = reply_language(deps, update)
     if not is_group(update):
-        await _reply(update, _(lang, "Quiet hours are set in a group."))
+        await reply(update, _(lang, "Quiet hours are set in a group."))
         return
     arg = " ".join(context.args or []).strip()
     if not arg:
-        await _reply(
+        await reply(
             update,
             _(lang, "Usage: /quiet 23-08 +7 (hours in local time, then the UTC offset), or /quiet off."),
         )
         return
-    if arg.lower() == "off":
-        hours = None
-    else:
-        hours = table_control.parse_quiet(arg)
-        if hours is None:
-            await _reply(update, _(lang, "I could not read that. Example: /quiet 23-08 +7"))
-            return
+    hours = None if arg.lower() == "off" else table_control.parse_quiet(arg)
+    if hours is None and arg.lower() != "off":
+        await reply(update, _(lang, "I could not read that. Example: /quiet 23-08 +7"))
+        return
     with session_scope(deps.db) as session:
         table_control.set_quiet(session, chat.id, hours, deps.clock.now(), deps.custom_pace)
     if hours is None:
-        await _reply(update, _(lang, "🔔 Quiet hours are off."))
-    else:
-        start, end, offset = hours
-        sign = "+" if offset >= 0 else "-"
-        utc = f"UTC{sign}{abs(offset) // 60}" + (f":{abs(offset) % 60:02d}" if offset % 60 else "")
-        await _reply(
-            update,
-            _(
-                lang,
-                "🌙 Quiet hours: {start:02d}:00–{end:02d}:00 ({utc}). "
-                "Reminders wait until they end, and deadlines move to their end.",
-                start=start,
-                end=end,
-                utc=utc,
-            ),
-        )
+        await reply(update, _(lang, "🔔 Quiet hours are off."))
+        return
+    start, end, offset = hours
+    await reply(
+        update,
+        _(
+            lang,
+            "🌙 Quiet hours: {start:02d}:00–{end:02d}:00 ({utc}). "
+            "Reminders wait until they end, and deadlines move to their end.",
+            start=start,
+            end=end,
+            utc=_utc_label(offset),
+        ),
+    )
 
 
-def pace_keyboard(
-    lang: str, game_id: int, current: str, custom: pacing.Pace | None = None
-) -> InlineKeyboardMarkup:
-    keys = [
-        InlineKeyboardButton(
-            ("✅ " if key == current else "") + pacing.pace_label(lang, key, custom),
-            callback_data=cb.setting(game_id, "p", key),
-        )
-        for key in pacing.pace_keys(custom)
-    ]
-    return InlineKeyboardMarkup([keys[:3], keys[3:]])
+def _utc_label(offset_minutes: int) -> str:
+    """'UTC+7', 'UTC-3:30': how people write an offset (whole hours without minutes)."""
+    sign = "+" if offset_minutes >= 0 else "-"
+    hours, minutes = divmod(abs(offset_minutes), 60)
+    return f"UTC{sign}{hours}" + (f":{minutes:02d}" if minutes else "")
 
 
+@answers_service_errors
 async def settings_command(update: Update, context: Context) -> None:
     """In a running game: the pace (the creator or an admin may change it)."""
     deps = deps_of(context)
     lang = reply_language(deps, update)
-    game = _game_here(update, context)
+    game = game_here(update, deps)
     if game is None or game.id is None:
-        await _reply(update, _(lang, "There is no game here. Settings are in the lobby of /newgame."))
+        await reply(update, _(lang, "There is no game here. Settings are in the lobby of /newgame."))
         return
     if game.status == LOBBY:
-        await _reply(update, _(lang, "Use the ⚙️ Settings key of the lobby."))
+        await reply(update, _(lang, "Use the ⚙️ Settings key of the lobby."))
         return
-    from ..services.settings import GameSettings
-
     settings = GameSettings.from_json(game.settings)
     glang = game.language
     custom = deps.custom_pace
@@ -240,7 +181,8 @@ async def settings_command(update: Update, context: Context) -> None:
             )
         )
     lines.append(_(glang, "The creator or a group admin can change it; the turn clock starts again."))
-    await _reply(update, "\n".join(lines), pace_keyboard(glang, game.id, settings.pace, custom))
+    markup = InlineKeyboardMarkup(pace_rows(glang, game.id, settings.pace, custom))
+    await reply(update, "\n".join(lines), markup)
 
 
 async def change_pace_key(
@@ -253,15 +195,10 @@ async def change_pace_key(
             session, game_id, user_id, admin, pace, deps.clock.now(), deps.custom_pace
         )
         game = session.get(Game, game_id)
-        lang = lang or (game.language if game else "en")
     if game is not None:
         glang = game.language
         label = pacing.pace_label(glang, settings.pace, deps.custom_pace)
-        await io.send(
-            context.bot,
-            game.chat_id,
-            _(glang, "⚙️ The pace of this game is now {pace}; the turn clock starts again.", pace=label),
-            None,
-            game.thread_id,
-        )
+        text = _(glang, "⚙️ The pace of this game is now {pace}; the turn clock starts again.", pace=label)
+        await delivery.send_to_game(deps, context.bot, game, text)
+    lang = lang or (game.language if game is not None else "en")
     return _(lang, "Pace: {pace}", pace=pacing.pace_label(lang, settings.pace, deps.custom_pace))

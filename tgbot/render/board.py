@@ -9,6 +9,7 @@ open [T!] menu) in each key, so a tap is idempotent and needs no storage.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
@@ -156,8 +157,36 @@ def board_text(lang: str, ctx: GameContext, draft: Draft, surface: str, viewer_s
     return "\n".join(lines)
 
 
+class Keys(InlineKeyboardMarkup):
+    """An inline keyboard of plain keys (text with callback data or a URL) that serialises
+    itself directly: PTB's generic `to_dict` walks every attribute of every key, which cost
+    about as much as building the keyboard. The JSON is the same."""
+
+    __slots__ = ("_plain",)
+
+    def __init__(self, rows: list[list[InlineKeyboardButton]]) -> None:
+        super().__init__(rows)
+        self._plain = [[_plain(key) for key in row] for row in rows]
+
+    def to_dict(self, recursive: bool = True) -> dict[str, object]:
+        return {"inline_keyboard": [[dict(key) for key in row] for row in self._plain]}
+
+
+def _plain(key: InlineKeyboardButton) -> dict[str, object]:
+    if key.callback_data is not None:
+        return {"text": key.text, "callback_data": key.callback_data}
+    return {"text": key.text, "url": key.url}
+
+
+@lru_cache(maxsize=8192)
 def _button(text: str, data: str) -> InlineKeyboardButton:
+    """Keys are immutable, and a board's keys come back tap after tap: build each once."""
     return InlineKeyboardButton(text, callback_data=data)
+
+
+@lru_cache(maxsize=2048)
+def _link(text: str, url: str) -> InlineKeyboardButton:
+    return InlineKeyboardButton(text, url=url)
 
 
 def _rows(buttons: list[InlineKeyboardButton], width: int = ROW_WIDTH) -> list[list[InlineKeyboardButton]]:
@@ -206,8 +235,7 @@ def keyboard(
     version = ctx.game.version
     seat = state.current
     if draft.menu:
-        rows = _t_menu_rows(lang, ctx, draft, version)
-        return InlineKeyboardMarkup(rows)
+        return Keys(_t_menu_rows(lang, ctx, draft, version))
     rows = []
     hand = state.hands[seat]
     chosen = draft.selected(len(state.table))
@@ -255,11 +283,9 @@ def keyboard(
     # utility
     utility = [_button(_(lang, "👀 My hand"), cb.hand(gid))]
     if surface == GROUP:
-        utility.append(
-            InlineKeyboardButton(_(lang, "📱 Private panel"), url=f"https://t.me/{bot_username}?start=g{gid}")
-        )
+        utility.append(_link(_(lang, "📱 Private panel"), f"https://t.me/{bot_username}?start=g{gid}"))
     rows.append(utility)
-    return InlineKeyboardMarkup(rows)
+    return Keys(rows)
 
 
 def hand_popup(lang: str, ctx: GameContext, seat: int) -> str:

@@ -76,6 +76,22 @@ def drawable(text: str, fallback: str) -> str:
     return kept or fallback
 
 
+def _covers(text: str) -> bool:
+    covered = _fonts()[1]
+    return all(ord(c) in covered or c.isspace() for c in text)
+
+
+def legible(texts: ChartTexts, fallback: ChartTexts) -> ChartTexts:
+    """Each label in the group's language when the host's fonts can draw it, else the fallback's.
+
+    A host without CJK or Devanagari fonts would otherwise draw a Japanese or
+    Hindi title as empty boxes; English labels are better than boxes.
+    """
+    fields = ("title", "round_label", "points_label", "goal_label")
+    chosen = {f: getattr(texts, f) if _covers(getattr(texts, f)) else getattr(fallback, f) for f in fields}
+    return ChartTexts(**chosen)
+
+
 def cumulative(round_points: Sequence[Sequence[int]], players: int) -> list[list[int]]:
     """Per seat: 0, then the running total after each round."""
     series = [[0] for _ in range(players)]

@@ -12,7 +12,6 @@ from ..services.context import GameContext
 from ..services.pacing import Pace, pace_keys, pace_label
 from .cards import COLOUR_EMOJI, name
 
-MAX_PLAYERS = 6
 MIN_PLAYERS = 2
 
 
@@ -77,6 +76,19 @@ def _mark(label: str, on: bool) -> str:
     return f"✅ {label}" if on else label
 
 
+def pace_rows(
+    lang: str, game_id: int, current: str, custom: Pace | None = None
+) -> list[list[InlineKeyboardButton]]:
+    """The pace keys, ✅ on the current one: in the lobby's settings and under /settings of a running game."""
+    keys = [
+        InlineKeyboardButton(
+            _mark(pace_label(lang, p, custom), p == current), callback_data=cb.setting(game_id, "p", p)
+        )
+        for p in pace_keys(custom)
+    ]
+    return [keys[:3], keys[3:]]
+
+
 def settings_keyboard(lang: str, ctx: GameContext, custom: Pace | None = None) -> InlineKeyboardMarkup:
     gid = ctx.game_id
     s = ctx.settings
@@ -119,18 +131,7 @@ def settings_keyboard(lang: str, ctx: GameContext, custom: Pace | None = None) -
                 _mark(_(lang, "[T!] face down"), s.face_down), callback_data=cb.setting(gid, "f", "1")
             ),
         ],
-        [
-            InlineKeyboardButton(
-                _mark(pace_label(lang, p, custom), s.pace == p), callback_data=cb.setting(gid, "p", p)
-            )
-            for p in pace_keys(custom)
-        ][:3],
-        [
-            InlineKeyboardButton(
-                _mark(pace_label(lang, p, custom), s.pace == p), callback_data=cb.setting(gid, "p", p)
-            )
-            for p in pace_keys(custom)
-        ][3:],
+        *pace_rows(lang, gid, s.pace, custom),
         [
             InlineKeyboardButton(_(lang, "🤖 Easy"), callback_data=cb.add_ai(gid, "easy")),
             InlineKeyboardButton(_(lang, "🤖 Normal"), callback_data=cb.add_ai(gid, "normal")),

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from engine import GameState
 
 from ..store.models import Chat, Game, GamePlayer
+from .pacing import QuietHours
 from .settings import GameSettings
 
 
@@ -21,6 +22,7 @@ class SeatInfo:
     can_dm: bool
     language: str
     panel_message_id: int | None
+    timeouts: int = 0  # consecutive turns the bot played for this seat (two make it away)
 
     @property
     def is_human(self) -> bool:
@@ -39,9 +41,11 @@ class GameContext:
     state: GameState | None
     settings: GameSettings
     chat_title: str
-    #: The chat row, kept referenced so later lookups in the same session hit SQLAlchemy's
-    #: identity map (it only holds objects weakly) instead of the database.
+    #: Kept for callers that pass a chat row along; the services read what they need of the
+    #: chat (title, quiet hours) with the game and never look it up again.
     chat: Chat | None = field(default=None, repr=False, compare=False)
+    #: The group's quiet hours as they were read with the game (for the turn clock).
+    quiet: QuietHours | None = field(default=None, repr=False, compare=False)
 
     @property
     def game_id(self) -> int:
@@ -72,4 +76,5 @@ def seat_info(player: GamePlayer, can_dm: bool, language: str) -> SeatInfo:
         can_dm=can_dm,
         language=language,
         panel_message_id=player.panel_message_id,
+        timeouts=player.timeouts,
     )

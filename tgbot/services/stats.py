@@ -38,6 +38,7 @@ import engine
 from engine import EngineError, GameState
 from engine.events import Summed, TPlayed
 
+from ..store.core import write_gathered
 from ..store.models import ABANDONED, FINISHED, ComputerStats, Game, GamePlayer, Move, PlayerStats, User
 
 log = logging.getLogger("tweakbot.stats")
@@ -192,6 +193,7 @@ def record_game_end(session: Session, game: Game, state: GameState | None, now: 
     """
     if game.status not in (FINISHED, ABANDONED) or game.id is None:
         return False
+    write_gathered(session)  # the move log must be complete before it is replayed
     if state is None:
         if not game.state:
             return False

@@ -6,10 +6,12 @@ import re
 from dataclasses import replace
 from datetime import datetime, timedelta
 
+from sqlalchemy.engine import Connection
 from sqlmodel import Session, select
 
 from ..store.models import LOBBY, PAUSED, PLAYING, Chat, Game, GamePlayer
 from . import games, pacing
+from .context import GameContext
 from .errors import ServiceError
 from .settings import GameSettings
 
@@ -81,6 +83,16 @@ def come_back(session: Session, game_id: int, user_id: int) -> bool:
         player.timeouts = 0
         session.add(player)
     return was_away
+
+
+def come_back_loaded(db: Session | Connection, ctx: GameContext, user_id: int) -> bool:
+    """`come_back` for a game read in this transaction (`games.load_snapshot`); its seats are
+    updated too. True when the player was away or had missed turns (a row was written)."""
+    me = ctx.seat_of(user_id)
+    if me is None or not (me.away or me.timeouts):
+        return False
+    ctx.seats = games.clear_idle(db, ctx, me)
+    return True
 
 
 def parse_quiet(text: str) -> tuple[int, int, int] | None:
