@@ -5,6 +5,7 @@ from __future__ import annotations
 from sqlmodel import Session
 
 from tests.bot.conftest import BotRig
+from tests.bot.helpers import start_game
 from tgbot import delivery
 from tgbot.store.models import Game
 
@@ -34,16 +35,7 @@ async def test_a_file_sent_to_a_migrated_group_moves_the_game_and_arrives_once(r
 
 async def test_a_file_the_bot_may_no_longer_send_pauses_the_group_games(rig: BotRig) -> None:
     fake, tg = rig.fake, rig.tg
-    ana, ben = fake.user(1, "Ana"), fake.user(2, "Ben")
-    group = fake.group("Friends")
-    await tg.send(group, ana, "/newgame@tweak_test_bot")
-    lobby = fake.last_message(group.id)
-    assert lobby is not None
-    await tg.tap(ben, lobby, "✋ Join")
-    await tg.tap(ana, lobby, "▶️ Start")
-    with Session(rig.deps.db) as session:
-        game = session.get(Game, 1)
-        assert game is not None and game.status == "playing"
+    game, _board = await start_game(rig, fake.group("Friends"), fake.user(1, "Ana"), [fake.user(2, "Ben")])
     fake.fail_next("sendPhoto", 403, "Forbidden: bot was kicked from the supergroup chat")
 
     sent = await delivery.send_file_to_game(rig.deps, tg.app.bot, game, "photo", PNG, "chart.png")
