@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import time
 from datetime import UTC, datetime, timedelta
 from typing import Protocol
 
@@ -29,3 +31,23 @@ class ManualClock:
 
     def set(self, moment: datetime) -> None:
         self._now = moment
+
+
+class Timer(Protocol):
+    """Monotonic seconds and sleeping, for pacing deliveries against Telegram's budget.
+
+    Separate from `Clock` (the game's wall clock, which moves deadlines): tests run delivery on a
+    virtual timer that jumps ahead whenever everything else is idle, without touching game time.
+    """
+
+    def monotonic(self) -> float: ...
+
+    async def sleep(self, seconds: float) -> None: ...
+
+
+class SystemTimer:
+    def monotonic(self) -> float:
+        return time.monotonic()
+
+    async def sleep(self, seconds: float) -> None:
+        await asyncio.sleep(max(0.0, seconds))
