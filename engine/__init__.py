@@ -22,10 +22,12 @@ from .errors import (
     NotYourTurnError,
     SchemaError,
 )
+from .events import Event, dump_events, load_events
 from .game import apply, apply_in_place, check, default_action, is_legal, legal_actions, new_game, t_actions
 from .invariants import check_invariants
 from .state import SCHEMA_VERSION, GameState
 from .sums import SumOption, sum_options
+from .tally import GameTally, tally_events
 from .views import View, public_view, seat_view
 
 __all__ = [
@@ -35,9 +37,11 @@ __all__ = [
     "ConfigError",
     "Discard",
     "EngineError",
+    "Event",
     "GameConfig",
     "GameOverError",
     "GameState",
+    "GameTally",
     "IllegalActionError",
     "MalformedActionError",
     "NotYourTurnError",
@@ -57,12 +61,15 @@ __all__ = [
     "decode",
     "default_action",
     "default_colours",
+    "dump_events",
     "encode",
     "is_legal",
     "legal_actions",
+    "load_events",
     "new_game",
     "public_view",
     "seat_view",
     "sum_options",
     "t_actions",
+    "tally_events",
 ]

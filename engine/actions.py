@@ -73,7 +73,6 @@ T_ACTION_KIND: dict[type, TKind] = {
     PlayBomb: TKind.BOMB,
 }
 
-MAX_TABLE_POSITIONS = 64
 _SUM_RE = re.compile(r"S([0-9])\.([1-9a-f][0-9a-f]{0,15})")  # no leading zeros: one code per action
 
 

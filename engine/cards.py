@@ -83,18 +83,6 @@ def _build_tables() -> tuple[dict[str, int], dict[str, str], dict[str, int], dic
 VALUE, COLOUR_OF, POINTS, BALANCED_BACK, ALL_CARDS = _build_tables()
 
 
-def card_value(card: str) -> int:
-    return VALUE[card]
-
-
-def card_points(card: str) -> int:
-    return POINTS[card]
-
-
-def card_colour(card: str) -> Colour:
-    return Colour(COLOUR_OF[card])
-
-
 def cards_of_colours(colours: tuple[str, ...] | list[str]) -> list[str]:
     wanted = set(colours)
     return [c for c in ALL_CARDS if COLOUR_OF[c] in wanted]

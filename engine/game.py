@@ -8,6 +8,9 @@ themselves inside `apply` and are reported as events.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
+from functools import lru_cache
+
 from . import rng
 from .actions import (
     T_ACTION_KIND,
@@ -39,7 +42,8 @@ from .events import (
     TurnStarted,
 )
 from .state import OVER, GameState
-from .sums import concrete_sums, count_vectors, value_counts
+from .sums import Counts, concrete_sums, count_vectors, value_counts
+from .views import draws_after_main, seat_view, target_weights
 
 
 def new_game(config: GameConfig, seed: int) -> GameState:
@@ -140,6 +144,8 @@ def check(state: GameState, seat: int, action: Action | str) -> Action:
     hand = state.hands[seat]
     if isinstance(action, (PlayThief, PlayJoker, PlayShifter, PlayBomb)):
         kind = T_ACTION_KIND[type(action)]
+        if not hand:  # C3: a [T!] card helps a sum, and a sum needs a hand card
+            raise IllegalActionError("empty_hand", "a [T!] card needs a card in your hand")
         if state.t_played is not None:
             raise IllegalActionError("one_t_per_turn", "only one [T!] card per turn")
         if kind not in state.holdings[seat]:
@@ -207,23 +213,46 @@ def is_legal(state: GameState, seat: int, action: Action | str) -> bool:
 # --- applying -----------------------------------------------------------
 
 
-def apply(state: GameState, seat: int, action: Action | str) -> tuple[GameState, list[Event]]:
+#: Sees the live state as each automatic turn (lost turn or skip) begins: `state.current` is
+#: the seat and its hand is empty; the LostTurn or Skipped event that follows says which. It
+#: exists because those turns happen inside one `apply`, so a caller that needs the table as
+#: it was then (the replay records) has no other way to see it without re-implementing the
+#: rules. It must not change the state.
+AutoTurnObserver = Callable[[GameState], None]
+
+
+def apply(
+    state: GameState, seat: int, action: Action | str, on_auto_turn: AutoTurnObserver | None = None
+) -> tuple[GameState, list[Event]]:
     """Apply a checked action to a copy of the state; the input is untouched."""
     action = check(state, seat, action)
     new = state.clone()
     events: list[Event] = []
-    apply_checked(new, seat, action, events)
+    apply_checked(new, seat, action, events, on_auto_turn)
     return new, events
 
 
-def apply_in_place(state: GameState, seat: int, action: Action | str, events: list[Event]) -> None:
+def apply_in_place(
+    state: GameState,
+    seat: int,
+    action: Action | str,
+    events: list[Event],
+    on_auto_turn: AutoTurnObserver | None = None,
+) -> None:
     """Like `apply` but mutates `state`; for simulations that own their state."""
-    apply_checked(state, seat, check(state, seat, action), events)
+    apply_checked(state, seat, check(state, seat, action), events, on_auto_turn)
 
 
-def apply_checked(state: GameState, seat: int, action: Action, events: list[Event]) -> None:
+def apply_checked(
+    state: GameState,
+    seat: int,
+    action: Action,
+    events: list[Event],
+    on_auto_turn: AutoTurnObserver | None = None,
+) -> None:
     if isinstance(action, (Sum, Discard)):
         _main(state, seat, action, events)
+        _advance(state, events, on_auto_turn)  # a main action ends the turn
     else:
         _play_t(state, seat, action, events)
 
@@ -299,10 +328,9 @@ def _main(state: GameState, seat: int, action: MainAction, events: list[Event]) 
     events.append(Refilled(seat, drawn, tuple(table_drawn)))
     state.t_played = None
     state.joker = 0
-    _advance(state, events)
 
 
-def _advance(state: GameState, events: list[Event]) -> None:
+def _advance(state: GameState, events: list[Event], on_auto_turn: AutoTurnObserver | None) -> None:
     """Pass the turn on, resolving lost turns, skips and the round end."""
     n = state.players
     while True:
@@ -315,6 +343,8 @@ def _advance(state: GameState, events: list[Event]) -> None:
         if state.hands[seat]:
             events.append(TurnStarted(seat, state.round, state.turn))
             return
+        if on_auto_turn is not None:
+            on_auto_turn(state)
         if state.deck:
             events.append(LostTurn(seat, _draw_hand(state, seat)))  # A27
         else:
@@ -345,19 +375,13 @@ def _end_round(state: GameState, events: list[Event]) -> None:
 # --- the idle default ---------------------------------------------------
 
 
-def _next_target_after_discard(state: GameState, seat: int) -> int:
-    """Base target the next player will face after `seat` discards and refills."""
-    hand_after = len(state.hands[seat]) - 1
-    draws = max(0, HAND_SIZE - hand_after)
-    remaining = len(state.deck) - draws
-    if remaining <= 0:
-        return 7
-    return state.back_of(state.deck[remaining - 1])
-
-
-def _opportunity(table: list[str], target: int) -> tuple[int, int]:
+def _opportunity(table: Sequence[str], target: int) -> tuple[int, int]:
     """How good a table is for an unknown next hand: (TWEAK-able values, summable values)."""
-    available = value_counts(table)
+    return _chances(value_counts(table), target)
+
+
+@lru_cache(maxsize=1 << 14)
+def _chances(available: Counts, target: int) -> tuple[int, int]:
     tweaks = 0
     sums = 0
     for hv in range(1, 7):
@@ -376,21 +400,42 @@ def default_action(state: GameState, seat: int) -> Discard:
     picks the hand card that leaves the next player the fewest hand values that
     could TWEAK, then the fewest that could sum at all, then gives away the
     fewest points; ties go to the lowest hand index, so it is deterministic.
+
+    The next target is not known when the seat moves: it is the back of the
+    card that will be on top after the refill, still hidden. So the chances are
+    weighed over every back that card can have, from the seat's own view
+    (`views.target_weights`); the real deck is never read, and two positions
+    that look the same to the player get the same default (E4).
     """
     if state.is_over:
         raise GameOverError("the game is over")
     if seat != state.current:
         raise NotYourTurnError(f"it is seat {state.current}'s turn")
-    hand = state.hands[seat]
-    next_target = _next_target_after_discard(state, seat)
+    mine = seat_view(state, seat)
+    if not mine.hand:
+        raise IllegalActionError("empty_hand", "no card to discard")
+    return Discard(safest_discard(mine.hand, mine.table, target_weights(mine, draws_after_main(mine))))
+
+
+def safest_discard(hand: Sequence[str], table: Sequence[str], weights: Mapping[int, int]) -> int:
+    """Hand index of the discard that leaves the next player least, for targets weighted by `weights`.
+
+    Shared with the computer players, so that "leave the next player as little
+    as possible" means one thing everywhere.
+    """
     best: tuple[tuple[int, int, int, int], int] | None = None
     for i, card in enumerate(hand):
-        tweaks, sums = _opportunity([*state.table, card], next_target)
+        tweaks = sums = 0
+        for target, weight in weights.items():
+            t, s = _opportunity([*table, card], target)
+            tweaks += weight * t
+            sums += weight * s
         key = (tweaks, sums, POINTS[card], i)
         if best is None or key < best[0]:
             best = (key, i)
-    assert best is not None
-    return Discard(best[1])
+    if best is None:
+        raise IllegalActionError("empty_hand", "no card to discard")
+    return best[1]
 
 
 __all__ = [
@@ -402,5 +447,6 @@ __all__ = [
     "is_legal",
     "legal_actions",
     "new_game",
+    "safest_discard",
     "t_actions",
 ]

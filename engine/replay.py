@@ -2,10 +2,19 @@
 
 The simulator writes traces with `GameRecorder`, and the bot exports a
 finished game from its move log through the same class, so both produce the
-same format (docs/replay-format.md). A record describes the state *before* a
-turn; lost turns and skips happen inside the engine's `apply` of the previous
-turn, so the recorder follows the events on a shadow copy of the state to
-know what the table looked like at each of them.
+same format (docs/replay-format.md).
+
+A record describes the state *before* a turn. Lost turns and skips happen
+inside the engine's `apply` of the previous turn, so the recorder has `apply`
+show it the live state as each of them begins (`on_auto_turn`) instead of
+replaying events on a copy of the state: the rules live in `engine.game`
+alone, and a rule change cannot make the records drift from the game.
+
+Records hold every hand and the deck's top card, which no event carries (the
+deal is not an event), so building them always runs `apply` from the config
+and seed. Stored events (`records_from_log`) are compared with what that run
+reports, so a log the current rules no longer reproduce is refused instead of
+exported wrongly.
 
 ``python -m engine.replay FILE`` re-runs every game of a trace from its header
 (config and seed) with the recorded action codes and prints ``OK`` or the
@@ -33,6 +42,7 @@ from .events import (
     Skipped,
     Summed,
     TPlayed,
+    load_events,
 )
 from .game import apply, new_game
 from .state import GameState
@@ -41,6 +51,16 @@ FORMAT = "tweakbot-replay"
 VERSION = 1
 
 Record = dict[str, Any]
+
+
+class ReplayMismatchError(EngineError):
+    """A move's stored events differ from what the engine reports when it re-runs the move.
+
+    The game was played under other rules (or the log is damaged); a replay
+    built now would show a game that never happened.
+    """
+
+    code = "replay_mismatch"
 
 
 def header_record(game: int, config: GameConfig, seed: int, ai: Sequence[str | None] | None = None) -> Record:
@@ -83,134 +103,19 @@ def _tcard(event: TPlayed) -> Record:
     return {"kind": "bomb", "dropped": {str(s): c for s, c in sorted(event.dropped.items())}}
 
 
-def _apply_t(shadow: GameState, event: TPlayed) -> None:
-    """Mirror of the engine's [T!] effects, driven by the event instead of the RNG."""
-    shadow.holdings[event.seat].remove(event.kind)
-    shadow.used_t[event.seat].append(event.kind)
-    if event.kind == "thief" and event.victim is not None and event.card is not None:
-        shadow.hands[event.victim].remove(event.card)
-        shadow.table.append(event.card)
-    elif event.kind == "shifter" and event.card is not None:
-        shadow.deck.pop()
-        shadow.table.append(event.card)
-    elif event.kind == "bomb":
-        for victim, card in event.dropped.items():
-            shadow.hands[victim].remove(card)
-            shadow.table.append(card)
+def _scored(record: Record, scores_round: list[int], scores_total: list[int]) -> Record:
+    record["scores_round"] = scores_round
+    record["scores_total"] = scores_total
+    return record
 
 
-def _apply_main(shadow: GameState, event: Summed | Discarded) -> None:
-    hand = shadow.hands[event.seat]
-    if isinstance(event, Summed):
-        hand.remove(event.hand_card)
-        taken = set(event.table_cards)
-        shadow.table = [c for c in shadow.table if c not in taken]
-        shadow.piles[event.seat].extend([event.hand_card, *event.table_cards])
-        if event.won_t is not None:
-            shadow.tdeck.pop()
-            shadow.holdings[event.seat].append(event.won_t)
-    else:
-        hand.remove(event.card)
-        shadow.table.append(event.card)
-
-
-def _draw(shadow: GameState, seat: int, hand_cards: Iterable[str], table_cards: Iterable[str] = ()) -> None:
-    for card in hand_cards:
-        shadow.deck.pop()
-        shadow.hands[seat].append(card)
-    for card in table_cards:
-        shadow.deck.pop()
-        shadow.table.append(card)
-
-
-def _scores(record: Record, shadow: GameState) -> None:
-    record["scores_round"] = shadow.scores_round()
-    record["scores_total"] = shadow.scores_total()
-
-
-def turn_records(
-    game: int, state_before: GameState, seat: int, actions: Sequence[Action | str], events: Sequence[Event]
-) -> Iterator[Record]:
-    """Records for one turn: the turn itself, then lost turns, skips, round and game end.
-
-    `state_before` is the state before the turn's first action (the [T!] play
-    if any); `events` are the events of all of the turn's actions, in order.
-    The input state is not modified.
-    """
-    shadow = state_before.clone()
-    record = _before(game, shadow, seat)
-    record["action"] = " ".join(a if isinstance(a, str) else encode(a) for a in actions)
-    record["tcard"] = None
-    pending: Record | None = record
-    for event in events:
-        if isinstance(event, TPlayed):
-            record["tcard"] = _tcard(event)
-            _apply_t(shadow, event)
-        elif isinstance(event, Summed):
-            record["main"] = {
-                "kind": "sum",
-                "hand": event.hand_card,
-                "table": list(event.table_cards),
-                "tweak": event.tweak,
-                "won_t": event.won_t,
-            }
-            _apply_main(shadow, event)
-        elif isinstance(event, Discarded):
-            record["main"] = {"kind": "discard", "card": event.card}
-            _apply_main(shadow, event)
-        elif isinstance(event, Refilled):
-            _draw(shadow, event.seat, event.hand_cards, event.table_cards)
-            record["drawn_hand"] = list(event.hand_cards)
-            record["drawn_table"] = list(event.table_cards)
-            _scores(record, shadow)
-        elif isinstance(event, (LostTurn, Skipped)):
-            if pending is not None:
-                yield pending
-                pending = None
-            shadow.turn += 1
-            shadow.current = event.seat
-            extra = _before(game, shadow, event.seat)
-            lost = isinstance(event, LostTurn)
-            extra["action"] = "L" if lost else "K"
-            extra["tcard"] = None
-            extra["main"] = {"kind": "lost_turn" if lost else "skip"}
-            if isinstance(event, LostTurn):
-                _draw(shadow, event.seat, event.hand_cards)
-                extra["drawn_hand"] = list(event.hand_cards)
-            else:
-                extra["drawn_hand"] = []
-            extra["drawn_table"] = []
-            _scores(extra, shadow)
-            yield extra
-        elif isinstance(event, RoundEnded):
-            # The engine has already dealt the next round: the scores of the
-            # turn that ended this round come from the event, not a state.
-            if pending is not None:
-                pending["scores_round"] = list(event.points)
-                pending["scores_total"] = list(event.totals)
-                yield pending
-                pending = None
-            yield {
-                "game": game,
-                "round": event.round,
-                "end": True,
-                "round_points": list(event.points),
-                "totals": list(event.totals),
-                "leftover_table": list(event.leftover_table),
-            }
-        elif isinstance(event, GameEnded):
-            yield {
-                "game": game,
-                "end_game": True,
-                "winners": list(event.winners),
-                "totals": list(event.totals),
-            }
-    if pending is not None:
-        yield pending
+# Taken as an automatic turn begins: its record so far, and the scores at that moment, which
+# are the scores *after* the turn before it.
+_Snapshot = tuple[Record, list[int], list[int]]
 
 
 class GameRecorder:
-    """Turns a stream of (state before, seat, action, events) into records.
+    """Turns a game's actions, one at a time, into records.
 
     The bot applies a [T!] play and the main action as two separate calls;
     the recorder holds the [T!] play back until its main action arrives so
@@ -219,20 +124,176 @@ class GameRecorder:
 
     def __init__(self, game: int = 0) -> None:
         self.game = game
-        self._pending: tuple[GameState, int, list[str], list[Event]] | None = None
+        self._held: Record | None = None
+
+    def play(
+        self, state: GameState, seat: int, action: Action | str
+    ) -> tuple[GameState, list[Event], list[Record]]:
+        """`engine.apply` plus the records the action completes (none for a [T!] play)."""
+        new, events, snapshots = self._apply(state, seat, action)
+        return new, events, self._records(state, seat, action, events, new, snapshots)
 
     def feed(
         self, state_before: GameState, seat: int, action: Action | str, events: Sequence[Event]
     ) -> list[Record]:
+        """Records for a caller that applied the action itself.
+
+        The action is applied once more here: the automatic turns inside it
+        can only be seen while `apply` runs. `events` must be what the
+        caller's run reported, or ValueError (and the recorder is unchanged).
+        """
+        new, again, snapshots = self._apply(state_before, seat, action)
+        if again != list(events):
+            raise ValueError("the events were not produced by this action on this state")
+        return self._records(state_before, seat, action, again, new, snapshots)
+
+    def _apply(
+        self, state: GameState, seat: int, action: Action | str
+    ) -> tuple[GameState, list[Event], list[_Snapshot]]:
+        snapshots: list[_Snapshot] = []
+
+        def observe(live: GameState) -> None:
+            snapshots.append(
+                (_before(self.game, live, live.current), live.scores_round(), live.scores_total())
+            )
+
+        new, events = apply(state, seat, action, on_auto_turn=observe)
+        return new, events, snapshots
+
+    def _records(
+        self,
+        state: GameState,
+        seat: int,
+        action: Action | str,
+        events: list[Event],
+        new: GameState,
+        snapshots: list[_Snapshot],
+    ) -> list[Record]:
         code = action if isinstance(action, str) else encode(action)
+        if self._held is not None:
+            record, self._held = self._held, None
+            record["action"] = f"{record['action']} {code}"
+        else:
+            record = _before(self.game, state, seat)
+            record["action"] = code
+            record["tcard"] = None
         if not isinstance(decode(code), (Sum, Discard)):
-            self._pending = (state_before.clone(), seat, [code], list(events))
+            for event in events:
+                if isinstance(event, TPlayed):
+                    record["tcard"] = _tcard(event)
+            self._held = record
             return []
-        if self._pending is not None:
-            before, _, codes, earlier = self._pending
-            self._pending = None
-            return list(turn_records(self.game, before, seat, [*codes, code], [*earlier, *events]))
-        return list(turn_records(self.game, state_before, seat, [code], events))
+        return list(self._turn(record, events, new, iter(snapshots)))
+
+    def _turn(
+        self, record: Record, events: list[Event], new: GameState, snapshots: Iterator[_Snapshot]
+    ) -> Iterator[Record]:
+        """The main action's record, then lost turns, skips, round and game end.
+
+        Each turn record gets its scores from the next moment the engine
+        showed: the next automatic turn, the round end, or the state `apply`
+        returned.
+        """
+        game = self.game
+        pending: Record | None = record
+        for event in events:
+            if isinstance(event, Summed):
+                record["main"] = {
+                    "kind": "sum",
+                    "hand": event.hand_card,
+                    "table": list(event.table_cards),
+                    "tweak": event.tweak,
+                    "won_t": event.won_t,
+                }
+            elif isinstance(event, Discarded):
+                record["main"] = {"kind": "discard", "card": event.card}
+            elif isinstance(event, Refilled):
+                record["drawn_hand"] = list(event.hand_cards)
+                record["drawn_table"] = list(event.table_cards)
+            elif isinstance(event, (LostTurn, Skipped)):
+                auto, scores_round, scores_total = next(snapshots)
+                if pending is not None:
+                    yield _scored(pending, scores_round, scores_total)
+                lost = isinstance(event, LostTurn)
+                auto["action"] = "L" if lost else "K"
+                auto["tcard"] = None
+                auto["main"] = {"kind": "lost_turn" if lost else "skip"}
+                auto["drawn_hand"] = list(event.hand_cards) if isinstance(event, LostTurn) else []
+                auto["drawn_table"] = []
+                pending = auto
+            elif isinstance(event, RoundEnded):
+                # The engine has already dealt the next round: the scores of the
+                # turn that ended this round come from the event, not a state.
+                if pending is not None:
+                    yield _scored(pending, list(event.points), list(event.totals))
+                    pending = None
+                yield {
+                    "game": game,
+                    "round": event.round,
+                    "end": True,
+                    "round_points": list(event.points),
+                    "totals": list(event.totals),
+                    "leftover_table": list(event.leftover_table),
+                }
+            elif isinstance(event, GameEnded):
+                yield {
+                    "game": game,
+                    "end_game": True,
+                    "winners": list(event.winners),
+                    "totals": list(event.totals),
+                }
+        if pending is not None:
+            yield _scored(pending, new.scores_round(), new.scores_total())
+
+
+def turn_records(
+    game: int, state_before: GameState, seat: int, actions: Sequence[Action | str], events: Sequence[Event]
+) -> Iterator[Record]:
+    """Records for one turn: the turn itself, then lost turns, skips, round and game end.
+
+    `state_before` is the state before the turn's first action (the [T!] play
+    if any); `events` are the events of all of the turn's actions, in order,
+    and must be what the engine reports for them (ValueError otherwise). The
+    input state is not modified.
+    """
+    recorder = GameRecorder(game)
+    state = state_before
+    again: list[Event] = []
+    records: list[Record] = []
+    for action in actions:
+        state, produced, out = recorder.play(state, seat, action)
+        again.extend(produced)
+        records.extend(out)
+    if again != list(events):
+        raise ValueError("the events were not produced by these actions on this state")
+    yield from records
+
+
+def records_from_log(
+    config: GameConfig,
+    seed: int,
+    moves: Iterable[tuple[int, str, str | None]],
+    game: int = 0,
+    ai: Sequence[str | None] | None = None,
+) -> list[Record]:
+    """The full trace of a game from a move log of (seat, action code, stored events text).
+
+    The stored text is `events.dump_events` of what `apply` reported for that
+    move, or None for moves logged before events were kept. The game is run
+    again from `config` and `seed` (records need every hand, which events do
+    not carry), and each move's stored events must equal the run's:
+    ReplayMismatchError otherwise, naming the move; SchemaError if the stored
+    text is unreadable; the engine's own errors if a move is illegal.
+    """
+    records = [header_record(game, config, seed, ai)]
+    recorder = GameRecorder(game)
+    state = new_game(config, seed)
+    for number, (seat, code, stored) in enumerate(moves, start=1):
+        state, events, out = recorder.play(state, seat, code)
+        if stored is not None and load_events(stored) != events:
+            raise ReplayMismatchError(f"move {number} ({code!r} by seat {seat}): stored events differ")
+        records.extend(out)
+    return records
 
 
 def record_game(
@@ -242,15 +303,13 @@ def record_game(
     game: int = 0,
     ai: Sequence[str | None] | None = None,
 ) -> list[Record]:
-    """The full trace of a game from its config, seed and action codes (e.g. a move log)."""
+    """The full trace of a game from its config, seed and action codes (each by the seat to move)."""
     records = [header_record(game, config, seed, ai)]
     recorder = GameRecorder(game)
     state = new_game(config, seed)
     for code in codes:
-        seat = state.current
-        new, events = apply(state, seat, code)
-        records.extend(recorder.feed(state, seat, code, events))
-        state = new
+        state, _, out = recorder.play(state, state.current, code)
+        records.extend(out)
     return records
 
 
@@ -295,9 +354,8 @@ class _GameCheck:
         for code in codes:
             if not isinstance(seat, int):
                 raise ValueError("turn record without a seat")
-            new, events = apply(self.state, seat, code)
-            self.queue.extend(_normalise(r) for r in self.recorder.feed(self.state, seat, code, events))
-            self.state = new
+            self.state, _, records = self.recorder.play(self.state, seat, code)
+            self.queue.extend(_normalise(r) for r in records)
         if not self.queue:
             raise ValueError(f"action {found.get('action')!r} does not complete a turn")
         if any(r.get("end_game") for r in self.queue):

@@ -131,6 +131,13 @@ class GameState:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> GameState:
+        """Load a saved state, or raise `SchemaError` naming what is wrong with it.
+
+        Strict on purpose: a state that breaks an invariant (a card in two
+        zones, a 4-card hand, a seat to move with no cards, a [T!] too many)
+        would otherwise fail later as an odd error deep in the rules, or not at
+        all and play on wrongly. Every state the engine itself produces loads.
+        """
         if not isinstance(data, dict) or data.get("schema") != SCHEMA_VERSION:
             schema = data.get("schema") if isinstance(data, dict) else None
             raise SchemaError(f"unsupported game schema {schema!r}")
@@ -160,10 +167,15 @@ class GameState:
         except (KeyError, TypeError, ValueError, AttributeError, ConfigError) as exc:
             raise SchemaError(f"broken game data: {exc}") from exc
         state._validate()
+        from .invariants import check_invariants  # imported here: invariants builds on this module
+
+        problems = check_invariants(state)
+        if problems:
+            raise SchemaError("inconsistent saved game: " + "; ".join(problems))
         return state
 
     def _validate(self) -> None:
-        """Reject loaded data that the rules would trip over later (wrong shapes, unknown ids)."""
+        """Reject wrong shapes and unknown ids, so that the invariant checks can index safely."""
         n = self.players
         per_seat: tuple[Sized, ...] = (
             self.hands, self.piles, self.used_t, self.holdings, self.totals, *self.round_points

@@ -3,11 +3,15 @@
 #
 #   scripts/i18n.sh           extract every _()/_n()/M_() string from tgbot/ into messages.pot,
 #                             then merge it into each language's messages.po (never `init`: the
-#                             catalogs exist). New strings arrive untranslated, changed ones fuzzy.
+#                             catalogs exist), then compile them. New strings arrive untranslated,
+#                             changed ones fuzzy: both are English until translated.
+#   scripts/i18n.sh --compile only compile each messages.po to messages.mo (after translating).
 #   scripts/i18n.sh --check   change nothing; exit 1 if messages.pot or a catalog is out of date.
 #
-# The bot reads the .po files directly (tgbot/i18n.py), so there is no compile step; run
-# `.venv/bin/pytest tests/test_i18n.py tests/test_texts.py` after translating.
+# The bot reads only the compiled catalogs (messages.mo, tgbot/i18n.py). The package build makes
+# them (setup.py: a wheel, or in place for `pip install -e`), `make test` / `make run` compile the
+# ones whose .po changed, and tests/test_catalogs.py fails while one is missing or stale. Run
+# `.venv/bin/pytest tests/test_i18n.py tests/test_texts.py tests/test_catalogs.py` after translating.
 set -eu
 cd "$(dirname "$0")/.."
 PYBABEL=${PYBABEL:-.venv/bin/pybabel}
@@ -17,6 +21,15 @@ POT=$LOCALES/messages.pot
 extract() {
     "$PYBABEL" -q extract -F babel.cfg -o "$1" --no-location --omit-header .
 }
+
+compile() {
+    "$PYBABEL" -q compile -d "$LOCALES" -D messages
+}
+
+if [ "${1:-}" = "--compile" ]; then
+    compile
+    exit 0
+fi
 
 if [ "${1:-}" = "--check" ]; then
     tmp=$(mktemp -d)
@@ -32,3 +45,4 @@ fi
 
 extract "$POT"
 "$PYBABEL" -q update -i "$POT" -d "$LOCALES" --ignore-pot-creation-date --ignore-obsolete
+compile

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
+from pydantic import SecretStr, ValidationError
 
 from tgbot.config import (
     DEFAULT_API_BASE_URL,
+    ENV_NAMES,
     ENV_SETTINGS,
+    TOKEN_ENV,
     ConfigError,
     Settings,
     load_settings,
@@ -17,6 +22,8 @@ from tgbot.config import (
     parse_duration,
     redact,
 )
+
+README = Path(__file__).resolve().parent.parent / "README.md"
 
 TOKEN = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw-x"
 OTHER_TOKEN = "987654321:ZZHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw_y"
@@ -28,6 +35,11 @@ BOTFATHER = (
 
 def load(env: dict[str, str], env_file: Path | None = None) -> Settings:
     return load_settings(env, env_file=env_file)
+
+
+def token_of(settings: Settings) -> str | None:
+    token = settings.telegram_bot_token
+    return None if token is None else token.get_secret_value()
 
 
 def error_of(env: dict[str, str], env_file: Path | None = None) -> str:
@@ -49,6 +61,7 @@ def test_defaults() -> None:
     assert settings.lobby_ttl == timedelta(hours=24)
     assert settings.sweep_interval == timedelta(seconds=30)
     assert (settings.webhook_url, settings.webhook_secret) == (None, None)
+    assert settings.bot_token() == TOKEN
     assert (settings.webhook_listen, settings.webhook_port, settings.metrics_port) == ("0.0.0.0", 8443, None)
     assert not settings.use_webhook
 
@@ -83,12 +96,29 @@ def test_every_variable_is_read() -> None:
         lobby_ttl=timedelta(hours=2),
         sweep_interval=timedelta(seconds=15),
         webhook_url="https://bot.example.com/tg",
-        webhook_secret="s3cret_value-1",
+        webhook_secret=SecretStr("s3cret_value-1"),
         webhook_listen="127.0.0.1",
         webhook_port=8080,
         metrics_port=9100,
     )
     assert settings.use_webhook
+    assert settings.webhook_secret is not None
+    assert settings.webhook_secret.get_secret_value() == "s3cret_value-1"
+
+
+def test_plain_values_build_settings_without_reading_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Test fixtures pass plain values; a developer's shell or .env must not leak into them."""
+    (tmp_path / ".env").write_text("LOG_LEVEL=DEBUG\nTWEAKBOT_NUDGE_AFTER=1m\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("TWEAKBOT_LOBBY_TTL", "1h")
+    settings = Settings(telegram_bot_token=TOKEN, database_url="sqlite:///x.sqlite3", webhook_port=0)
+    assert token_of(settings) == TOKEN and settings.log_level == "INFO"
+    assert settings.nudge_after is None and settings.lobby_ttl == timedelta(hours=24)
+    assert settings.webhook_port == 0  # "any free port", for tests; the environment needs 1..65535
+    with pytest.raises(ValidationError):
+        Settings(telegram_bot_token="not-a-token")
 
 
 def test_env_file_is_loaded_and_the_environment_wins(tmp_path: Path) -> None:
@@ -102,26 +132,55 @@ def test_env_file_is_loaded_and_the_environment_wins(tmp_path: Path) -> None:
         "UNRELATED=ignored\n"
     )
     from_file = load({}, env_file)
-    assert (from_file.telegram_bot_token, from_file.log_level) == (OTHER_TOKEN, "WARNING")
+    assert (token_of(from_file), from_file.log_level) == (OTHER_TOKEN, "WARNING")
     assert from_file.lobby_ttl == timedelta(hours=6)
     assert from_file.sweep_interval == timedelta(seconds=5)
 
-    mixed = load({"TELEGRAM_BOT_TOKEN": TOKEN, "LOG_LEVEL": "ERROR", "TWEAKBOT_LOBBY_TTL": ""}, env_file)
-    assert (mixed.telegram_bot_token, mixed.log_level) == (TOKEN, "ERROR")
-    # An empty variable (compose's ${VAR:-}) is "unset": the file still applies.
+    mixed = load(
+        {
+            "TELEGRAM_BOT_TOKEN": TOKEN,
+            "LOG_LEVEL": "ERROR",
+            "TWEAKBOT_LOBBY_TTL": "",
+            "TWEAKBOT_SWEEP_INTERVAL": " ",
+        },
+        env_file,
+    )
+    assert (token_of(mixed), mixed.log_level) == (TOKEN, "ERROR")
+    # An empty (or blank) variable (compose's ${VAR:-}) is "unset": the file still applies.
     assert mixed.lobby_ttl == timedelta(hours=6)
+    assert mixed.sweep_interval == timedelta(seconds=5)
+
+
+def test_only_our_exact_names_are_read(tmp_path: Path) -> None:
+    env_file = tmp_path / ".env"
+    env_file.write_text("log_level=DEBUG\nlobby_ttl=1h\nNUDGE_AFTER=1m\n")
+    settings = load({"TELEGRAM_BOT_TOKEN": TOKEN, "sweep_interval": "1s", "log_level": "ERROR"}, env_file)
+    assert settings == Settings(telegram_bot_token=TOKEN)
 
 
 def test_missing_env_file_is_fine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    assert load({"TELEGRAM_BOT_TOKEN": TOKEN}, tmp_path / "nope.env").telegram_bot_token == TOKEN
+    assert token_of(load({"TELEGRAM_BOT_TOKEN": TOKEN}, tmp_path / "nope.env")) == TOKEN
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("TELEGRAM_BOT_TOKEN", TOKEN)
-    assert load_settings().telegram_bot_token == TOKEN  # process environment + ./.env by default
+    assert token_of(load_settings()) == TOKEN  # process environment + ./.env by default
+    (tmp_path / ".env").write_text("TWEAKBOT_LOBBY_TTL=3h\n")
+    assert load_settings().lobby_ttl == timedelta(hours=3)
 
 
 def test_missing_token() -> None:
     assert error_of({}) == f"TELEGRAM_BOT_TOKEN is missing; {BOTFATHER}"
     assert error_of({"TELEGRAM_BOT_TOKEN": "   "}) == f"TELEGRAM_BOT_TOKEN is missing; {BOTFATHER}"
+
+
+def test_the_token_is_optional_only_when_asked_for_migrations() -> None:
+    settings = load_settings({"DATABASE_URL": "postgres://u:p@h/db"}, env_file=None, require_token=False)
+    assert settings.telegram_bot_token is None
+    assert settings.database_url == "postgresql+psycopg://u:p@h/db"
+    with pytest.raises(ConfigError, match=r"^TELEGRAM_BOT_TOKEN is missing; create a bot with @BotFather"):
+        settings.bot_token()
+    # A token that is there but malformed is still an error: the next start would fail anyway.
+    with pytest.raises(ConfigError, match="is not a valid bot token"):
+        load_settings({"TELEGRAM_BOT_TOKEN": "12345:short"}, env_file=None, require_token=False)
 
 
 @pytest.mark.parametrize(
@@ -208,27 +267,101 @@ def test_bad_values_are_explained_without_secrets() -> None:
     assert "https://" in error_of({**base, "WEBHOOK_URL": "http://bot.example.com"})
     message = error_of({**base, "WEBHOOK_SECRET": "has spaces and $ymbols"})
     assert message.startswith("WEBHOOK_SECRET may only contain") and "ymbols" not in message
+    assert "between 1 and 65535" in error_of({**base, "WEBHOOK_PORT": "0"})
 
 
-def test_repr_masks_secrets() -> None:
-    settings = load(
-        {
-            "TELEGRAM_BOT_TOKEN": TOKEN,
-            "DATABASE_URL": "postgresql://bot:hunter2@db/tweak",
-            "WEBHOOK_SECRET": "webhook-secret-xyz",
-        }
+def test_errors_never_quote_a_secret_even_in_the_wrong_variable() -> None:
+    secret = "webhook-secret-xyz"
+    base = {"TELEGRAM_BOT_TOKEN": TOKEN, "WEBHOOK_SECRET": secret}
+    assert secret not in error_of({**base, "WEBHOOK_LISTEN": "x", "LOG_LEVEL": secret})
+    message = error_of(
+        {**base, "DATABASE_URL": "postgresql://bot:hunter2@db/tweak", "WEBHOOK_PORT": "hunter2"}
     )
-    for text in (repr(settings), str(settings), f"{settings}"):
+    assert "hunter2" not in message and message.startswith("WEBHOOK_PORT='<hidden>' is not valid")
+    message = error_of({**base, "LOG_LEVEL": OTHER_TOKEN})
+    assert OTHER_TOKEN.split(":")[1] not in message
+
+
+SECRET_ENV = {
+    "TELEGRAM_BOT_TOKEN": TOKEN,
+    "DATABASE_URL": "postgresql://bot:hunter2@db/tweak",
+    "WEBHOOK_SECRET": "webhook-secret-xyz",
+}
+
+
+def test_repr_and_dumps_mask_secrets() -> None:
+    settings = load(SECRET_ENV)
+    texts = (
+        repr(settings),
+        str(settings),
+        f"{settings}",
+        settings.model_dump_json(),
+        str(settings.model_dump()),
+    )
+    for text in texts:
         assert TOKEN not in text and TOKEN.split(":")[1] not in text
         assert "hunter2" not in text and "webhook-secret-xyz" not in text
-        assert "telegram_bot_token='<hidden>'" in text
         assert "postgresql+psycopg://bot:***@db/tweak" in text
-        assert "lobby_ttl=datetime.timedelta(days=1)" in text
+    assert "telegram_bot_token=SecretStr('**********')" in repr(settings)
+    assert "lobby_ttl=datetime.timedelta(days=1)" in repr(settings)
     assert settings.safe_database_url == "postgresql+psycopg://bot:***@db/tweak"
+    # The real values are still there for the code that needs them.
+    assert settings.bot_token() == TOKEN
+    assert settings.database_url == "postgresql+psycopg://bot:hunter2@db/tweak"
+    assert set(settings.secret_values()) == {TOKEN, "hunter2", "webhook-secret-xyz"}
     assert "<token>" in redact(f"url https://x/bot{TOKEN}/getMe")
+
+
+def test_a_validation_error_escaping_elsewhere_does_not_quote_secrets() -> None:
+    with pytest.raises(ValidationError) as info:
+        Settings(telegram_bot_token="123:hunter2", webhook_secret="bad secret!", database_url="hunter2")
+    assert "hunter2" not in str(info.value) and "bad secret" not in str(info.value)
 
 
 def test_settings_are_frozen() -> None:
     settings = load({"TELEGRAM_BOT_TOKEN": TOKEN})
-    with pytest.raises(AttributeError):
+    with pytest.raises(ValidationError, match="frozen"):
         settings.log_level = "DEBUG"  # type: ignore[misc]
+
+
+# --- the README's table of variables is checked against the Settings class --------------------
+
+REQUIRED = object()
+
+
+def readme_environment_table() -> dict[str, Any]:
+    """Variable -> documented default (None for "unset", REQUIRED, or the text in backticks)."""
+    text = README.read_text(encoding="utf-8")
+    section = text.split("### Environment (per bot)", 1)[1].split("\n## ", 1)[0]
+    documented: dict[str, Any] = {}
+    for names_cell, default_cell in re.findall(r"^\| ([^|]*`[A-Z_]+`[^|]*) \| ([^|]*) \|", section, re.M):
+        names = re.findall(r"`([A-Z][A-Z0-9_]+)`", names_cell)
+        if "required" in default_cell:
+            defaults: list[Any] = [REQUIRED] * len(names)
+        elif default_cell.strip() == "unset":
+            defaults = [None] * len(names)
+        else:
+            defaults = re.findall(r"`([^`]+)`", default_cell)
+        assert len(defaults) == len(names), f"one default per variable in the row for {names}"
+        for name, default in zip(names, defaults, strict=True):
+            assert name not in documented, f"{name} is documented twice"
+            documented[name] = default
+    return documented
+
+
+def test_the_readme_documents_every_variable_with_its_real_default() -> None:
+    documented = readme_environment_table()
+    assert set(documented) == set(ENV_SETTINGS), set(documented) ^ set(ENV_SETTINGS)
+    by_env = {env: field for field, env in ENV_NAMES.items()}
+    for name, default in documented.items():
+        field = by_env[name]
+        actual = Settings.model_fields[field].default
+        if default is REQUIRED:
+            assert actual is None and name == TOKEN_ENV
+            assert error_of({}).startswith(f"{name} is missing")
+        elif default is None:
+            assert actual is None, f"{name}: README says unset, the default is {actual!r}"
+        else:
+            # The documented text, read as the operator would write it, gives the real default.
+            parsed = getattr(load({TOKEN_ENV: TOKEN, name: default}), field)
+            assert parsed == actual, f"{name}: README says {default!r}, the default is {actual!r}"

@@ -7,25 +7,55 @@ Telegram's behaviour the bot relies on (errors included) rather than the fake's 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import datetime as dtm
 import html
+import inspect
 import re
+import time
 from collections.abc import AsyncIterator
 
 import pytest
-from telegram import InlineKeyboardButton, InlineKeyboardMarkup, InputFile, Update
+from telegram import (
+    Bot,
+    ChosenInlineResult,
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    InlineQueryResultArticle,
+    InlineQueryResultsButton,
+    InputFile,
+    InputTextMessageContent,
+    Message,
+    Update,
+)
 from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, RetryAfter, TimedOut
 from telegram.ext import (
     Application,
     CallbackQueryHandler,
     ChatMemberHandler,
+    ChosenInlineResultHandler,
     CommandHandler,
     ContextTypes,
+    InlineQueryHandler,
     MessageHandler,
     filters,
 )
 
-from tests.fakes import BOT_ID, MESSAGE_METHODS, FakeTelegram, TelegramTestClient
-from tests.fakes.telegram import NOT_MODIFIED, parse_html
+from tests.fakes import (
+    BOT_ID,
+    MESSAGE_METHODS,
+    FakeChat,
+    FakeTelegram,
+    FakeUser,
+    FloodLimits,
+    TelegramTestClient,
+    VirtualTimer,
+    WriteLimit,
+)
+from tests.fakes.flood import max_in_window, retry_after
+from tests.fakes.telegram import NOT_MODIFIED, SystemMonotonic, parse_html
+from tests.fakes.timer import DEFAULT_EPOCH
+from tgbot.clock import SystemTimer, Timer, Wakeup
 
 LOBBY_KEYS = InlineKeyboardMarkup(
     [
@@ -247,13 +277,14 @@ async def test_unanswered_callback_fails_the_tap(tg: TelegramTestClient, fake: F
     assert (forged.text, forged.show_alert) == ("That button is out of date", True)
 
 
-@pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
 async def test_flood_control_surfaces_as_retry_after(tg: TelegramTestClient, fake: FakeTelegram) -> None:
     group = fake.group()
     fake.fail_next("sendMessage", 429, retry_after=7, chat_id=group.id)
 
-    with pytest.raises(RetryAfter, match="Retry in 7 seconds"):
+    with pytest.raises(RetryAfter) as raised:
         await tg.app.bot.send_message(group.id, "hi")
+    # tgbot opts in to PTB's timedelta durations (tgbot/__init__.py)
+    assert raised.value.retry_after == dtm.timedelta(seconds=7)
     assert fake.calls[-1].response == {
         "ok": False,
         "error_code": 429,
@@ -538,3 +569,902 @@ async def test_real_polling_updater_receives_queued_updates(fake: FakeTelegram) 
         await tg.app.updater.stop()
     assert fake.last_message(group.id).content.startswith("Lobby")
     assert fake.calls_to("deleteWebhook")
+
+
+# --------------------------------------------------------------------------------------------------
+# Virtual time
+# --------------------------------------------------------------------------------------------------
+
+
+def test_virtual_timer_is_a_tgbot_timer() -> None:
+    timer: Timer = VirtualTimer(start=5.0)  # structural: mypy checks this line
+    assert timer.monotonic() == 5.0
+    assert timer.time() == DEFAULT_EPOCH + 5.0
+    assert dtm.datetime.fromtimestamp(DEFAULT_EPOCH, dtm.UTC) == dtm.datetime(2026, 1, 1, 12, tzinfo=dtm.UTC)
+    assert inspect.iscoroutinefunction(VirtualTimer.sleep)
+    assert list(inspect.signature(VirtualTimer.sleep).parameters) == list(
+        inspect.signature(SystemTimer.sleep).parameters
+    )
+    protocol = {name for name in vars(Timer) if not name.startswith("_")}
+    assert protocol == {"monotonic", "time", "sleep"}
+    assert protocol <= set(dir(VirtualTimer))
+
+
+async def test_a_wakeup_ends_a_virtual_sleep_early() -> None:
+    timer, wake = VirtualTimer(), Wakeup()
+    task = asyncio.create_task(timer.sleep(60, wake))
+    await asyncio.sleep(0)
+    assert timer.is_parked(task)
+    timer.advance(3)
+    wake.set()  # new work for a sender waiting for its budget
+    assert await asyncio.wait_for(task, 1) is True
+    assert timer.monotonic() == 3.0 and timer.sleepers() == []
+
+    wake.clear()
+    task = asyncio.create_task(timer.sleep(5, wake))
+    await asyncio.sleep(0)
+    timer.advance(5)
+    assert await asyncio.wait_for(task, 1) is False  # the time was up
+    wake.set()  # a flag set later does not touch the finished sleep
+    assert await asyncio.wait_for(timer.sleep(5, wake), 1) is True  # already set: at once
+    wake.clear()
+    assert await asyncio.wait_for(timer.sleep(0, wake), 1) is False
+    assert timer.parks == 2 and timer.monotonic() == 8.0
+
+
+async def test_virtual_sleep_parks_until_time_is_advanced() -> None:
+    timer = VirtualTimer()
+    woke_at: list[float] = []
+
+    async def sleeper() -> None:
+        await timer.sleep(5)
+        woke_at.append(timer.monotonic())
+
+    task = asyncio.create_task(sleeper())
+    await asyncio.sleep(0)
+    assert timer.is_parked(task) and timer.parked_tasks() == {task}
+    assert timer.next_wake() == 5.0 and timer.wake_of(task) == 5.0
+
+    assert timer.advance(4.5) == 0
+    await asyncio.sleep(0)
+    assert timer.is_parked(task) and not woke_at
+
+    assert timer.advance(0.5) == 1
+    assert not timer.is_parked(task)  # woken at once, before it even ran
+    await task
+    assert woke_at == [5.0] and timer.next_wake() is None
+
+    with pytest.raises(ValueError, match="only moves forward"):
+        timer.advance_to(4.0)
+    with pytest.raises(ValueError, match="only moves forward"):
+        timer.advance(-1)
+
+
+async def test_virtual_sleep_zero_only_yields_once() -> None:
+    timer = VirtualTimer()
+    order: list[str] = []
+
+    async def yielder(seconds: float) -> None:
+        order.append("before")
+        await timer.sleep(seconds)
+        order.append("after")
+
+    for seconds in (0, -3):
+        order.clear()
+        task = asyncio.create_task(yielder(seconds))
+        await asyncio.sleep(0)  # the task runs up to its sleep
+        assert order == ["before"] and not timer.is_parked(task)
+        await asyncio.sleep(0)  # one more loop iteration and it is through
+        assert order == ["before", "after"] and task.done()
+    assert timer.parks == 0 and timer.monotonic() == 0.0
+
+
+async def test_cancelling_a_parked_task_is_clean() -> None:
+    timer = VirtualTimer()
+    first = asyncio.create_task(timer.sleep(10))
+    second = asyncio.create_task(timer.sleep(20))
+    await asyncio.sleep(0)
+    assert timer.parked_tasks() == {first, second}
+
+    first.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await first
+    assert timer.parked_tasks() == {second}
+    assert timer.next_wake() == 20.0
+    assert timer.advance(15) == 0  # the cancelled wake at 10 is gone
+    assert timer.advance(5) == 1
+    await second
+    assert timer.sleepers() == []
+
+
+async def test_woken_sleepers_resume_in_wake_order() -> None:
+    timer = VirtualTimer()
+    order: list[int] = []
+
+    async def sleeper(seconds: int) -> None:
+        await timer.sleep(seconds)
+        order.append(seconds)
+
+    tasks = [asyncio.create_task(sleeper(s)) for s in (3, 1, 2)]
+    await asyncio.sleep(0)
+    assert [s.wake for s in timer.sleepers()] == [1.0, 2.0, 3.0]
+    timer.advance(3)
+    await asyncio.gather(*tasks)
+    assert order == [1, 2, 3]
+
+
+# --------------------------------------------------------------------------------------------------
+# Flood limits
+# --------------------------------------------------------------------------------------------------
+
+
+def _seconds(value: int | dtm.timedelta) -> float:
+    return value.total_seconds() if isinstance(value, dtm.timedelta) else float(value)
+
+
+@pytest.fixture
+def timer() -> VirtualTimer:
+    return VirtualTimer()
+
+
+@pytest.fixture
+def flooded(timer: VirtualTimer) -> FakeTelegram:
+    return FakeTelegram(flood=FloodLimits(), timer=timer)
+
+
+@pytest.fixture
+async def ftg(flooded: FakeTelegram) -> AsyncIterator[TelegramTestClient]:
+    async with TelegramTestClient(build_app(flooded), flooded) as client:
+        yield client
+
+
+@pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
+async def test_group_allows_20_writes_in_any_60_seconds(
+    ftg: TelegramTestClient, flooded: FakeTelegram, timer: VirtualTimer
+) -> None:
+    group = flooded.group()
+    bot = ftg.app.bot
+    for _ in range(20):  # one a second, t = 0 .. 19
+        await bot.send_message(group.id, "tick")
+        timer.advance(1)
+    timer.advance_to(30)
+
+    # The 21st write inside 60 s: the first one (t=0) leaves the window at t=60, 30 s from now.
+    with pytest.raises(RetryAfter) as refused:
+        await bot.send_message(group.id, "one too many")
+    assert _seconds(refused.value.retry_after) == 30
+    assert flooded.calls[-1].status == 429
+    assert flooded.calls[-1].response == {
+        "ok": False,
+        "error_code": 429,
+        "description": "Too Many Requests: retry after 30",
+        "parameters": {"retry_after": 30},
+    }
+    assert len(flooded.messages(group.id)) == 20  # not applied
+
+    timer.advance_to(30.5)  # 29.5 s to go: whole seconds, rounded up
+    with pytest.raises(RetryAfter) as refused:
+        await bot.send_message(group.id, "one too many")
+    assert _seconds(refused.value.retry_after) == 30
+
+    timer.advance_to(59.5)  # half a second to go: Telegram still says at least 1
+    with pytest.raises(RetryAfter) as refused:
+        await bot.send_message(group.id, "still too many")
+    assert _seconds(refused.value.retry_after) == 1
+
+    timer.advance_to(60)  # the t=0 write has left the window; refusals never counted
+    await bot.send_message(group.id, "fits")
+    with pytest.raises(RetryAfter) as refused:
+        await bot.send_message(group.id, "the t=1 write leaves at 61")
+    assert _seconds(refused.value.retry_after) == 1
+
+    assert flooded.count_429(group.id) == 4 == flooded.count_429()
+    assert [(r.chat_id, r.retry_after, r.limit) for r in flooded.flood_rejections] == [
+        (group.id, 30, "chat"),
+        (group.id, 30, "chat"),
+        (group.id, 1, "chat"),
+        (group.id, 1, "chat"),
+    ]
+    assert flooded.write_times(group.id) == [*map(float, range(20)), 60.0]
+    assert flooded.max_writes_in_window(group.id, 60) == 20
+
+
+@pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
+async def test_edits_and_deletions_spend_the_group_budget(
+    ftg: TelegramTestClient, flooded: FakeTelegram, timer: VirtualTimer
+) -> None:
+    group = flooded.group()
+    bot = ftg.app.bot
+    sent = await bot.send_message(group.id, "edit 0")
+    for n in range(1, 19):
+        await bot.edit_message_text(f"edit {n}", chat_id=group.id, message_id=sent.message_id)
+    await bot.edit_message_reply_markup(chat_id=group.id, message_id=sent.message_id, reply_markup=LOBBY_KEYS)
+    assert flooded.max_writes_in_window(group.id) == 20
+
+    with pytest.raises(RetryAfter):
+        await bot.delete_message(group.id, sent.message_id)
+    with pytest.raises(RetryAfter):
+        await bot.edit_message_text("edit 20", chat_id=group.id, message_id=sent.message_id)
+    stored = flooded.message(group.id, sent.message_id)
+    assert not stored.deleted and stored.text == "edit 18"
+
+    # Requests Telegram refuses for other reasons come first and cost nothing.
+    with pytest.raises(BadRequest, match=r"(?i)message is not modified"):
+        await bot.edit_message_text(
+            "edit 18", chat_id=group.id, message_id=sent.message_id, reply_markup=LOBBY_KEYS
+        )
+    with pytest.raises(BadRequest, match=r"(?i)can't parse entities"):
+        await bot.send_message(group.id, "<b>broken", parse_mode="HTML")
+    assert flooded.count_429(group.id) == 2
+    timer.advance(60)
+    assert await bot.delete_message(group.id, sent.message_id)
+
+
+@pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
+async def test_private_chat_accepts_one_message_a_second(
+    ftg: TelegramTestClient, flooded: FakeTelegram, timer: VirtualTimer
+) -> None:
+    alice = flooded.user(1, "Alice")
+    flooded.private(alice)
+    bot = ftg.app.bot
+    await bot.send_message(alice.id, "your hand")
+    timer.advance(0.5)
+    with pytest.raises(RetryAfter) as refused:
+        await bot.send_message(alice.id, "your hand, again")
+    assert _seconds(refused.value.retry_after) == 1
+    timer.advance(0.5)
+    await bot.send_message(alice.id, "your hand, again")
+    assert flooded.write_times(alice.id) == [0.0, 1.0]
+    assert flooded.flood_rejections[0].limit == "chat"
+
+
+@pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
+async def test_a_throttled_group_does_not_slow_a_quiet_one(
+    ftg: TelegramTestClient, flooded: FakeTelegram
+) -> None:
+    busy, quiet = flooded.group("busy"), flooded.group("quiet")
+    bot = ftg.app.bot
+    for _ in range(20):
+        await bot.send_message(busy.id, "spam")
+    with pytest.raises(RetryAfter):
+        await bot.send_message(busy.id, "spam")
+    await bot.send_message(quiet.id, "hello")  # same instant, other group: fine
+    assert flooded.count_429(busy.id) == 1
+    assert flooded.count_429(quiet.id) == 0
+
+
+@pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
+async def test_thirty_writes_a_second_across_the_bot(
+    ftg: TelegramTestClient, flooded: FakeTelegram, timer: VirtualTimer
+) -> None:
+    groups = [flooded.group(f"g{n}") for n in range(31)]
+    bot = ftg.app.bot
+    for group in groups[:30]:
+        await bot.send_message(group.id, "news")
+    with pytest.raises(RetryAfter) as refused:
+        await bot.send_message(groups[30].id, "news")  # its own first write, but the 31st overall
+    assert _seconds(refused.value.retry_after) == 1
+    assert flooded.flood_rejections[-1].limit == "overall"
+    assert flooded.max_writes_in_window(None, 1) == 30
+    timer.advance(1)
+    await bot.send_message(groups[30].id, "news")
+    assert len(flooded.write_times()) == 31
+
+
+@pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
+async def test_flood_limits_are_off_by_default_but_writes_are_recorded(
+    tg: TelegramTestClient, fake: FakeTelegram
+) -> None:
+    group = fake.group()
+    for _ in range(25):
+        await tg.app.bot.send_message(group.id, "burst")
+    assert fake.count_429() == 0
+    assert fake.max_writes_in_window(group.id, 60) == 25
+    assert fake.flood_limits is None
+    fake.flood_limits = FloodLimits(group=WriteLimit(30, 60.0), overall=None)  # on, mid-test
+    for _ in range(5):
+        await tg.app.bot.send_message(group.id, "burst")
+    with pytest.raises(RetryAfter):
+        await tg.app.bot.send_message(group.id, "burst")
+
+
+@pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
+async def test_flood_windows_use_real_time_by_default() -> None:
+    fake = FakeTelegram(flood=FloodLimits())
+    alice = fake.user(1, "Alice")
+    fake.private(alice)
+    async with TelegramTestClient(fake.application_builder().build(), fake) as tg:
+        await tg.app.bot.send_message(alice.id, "one")
+        with pytest.raises(RetryAfter):
+            await tg.app.bot.send_message(alice.id, "two")
+    assert isinstance(fake.timer, SystemMonotonic)
+
+
+def test_window_arithmetic() -> None:
+    assert max_in_window([0, 10, 59.9, 60, 61], 60) == 4  # (1, 61] holds 10, 59.9, 60, 61
+    assert max_in_window([], 60) == 0
+    limit = WriteLimit(2, 10)
+    assert retry_after([0.0, 4.0], limit, 5.0) == 5  # 0 leaves at 10
+    assert retry_after([0.0, 4.0], limit, 10.0) is None
+    assert retry_after([0.0, 4.0], limit, 9.99) == 1
+    with pytest.raises(ValueError, match="writes >= 1"):
+        WriteLimit(0, 1)
+
+
+# --------------------------------------------------------------------------------------------------
+# Callback answers expire
+# --------------------------------------------------------------------------------------------------
+
+
+async def test_callback_query_expires_after_15_seconds(
+    ftg: TelegramTestClient, flooded: FakeTelegram, timer: VirtualTimer
+) -> None:
+    alice, group = flooded.user(1, "Alice"), flooded.group()
+    sent = await ftg.app.bot.send_message(group.id, "lobby", reply_markup=LOBBY_KEYS)
+    lobby = flooded.message(group.id, sent.message_id)
+
+    on_time = flooded.callback_update(alice, lobby, "join")["callback_query"]["id"]
+    late = flooded.callback_update(alice, lobby, "join")["callback_query"]["id"]
+    timer.advance(15)
+    assert await ftg.app.bot.answer_callback_query(on_time, "just in time")
+    timer.advance(0.5)
+    with pytest.raises(BadRequest, match=r"(?i)query is too old and response timeout expired"):
+        await ftg.app.bot.answer_callback_query(late, "too late")
+    record = flooded.answer_for(late)
+    assert (record.answered, record.expired, record.text) == (False, True, None)
+    assert (flooded.answer_for(on_time).created_at, flooded.answer_for(on_time).answered_at) == (0.0, 15.0)
+
+
+async def test_slow_handlers_leave_the_button_spinning(flooded: FakeTelegram, timer: VirtualTimer) -> None:
+    async def slow(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        query = update.callback_query
+        assert query is not None and query.data is not None
+        await timer.sleep(float(query.data))
+        with contextlib.suppress(BadRequest):  # too late: Telegram refuses the answer
+            await query.answer("done")
+
+    app = flooded.application_builder().build()
+    app.add_handler(CallbackQueryHandler(slow))
+    alice, group = flooded.user(1, "Alice"), flooded.group()
+    async with TelegramTestClient(app, flooded) as tg:
+        sent = await app.bot.send_message(group.id, "x", reply_markup=LOBBY_KEYS)
+        message = flooded.message(group.id, sent.message_id)
+        started = time.monotonic()
+        answer = await tg.tap_data(alice, message, "10")
+        assert answer.answered and answer.answered_at == 10.0
+        with pytest.raises(AssertionError, match="answered too late"):
+            await tg.tap_data(alice, message, "16")
+        assert time.monotonic() - started < 2  # 26 virtual seconds, no real waiting
+    assert timer.monotonic() == 26.0
+
+
+async def test_answer_timeout_can_be_disabled(timer: VirtualTimer) -> None:
+    fake = FakeTelegram(timer=timer, answer_timeout=None)
+    alice, group = fake.user(1, "Alice"), fake.group()
+    async with TelegramTestClient(fake.application_builder().build(), fake) as tg:
+        sent = await tg.app.bot.send_message(group.id, "x", reply_markup=LOBBY_KEYS)
+        query_id = fake.callback_update(alice, fake.message(group.id, sent.message_id), "join")
+        timer.advance(3600)
+        assert await tg.app.bot.answer_callback_query(query_id["callback_query"]["id"])
+
+
+# --------------------------------------------------------------------------------------------------
+# Inline mode
+# --------------------------------------------------------------------------------------------------
+
+
+def article(
+    result_id: str, text: str, title: str | None = None, keys: InlineKeyboardMarkup | None = None
+) -> InlineQueryResultArticle:
+    return InlineQueryResultArticle(
+        result_id,
+        f"Play {result_id}" if title is None else title,
+        InputTextMessageContent(text, parse_mode="HTML"),
+        reply_markup=keys,
+    )
+
+
+@pytest.fixture
+def inline_fake(timer: VirtualTimer) -> FakeTelegram:
+    return FakeTelegram(timer=timer, inline_mode=True, inline_feedback=True)
+
+
+async def test_get_me_reports_inline_mode(inline_fake: FakeTelegram, fake: FakeTelegram) -> None:
+    for each, expected in ((inline_fake, True), (fake, False)):
+        async with TelegramTestClient(each.application_builder().build(), each) as tg:
+            assert tg.app.bot.supports_inline_queries is expected
+    with pytest.raises(ValueError, match="inline_mode=True"):
+        fake.inline_query_update(fake.user(1, "Alice"), "hand")
+
+
+async def test_inline_query_updates_parse_in_ptb(inline_fake: FakeTelegram) -> None:
+    alice = inline_fake.user(1, "Alice")
+    group = inline_fake.group(kind="group")
+    app = inline_fake.application_builder().build()
+    async with TelegramTestClient(app, inline_fake):
+        data = inline_fake.inline_query_update(alice, "play 7", "10", chat=group)
+        update = inline_fake.to_update(data, app.bot)
+        query = update.inline_query
+        assert query is not None
+        assert (query.query, query.offset, query.chat_type, query.from_user.id) == (
+            "play 7",
+            "10",
+            "group",
+            1,
+        )
+        dm = inline_fake.inline_query_update(alice, chat=inline_fake.private(alice))
+        assert dm["inline_query"]["chat_type"] == "sender"
+        assert inline_fake.inline_query_update(alice)["inline_query"]["chat_type"] == "supergroup"
+        with pytest.raises(ValueError, match="does not match"):
+            inline_fake.inline_query_update(alice, chat=group, chat_type="supergroup")
+
+
+@pytest.mark.filterwarnings("ignore:Please use 'Bot.answerInlineQuery'")
+async def test_answer_inline_query_is_validated_like_telegram(
+    inline_fake: FakeTelegram, timer: VirtualTimer
+) -> None:
+    alice = inline_fake.user(1, "Alice")
+    async with TelegramTestClient(inline_fake.application_builder().build(), inline_fake) as tg:
+        bot = tg.app.bot
+        query_id = inline_fake.inline_query_update(alice, "hand")["inline_query"]["id"]
+        ok = [article("a", "<b>7♥</b>"), article("b" * 64, "8♥")]
+
+        with pytest.raises(BadRequest, match=r"(?i)^results_too_much$"):
+            await bot.answer_inline_query(query_id, [article(str(n), "x") for n in range(51)])
+        with pytest.raises(BadRequest, match=r"(?i)^result_id_duplicate$"):
+            await bot.answer_inline_query(query_id, [article("a", "x"), article("a", "y")])
+        with pytest.raises(BadRequest, match=r"(?i)^result_id_invalid$"):
+            await bot.answer_inline_query(query_id, [article("c" * 65, "x")])
+        with pytest.raises(BadRequest, match=r"(?i)^article_title_empty$"):
+            await bot.answer_inline_query(query_id, [article("a", "x", title=" ")])
+        with pytest.raises(BadRequest, match=r"(?i)^message_too_long$"):
+            await bot.answer_inline_query(query_id, [article("a", "x" * 4097)])
+        with pytest.raises(BadRequest, match=r"(?i)^message_empty$"):
+            await bot.answer_inline_query(query_id, [article("a", "<b> </b>")])
+        with pytest.raises(BadRequest, match=r"(?i)^next_offset_invalid$"):
+            await bot.answer_inline_query(query_id, ok, next_offset="9" * 65)
+        with pytest.raises(
+            BadRequest,
+            match=r"(?i)^can't parse inline query result: can't parse entities: unclosed start tag",
+        ):
+            await bot.answer_inline_query(query_id, [article("a", "7 <3")])
+        no_title = {"type": "article", "id": "a", "input_message_content": {"message_text": "x"}}
+        with pytest.raises(
+            BadRequest, match=r'(?i)^can\'t parse inline query result: can\'t find field "title"$'
+        ):
+            await bot.do_api_request(
+                "answerInlineQuery", {"inline_query_id": query_id, "results": [no_title]}
+            )
+        assert not inline_fake.inline_answer(query_id).answered  # refusals leave it answerable
+
+        timer.advance(10)
+        assert await bot.answer_inline_query(
+            query_id,
+            ok,
+            cache_time=0,
+            is_personal=True,
+            next_offset="2",
+            button=InlineQueryResultsButton("Rules", start_parameter="rules"),
+        )
+        answer = inline_fake.inline_answer(query_id)
+        assert answer.result_ids == ["a", "b" * 64]
+        assert (answer.cache_time, answer.is_personal, answer.next_offset) == (0, True, "2")
+        assert answer.button == {"text": "Rules", "start_parameter": "rules"}
+        assert answer.result("a")["input_message_content"]["message_text"] == "<b>7♥</b>"
+        with pytest.raises(BadRequest, match=r"(?i)query is too old"):
+            await bot.answer_inline_query(query_id, ok)
+
+        late = inline_fake.inline_query_update(alice, "hand")["inline_query"]["id"]
+        timer.advance(10.5)
+        with pytest.raises(BadRequest, match=r"(?i)query is too old"):
+            await bot.answer_inline_query(late, ok)
+        assert inline_fake.inline_answer(late).expired
+
+
+def inline_app(fake: FakeTelegram, seen: list[object]) -> Application:  # type: ignore[type-arg]
+    """A bot whose inline answers are your hand; picks and via-bot messages are recorded."""
+
+    async def on_inline(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        query = update.inline_query
+        assert query is not None
+        keys = InlineKeyboardMarkup([[InlineKeyboardButton("Undo", callback_data="undo")]])
+        await query.answer(
+            [article("7h", "I play <b>7♥</b>", keys=keys), article("8s", "I play 8♠")],
+            cache_time=0,
+            is_personal=True,
+        )
+
+    async def on_chosen(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        seen.append(update.chosen_inline_result)
+
+    async def on_via(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        seen.append(update.message)
+
+    async def on_undo(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        query = update.callback_query
+        assert query is not None and query.inline_message_id is not None and query.message is None
+        assert await query.edit_message_text("<i>taken back</i>", parse_mode="HTML") is True
+        await query.answer()
+
+    app = fake.application_builder().build()
+    app.add_handler(InlineQueryHandler(on_inline))
+    app.add_handler(ChosenInlineResultHandler(on_chosen))
+    app.add_handler(MessageHandler(filters.ViaBot(bot_id=BOT_ID), on_via))
+    app.add_handler(CallbackQueryHandler(on_undo))
+    return app
+
+
+async def test_picking_an_inline_result_posts_the_users_message_via_the_bot(
+    inline_fake: FakeTelegram,
+) -> None:
+    seen: list[object] = []
+    alice, group = inline_fake.user(1, "Alice"), inline_fake.group("Table")
+    async with TelegramTestClient(inline_app(inline_fake, seen), inline_fake) as tg:
+        answer = await tg.inline_query(alice, "hand", chat=group)
+        assert answer.result_ids == ["7h", "8s"] and answer.titles == ["Play 7h", "Play 8s"]
+
+        calls = await tg.pick(alice, group, answer, "8s")
+
+        assert calls == []  # the bot wrote nothing: the message is Alice's
+        posted = inline_fake.messages(group.id, include_incoming=True)[-1]
+        assert (posted.from_bot, posted.sender["id"], posted.text) == (False, alice.id, "I play 8♠")
+        assert posted.via_bot is not None and posted.via_bot["username"] == "tweak_test_bot"
+        assert posted.inline_message_id is None and inline_fake.write_times(group.id) == []
+        message, chosen = seen
+        assert isinstance(message, Message) and message.via_bot is not None
+        assert (message.via_bot.id, message.from_user and message.from_user.id) == (BOT_ID, alice.id)
+        assert isinstance(chosen, ChosenInlineResult)
+        assert (chosen.result_id, chosen.query, chosen.from_user.id, chosen.inline_message_id) == (
+            "8s",
+            "hand",
+            alice.id,
+            None,
+        )
+        assert answer.picked == ["8s"]
+
+
+async def test_an_inline_result_with_a_keyboard_becomes_an_inline_message(
+    inline_fake: FakeTelegram, timer: VirtualTimer
+) -> None:
+    seen: list[object] = []
+    alice, group = inline_fake.user(1, "Alice"), inline_fake.group("Table")
+    inline_fake.flood_limits = FloodLimits()
+    async with TelegramTestClient(inline_app(inline_fake, seen), inline_fake) as tg:
+        answer = await tg.inline_query(alice, "hand", chat=group)
+        await tg.pick(alice, group, answer, "7h")
+        posted = inline_fake.messages(group.id, include_incoming=True)[-1]
+        assert (posted.text, posted.entities) == ("I play 7♥", [{"type": "bold", "offset": 7, "length": 2}])
+        chosen = seen[-1]
+        assert isinstance(chosen, ChosenInlineResult)
+        assert chosen.inline_message_id is not None
+        assert chosen.inline_message_id == posted.inline_message_id
+        assert inline_fake.inline_message(chosen.inline_message_id) is posted
+
+        tap = await tg.tap(alice, posted, "Undo")
+
+        assert tap.inline_message_id == posted.inline_message_id and tap.answered
+        assert (posted.text, posted.buttons, posted.edited) == ("taken back", [], True)
+        assert inline_fake.write_times(group.id) == [0.0]  # the edit is the bot's write
+        with pytest.raises(BadRequest, match=r"(?i)message_id_invalid"):
+            await tg.app.bot.edit_message_text("x", inline_message_id="nope")
+
+
+async def test_who_sees_a_picked_result(inline_fake: FakeTelegram) -> None:
+    alice, bob = inline_fake.user(1, "Alice"), inline_fake.user(2, "Bob")
+    group = inline_fake.group()
+
+    def answered(user: FakeUser, chat: FakeChat) -> str:
+        query_id = str(inline_fake.inline_query_update(user, "q", chat=chat)["inline_query"]["id"])
+        record = inline_fake.inline_answer(query_id)
+        result = {"type": "article", "id": "r", "title": "R", "input_message_content": {"message_text": "hi"}}
+        record.answered, record.results = True, [result]
+        return query_id
+
+    # Their own chat with the bot ("sender"): the bot gets the message, and the chat opens.
+    dm = inline_fake.private(alice, started=False)
+    updates = inline_fake.pick_inline_result(alice, dm, answered(alice, dm), "r")
+    assert [next(k for k in u if k != "update_id") for u in updates] == ["message", "chosen_inline_result"]
+    # A private chat with someone else: not the bot's business, only the feedback arrives.
+    with_bob = FakeChat(bob.id, "private", first_name="Bob")
+    updates = inline_fake.pick_inline_result(alice, with_bob, answered(alice, with_bob), "r")
+    assert [next(k for k in u if k != "update_id") for u in updates] == ["chosen_inline_result"]
+    # A group the bot left; and without feedback, nothing at all.
+    inline_fake.set_member_status(group.id, BOT_ID, "left")
+    inline_fake.inline_feedback = False
+    assert inline_fake.pick_inline_result(alice, group, answered(alice, group), "r") == []
+
+    query_id = answered(alice, group)
+    with pytest.raises(AssertionError, match="only they see its results"):
+        inline_fake.pick_inline_result(bob, group, query_id, "r")
+    with pytest.raises(AssertionError, match="its results are posted there"):
+        inline_fake.pick_inline_result(alice, inline_fake.group(), query_id, "r")
+    with pytest.raises(AssertionError, match=r"no result 'zz'.*\['r'\]"):
+        inline_fake.pick_inline_result(alice, group, query_id, "zz")
+    unanswered = inline_fake.inline_query_update(alice, "q")
+    with pytest.raises(AssertionError, match="never answered"):
+        inline_fake.pick_inline_result(alice, group, unanswered, "r")
+
+
+async def test_switch_inline_button_starts_an_inline_query_in_that_chat(inline_fake: FakeTelegram) -> None:
+    seen: list[object] = []
+    alice, group = inline_fake.user(1, "Alice"), inline_fake.group()
+    async with TelegramTestClient(inline_app(inline_fake, seen), inline_fake) as tg:
+        keys = InlineKeyboardMarkup(
+            [[InlineKeyboardButton("My hand", switch_inline_query_current_chat="hand")]]
+        )
+        sent = await tg.app.bot.send_message(group.id, "Your turn", reply_markup=keys)
+        board = inline_fake.message(group.id, sent.message_id)
+        with pytest.raises(AssertionError, match="use tap_switch_inline"):
+            await tg.tap(alice, board, "My hand")
+
+        answer = await tg.tap_switch_inline(alice, board, "My hand")
+
+        assert (answer.query, answer.chat_id, answer.chat_type) == ("hand", group.id, "supergroup")
+        await tg.pick(alice, group, answer, "8s")
+        assert isinstance(seen[0], Message) and seen[0].text == "I play 8♠"
+
+
+# --------------------------------------------------------------------------------------------------
+# Concurrency and virtual time in the client
+# --------------------------------------------------------------------------------------------------
+
+
+async def test_process_many_runs_updates_concurrently(fake: FakeTelegram) -> None:
+    both_in = asyncio.Event()
+    arrived: list[int] = []
+
+    async def rendezvous(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        assert update.effective_user is not None and update.effective_chat is not None
+        arrived.append(update.effective_user.id)
+        if len(arrived) == 2:
+            both_in.set()
+        await both_in.wait()  # only returns if the other update is being processed meanwhile
+        await update.effective_chat.send_message("in")
+
+    alice, bob, group = fake.user(1, "Alice"), fake.user(2, "Bob"), fake.group()
+    app = fake.application_builder().concurrent_updates(True).build()
+    app.add_handler(CommandHandler("join", rendezvous))
+    async with TelegramTestClient(app, fake) as tg:
+        calls = await tg.process_many(
+            [fake.command_update(group, alice, "/join"), fake.command_update(group, bob, "/join")]
+        )
+    assert [c.method for c in calls] == ["sendMessage", "sendMessage"]
+
+    # Without concurrent_updates PTB takes them one at a time, so the rendezvous never happens.
+    arrived.clear()
+    both_in.clear()
+    app = fake.application_builder().build()
+    app.add_handler(CommandHandler("join", rendezvous))
+    async with TelegramTestClient(app, fake, settle_timeout=0.3) as tg:
+        with pytest.raises(AssertionError, match="tasks still running"):
+            await tg.process_many(
+                [fake.command_update(group, alice, "/join"), fake.command_update(group, bob, "/join")]
+            )
+        both_in.set()  # let them finish before the client stops
+        await asyncio.wait([t for t in asyncio.all_tasks() if t.get_name().startswith("TelegramTestClient:")])
+
+
+async def test_settle_runs_virtual_time_for_sleeping_tasks(
+    flooded: FakeTelegram, timer: VirtualTimer
+) -> None:
+    async def remind(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        chat = update.effective_chat
+        assert chat is not None
+
+        async def later() -> None:
+            await timer.sleep(90)
+            await context.bot.send_message(chat.id, f"reminder at {timer.monotonic()}")
+
+        context.application.create_task(later(), update=update)
+
+    app = flooded.application_builder().build()
+    app.add_handler(CommandHandler("remind", remind))
+    alice, group = flooded.user(1, "Alice"), flooded.group()
+    async with TelegramTestClient(app, flooded, timer=timer) as tg:
+        started = time.monotonic()
+        calls = await tg.send(group, alice, "/remind")
+        assert time.monotonic() - started < 1
+    assert [c.method for c in calls] == ["sendMessage"]
+    assert flooded.last_message(group.id).text == "reminder at 90.0"
+    assert timer.monotonic() == 90.0
+
+
+async def test_blocking_handlers_and_waiters_behind_them_are_driven_too(
+    flooded: FakeTelegram, timer: VirtualTimer
+) -> None:
+    async def slow(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        assert update.effective_chat is not None
+        await timer.sleep(30)  # the handler itself parks
+        await update.effective_chat.send_message(f"done at {timer.monotonic()}")
+
+    app = flooded.application_builder().build()  # one update at a time: the second waits its turn
+    app.add_handler(CommandHandler("slow", slow))
+    alice, group = flooded.user(1, "Alice"), flooded.group()
+    async with TelegramTestClient(app, flooded) as tg:  # adopts the fake's VirtualTimer
+        assert tg.timer is timer
+        await tg.process_many([flooded.command_update(group, alice, "/slow") for _ in range(2)])
+    assert [m.text for m in flooded.messages(group.id)] == ["done at 30.0", "done at 60.0"]
+
+
+async def test_settle_gives_up_past_the_virtual_limit(flooded: FakeTelegram, timer: VirtualTimer) -> None:
+    naps: list[asyncio.Task[None]] = []
+
+    async def forever(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        async def nap() -> None:
+            await timer.sleep(200)
+
+        naps.append(asyncio.create_task(nap(), name="long-nap"))
+
+    app = flooded.application_builder().build()
+    app.add_handler(CommandHandler("nap", forever))
+    alice, group = flooded.user(1, "Alice"), flooded.group()
+    async with TelegramTestClient(app, flooded, virtual_limit=100) as tg:
+        with pytest.raises(AssertionError, match=r"stops at 100 virtual seconds.*long-nap.*until 200\.0"):
+            await tg.send(group, alice, "/nap")
+        assert timer.parked_tasks() == set(naps)
+        naps[0].cancel()
+    assert timer.monotonic() == 0.0
+
+
+async def test_older_parked_tasks_are_not_waited_for(flooded: FakeTelegram, timer: VirtualTimer) -> None:
+    alice, group = flooded.user(1, "Alice"), flooded.group()
+    async with TelegramTestClient(build_app(flooded), flooded) as tg:
+        sleeper = asyncio.create_task(timer.sleep(1000), name="older-sleeper")
+        await asyncio.sleep(0)
+        await tg.send(group, alice, "/newgame")
+        assert timer.monotonic() == 0.0 and timer.is_parked(sleeper)
+        calls = await tg.advance(1000)
+        assert calls == [] and sleeper.done()
+
+
+async def test_advance_steps_through_every_wake(flooded: FakeTelegram, timer: VirtualTimer) -> None:
+    group = flooded.group()
+    async with TelegramTestClient(build_app(flooded), flooded) as tg:
+        seen: list[float] = []
+
+        async def ticker(period: float) -> None:
+            while True:
+                await timer.sleep(period)
+                seen.append(timer.monotonic())
+                await tg.app.bot.send_message(group.id, f"tick {timer.monotonic()}")
+
+        task = asyncio.create_task(ticker(10), name="ticker")
+        await asyncio.sleep(0)
+        calls = await tg.advance(25)
+        # Each wake ran at its own time (10, 20), not all at once at 25.
+        assert seen == [10.0, 20.0] and timer.monotonic() == 25.0
+        assert [c.params["text"] for c in calls] == ["tick 10.0", "tick 20.0"]
+        assert timer.wake_of(task) == 30.0
+        await tg.advance(5)
+        assert seen == [10.0, 20.0, 30.0]
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+
+async def test_ignored_workers_are_never_waited_for(flooded: FakeTelegram, timer: VirtualTimer) -> None:
+    """A paced per-chat outbox: taps are answered at once, the busy group is paced within
+    Telegram's limits, and the quiet group is not held up behind it."""
+    queues: dict[int, asyncio.Queue[str]] = {}
+    workers: list[asyncio.Task[None]] = []
+
+    async def worker(chat_id: int, bot: Bot) -> None:
+        queue = queues[chat_id]
+        while True:
+            text = await queue.get()  # idles here between bursts: never done
+            await bot.send_message(chat_id, text)
+            await timer.sleep(3.0)  # 20 a minute
+
+    async def on_tap(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        query = update.callback_query
+        assert query is not None and query.message is not None
+        chat_id = query.message.chat.id
+        if chat_id not in queues:
+            queues[chat_id] = asyncio.Queue()
+            workers.append(asyncio.create_task(worker(chat_id, context.bot), name=f"outbox:{chat_id}"))
+        queues[chat_id].put_nowait(f"move by {query.from_user.first_name}")
+        await query.answer()
+
+    app = flooded.application_builder().concurrent_updates(True).build()
+    app.add_handler(CallbackQueryHandler(on_tap))
+    busy, quiet = flooded.group("busy"), flooded.group("quiet")
+    players = [flooded.user(n, f"P{n}") for n in range(1, 26)]
+    async with TelegramTestClient(
+        app, flooded, ignore_tasks=lambda t: t.get_name().startswith("outbox:")
+    ) as tg:
+        busy_board = flooded.message(busy.id, (await app.bot.send_message(busy.id, "board")).message_id)
+        quiet_board = flooded.message(quiet.id, (await app.bot.send_message(quiet.id, "board")).message_id)
+        timer.advance_to(60)  # the boards' writes have left the window
+        taps = [flooded.callback_update(p, busy_board, "move") for p in players]
+        taps.append(flooded.callback_update(players[0], quiet_board, "move"))
+
+        await tg.process_many(taps)  # returns without waiting for the outbox
+
+        assert all(a.answered and a.answered_at == 60.0 for a in flooded.answers.values())
+        await tg.advance(120)
+        for task in workers:
+            task.cancel()
+
+    assert flooded.count_429() == 0
+    assert len(flooded.messages(busy.id)) == 26 and len(flooded.messages(quiet.id)) == 2
+    assert flooded.max_writes_in_window(busy.id, 60) <= 20
+    assert flooded.write_times(quiet.id) == [0.0, 60.0]  # the move went out at once
+    assert flooded.write_times(busy.id)[-1] == 132.0  # 25 moves, 3 s apart from t=60
+
+
+async def test_a_task_waiting_on_an_older_parked_task_is_explained(
+    flooded: FakeTelegram, timer: VirtualTimer
+) -> None:
+    delivered: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    async def old_worker() -> None:
+        await timer.sleep(5)
+        delivered.set_result(None)
+
+    async def waits(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        await delivered
+
+    app = flooded.application_builder().build()
+    app.add_handler(CommandHandler("wait", waits))
+    alice, group = flooded.user(1, "Alice"), flooded.group()
+    async with TelegramTestClient(app, flooded, settle_timeout=0.3) as tg:
+        worker = asyncio.create_task(old_worker(), name="old-worker")
+        await asyncio.sleep(0)
+        with pytest.raises(AssertionError, match=r"tasks it does not wait for are: old-worker.*advance\(\)"):
+            await tg.send(group, alice, "/wait")
+        await tg.advance(5)
+        assert worker.done() and delivered.done()
+
+
+async def test_stopping_runs_parked_tasks_out_or_cancels_them(
+    flooded: FakeTelegram, timer: VirtualTimer
+) -> None:
+    later: list[asyncio.Task[None]] = []
+
+    async def schedule(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        assert update.effective_chat is not None and context.args is not None
+        chat_id, delay = update.effective_chat.id, float(context.args[0])
+
+        async def remind() -> None:
+            await timer.sleep(delay)
+            await context.bot.send_message(chat_id, f"at {timer.monotonic()}")
+
+        later.append(context.application.create_task(remind(), update=update, name=f"remind-{delay}"))
+
+    app = flooded.application_builder().build()
+    app.add_handler(CommandHandler("remind", schedule))
+    alice, group = flooded.user(1, "Alice"), flooded.group()
+    # Settle leaves these alone; Application.stop() waits for them (PTB's create_task).
+    ignore = lambda task: task.get_name().startswith("remind-")  # noqa: E731
+    async with TelegramTestClient(app, flooded, ignore_tasks=ignore, virtual_limit=100) as tg:
+        await tg.send(group, alice, "/remind 50")
+        await tg.send(group, alice, "/remind 5000")
+        assert timer.monotonic() == 0.0 and flooded.messages(group.id) == []
+    # Stopping ran the first out on virtual time and cancelled the one past the limit.
+    assert [m.text for m in flooded.messages(group.id)] == ["at 50.0"]
+    assert later[1].cancelled() and timer.parked_tasks() == set()
+
+
+async def test_virtual_time_does_not_jump_while_a_thread_works(
+    flooded: FakeTelegram, timer: VirtualTimer
+) -> None:
+    """The bot's database calls run in a thread pool: virtual time must wait for them, or the
+    quiet group's reply would be stamped with the busy group's wake time."""
+    busy, quiet = flooded.group("busy"), flooded.group("quiet")
+    later: list[asyncio.Task[None]] = []
+
+    async def go(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        async def throttled() -> None:
+            await timer.sleep(57)
+            await context.bot.send_message(busy.id, "at last")
+
+        later.append(context.application.create_task(throttled(), update=update))
+        await asyncio.to_thread(time.sleep, 0.05)  # a database transaction
+        await context.bot.send_message(quiet.id, "at once")
+
+    app = flooded.application_builder().build()
+    app.add_handler(CommandHandler("go", go))
+    async with TelegramTestClient(app, flooded) as tg:
+        await tg.send(quiet, flooded.user(1, "Alice"), "/go")
+    assert flooded.write_times(quiet.id) == [0.0]
+    assert flooded.write_times(busy.id) == [57.0]

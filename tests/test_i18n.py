@@ -18,8 +18,10 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Iterator
-from datetime import datetime
+from dataclasses import replace
+from datetime import datetime, timedelta
 from functools import cache
+from itertools import chain, product
 from pathlib import Path
 from string import Formatter
 from typing import Any
@@ -27,9 +29,9 @@ from typing import Any
 import pytest
 from babel.messages.catalog import Catalog, Message
 from babel.messages.pofile import read_po
-from telegram import InlineKeyboardMarkup
 
-from engine import GameConfig, GameState, new_game
+from engine import GameConfig, GameState, new_game, public_view, seat_view
+from engine.actions import encode
 from engine.cards import ALL_CARDS
 from engine.events import (
     Discarded,
@@ -41,14 +43,18 @@ from engine.events import (
     Summed,
     TPlayed,
 )
-from tgbot.handlers.common import ERROR_TEXT, ILLEGAL_TEXT, error_text
+from engine.game import t_actions
+from tgbot.callbacks import MAX_BYTES, MAX_GAME_ID
+from tgbot.errors import ServiceError
+from tgbot.game_settings import GameSettings
 from tgbot.i18n import DEFAULT_LANGUAGE, DOMAIN, LANGUAGES, LOCALES_DIR, _, _n, normalize
-from tgbot.render import board, lobby, results
+from tgbot.pacing import Pace, custom_pace, pace_keys
+from tgbot.render import board, info, lobby, results, stats
 from tgbot.render.cards import COLOUR_NAMES, T_NAMES
-from tgbot.services.context import GameContext, SeatInfo
-from tgbot.services.errors import ServiceError
-from tgbot.services.settings import GameSettings
-from tgbot.store.models import Game
+from tgbot.render.keys import Keyboard
+from tgbot.render.refusals import ERROR_TEXT, ILLEGAL_TEXT, refusal
+from tgbot.render.stats import HistoryEntry, HistorySeat
+from tgbot.services.context import SeatInfo
 from tgbot.texts import HELP_TEXT, RULES_PAGES, WELCOME_TEXT
 
 ALL_LANGUAGES = list(LANGUAGES)
@@ -222,7 +228,7 @@ def test_plural_forms_follow_the_language(lang: str) -> None:
 
 #: Key label -> the texts that tell people to tap it (they must use the key's translated name).
 KEY_MENTIONS: dict[str, list[str]] = {
-    "✋ Join": [HELP_TEXT, "Tap Join to play (2–6 players)."],
+    "✋ Join": [HELP_TEXT, "Tap Join to play ({low}–{high} players)."],
     "🚪 Leave": [HELP_TEXT],
     "▶️ Start": [HELP_TEXT],
     "⚙️ Settings": [
@@ -230,7 +236,12 @@ KEY_MENTIONS: dict[str, list[str]] = {
         "Use the ⚙️ Settings key of the lobby.",
         "Not enough cards for this many players: pick more colours in Settings.",
     ],
+    "🤖 Add computer": [HELP_TEXT],
     "👀 My hand": [HELP_TEXT],
+    "🎯 Play": ["⚠️ {name}, that pick came from an old list: nothing was played. Tap 🎯 Play again."],
+    "📱 Panel": [HELP_TEXT, WELCOME_TEXT],
+    "🔀 Play the Shifter": [HELP_TEXT],
+    "💣 Play the Bomb": [HELP_TEXT],
     "✅ Claim": [HELP_TEXT, "{expr} = {total} ✅ Tap Claim!"],
     "🗑 Discard": [HELP_TEXT],
     "↩️ Clear": [HELP_TEXT],
@@ -307,18 +318,8 @@ def worst_state(current: int = 0) -> GameState:
     return state
 
 
-def worst_context(lang: str, current: int = 0, face_down: bool = False) -> GameContext:
-    game = Game(
-        id=123456789012,
-        chat_id=-1001234567890,
-        creator_id=1,
-        language=lang,
-        version=999999,
-        status="playing",
-        created_at=NOW,
-        updated_at=NOW,
-    )
-    seats = [
+def worst_seats(lang: str) -> list[SeatInfo]:
+    return [
         SeatInfo(
             seat=s,
             user_id=None if s == 1 else 9_000_000_000 + s,
@@ -328,12 +329,42 @@ def worst_context(lang: str, current: int = 0, face_down: bool = False) -> GameC
             left=s == 2,
             can_dm=True,
             language=lang,
-            panel_message_id=None,
         )
         for s in range(6)
     ]
-    settings = GameSettings(edition="extended", colours=6, target=300, face_down=face_down, pace="relaxed")
-    return GameContext(game, seats, worst_state(current), settings, chat_title="Ｗ" * 128)
+
+
+def worst_players() -> tuple[board.Player, ...]:
+    return tuple(
+        board.Player(s.name, s.user_id, s.ai_level, s.left, s.away) for s in worst_seats(DEFAULT_LANGUAGE)
+    )
+
+
+def worst_settings(face_down: bool = False) -> GameSettings:
+    return GameSettings(edition="extended", colours=6, target=300, face_down=face_down, pace="relaxed")
+
+
+def worst_table(state: GameState, viewer: int | None, face_down: bool = False) -> board.Table:
+    """The biggest ids a key can carry, the longest chat title; the mover's [T!] plays on view."""
+    visible = viewer == state.current or (viewer is None and not face_down)
+    return board.Table(
+        game_id=MAX_GAME_ID,
+        version=9_999_999_999,
+        players=worst_players(),
+        face_down=face_down,
+        chat_title="Ｗ" * 128,
+        bot_username="tweak_test_bot",
+        inline=True,
+        t_choices=tuple(encode(a) for a in t_actions(state, state.current)) if visible else (),
+    )
+
+
+def worst_lobby(face_down: bool = False) -> lobby.LobbyView:
+    return lobby.LobbyView(MAX_GAME_ID, worst_players(), worst_settings(face_down))
+
+
+def all_table(state: GameState) -> int:
+    return (1 << len(state.table)) - 1
 
 
 def worst_events(seats: int = 6) -> list[Event]:
@@ -360,26 +391,30 @@ def worst_events(seats: int = 6) -> list[Event]:
     return events
 
 
-def keyboard_labels(markup: InlineKeyboardMarkup) -> list[str]:
-    return [button.text for row in markup.inline_keyboard for button in row]
+def keyboard_labels(keys: Keyboard) -> list[str]:
+    return [key["text"] for row in keys for key in row]
+
+
+def keyboard_data(keys: Keyboard) -> list[str]:
+    return [key["callback_data"] for row in keys for key in row if "callback_data" in key]
 
 
 @pytest.mark.parametrize("lang", ALL_LANGUAGES)
 def test_popups_fit_in_every_language(lang: str) -> None:
-    ctx = worst_context(lang)
-    state = ctx.state
-    assert state is not None
-    all_table = board.mask_for(tuple(range(len(state.table))))
+    state = worst_state()
+    mine = seat_view(state, 0)
+    everything = all_table(state)
     popups = {
-        "hand": board.hand_popup(lang, ctx, 0),
-        "hint table only": board.sum_hint(lang, state, 0, board.Draft(None, all_table)),
-        "hint hand only": board.sum_hint(lang, state, 0, board.Draft(0, 0)),
-        "hint everything": board.sum_hint(lang, state, 0, board.Draft(0, all_table)),
+        "hand": board.hand_popup(lang, mine),
+        "hint table only": board.sum_hint(lang, mine, board.Draft(None, everything), False),
+        "hint hand only": board.sum_hint(lang, mine, board.Draft(0, 0), True),
+        "hint hand no sum": board.sum_hint(lang, mine, board.Draft(0, 0), False),
+        "hint everything": board.sum_hint(lang, mine, board.Draft(0, everything), True),
     }
     for reason in ERROR_TEXT:
-        popups[reason] = error_text(lang, ServiceError(reason, name=NAMES[1]))
+        popups[reason] = refusal(lang, ServiceError(reason, name=NAMES[1]))
     for rule in ILLEGAL_TEXT:
-        popups[rule] = error_text(lang, ServiceError("illegal", rule=rule, total=99, target=11))
+        popups[rule] = refusal(lang, ServiceError("illegal", rule=rule, total=99, target=11))
     for text in (
         "That key is not valid any more.",
         "A computer player joined.",
@@ -403,11 +438,9 @@ def test_popups_fit_in_every_language(lang: str) -> None:
 def test_messages_fit_in_every_language(lang: str, face_down: bool) -> None:
     from tgbot.render.limits import fit_lines
 
-    ctx = worst_context(lang, face_down=face_down)
-    state = ctx.state
-    assert state is not None
-    seats = ctx.seats
-    all_table = board.mask_for(tuple(range(len(state.table))))
+    state = worst_state()
+    seats = worst_seats(lang)
+    everything = all_table(state)
     report = [
         line
         for event in worst_events()
@@ -417,7 +450,7 @@ def test_messages_fit_in_every_language(lang: str, face_down: bool) -> None:
     header = "\n".join(fit_lines(lang, [f"{results.AUTO_TAGS['idle']} {line}" for line in report]))
     messages: dict[str, str] = {
         "report": header,
-        "lobby": lobby.lobby_text(lang, ctx),
+        "lobby": lobby.lobby_text(lang, worst_lobby(face_down)),
         "round": results.round_summary(
             lang,
             seats,
@@ -434,35 +467,195 @@ def test_messages_fit_in_every_language(lang: str, face_down: bool) -> None:
             lang, seats, GameEnded(winners=tuple(range(6)), totals=(999,) * 6), 99
         ),
         "final one": results.final_standings(lang, seats, GameEnded(winners=(0,), totals=(999,) * 6), 1),
+        # a closed panel takes the move report as the services cut it (output.report_lines)
+        "closed panel": board.closed_panel_text(lang, "Ｗ" * 128, fit_lines(lang, report)),
     }
-    for surface, viewer in ((board.GROUP, None), (board.PRIVATE, 0)):
+    drafts = (board.Draft(), board.Draft(0, everything), board.Draft(None, everything), board.Draft(0, 0))
+    for viewer in (None, 0):  # the group board, and seat 0's private panel
         for current in (0, 1):  # a human to move, and a computer seat
-            ctx = worst_context(lang, current=current, face_down=face_down)
-            for draft in (board.Draft(), board.Draft(0, all_table)):
-                text = board.board_text(lang, ctx, draft, surface, viewer)
-                messages[f"board {surface} {current} {draft}"] = header + "\n\n" + text
+            state = worst_state(current)
+            view = public_view(state) if viewer is None else seat_view(state, viewer)
+            table = worst_table(state, viewer, face_down)
+            for draft in drafts:
+                text = board.board_text(lang, view, table, draft, header)
+                messages[f"board {viewer} {current} {draft}"] = text
     for what, text in messages.items():
         assert visible(text) <= MESSAGE_LIMIT, f"{lang} {what} is {visible(text)} long"
-    assert all(NAMES[5][:10] in text for what, text in messages.items() if what != "report")
+    assert all(
+        NAMES[5][:10] in text for what, text in messages.items() if what not in ("report", "closed panel")
+    )
 
 
 @pytest.mark.parametrize("lang", ALL_LANGUAGES)
 def test_keyboards_in_every_language(lang: str) -> None:
-    ctx = worst_context(lang)
-    state = ctx.state
-    assert state is not None
     labels: list[str] = []
-    for surface, viewer in ((board.GROUP, None), (board.PRIVATE, 0)):
-        draft = board.Draft(0, board.mask_for((0, 1)))
-        labels += keyboard_labels(board.keyboard(lang, ctx, draft, surface, viewer, "tweak_test_bot"))
+    data: list[str] = []
+    for viewer in (None, 0):
+        state = worst_state()
+        view = public_view(state) if viewer is None else seat_view(state, viewer)
+        table = worst_table(state, viewer)
+        keyboards = [board.keyboard(lang, view, table, board.Draft(0, 0b11))]
         for menu in ("thief", "joker", "shifter", "bomb", "any"):
-            markup = board.keyboard(lang, ctx, board.Draft(menu=menu), surface, viewer, "tweak_test_bot")
-            labels += keyboard_labels(markup)
-    labels += keyboard_labels(lobby.lobby_keyboard(lang, ctx))
-    labels += keyboard_labels(lobby.settings_keyboard(lang, ctx))
+            keyboards.append(board.keyboard(lang, view, table, board.Draft(menu=menu)))
+        for keys in keyboards:
+            labels += keyboard_labels(keys)
+            data += keyboard_data(keys)
+    for keys in (lobby.lobby_keyboard(lang, worst_lobby()), lobby.settings_keyboard(lang, worst_lobby())):
+        labels += keyboard_labels(keys)
+        data += keyboard_data(keys)
     assert all(0 < utf16(text) <= 64 for text in labels), labels
-    for key in ("✅ Claim", "🗑 Discard", "↩️ Clear", "👀 My hand", "🃏 Target +1", "✋ Join", "🤖 Hard"):
+    assert all(0 < len(d.encode()) <= MAX_BYTES for d in data), data
+    for key in (
+        "✅ Claim",
+        "🗑 Discard",
+        "↩️ Clear",
+        "👀 My hand",
+        "📱 Panel",
+        "🎯 Play",
+        "🃏 Target +1",
+        "✋ Join",
+        "🤖 Hard",
+    ):
         assert _(lang, key) in labels, f"{key} is missing in {lang}"
+
+
+# --- keys that fit a phone --------------------------------------------------------------------
+
+#: What a row of keys and a single key may take on a phone, in display columns (display_width):
+#: past that, Telegram cuts labels short with "…" and the row is crowded (issue "Keys too long for
+#: a phone").
+ROW_WIDTH = 34
+KEY_WIDTH = 28
+#: Parts of an emoji that take no column of their own: variation selectors and the zero-width joiner.
+NO_WIDTH = {chr(c) for c in range(0xFE00, 0xFE10)} | {"\u200d"}
+#: Names of a real group: the board's keys carry no name but the Thief's victims.
+USUAL_NAMES = ["Ana", "Benedetta", "Carlos", "Dmitri", "Esperanza", "Fatima"]
+#: The operator's custom pace as a deployment would set it: a reminder after 30 min, auto-play after 2 h.
+USUAL_CUSTOM = custom_pace(timedelta(minutes=30), timedelta(hours=2))
+
+
+def display_width(text: str) -> int:
+    """A label's width on a phone: an emoji or an East Asian wide character 2, any other character 1.
+
+    Counted on the NFC form, so a Vietnamese letter with its marks is one character however it is
+    stored; every other code point counts, a Devanagari vowel sign too (Devanagari sets wide).
+    """
+    width = 0
+    for ch in unicodedata.normalize("NFC", text):
+        if ch in NO_WIDTH:
+            continue
+        wide = unicodedata.category(ch) == "So" or unicodedata.east_asian_width(ch) in ("W", "F")
+        width += 2 if wide else 1
+    return width
+
+
+def test_display_width() -> None:
+    assert display_width("✅ Claim") == 8
+    assert display_width("↩️ Clear") == 8  # ↩ + VS16 is one emoji
+    assert display_width("⚙️ 設定") == 7
+    assert display_width("🟦3") == 3
+    assert display_width("Tiếng Việt") == display_width(unicodedata.normalize("NFD", "Tiếng Việt")) == 10
+    assert display_width("हिन्दी") == 6
+    assert display_width("Ｗ𝕎W") == 4
+
+
+def board_keyboards(lang: str, names: list[str]) -> Iterator[tuple[str, Keyboard]]:
+    """Every keyboard of a board: the group board (face up and face down) and seat 0's private
+    panel, with no draft, a hand card, a hand card and the whole table, and each [T!] menu."""
+    for viewer, face_down in ((None, False), (None, True), (0, False)):
+        state = worst_state()
+        state.config = replace(state.config, won_t_face_down=face_down)
+        view = public_view(state) if viewer is None else seat_view(state, viewer)
+        table = worst_table(state, viewer, face_down)
+        table = replace(
+            table, players=tuple(replace(p, name=n) for p, n in zip(table.players, names, strict=True))
+        )
+        where = ("group board" if viewer is None else "private panel") + (" face down" if face_down else "")
+        drafts = {
+            "no draft": board.Draft(),
+            "a hand card": board.Draft(0, 0),
+            "the whole table": board.Draft(2, all_table(state)),
+            **{
+                f"{menu} menu": board.Draft(menu=menu)
+                for menu in ("thief", "joker", "shifter", "bomb", "any")
+            },
+        }
+        for what, draft in drafts.items():
+            yield f"{where}, {what}", board.keyboard(lang, view, table, draft)
+
+
+def lobby_keyboards(lang: str, custom: Pace | None = None) -> Iterator[tuple[str, Keyboard]]:
+    """The lobby; its settings screen with every choice ticked (✅) in turn; /settings' pace keys."""
+    yield "lobby", lobby.lobby_keyboard(lang, worst_lobby())
+    for edition, colours, target, face_down, pace in product(
+        ("classic", "extended"), (0, 3, 6), (None, 300), (False, True), pace_keys(custom)
+    ):
+        settings = GameSettings(edition, colours, target, face_down, pace)
+        view = lobby.LobbyView(MAX_GAME_ID, worst_players(), settings)
+        yield f"settings {settings}", lobby.settings_keyboard(lang, view, custom)
+    for pace in pace_keys(custom):
+        yield f"/settings, {pace}", lobby.pace_rows(lang, MAX_GAME_ID, pace, custom)
+
+
+def history_keyboard(lang: str, first_id: int) -> Iterator[tuple[str, Keyboard]]:
+    entries = [
+        HistoryEntry(game_id, NOW, "finished", [HistorySeat(NAMES[5], False, 140)], [0], 9)
+        for game_id in range(first_id, first_id + 10)
+    ]
+    yield f"/history from #{first_id}", stats.history_keyboard(lang, entries) or []
+
+
+def other_keyboards(lang: str) -> Iterator[tuple[str, Keyboard]]:
+    """The rules pages, the language picker, the welcome's key and /history's download keys."""
+    for page in range(len(RULES_PAGES)):
+        yield f"rules page {page + 1}", info.rules_page(lang, page)[1] or []
+    yield "language picker", info.language_keyboard()
+    yield "welcome", info.welcome_keys(lang, "tweak_test_bot")
+    yield from history_keyboard(lang, 9_999_990)  # 7-digit game numbers
+
+
+def too_wide(keyboards: Iterator[tuple[str, Keyboard]]) -> list[str]:
+    """The rows of these keyboards that do not fit a phone (each row once), and their widths."""
+    problems: dict[tuple[str, ...], str] = {}
+    for what, keys in keyboards:
+        assert keys, f"{what}: no keys"
+        for row in keys:
+            labels = tuple(key["text"] for key in row)
+            widths = [display_width(text) for text in labels]
+            if (sum(widths) > ROW_WIDTH or max(widths) > KEY_WIDTH) and labels not in problems:
+                problems[labels] = f"{what}: {list(labels)} is {widths} = {sum(widths)}"
+    return list(problems.values())
+
+
+@pytest.mark.parametrize("lang", ALL_LANGUAGES)
+def test_keys_fit_a_phone(lang: str) -> None:
+    """Every row of every keyboard the bot shows, rendered by the real functions in every language
+    with the longest values (six players, the whole table chosen, every setting ticked): at most
+    ROW_WIDTH columns a row and KEY_WIDTH a key. The cases that cannot fit yet whatever the
+    wording (long names, big game numbers, the custom pace) have their own tests below."""
+    problems = too_wide(
+        chain(board_keyboards(lang, USUAL_NAMES), lobby_keyboards(lang), other_keyboards(lang))
+    )
+    assert not problems, f"{len(problems)} rows too wide in {lang}:\n" + "\n".join(problems[:20])
+
+
+def all_languages_too_wide(keyboards: Any) -> list[str]:
+    return [f"{lang} {problem}" for lang in ALL_LANGUAGES for problem in too_wide(keyboards(lang))]
+
+
+def test_the_custom_pace_fits_a_phone() -> None:
+    problems = all_languages_too_wide(lambda lang: lobby_keyboards(lang, USUAL_CUSTOM))
+    assert not problems, "\n".join(problems[:20])
+
+
+def test_thief_keys_fit_with_any_name() -> None:
+    problems = all_languages_too_wide(lambda lang: board_keyboards(lang, NAMES))
+    assert not problems, "\n".join(problems[:20])
+
+
+def test_history_keys_fit_with_the_biggest_game_numbers() -> None:
+    problems = all_languages_too_wide(lambda lang: history_keyboard(lang, MAX_GAME_ID - 9))
+    assert not problems, "\n".join(problems[:20])
 
 
 @pytest.mark.parametrize("lang", ALL_LANGUAGES)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from tgbot.app import COMMANDS
 from tgbot.config import DEFAULT_API_BASE_URL, DEFAULT_DATABASE_URL, ENV_SETTINGS
-from tgbot.services.pacing import PACES
+from tgbot.handlers.commands import COMMAND_NAMES
+from tgbot.pacing import PACES
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -34,7 +34,7 @@ def test_every_command_is_documented_and_every_documented_command_exists() -> No
     table = section("Commands")
     documented = set(re.findall(r"^\| `/([a-z]+)", table, re.MULTILINE))
     documented |= set(re.findall(r", `/([a-z]+)", table))
-    assert documented == set(COMMANDS), documented ^ set(COMMANDS)
+    assert documented == set(COMMAND_NAMES), documented ^ set(COMMAND_NAMES)
 
 
 def test_every_environment_setting_is_documented_with_its_default() -> None:
@@ -53,3 +53,44 @@ def test_lobby_settings_table_names_every_pace_and_setting_key() -> None:
         assert f"*{pace}*" in table, pace
     for key in ("Classic", "Extended", "Auto colours", "Goal −20", "Goal +20", "[T!] face down"):
         assert f"*{key}*" in table, key
+
+
+def key_labels() -> set[str]:
+    """Every key the bot shows in English: lobby, settings, boards (face up and down, with a draft),
+    [T!] menus, the rules pages and the welcome."""
+    from engine import new_game, public_view
+    from tgbot.game_settings import GameSettings
+    from tgbot.render import board, info, lobby
+
+    labels: set[str] = set()
+
+    def add(keys: list[list[dict[str, str]]] | None) -> None:
+        labels.update(key["text"] for row in keys or [] for key in row)
+
+    view = lobby.LobbyView(1, (board.Player("Ana", 1, None),), GameSettings())
+    add(lobby.lobby_keyboard("en", view))
+    add(lobby.settings_keyboard("en", view))
+    for face_down in (False, True):
+        state = new_game(GameSettings(face_down=face_down).engine_config(2), 7)
+        state.holdings = [["thief", "joker", "shifter", "bomb"]] * 2
+        players = (board.Player("Ana", 1, None), board.Player("Ben", 2, None))
+        table = board.Table(1, 1, players, face_down, inline=True, t_choices=("T1", "J+", "J-", "F", "B"))
+        for draft in (board.Draft(), board.Draft(0, 1), board.Draft(menu="any"), board.Draft(menu="joker")):
+            add(board.keyboard("en", public_view(state), table, draft))
+    for page in range(3):
+        add(info.rules_page("en", page)[1])
+    add(info.welcome_keys("en", "tweakbot"))
+    return labels
+
+
+def test_every_key_the_readme_names_is_a_key_the_bot_shows() -> None:
+    """A key named in bold (**✋ Join**) is spelled as on the key, so people find it."""
+    labels = key_labels()
+    named = [
+        text
+        for text in re.findall(r"\*\*([^*]+)\*\*", README)
+        if not text[0].isascii() and not text[0].isalnum()  # starts with an emoji or a symbol
+    ]
+    assert len(named) > 10, named
+    unknown = [text for text in named if text not in labels and not set(text.split()) <= labels]
+    assert not unknown, f"the README names keys the bot does not show: {unknown}"

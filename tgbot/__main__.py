@@ -4,9 +4,10 @@
     tweakbot --webhook    # upgrade the database, then serve Telegram's webhook (WEBHOOK_URL ...)
     tweakbot migrate      # only upgrade the database to the newest schema, then exit
 
-Settings come from the environment or a ``.env`` file (see deploy/.env.example). Exit codes:
-0 after a clean stop (SIGTERM/SIGINT), 1 when the database cannot be migrated, 2 for a
-configuration error.
+Settings come from the environment or a ``.env`` file (see deploy/.env.example). ``migrate``
+needs no TELEGRAM_BOT_TOKEN: a deploy step may run it where the token is not handed out. Exit
+codes: 0 after a clean stop (SIGTERM/SIGINT, also while still waiting for Telegram), 1 when the
+database cannot be migrated, 2 for a configuration error.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
 import sys
 
 from .config import ConfigError, Settings, load_settings
@@ -36,17 +38,6 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command")
     sub.add_parser("migrate", help="upgrade the database to the newest schema and exit")
     return parser
-
-
-def _secrets(settings: Settings) -> list[str | None]:
-    from sqlalchemy.engine import make_url
-
-    password: str | None = None
-    try:
-        password = make_url(settings.database_url).password
-    except Exception:  # an unusual URL: there is no password to hide then
-        password = None
-    return [settings.telegram_bot_token, settings.webhook_secret, password]
 
 
 def migrate(settings: Settings) -> bool:
@@ -72,13 +63,13 @@ def migrate(settings: Settings) -> bool:
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
-        settings = load_settings()
+        settings = load_settings(require_token=args.command != "migrate")
     except ConfigError as exc:
         print(f"tweakbot: {exc}", file=sys.stderr)
         return 2
     from .logs import setup_logging
 
-    setup_logging(settings.log_level, _secrets(settings))
+    setup_logging(settings.log_level, settings.secret_values())
     if args.command == "migrate":
         return 0 if migrate(settings) else 1
 
@@ -95,9 +86,23 @@ def main(argv: list[str] | None = None) -> int:
     if not migrate(settings):
         return 1
     from .app import build_application
+    from .deps import get_deps
 
     application = build_application(settings, create_tables=False)
-    asyncio.run(serve(application, settings, webhook=args.webhook))
+    deps = get_deps(application.bot_data)
+    try:
+        asyncio.run(serve(application, settings, webhook=args.webhook))
+    except ConfigError as exc:  # Telegram rejected the token
+        log.error("%s", exc)
+        return 2
+    finally:
+        deps.db.close()
+    if deps.db.busy():
+        # A transaction hangs in a worker thread (the database stopped answering): Python would
+        # wait for it at exit, forever. Its transaction ends with the connection.
+        log.warning("a database call is still hanging; exiting without waiting for it")
+        logging.shutdown()
+        os._exit(0)
     return 0
 
 

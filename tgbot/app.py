@@ -1,84 +1,59 @@
-"""Building the PTB Application: handlers, dependencies, start-up work."""
+"""Building the bot: the PTB Application, its handlers, and the services they share.
+
+The pieces meet here and nowhere else: handlers parse updates and call services in database
+transactions (`store.db.Database`), and each commit hands its outbox chats to the senders
+(`delivery.Delivery`) and its next due time to the clock (`jobs`).
+"""
 
 from __future__ import annotations
 
-import contextlib
 import logging
-from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy.engine import Engine
-from telegram import Update
-from telegram.ext import (
-    Application,
-    ApplicationBuilder,
-    BaseHandler,
-    CallbackQueryHandler,
-    CommandHandler,
-    ContextTypes,
-)
+from telegram import LinkPreviewOptions, Update
+from telegram.constants import ParseMode
+from telegram.ext import Application, ApplicationBuilder, BaseHandler, CommandHandler, ContextTypes, Defaults
 from telegram.request import BaseRequest
 
-from . import logs
-from .clock import Clock, SystemClock
+from . import jobs, logs, pacing
+from .clock import Clock, SystemClock, SystemTimer, Timer
 from .config import Settings
+from .delivery.sender import Delivery
 from .deps import DEPS_KEY, Deps
-from .handlers import chat_events, commands
-from .handlers import stats as stats_handlers
-from .handlers.callbacks import on_callback
-from .handlers.language import language_command, set_command_menus
-from .handlers.table import back_command, pause_command, quiet_command, resume_command, settings_command
-from .metrics import CountingRateLimiter
-from .scheduler import sweep_job
-from .services import pacing
-from .store.db import create_all, make_engine
+from .handlers import chat_events, commands, inline, keys
+from .handlers.context import TweakContext
+from .handlers.menu import set_command_menus
+from .services.chat_events import SenderTrouble
+from .store.db import AfterCommit, Database, create_all, make_engine
 
 log = logging.getLogger("tweakbot")
 
-COMMANDS: dict[str, Callable[..., Any]] = {
-    "start": commands.start,
-    "newgame": commands.newgame,
-    "cancel": commands.cancel,
-    "board": commands.board,
-    "leave": commands.leave,
-    "help": commands.help_command,
-    "rules": commands.rules,
-    "language": language_command,
-    "pause": pause_command,
-    "resume": resume_command,
-    "back": back_command,
-    "quiet": quiet_command,
-    "settings": settings_command,
-    "stats": stats_handlers.stats_command,
-    "top": stats_handlers.top_command,
-    "history": stats_handlers.history_command,
-}
 
-
-def make_deps(settings: Settings, db: Engine | None = None, clock: Clock | None = None) -> Deps:
+def make_deps(
+    settings: Settings,
+    db: Engine | None = None,
+    clock: Clock | None = None,
+    timer: Timer | None = None,
+) -> Deps:
     custom = pacing.custom_pace(settings.nudge_after, settings.deadline_after)
-    return Deps(
-        db=db or make_engine(settings.database_url),
-        clock=clock or SystemClock(),
+    database = Database(db or make_engine(settings.database_url))
+    clock = clock or SystemClock()
+    timer = timer or SystemTimer()
+    deps_box: list[Deps] = []
+    delivery = Delivery(database, timer, clock, SenderTrouble(lambda: deps_box[0].env()))
+    deps = Deps(
+        db=database,
+        delivery=delivery,
+        clock=clock,
+        timer=timer,
         custom_pace=custom,
         default_pace=pacing.CUSTOM if custom else pacing.DEFAULT_PACE,
         lobby_ttl_seconds=int(settings.lobby_ttl.total_seconds()),
         pause_max_seconds=int(settings.pause_max.total_seconds()),
     )
-
-
-async def _on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """Log and, for a tap, still answer it so the user is never left with a spinner."""
-    logs.note_error()
-    log.exception("unhandled error while handling an update", exc_info=context.error)
-    if isinstance(update, Update) and update.callback_query is not None:
-        with contextlib.suppress(Exception):  # already answered, or too old to answer
-            await update.callback_query.answer("⚠️", show_alert=False)
-
-
-async def _post_init(application: Application) -> None:  # type: ignore[type-arg]
-    """Start-up work once the bot is initialised: the command menu in every language."""
-    await set_command_menus(application.bot)
+    deps_box.append(deps)
+    return deps
 
 
 class TweakApplication(Application):  # type: ignore[type-arg]
@@ -97,38 +72,83 @@ class TweakApplication(Application):  # type: ignore[type-arg]
         return {name for h in handlers if isinstance(h, CommandHandler) for name in h.commands}
 
 
+async def _on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """Log; a key still gets its answer so nobody is left with a spinner."""
+    logs.note_error()
+    log.exception("unhandled error while handling an update", exc_info=context.error)
+    if isinstance(update, Update) and update.callback_query is not None:
+        from .delivery import telegram_io as io
+
+        await io.answer(update.callback_query.get_bot(), update.callback_query.id, "⚠️")
+
+
 def build_application(
     settings: Settings,
     *,
     deps: Deps | None = None,
     request: BaseRequest | None = None,
-    rate_limiter: bool = True,
     create_tables: bool = True,
     sweep: bool = True,
+    deliver: bool = True,
 ) -> Application:  # type: ignore[type-arg]
+    """The bot, ready to initialise. `create_tables` is for tests (the bot migrates instead);
+    `deliver=False` leaves the outbox to another process's senders."""
     deps = deps or make_deps(settings)
-    builder = ApplicationBuilder().token(settings.telegram_bot_token).base_url(settings.telegram_api_base_url)
-    builder = builder.concurrent_updates(True).application_class(TweakApplication)
-    builder = builder.post_init(_post_init)
+    defaults = Defaults(parse_mode=ParseMode.HTML, link_preview_options=LinkPreviewOptions(is_disabled=True))
+    builder = (
+        ApplicationBuilder()
+        .token(settings.bot_token())
+        .base_url(settings.telegram_api_base_url)
+        .defaults(defaults)
+        .context_types(ContextTypes(context=TweakContext))
+        .concurrent_updates(True)
+        .application_class(TweakApplication)
+        .post_init(_post_init)
+        .post_stop(_post_stop)
+    )
     if request is not None:
         builder = builder.request(request).get_updates_request(request)
-    if rate_limiter:
-        # Flood control: a 429 is retried after Telegram's retry_after (DESIGN §5).
-        builder = builder.rate_limiter(CountingRateLimiter(max_retries=3))  # type: ignore[arg-type]
     application = builder.build()
     application.bot_data[DEPS_KEY] = deps
+    application.bot_data["tweakbot.deliver"] = deliver
+    deps.db.on_commit = lambda notes: _after_commit(application, deps, notes)
     if create_tables:
-        # Tests only: the bot migrates instead, before building the application (tgbot.__main__).
-        create_all(deps.db)
-    for name, callback in COMMANDS.items():
-        application.add_handler(CommandHandler(name, callback))
-    application.add_handler(CallbackQueryHandler(on_callback))
-    chat_events.register(application)  # migrations, bot/players leaving, unknown input (own group)
+        create_all(deps.db.engine)
+    for handler in commands.handlers():
+        application.add_handler(handler)
+    for handler in keys.handlers():
+        application.add_handler(handler)
+    for handler in inline.handlers():
+        application.add_handler(handler)
+    for handler in chat_events.handlers():
+        application.add_handler(handler, group=chat_events.GROUP)
     application.add_error_handler(_on_error)
     if sweep and application.job_queue is not None:
-        # One repeating job sweeps due games; the first run catches up on anything
-        # that fell due while the bot was down.
+        # The safety net; its first run catches up on what fell due while the bot was down.
         application.job_queue.run_repeating(
-            sweep_job, interval=settings.sweep_interval.total_seconds(), first=1.0, name="sweep"
+            jobs.sweep_job, interval=settings.sweep_interval.total_seconds(), first=1.0, name="sweep"
         )
     return application
+
+
+def _after_commit(application: Application, deps: Deps, notes: AfterCommit) -> None:  # type: ignore[type-arg]
+    if notes.chats:
+        deps.delivery.wake(notes.chats)
+    if notes.wake_at is not None and application.running:
+        jobs.schedule_wake(application, deps, notes.wake_at)
+
+
+async def _post_init(application: Application) -> None:  # type: ignore[type-arg]
+    """Once the bot is known: its name and inline mode (getMe), the menus, the senders."""
+    deps: Deps = application.bot_data[DEPS_KEY]
+    me = application.bot.bot
+    deps.bot_username = me.username or deps.bot_username
+    deps.inline = bool(me.supports_inline_queries)
+    await set_command_menus(application.bot)
+    if application.bot_data.get("tweakbot.deliver", True):
+        deps.delivery.start(application.bot)
+
+
+async def _post_stop(application: Application) -> None:  # type: ignore[type-arg]
+    deps: Deps = application.bot_data[DEPS_KEY]
+    await deps.delivery.stop()

@@ -1,98 +1,45 @@
-"""Callback data: short ASCII strings, at most 64 bytes, validated on every tap.
+"""Callback data: one typed class per kind of key, short ASCII, at most 64 bytes.
 
-Anyone can forge callback data, so decoding is strict and everything decoded is
-checked again by the services against the stored game.
+Anyone can forge callback data, so each kind parses strictly (`parse`, a full regex match and
+range checks) and the services check everything again against the stored game. Each class's
+`PATTERN` routes its taps to its handler (`CallbackQueryHandler(pattern=…)`).
 
-Formats (fields separated by ':'):
-
-  lj:<gid>  ll:<gid>  ls:<gid>  lc:<gid>  lo:<gid>     lobby join/leave/start/cancel/settings
-  ln:<gid>:<key>:<value>                              lobby setting (edition, length, score, pace)
-  la:<gid>:<level>                                    lobby: add a computer player
-  h:<gid>                                             "my hand" popup
-  c:<gid>:<ver>:<hand|x>:<mask hex>                   compose: the whole draft after this tap
-  t:<gid>:<ver>:<kind>                                open the [T!] sub-menu
-  m:<gid>:<ver>:<action code>                         play an engine action
-  r:<page>                                            rules page
-  lg:<code>                                           language choice
-  dl:<gid>                                            /history: send a finished game's replay file
+  lj|ll|ls|lc|lo|lb:<game>          lobby: join, leave, start, cancel, settings, back
+  ln:<game>:<key>:<value>           a setting (lobby; the pace also in a running game)
+  la:<game>:<level>[:s]             lobby: add a computer player (s: from the settings screen)
+  h:<game>                          "my hand" popup
+  k:<game>:<ver>:<op>[:<i>]         compose a move on the server's draft: h(and card i),
+                                    t(able card i), c(laim), d(iscard), x (clear), b(ack)
+  t:<game>:<ver>:<kind>             open a [T!] menu
+  p:<game>:<ver>:<code>             play a [T!] card (an engine action code)
+  r:<page>[:<lang>]                 rules page
+  lg:<code>                         language choice
+  dl:<game>                         a finished game's replay file
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import ClassVar, Self
+
+from engine.ai import LEVELS
 
 MAX_BYTES = 64
-
-_INT = r"(\d{1,12})"
-_PATTERNS: dict[str, re.Pattern[str]] = {
-    "lobby": re.compile(rf"(lj|ll|ls|lc|lo|lb):{_INT}"),
-    "setting": re.compile(rf"ln:{_INT}:([a-z]{{1,3}}):([a-z0-9+-]{{1,8}})"),
-    "add_ai": re.compile(rf"la:{_INT}:(easy|normal|hard)"),
-    "hand": re.compile(rf"h:{_INT}"),
-    "compose": re.compile(rf"c:{_INT}:{_INT}:([0-9x]):([0-9a-f]{{1,16}})"),
-    "tmenu": re.compile(rf"t:{_INT}:{_INT}:(thief|joker|shifter|bomb|any)"),
-    "move": re.compile(rf"m:{_INT}:{_INT}:([A-Za-z0-9.+-]{{1,20}})"),
-    "rules": re.compile(r"r:(\d{1,2})(?::([a-z]{2}))?"),
-    "language": re.compile(r"lg:([a-z]{2})"),
-    "download": re.compile(rf"dl:{_INT}"),
-}
-
-
-@dataclass(frozen=True)
-class Callback:
-    kind: str
-    game_id: int | None = None
-    version: int | None = None
-    op: str = ""
-    hand: int | None = None
-    mask: int = 0
-    arg: str = ""
-    value: str = ""
+#: Game ids are a 32-bit integer column (PostgreSQL): a larger, forged one never reaches a query.
+MAX_GAME_ID = 2**31 - 1
+_ID = r"(\d{1,10})"
 
 
 class BadCallback(ValueError):
     pass
 
 
-#: Game ids are a 32-bit integer column (PostgreSQL): a larger, forged one must never reach a query.
-MAX_GAME_ID = 2**31 - 1
-
-
-def decode(data: str | None) -> Callback:
-    callback = _parse(data)
-    if callback.game_id is not None and callback.game_id > MAX_GAME_ID:
+def _game_id(text: str) -> int:
+    value = int(text)
+    if not 0 < value <= MAX_GAME_ID:
         raise BadCallback("game id out of range")
-    return callback
-
-
-def _parse(data: str | None) -> Callback:
-    if not data or len(data.encode()) > MAX_BYTES or not data.isascii():
-        raise BadCallback("bad callback data")
-    for kind, pattern in _PATTERNS.items():
-        m = pattern.fullmatch(data)
-        if not m:
-            continue
-        g = m.groups()
-        if kind == "lobby":
-            return Callback(kind, game_id=int(g[1]), op=g[0])
-        if kind == "setting":
-            return Callback(kind, game_id=int(g[0]), arg=g[1], value=g[2])
-        if kind == "add_ai":
-            return Callback(kind, game_id=int(g[0]), value=g[1])
-        if kind == "hand":
-            return Callback(kind, game_id=int(g[0]))
-        if kind == "compose":
-            hand = None if g[2] == "x" else int(g[2])
-            return Callback(kind, game_id=int(g[0]), version=int(g[1]), hand=hand, mask=int(g[3], 16))
-        if kind in ("tmenu", "move"):
-            return Callback(kind, game_id=int(g[0]), version=int(g[1]), arg=g[2])
-        if kind == "download":
-            return Callback(kind, game_id=int(g[0]))
-        if kind == "rules":
-            return Callback(kind, arg=g[0], value=g[1] or "")
-        return Callback(kind, arg=g[0])
-    raise BadCallback("unknown callback data")
+    return value
 
 
 def _checked(data: str) -> str:
@@ -101,42 +48,188 @@ def _checked(data: str) -> str:
     return data
 
 
-def lobby(op: str, game_id: int) -> str:
-    return _checked(f"{op}:{game_id}")
+class Callback:
+    PATTERN: ClassVar[re.Pattern[str]]
+
+    @classmethod
+    def parse(cls, data: str | None) -> Self:
+        if not data or not data.isascii() or len(data) > MAX_BYTES:
+            raise BadCallback("bad callback data")
+        match = cls.PATTERN.fullmatch(data)
+        if match is None:
+            raise BadCallback(f"not a {cls.__name__} key")
+        return cls._from(match.groups())
+
+    @classmethod
+    def _from(cls, groups: tuple[str, ...]) -> Self:
+        raise NotImplementedError
+
+    @property
+    def data(self) -> str:
+        raise NotImplementedError
 
 
-def setting(game_id: int, key: str, value: str) -> str:
-    return _checked(f"ln:{game_id}:{key}:{value}")
+LOBBY_OPS = {"lj": "join", "ll": "leave", "ls": "start", "lc": "cancel", "lo": "settings", "lb": "back"}
 
 
-def add_ai(game_id: int, level: str) -> str:
-    return _checked(f"la:{game_id}:{level}")
+@dataclass(frozen=True)
+class Lobby(Callback):
+    op: str  # join | leave | start | cancel | settings | back
+    game_id: int
+    PATTERN = re.compile(rf"(lj|ll|ls|lc|lo|lb):{_ID}")
+
+    @classmethod
+    def _from(cls, g: tuple[str, ...]) -> Self:
+        return cls(LOBBY_OPS[g[0]], _game_id(g[1]))
+
+    @property
+    def data(self) -> str:
+        code = next(k for k, v in LOBBY_OPS.items() if v == self.op)
+        return _checked(f"{code}:{self.game_id}")
 
 
-def hand(game_id: int) -> str:
-    return _checked(f"h:{game_id}")
+@dataclass(frozen=True)
+class Setting(Callback):
+    game_id: int
+    key: str
+    value: str
+    PATTERN = re.compile(rf"ln:{_ID}:([a-z]{{1,3}}):([a-z0-9+-]{{1,8}})")
+
+    @classmethod
+    def _from(cls, g: tuple[str, ...]) -> Self:
+        return cls(_game_id(g[0]), g[1], g[2])
+
+    @property
+    def data(self) -> str:
+        return _checked(f"ln:{self.game_id}:{self.key}:{self.value}")
 
 
-def compose(game_id: int, version: int, hand_index: int | None, mask: int) -> str:
-    h = "x" if hand_index is None else str(hand_index)
-    return _checked(f"c:{game_id}:{version}:{h}:{mask:x}")
+@dataclass(frozen=True)
+class AddComputer(Callback):
+    game_id: int
+    level: str
+    stay: bool = False  # tapped on the settings screen, which stays open
+    PATTERN = re.compile(rf"la:{_ID}:({'|'.join(LEVELS)})(:s)?")
+
+    @classmethod
+    def _from(cls, g: tuple[str, ...]) -> Self:
+        return cls(_game_id(g[0]), g[1], g[2] is not None)
+
+    @property
+    def data(self) -> str:
+        return _checked(f"la:{self.game_id}:{self.level}" + (":s" if self.stay else ""))
 
 
-def tmenu(game_id: int, version: int, kind: str) -> str:
-    return _checked(f"t:{game_id}:{version}:{kind}")
+@dataclass(frozen=True)
+class Hand(Callback):
+    game_id: int
+    PATTERN = re.compile(rf"h:{_ID}")
+
+    @classmethod
+    def _from(cls, g: tuple[str, ...]) -> Self:
+        return cls(_game_id(g[0]))
+
+    @property
+    def data(self) -> str:
+        return _checked(f"h:{self.game_id}")
 
 
-def move(game_id: int, version: int, code: str) -> str:
-    return _checked(f"m:{game_id}:{version}:{code}")
+@dataclass(frozen=True)
+class Compose(Callback):
+    game_id: int
+    version: int
+    op: str  # h(and card), t(able card), c(laim), d(iscard), x (clear), b(ack from a [T!] menu)
+    index: int | None = None  # the hand or table position for h and t
+    PATTERN = re.compile(rf"k:{_ID}:{_ID}:([htcdxb])(?::(\d{{1,2}}))?")
+
+    @classmethod
+    def _from(cls, g: tuple[str, ...]) -> Self:
+        op, index = g[2], g[3]
+        if (op in "ht") != (index is not None):
+            raise BadCallback("a hand or table key names a position, the others none")
+        return cls(_game_id(g[0]), int(g[1]), op, int(index) if index is not None else None)
+
+    @property
+    def data(self) -> str:
+        tail = f":{self.index}" if self.index is not None else ""
+        return _checked(f"k:{self.game_id}:{self.version}:{self.op}{tail}")
 
 
-def rules(page: int, lang: str = "") -> str:
-    return _checked(f"r:{page}:{lang}" if lang else f"r:{page}")
+@dataclass(frozen=True)
+class TMenu(Callback):
+    game_id: int
+    version: int
+    kind: str
+    PATTERN = re.compile(rf"t:{_ID}:{_ID}:(thief|joker|shifter|bomb|any)")
+
+    @classmethod
+    def _from(cls, g: tuple[str, ...]) -> Self:
+        return cls(_game_id(g[0]), int(g[1]), g[2])
+
+    @property
+    def data(self) -> str:
+        return _checked(f"t:{self.game_id}:{self.version}:{self.kind}")
 
 
-def language(code: str) -> str:
-    return _checked(f"lg:{code}")
+@dataclass(frozen=True)
+class TPlay(Callback):
+    game_id: int
+    version: int
+    code: str  # T<victim>, J+, J-, F, B
+    PATTERN = re.compile(rf"p:{_ID}:{_ID}:(T\d|J[+-]|F|B)")
+
+    @classmethod
+    def _from(cls, g: tuple[str, ...]) -> Self:
+        return cls(_game_id(g[0]), int(g[1]), g[2])
+
+    @property
+    def data(self) -> str:
+        return _checked(f"p:{self.game_id}:{self.version}:{self.code}")
 
 
-def download(game_id: int) -> str:
-    return _checked(f"dl:{game_id}")
+@dataclass(frozen=True)
+class Rules(Callback):
+    page: int
+    lang: str = ""
+    PATTERN = re.compile(r"r:(\d{1,2})(?::([a-z]{2}))?")
+
+    @classmethod
+    def _from(cls, g: tuple[str, ...]) -> Self:
+        return cls(int(g[0]), g[1] or "")
+
+    @property
+    def data(self) -> str:
+        return _checked(f"r:{self.page}:{self.lang}" if self.lang else f"r:{self.page}")
+
+
+@dataclass(frozen=True)
+class Language(Callback):
+    code: str
+    PATTERN = re.compile(r"lg:([a-z]{2})")
+
+    @classmethod
+    def _from(cls, g: tuple[str, ...]) -> Self:
+        return cls(g[0])
+
+    @property
+    def data(self) -> str:
+        return _checked(f"lg:{self.code}")
+
+
+@dataclass(frozen=True)
+class Download(Callback):
+    game_id: int
+    PATTERN = re.compile(rf"dl:{_ID}")
+
+    @classmethod
+    def _from(cls, g: tuple[str, ...]) -> Self:
+        return cls(_game_id(g[0]))
+
+    @property
+    def data(self) -> str:
+        return _checked(f"dl:{self.game_id}")
+
+
+def inline_query(game_id: int) -> str:
+    """What the 🎯 Play key types into inline mode: which game the moves are for."""
+    return f"g{game_id}"

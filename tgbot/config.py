@@ -6,22 +6,41 @@ duration as a sweep that never fires). Errors are a single line naming the varia
 so they read well both in a terminal and in `journalctl`/`docker logs`.
 
 Secrets (the bot token, the webhook secret, a database password) never appear in an error
-message or a repr: those end up in logs and bug reports.
+message, a repr or a dump: those end up in logs and bug reports. The token and the webhook
+secret are ``SecretStr``; the database URL is a plain string (SQLAlchemy needs it whole) that is
+shown with its password masked.
+
+`Settings(...)` built from plain values reads nothing else, so tests and tools get exactly what
+they pass; `load_settings()` is what reads the environment and ``.env``.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
 from datetime import timedelta
 from pathlib import Path
-from typing import TypeVar
+from typing import Annotated, Any, Literal, get_args
+from urllib.parse import unquote, urlsplit
 
-from dotenv import dotenv_values
-
-T = TypeVar("T")
+from pydantic import (
+    AfterValidator,
+    BeforeValidator,
+    Field,
+    SecretStr,
+    ValidationError,
+    field_serializer,
+    model_validator,
+)
+from pydantic_settings import (
+    BaseSettings,
+    DotEnvSettingsSource,
+    EnvSettingsSource,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+)
+from pydantic_settings.sources.utils import parse_env_vars
 
 TOKEN_ENV = "TELEGRAM_BOT_TOKEN"
 DATABASE_URL_ENV = "DATABASE_URL"
@@ -38,27 +57,10 @@ WEBHOOK_LISTEN_ENV = "WEBHOOK_LISTEN"
 WEBHOOK_PORT_ENV = "WEBHOOK_PORT"
 METRICS_PORT_ENV = "METRICS_PORT"
 
-#: Every environment variable the bot reads; deploy files are checked against this list.
-ENV_SETTINGS: tuple[str, ...] = (
-    TOKEN_ENV,
-    DATABASE_URL_ENV,
-    API_BASE_URL_ENV,
-    LOG_LEVEL_ENV,
-    NUDGE_AFTER_ENV,
-    DEADLINE_AFTER_ENV,
-    PAUSE_MAX_ENV,
-    LOBBY_TTL_ENV,
-    SWEEP_INTERVAL_ENV,
-    WEBHOOK_URL_ENV,
-    WEBHOOK_SECRET_ENV,
-    WEBHOOK_LISTEN_ENV,
-    WEBHOOK_PORT_ENV,
-    METRICS_PORT_ENV,
-)
-
 DEFAULT_DATABASE_URL = "sqlite:///tweakbot.sqlite3"
 DEFAULT_API_BASE_URL = "https://api.telegram.org/bot"
-LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR"]
+LOG_LEVELS: tuple[str, ...] = get_args(LogLevel)
 
 TOKEN_RE = re.compile(r"^\d{5,12}:[A-Za-z0-9_-]{30,}$")
 _TOKEN_ANYWHERE_RE = re.compile(r"\d{5,12}:[A-Za-z0-9_-]{30,}")
@@ -67,6 +69,39 @@ _DURATION_PART_RE = re.compile(r"(\d+(?:\.\d+)?)\s*([dhms])")
 _DURATION_UNITS = {"d": 86400.0, "h": 3600.0, "m": 60.0, "s": 1.0}
 _WEBHOOK_SECRET_RE = re.compile(r"^[A-Za-z0-9_-]{1,256}$")
 _DURATION_HINT = "use a number with a unit s, m, h or d, e.g. 30s, 10m, 2h, 1d or 1h30m"
+_MAX_PAUSE = timedelta(days=3650)
+_HIDDEN = "<hidden>"
+
+_BOTFATHER = (
+    "create a bot with @BotFather in Telegram (/newbot), "
+    f"then set {TOKEN_ENV}=<token> in the environment or in .env"
+)
+_DURATION_FIX = f"{_DURATION_HINT}, or leave it unset"
+#: How to fix each variable, appended to "NAME='value' is not valid; ".
+_FIX = {
+    DATABASE_URL_ENV: "use sqlite:///path/to/tweakbot.sqlite3 or postgresql://user:password@host:5432/dbname",
+    API_BASE_URL_ENV: f"it must start with http:// or https://, e.g. {DEFAULT_API_BASE_URL} (the default)",
+    LOG_LEVEL_ENV: f"use one of {', '.join(LOG_LEVELS)}",
+    NUDGE_AFTER_ENV: _DURATION_FIX,
+    DEADLINE_AFTER_ENV: _DURATION_FIX,
+    PAUSE_MAX_ENV: "use a number of days between 0 and 3650, e.g. 7",
+    LOBBY_TTL_ENV: _DURATION_FIX,
+    SWEEP_INTERVAL_ENV: _DURATION_FIX,
+    WEBHOOK_URL_ENV: (
+        "use the public https:// URL Telegram should post updates to, or leave it unset for polling"
+    ),
+    WEBHOOK_LISTEN_ENV: "use the address to listen on, e.g. 0.0.0.0 or 127.0.0.1",
+    WEBHOOK_PORT_ENV: "use a port number between 1 and 65535",
+    METRICS_PORT_ENV: "use a port number between 1 and 65535, or leave it unset",
+}
+#: The whole message for the secrets: whatever went wrong, their value is never quoted back.
+_SECRET_PROBLEM = {
+    TOKEN_ENV: f"{TOKEN_ENV} is not a valid bot token; {_BOTFATHER}",
+    WEBHOOK_SECRET_ENV: (
+        f"{WEBHOOK_SECRET_ENV} may only contain A-Z, a-z, 0-9, _ and - (1 to 256 characters); "
+        "generate one with: python -c 'import secrets; print(secrets.token_urlsafe(32))'"
+    ),
+}
 
 
 class ConfigError(Exception):
@@ -74,6 +109,10 @@ class ConfigError(Exception):
 
     def __init__(self, message: str) -> None:
         super().__init__(" ".join(message.split()))
+
+
+class _Explained(ValueError):
+    """A validation failure whose message is already the whole operator-facing line."""
 
 
 def redact(text: str) -> str:
@@ -114,24 +153,182 @@ def normalize_database_url(url: str) -> str:
     return url
 
 
-@dataclass(frozen=True, repr=False)
-class Settings:
-    telegram_bot_token: str
-    database_url: str = DEFAULT_DATABASE_URL
-    telegram_api_base_url: str = DEFAULT_API_BASE_URL
-    log_level: str = "INFO"
+def _database_password(url: str) -> str | None:
+    """The password in a database URL as written there (percent-encoded, if it needed to be)."""
+    try:
+        password = urlsplit(url).password
+    except ValueError:  # not a URL we can take apart: nothing to hide then
+        return None
+    return password or None
+
+
+def reveal(secret: SecretStr | None) -> str | None:
+    """The value of an optional secret, for the one place that must hand it on (PTB, the web server)."""
+    return None if secret is None else secret.get_secret_value()
+
+
+# --- validators for values as the environment spells them (always strings) -------------------
+# Values passed from code are already typed and skip the string parsing; they still meet the
+# constraints (positive durations, port range) declared on the field.
+
+
+def _duration(value: object) -> object:
+    if isinstance(value, str):
+        try:
+            return parse_duration(value)
+        except ConfigError as exc:
+            raise ValueError(str(exc)) from None
+    return value
+
+
+def _pause_days(value: object) -> object:
+    """A number of days (the variable's name says so); a duration with a unit is accepted too."""
+    if isinstance(value, str):
+        try:
+            days = float(value)
+        except ValueError:
+            return _duration(value)
+        if not 0 < days <= _MAX_PAUSE.days:  # also refuses nan and inf
+            raise ValueError("out of range")
+        return timedelta(days=days)
+    return value
+
+
+def _env_port(value: object) -> object:
+    """1..65535 from the environment; code may pass 0 for "any free port" (tests do)."""
+    if isinstance(value, str):
+        port = int(value)
+        if not 1 <= port <= 65535:
+            raise ValueError("out of range")
+        return port
+    return value
+
+
+def _database_url(value: object) -> object:
+    if isinstance(value, str):
+        if not re.match(r"^[a-z][a-z0-9+.-]*://", value, re.IGNORECASE):
+            raise ValueError("no scheme")
+        return normalize_database_url(value)
+    return value
+
+
+def _api_base_url(value: object) -> object:
+    if isinstance(value, str):
+        if not value.startswith(("http://", "https://")):
+            raise ValueError("no http(s) scheme")
+        if _TOKEN_ANYWHERE_RE.search(value):
+            raise _Explained(
+                f"{API_BASE_URL_ENV} must not contain the bot token (it is appended automatically); "
+                f"set it to the server's base URL ending in /bot, e.g. {DEFAULT_API_BASE_URL}"
+            )
+        return value.rstrip("/")
+    return value
+
+
+def _log_level(value: object) -> object:
+    return value.upper() if isinstance(value, str) else value
+
+
+def _webhook_url(value: object) -> object:
+    if isinstance(value, str) and not value.startswith("https://"):
+        raise ValueError("Telegram only delivers webhooks over HTTPS")
+    return value
+
+
+def _bot_token(value: SecretStr | None) -> SecretStr | None:
+    if value is not None and not TOKEN_RE.match(value.get_secret_value()):
+        raise ValueError("malformed")
+    return value
+
+
+def _webhook_secret(value: SecretStr | None) -> SecretStr | None:
+    if value is not None and not _WEBHOOK_SECRET_RE.match(value.get_secret_value()):
+        raise ValueError("malformed")
+    return value
+
+
+Duration = Annotated[timedelta, BeforeValidator(_duration), Field(gt=timedelta(0))]
+Port = Annotated[int, BeforeValidator(_env_port), Field(ge=0, le=65535)]
+
+
+class Settings(BaseSettings):
+    """Every setting of a bot process; each field reads the environment variable named by its alias."""
+
+    model_config = SettingsConfigDict(
+        case_sensitive=True,
+        env_ignore_empty=True,  # compose passes ${VAR:-} through as ""
+        extra="ignore",
+        frozen=True,
+        validate_by_name=True,
+        validate_by_alias=True,
+        hide_input_in_errors=True,  # a ValidationError that escapes must not quote a secret either
+    )
+
+    #: Required to run the bot; `tweakbot migrate` needs only the database.
+    telegram_bot_token: Annotated[SecretStr | None, AfterValidator(_bot_token)] = Field(
+        default=None, validation_alias=TOKEN_ENV
+    )
+    database_url: Annotated[str, BeforeValidator(_database_url)] = Field(
+        default=DEFAULT_DATABASE_URL, validation_alias=DATABASE_URL_ENV
+    )
+    telegram_api_base_url: Annotated[str, BeforeValidator(_api_base_url)] = Field(
+        default=DEFAULT_API_BASE_URL, validation_alias=API_BASE_URL_ENV
+    )
+    log_level: Annotated[LogLevel, BeforeValidator(_log_level)] = Field(
+        default="INFO", validation_alias=LOG_LEVEL_ENV
+    )
     #: Operator-wide pace (reminder / auto-play); None keeps the per-game presets.
-    nudge_after: timedelta | None = None
-    deadline_after: timedelta | None = None
-    pause_max: timedelta = timedelta(days=7)
-    lobby_ttl: timedelta = timedelta(hours=24)
-    sweep_interval: timedelta = timedelta(seconds=30)
+    nudge_after: Duration | None = Field(default=None, validation_alias=NUDGE_AFTER_ENV)
+    deadline_after: Duration | None = Field(default=None, validation_alias=DEADLINE_AFTER_ENV)
+    pause_max: Annotated[timedelta, BeforeValidator(_pause_days), Field(gt=timedelta(0), le=_MAX_PAUSE)] = (
+        Field(default=timedelta(days=7), validation_alias=PAUSE_MAX_ENV)
+    )
+    lobby_ttl: Duration = Field(default=timedelta(hours=24), validation_alias=LOBBY_TTL_ENV)
+    sweep_interval: Duration = Field(default=timedelta(seconds=30), validation_alias=SWEEP_INTERVAL_ENV)
     #: Public HTTPS URL Telegram posts updates to; None means long polling.
-    webhook_url: str | None = None
-    webhook_secret: str | None = None
-    webhook_listen: str = "0.0.0.0"
-    webhook_port: int = 8443
-    metrics_port: int | None = None
+    webhook_url: Annotated[str | None, BeforeValidator(_webhook_url)] = Field(
+        default=None, validation_alias=WEBHOOK_URL_ENV
+    )
+    webhook_secret: Annotated[SecretStr | None, AfterValidator(_webhook_secret)] = Field(
+        default=None, validation_alias=WEBHOOK_SECRET_ENV
+    )
+    webhook_listen: str = Field(default="0.0.0.0", validation_alias=WEBHOOK_LISTEN_ENV)
+    webhook_port: Port = Field(default=8443, validation_alias=WEBHOOK_PORT_ENV)
+    metrics_port: Port | None = Field(default=None, validation_alias=METRICS_PORT_ENV)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """Only the values passed: a test's ``Settings(...)`` must not pick up the developer's
+        ``.env`` or shell. `load_settings` hands the environment and ``.env`` in explicitly."""
+        return (init_settings,)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _blank_is_unset(cls, data: Any) -> Any:
+        """An empty or blank value neither replaces a default nor fails validation: compose
+        passes ``${VAR:-}`` through as "", and a stray space in ``.env`` is invisible."""
+        if not isinstance(data, dict):
+            return data
+        return {
+            key: value.strip() if isinstance(value, str) else value
+            for key, value in data.items()
+            if not (isinstance(value, str) and not value.strip())
+        }
+
+    @field_serializer("database_url")
+    def _database_url_without_password(self, url: str) -> str:
+        return redact(url)
+
+    def __repr_args__(self) -> Iterator[tuple[str | None, Any]]:
+        for name, value in super().__repr_args__():
+            yield name, self.safe_database_url if name == "database_url" else value
 
     @property
     def use_webhook(self) -> bool:
@@ -142,172 +339,106 @@ class Settings:
         """The database URL with any password hidden, for logs."""
         return redact(self.database_url)
 
-    def __repr__(self) -> str:
-        shown = {
-            "telegram_bot_token": "'<hidden>'",
-            "database_url": repr(self.safe_database_url),
-            "webhook_secret": "None" if self.webhook_secret is None else "'<hidden>'",
-        }
-        fields = ", ".join(
-            f"{name}={shown.get(name, repr(getattr(self, name)))}" for name in self.__dataclass_fields__
-        )
-        return f"Settings({fields})"
+    def bot_token(self) -> str:
+        """The token for PTB. Only `tweakbot migrate` loads settings without one, and it never
+        builds the bot; anywhere else a missing token is the operator's one-line error."""
+        if self.telegram_bot_token is None:
+            raise ConfigError(f"{TOKEN_ENV} is missing; {_BOTFATHER}")
+        return self.telegram_bot_token.get_secret_value()
 
-    __str__ = __repr__
+    def secret_values(self) -> list[str]:
+        """Every secret in these settings, as the log redaction needs them (tgbot/logs.py)."""
+        password = _database_password(self.database_url)
+        candidates = [reveal(self.telegram_bot_token), reveal(self.webhook_secret), password]
+        if password is not None:
+            candidates.append(unquote(password))
+        return [value for value in dict.fromkeys(candidates) if value]
 
 
-def _read(environ: Mapping[str, str], env_file: str | Path | None) -> dict[str, str]:
-    """Merge the .env file under the environment, keeping only our names and non-empty values.
+def _env_names() -> dict[str, str]:
+    """Field name -> environment variable, from the aliases (the single list of names)."""
+    names: dict[str, str] = {}
+    for field_name, info in Settings.model_fields.items():
+        assert isinstance(info.validation_alias, str), field_name
+        names[field_name] = info.validation_alias
+    return names
 
-    An empty variable counts as unset (compose files pass ``${VAR:-}`` through as ""), so it
-    neither overrides the file nor replaces a default.
+
+ENV_NAMES: dict[str, str] = _env_names()
+#: Every environment variable the bot reads; deploy files and the README are checked against it.
+ENV_SETTINGS: tuple[str, ...] = tuple(ENV_NAMES.values())
+
+
+class _MappingEnvSource(EnvSettingsSource):
+    """pydantic-settings' environment source, reading a given mapping instead of ``os.environ``.
+
+    Blank values are dropped here, before the merge, so a blank variable lets ``.env`` apply
+    instead of hiding it (the model would only turn it into the default).
     """
-    values: dict[str, str] = {}
-    if env_file is not None and Path(env_file).is_file():
-        for name, value in dotenv_values(env_file).items():
-            if name in ENV_SETTINGS and value is not None and value.strip():
-                values[name] = value.strip()
-    for name in ENV_SETTINGS:
-        value = environ.get(name)
-        if value is not None and value.strip():
-            values[name] = value.strip()
-    return values
 
+    def __init__(self, settings_cls: type[BaseSettings], environ: Mapping[str, str]) -> None:
+        self._environ = {name: value for name, value in environ.items() if value.strip()}
+        super().__init__(settings_cls)
 
-def _token(values: Mapping[str, str]) -> str:
-    token = values.get(TOKEN_ENV)
-    problem = "is missing" if token is None else None if TOKEN_RE.match(token) else "is not a valid bot token"
-    if problem is not None:
-        raise ConfigError(
-            f"{TOKEN_ENV} {problem}; create a bot with @BotFather in Telegram (/newbot), "
-            f"then set {TOKEN_ENV}=<token> in the environment or in .env"
+    def _load_env_vars(self) -> Mapping[str, str | None]:
+        return parse_env_vars(
+            self._environ, self.case_sensitive, self.env_ignore_empty, self.env_parse_none_str
         )
-    assert token is not None
-    return token
 
 
-def _optional(values: Mapping[str, str], name: str, parse: Callable[[str], T], fix: str) -> T | None:
-    raw = values.get(name)
-    if raw is None:
-        return None
-    try:
-        return parse(raw)
-    except ValueError:
-        raise ConfigError(f"{name}={redact(raw)!r} is not valid; {fix}") from None
+def _hide_secrets(message: str, values: Mapping[str, Any]) -> str:
+    """Belt and braces: a secret pasted into the wrong variable is still not quoted back."""
+    secrets = [values.get(TOKEN_ENV), values.get(WEBHOOK_SECRET_ENV)]
+    url = values.get(DATABASE_URL_ENV)
+    if isinstance(url, str):
+        secrets.append(_database_password(url))
+    for secret in secrets:
+        if isinstance(secret, str) and len(secret.strip()) >= 4:
+            message = message.replace(secret.strip(), _HIDDEN)
+    return message
 
 
-def _positive_duration(raw: str) -> timedelta:
-    try:
-        duration = parse_duration(raw)
-    except ConfigError as exc:
-        raise ValueError(str(exc)) from None
-    if duration <= timedelta(0):
-        raise ValueError("not positive")
-    return duration
+def _config_error(error: ValidationError, values: Mapping[str, Any]) -> ConfigError:
+    """The first problem (in field order, so the token comes first) as the operator's one line."""
+    problem = error.errors()[0]
+    key = str(problem["loc"][0]) if problem["loc"] else ""
+    name = ENV_NAMES.get(key, key)
+    cause = problem.get("ctx", {}).get("error")
+    if isinstance(cause, _Explained):
+        message = str(cause)
+    elif name in _SECRET_PROBLEM:
+        message = _SECRET_PROBLEM[name]
+    else:
+        raw = values.get(name, problem["input"])
+        shown = redact(raw if isinstance(raw, str) else repr(raw))
+        fix = _FIX.get(name, "see the settings table in README.md")
+        message = f"{name}={shown!r} is not valid; {fix}"
+    return ConfigError(_hide_secrets(message, values))
 
 
-def _pause_days(raw: str) -> timedelta:
-    """A number of days (the variable's name says so); a duration with a unit is accepted too."""
-    try:
-        days = float(raw)
-    except ValueError:
-        return _positive_duration(raw)
-    if not days > 0 or days > 3650:
-        raise ValueError("out of range")
-    return timedelta(days=days)
-
-
-def _port(raw: str) -> int:
-    port = int(raw)
-    if not 1 <= port <= 65535:
-        raise ValueError("out of range")
-    return port
-
-
-def _database_url(raw: str) -> str:
-    if not re.match(r"^[a-z][a-z0-9+.-]*://", raw, re.IGNORECASE):
-        raise ValueError("no scheme")
-    return normalize_database_url(raw)
-
-
-def _api_base_url(raw: str) -> str:
-    if not raw.startswith(("http://", "https://")):
-        raise ValueError("no http(s) scheme")
-    if _TOKEN_ANYWHERE_RE.search(raw):
-        raise ConfigError(
-            f"{API_BASE_URL_ENV} must not contain the bot token (it is appended automatically); "
-            f"set it to the server's base URL ending in /bot, e.g. {DEFAULT_API_BASE_URL}"
-        )
-    return raw.rstrip("/")
-
-
-def _log_level(raw: str) -> str:
-    level = raw.upper()
-    if level not in LOG_LEVELS:
-        raise ValueError("unknown level")
-    return level
-
-
-def _webhook_url(raw: str) -> str:
-    if not raw.startswith("https://"):
-        raise ValueError("Telegram only delivers webhooks over HTTPS")
-    return raw
-
-
-def load_settings(environ: Mapping[str, str] | None = None, env_file: str | Path | None = ".env") -> Settings:
+def load_settings(
+    environ: Mapping[str, str] | None = None,
+    env_file: str | Path | None = ".env",
+    *,
+    require_token: bool = True,
+) -> Settings:
     """Read the settings from ``environ`` (default: the process environment) over ``env_file``.
 
     A missing ``.env`` is fine: in production everything comes from the environment.
+    ``require_token=False`` is for `tweakbot migrate`, which needs only the database.
     """
-    values = _read(os.environ if environ is None else environ, env_file)
-    defaults = Settings(telegram_bot_token="")
-    token = _token(values)
-    secret_value = values.get(WEBHOOK_SECRET_ENV)
-    if secret_value is not None and not _WEBHOOK_SECRET_RE.match(secret_value):
-        # Not routed through _optional: that would echo the secret back.
-        raise ConfigError(
-            f"{WEBHOOK_SECRET_ENV} may only contain A-Z, a-z, 0-9, _ and - (1 to 256 characters); "
-            "generate one with: python -c 'import secrets; print(secrets.token_urlsafe(32))'"
-        )
-    duration = f"{_DURATION_HINT}, or leave it unset"
-    return Settings(
-        telegram_bot_token=token,
-        database_url=_optional(
-            values,
-            DATABASE_URL_ENV,
-            _database_url,
-            "use sqlite:///path/to/tweakbot.sqlite3 or postgresql://user:password@host:5432/dbname",
-        )
-        or defaults.database_url,
-        telegram_api_base_url=_optional(
-            values,
-            API_BASE_URL_ENV,
-            _api_base_url,
-            f"it must start with http:// or https://, e.g. {DEFAULT_API_BASE_URL} (the default)",
-        )
-        or defaults.telegram_api_base_url,
-        log_level=_optional(values, LOG_LEVEL_ENV, _log_level, f"use one of {', '.join(LOG_LEVELS)}")
-        or defaults.log_level,
-        nudge_after=_optional(values, NUDGE_AFTER_ENV, _positive_duration, duration),
-        deadline_after=_optional(values, DEADLINE_AFTER_ENV, _positive_duration, duration),
-        pause_max=_optional(
-            values, PAUSE_MAX_ENV, _pause_days, "use a number of days between 0 and 3650, e.g. 7"
-        )
-        or defaults.pause_max,
-        lobby_ttl=_optional(values, LOBBY_TTL_ENV, _positive_duration, duration) or defaults.lobby_ttl,
-        sweep_interval=_optional(values, SWEEP_INTERVAL_ENV, _positive_duration, duration)
-        or defaults.sweep_interval,
-        webhook_url=_optional(
-            values,
-            WEBHOOK_URL_ENV,
-            _webhook_url,
-            "use the public https:// URL Telegram should post updates to, or leave it unset for polling",
-        ),
-        webhook_secret=secret_value,
-        webhook_listen=values.get(WEBHOOK_LISTEN_ENV, defaults.webhook_listen),
-        webhook_port=_optional(values, WEBHOOK_PORT_ENV, _port, "use a port number between 1 and 65535")
-        or defaults.webhook_port,
-        metrics_port=_optional(
-            values, METRICS_PORT_ENV, _port, "use a port number between 1 and 65535, or leave it unset"
-        ),
+    sources = (
+        DotEnvSettingsSource(Settings, env_file=env_file),
+        _MappingEnvSource(Settings, os.environ if environ is None else environ),
     )
+    values: dict[str, Any] = {}
+    for source in sources:  # later sources win: the environment over .env
+        # .env may hold other tools' variables too; only our names count (not, say, "log_level").
+        values.update((name, value) for name, value in source().items() if name in ENV_SETTINGS)
+    try:
+        settings = Settings(**values)
+    except ValidationError as exc:
+        raise _config_error(exc, values) from None
+    if require_token and settings.telegram_bot_token is None:
+        raise ConfigError(f"{TOKEN_ENV} is missing; {_BOTFATHER}")
+    return settings

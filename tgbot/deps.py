@@ -1,36 +1,52 @@
-"""The services a running bot shares, kept in `application.bot_data`."""
+"""What a running bot shares between its handlers, kept in `application.bot_data`.
+
+Handlers reach it through the custom context (`handlers.context.TweakContext.deps`).
+"""
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
-from sqlalchemy.engine import Engine
-
-from .clock import Clock, SystemClock
-from .locks import KeyedLocks
-from .services.pacing import Pace
+from .clock import Clock, SystemClock, SystemTimer, Timer
+from .delivery.sender import Delivery
+from .pacing import DEFAULT_PACE, Pace
+from .services.env import Env, random_seed
+from .store.db import Database
 
 DEPS_KEY = "tweakbot.deps"
 
 
-def _random_seed() -> int:
-    return secrets.randbits(63)
-
-
 @dataclass
 class Deps:
-    db: Engine
+    db: Database
+    delivery: Delivery
     clock: Clock = field(default_factory=SystemClock)
-    locks: KeyedLocks = field(default_factory=KeyedLocks)
+    timer: Timer = field(default_factory=SystemTimer)
     custom_pace: Pace | None = None
-    default_pace: str = "casual"
+    default_pace: str = DEFAULT_PACE
     lobby_ttl_seconds: int = 24 * 3600
     pause_max_seconds: int = 7 * 24 * 3600
-    seed_source: Callable[[], int] = _random_seed
+    seed_source: Callable[[], int] = random_seed
+    #: Learnt from getMe at start-up.
+    bot_username: str = "tweakbot"
+    inline: bool = False
     stats: dict[str, Any] = field(default_factory=dict)
+
+    def env(self) -> Env:
+        """The services' view of this moment: the clock read once for a whole update."""
+        return Env(
+            now=self.clock.now(),
+            custom_pace=self.custom_pace,
+            default_pace=self.default_pace,
+            lobby_ttl=timedelta(seconds=self.lobby_ttl_seconds),
+            pause_max=timedelta(seconds=self.pause_max_seconds),
+            bot_username=self.bot_username,
+            inline=self.inline,
+            new_seed=self.seed_source,
+        )
 
 
 def get_deps(bot_data: dict[str, Any]) -> Deps:

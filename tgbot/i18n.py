@@ -1,8 +1,10 @@
-"""Translations: gettext catalogs (Babel .po files) loaded straight from source.
+"""Translations: compiled gettext catalogs, loaded with the standard library.
 
-Loading the .po files at start-up (instead of compiled .mo files) means a fresh
-install has working translations with no compile step; `pybabel compile` is
-still available for translators who want to check their files.
+The catalogs are `locales/<lang>/LC_MESSAGES/messages.po` (Babel); the package build compiles them
+to `messages.mo` next to them (setup.py, `build_catalogs`: a wheel carries them, an editable
+install compiles them in place) and only the `.mo` files are read here, by `gettext.translation`:
+the plural rule is the catalog's own `Plural-Forms`. Untranslated and fuzzy entries are not in
+a compiled catalog, so they are English, like a language without a catalog (logged once).
 
 Usage in code (Babel extracts these with the keywords in babel.cfg):
 
@@ -14,13 +16,14 @@ Usage in code (Babel extracts these with the keywords in babel.cfg):
 from __future__ import annotations
 
 import gettext
-from collections.abc import Callable
+import logging
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 LOCALES_DIR = Path(__file__).parent / "locales"
 DOMAIN = "messages"
+log = logging.getLogger(__name__)
 DEFAULT_LANGUAGE = "en"
 
 #: Supported languages, each with its own name (used on the /language keys).
@@ -43,49 +46,31 @@ def normalize(code: str | None) -> str:
 
 
 @cache
-def _load(lang: str) -> tuple[dict[str | tuple[str, str], tuple[str, ...]], Callable[[int], int]]:
-    """msgid (or (singular, plural)) -> translated forms, and the file's plural formula."""
-    path = LOCALES_DIR / lang / "LC_MESSAGES" / f"{DOMAIN}.po"
-    if lang == DEFAULT_LANGUAGE or not path.exists():
-        return {}, _english_plural
-    from babel.messages.pofile import read_po
-
-    with path.open("rb") as fh:
-        catalog = read_po(fh, locale=lang)
-    table: dict[str | tuple[str, str], tuple[str, ...]] = {}
-    for message in catalog:
-        if not message.id or message.fuzzy:
-            continue
-        if isinstance(message.id, (tuple, list)):
-            raw = message.string if isinstance(message.string, (tuple, list)) else (message.string,)
-            forms = tuple(str(f) for f in raw if f)
-            if forms and len(forms) == len(raw):
-                table[(message.id[0], message.id[1])] = forms
-        elif message.string:
-            table[message.id] = (str(message.string),)
-    plural = gettext.c2py(catalog.plural_expr)  # type: ignore[attr-defined]
-    return table, plural
-
-
-def _english_plural(n: int) -> int:
-    return 0 if n == 1 else 1
+def translations(lang: str) -> gettext.NullTranslations:
+    """The compiled catalog of a supported language (English: none, the msgids are English)."""
+    if lang == DEFAULT_LANGUAGE:
+        return gettext.NullTranslations()
+    found = gettext.translation(DOMAIN, LOCALES_DIR, languages=[lang], fallback=True)
+    if type(found) is gettext.NullTranslations:
+        log.warning(
+            "no compiled catalog %s/%s/LC_MESSAGES/%s.mo: %s is English (build the package, or "
+            "pybabel compile -d tgbot/locales -D %s)",
+            LOCALES_DIR,
+            lang,
+            DOMAIN,
+            lang,
+            DOMAIN,
+        )
+    return found
 
 
 def _(lang: str, message: str, **fmt: Any) -> str:
-    forms = _load(normalize(lang))[0].get(message)
-    text = forms[0] if forms else message
+    text = translations(normalize(lang)).gettext(message)
     return text.format(**fmt) if fmt else text
 
 
 def _n(lang: str, singular: str, plural: str, n: int, **fmt: Any) -> str:
-    lang = normalize(lang)
-    table, rule = _load(lang)
-    forms = table.get((singular, plural))
-    if forms:
-        index = min(rule(n), len(forms) - 1)
-        text = forms[index]
-    else:
-        text = singular if n == 1 else plural
+    text = translations(normalize(lang)).ngettext(singular, plural, n)
     return text.format(n=n, **fmt)
 
 

@@ -8,26 +8,12 @@ never a chat id, a user id or free text, which would grow without bound.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Coroutine
 from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 from sqlalchemy import event
 from sqlalchemy.orm import Session
-from telegram.error import (
-    BadRequest,
-    ChatMigrated,
-    Conflict,
-    EndPointNotFound,
-    Forbidden,
-    InvalidToken,
-    NetworkError,
-    RetryAfter,
-    TelegramError,
-    TimedOut,
-)
-from telegram.ext import AIORateLimiter
 
 REGISTRY = CollectorRegistry(auto_describe=True)
 CONTENT_TYPE = CONTENT_TYPE_LATEST
@@ -44,10 +30,15 @@ MOVES = Counter(
     ["source"],
     registry=REGISTRY,
 )
-API_ERRORS = Counter(
-    "tweakbot_telegram_api_errors",
-    "Errors answered by the Telegram Bot API (each attempt, retried ones included), by kind.",
-    ["kind"],
+DELIVERIES = Counter(
+    "tweakbot_deliveries",
+    "Calls made by the outbox senders, by outcome (sent, edited, flood, blocked, gone, network…).",
+    ["outcome"],
+    registry=REGISTRY,
+)
+OUTBOX_WAITING = Gauge(
+    "tweakbot_outbox_waiting",
+    "Messages waiting in the outbox, as last counted by /healthz.",
     registry=REGISTRY,
 )
 SWEEP_SECONDS = Histogram(
@@ -112,52 +103,13 @@ def _forget_rolled_back_moves(session: Session, _previous_transaction: Any) -> N
     session.info.pop(_PENDING_MOVES, None)
 
 
-# --- Telegram API errors ----------------------------------------------------------------------
+# --- deliveries -------------------------------------------------------------------------------
 
 
-def error_kind(exc: BaseException) -> str:
-    """A short, fixed name for a Bot API error, used as the metric label."""
-    kinds: tuple[tuple[type[BaseException], str], ...] = (
-        (RetryAfter, "retry_after"),
-        (ChatMigrated, "chat_migrated"),
-        (Forbidden, "forbidden"),
-        (InvalidToken, "invalid_token"),
-        (EndPointNotFound, "endpoint_not_found"),
-        (Conflict, "conflict"),
-        (TimedOut, "timed_out"),
-        (BadRequest, "bad_request"),
-        (NetworkError, "network"),
-        (TelegramError, "other"),
-    )
-    for cls, kind in kinds:
-        if isinstance(exc, cls):
-            if kind == "bad_request" and "message is not modified" in str(exc).lower():
-                return "not_modified"
-            return kind
-    return "other"
+def count_delivery(outcome: str) -> None:
+    """One call by a sender, by what Telegram made of it (sent, edited, flood, blocked…)."""
+    DELIVERIES.labels(outcome=outcome).inc()
 
 
-class CountingRateLimiter(AIORateLimiter):
-    """PTB's rate limiter (flood control, 429 retried after ``retry_after``), counting API errors.
-
-    Every Bot API call passes through the rate limiter, so this sees each failed attempt,
-    including the 429s the limiter retries and the errors that telegram_io turns into results.
-    """
-
-    async def process_request(
-        self,
-        callback: Callable[..., Coroutine[Any, Any, bool | dict[str, Any] | list[dict[str, Any]]]],
-        args: Any,
-        kwargs: dict[str, Any],
-        endpoint: str,
-        data: dict[str, Any],
-        rate_limit_args: int | None,
-    ) -> bool | dict[str, Any] | list[dict[str, Any]]:
-        async def counted(*a: Any, **kw: Any) -> bool | dict[str, Any] | list[dict[str, Any]]:
-            try:
-                return await callback(*a, **kw)
-            except TelegramError as exc:
-                API_ERRORS.labels(kind=error_kind(exc)).inc()
-                raise
-
-        return await super().process_request(counted, args, kwargs, endpoint, data, rate_limit_args)
+def set_outbox_waiting(count: int) -> None:
+    OUTBOX_WAITING.set(count)

@@ -4,6 +4,12 @@ Stopping is graceful: the HTTP server and the poller stop taking updates, the up
 taken are handled to the end (PTB's ``Application.stop`` waits for them and for a running
 sweep), then connections close and ``stopped cleanly`` is logged. Nothing is lost by stopping
 between updates: all state and every timer live in the database.
+
+Telegram being unreachable at start (getMe, then deleteWebhook or setWebhook) is
+waited out with capped exponential backoff and one WARNING line per attempt, since a bot started
+by systemd or compose during a network blip should come up by itself, and a stop signal ends the
+wait cleanly. A second instance polling with the same token makes Telegram answer 409 Conflict
+about once a second; that is said once, as one ERROR line, not as a traceback per retry.
 """
 
 from __future__ import annotations
@@ -12,20 +18,119 @@ import asyncio
 import contextlib
 import logging
 import signal
+import time
+from collections.abc import Awaitable, Callable
+from datetime import timedelta
+from typing import TypeVar
 from urllib.parse import urlsplit
 
 from telegram import Update
-from telegram.error import TelegramError
+from telegram.error import Conflict, InvalidToken, NetworkError, RetryAfter, TelegramError
 from telegram.ext import Application
 
-from .config import ConfigError, Settings
+from .config import ConfigError, Settings, reveal
 from .deps import get_deps
 from .web import BotServer
 
 log = logging.getLogger("tweakbot")
 
-SET_WEBHOOK_ATTEMPTS = 5
+T = TypeVar("T")
+
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+#: SIGTERM to exit: Telegram (and systemd, docker) expect a bot to be gone within 10 s.
+STOP_SECONDS = 10.0
+SENDER_GRACE_SECONDS = 2.0
+DATABASE_GRACE_SECONDS = 5.0
+#: Waits between start-up attempts while Telegram is unreachable: 1 s, 2 s, 4 s ... then every minute.
+RETRY_FIRST_SECONDS = 1.0
+RETRY_MAX_SECONDS = 60.0
+#: A Conflict after this long without one is news again. PTB retries a failing getUpdates at
+#: least every 30 s, so two instances fighting over the token never stay quiet this long.
+CONFLICT_QUIET_SECONDS = 90.0
+
+
+class _StoppedWhileStarting(Exception):
+    """A stop signal arrived while start-up was still waiting for Telegram."""
+
+
+class PollingErrors:
+    """PTB's ``error_callback`` for getUpdates: PTB retries by itself, we only say what happens.
+
+    Without it PTB logs every failed poll as an ERROR with a traceback. A Conflict (another
+    process polls with this token) is reported once per episode, since it repeats every second
+    while both run; other errors (Telegram unreachable for a while) get one WARNING line each,
+    PTB's own backoff keeping those down to a couple a minute.
+    """
+
+    def __init__(self, quiet: float | None = None, clock: Callable[[], float] = time.monotonic) -> None:
+        self.quiet = CONFLICT_QUIET_SECONDS if quiet is None else quiet
+        self.clock = clock
+        self.last_conflict: float | None = None
+
+    def __call__(self, error: TelegramError) -> None:
+        if isinstance(error, Conflict):
+            now = self.clock()
+            if self.last_conflict is None or now - self.last_conflict > self.quiet:
+                log.error(
+                    "another instance is polling Telegram with this bot token (409 Conflict): "
+                    "stop the other one, or run every instance with --webhook; "
+                    "this one keeps retrying and says so again only if it stops and comes back"
+                )
+            self.last_conflict = now
+            return
+        log.warning("getUpdates failed (%s); retrying", _describe(error))
+
+
+def _describe(error: BaseException) -> str:
+    text = " ".join(str(error).split())
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+def _retry_after(error: RetryAfter) -> float:
+    wait = error.retry_after
+    return wait.total_seconds() if isinstance(wait, timedelta) else float(wait)
+
+
+async def _until_reachable(what: str, action: Callable[[], Awaitable[T]], stop: asyncio.Event) -> T:
+    """Run ``action`` until Telegram answers it, backing off while it is unreachable.
+
+    Only network trouble is retried (no connection, timeouts, 5xx, flood waits); anything else
+    (a rejected token, a bad webhook URL) is a real error and propagates at once. A stop request
+    cancels the attempt in flight or the wait and raises `_StoppedWhileStarting`.
+    """
+    delay = RETRY_FIRST_SECONDS
+    attempt = 0
+    while True:
+        attempt += 1
+        task = asyncio.ensure_future(action())
+        stopping = asyncio.ensure_future(stop.wait())
+        try:
+            await asyncio.wait((task, stopping), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stopping.cancel()
+            if not task.done():  # stopping (or being cancelled): drop the attempt in flight
+                task.cancel()
+                await asyncio.wait((task,))
+        if task.cancelled():
+            raise _StoppedWhileStarting
+        try:
+            return task.result()
+        except RetryAfter as exc:
+            wait, problem = max(delay, _retry_after(exc)), _describe(exc)
+        except NetworkError as exc:  # includes TimedOut and Telegram's 5xx answers
+            wait, problem = delay, _describe(exc)
+        log.warning(
+            "%s failed (attempt %d, %s): is Telegram reachable? retrying in %.0f s",
+            what,
+            attempt,
+            problem,
+            wait,
+        )
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), wait)
+        if stop.is_set():
+            raise _StoppedWhileStarting
+        delay = min(delay * 2, RETRY_MAX_SECONDS)
 
 
 def check_webhook_settings(settings: Settings) -> None:
@@ -41,21 +146,43 @@ def check_webhook_settings(settings: Settings) -> None:
         )
 
 
-async def _set_webhook(application: Application, settings: Settings) -> None:  # type: ignore[type-arg]
-    assert settings.webhook_url is not None
-    for attempt in range(1, SET_WEBHOOK_ATTEMPTS + 1):
-        try:
-            await application.bot.set_webhook(
-                settings.webhook_url,
-                secret_token=settings.webhook_secret,
-                allowed_updates=Update.ALL_TYPES,
-            )
-            return
-        except TelegramError as exc:
-            if attempt == SET_WEBHOOK_ATTEMPTS:
-                raise
-            log.warning("setWebhook failed (%s); retrying", type(exc).__name__)
-            await asyncio.sleep(min(2.0**attempt, 30.0))
+async def _set_webhook(
+    application: Application,  # type: ignore[type-arg]
+    settings: Settings,
+    stop: asyncio.Event,
+) -> None:
+    url = settings.webhook_url
+    assert url is not None
+
+    async def set_webhook() -> None:
+        await application.bot.set_webhook(
+            url, secret_token=reveal(settings.webhook_secret), allowed_updates=Update.ALL_TYPES
+        )
+
+    await _until_reachable("setWebhook", set_webhook, stop)
+
+
+async def _initialize(application: Application, stop: asyncio.Event) -> None:  # type: ignore[type-arg]
+    """PTB's initialize, whose getMe is the first call to Telegram (and the token's first test)."""
+    try:
+        await _until_reachable("getMe", application.initialize, stop)
+    except InvalidToken:
+        # PTB's message quotes the token; this one line says what to do instead.
+        raise ConfigError(
+            "Telegram rejected TELEGRAM_BOT_TOKEN (Unauthorized): it was revoked or mistyped; "
+            "get the current one from @BotFather (/mybots, API Token) and set it again"
+        ) from None
+
+
+async def _start_polling(application: Application, stop: asyncio.Event) -> None:  # type: ignore[type-arg]
+    updater = application.updater
+    assert updater is not None
+
+    async def start() -> object:
+        return await updater.start_polling(allowed_updates=Update.ALL_TYPES, error_callback=PollingErrors())
+
+    # start_polling's first call is deleteWebhook (polling and a webhook exclude each other).
+    await _until_reachable("deleteWebhook", start, stop)
 
 
 async def serve(
@@ -95,23 +222,22 @@ async def serve(
             port=port,
             sweep_interval=settings.sweep_interval,
             webhook_path=webhook_path,
-            secret=settings.webhook_secret,
+            secret=reveal(settings.webhook_secret),
         )
         await server.start()
         started.append(server)
 
     try:
-        await application.initialize()
+        await _initialize(application, stop)
         if application.post_init is not None:
             await application.post_init(application)
         if webhook:
             assert settings.webhook_url is not None
             await application.start()
             await start_server(settings.webhook_port, urlsplit(settings.webhook_url).path or "/")
-            await _set_webhook(application, settings)
+            await _set_webhook(application, settings, stop)
         else:
-            assert application.updater is not None
-            await application.updater.start_polling(allowed_updates=Update.ALL_TYPES)
+            await _start_polling(application, stop)
             await application.start()
         if settings.metrics_port is not None and not (
             webhook and settings.metrics_port == settings.webhook_port  # the webhook server has them
@@ -124,15 +250,29 @@ async def serve(
         )
         await stop.wait()
         log.info("stopping (%s): finishing the updates in flight", ",".join(received) or "requested")
+    except _StoppedWhileStarting:
+        log.info("stopping (%s) before Telegram could be reached", ",".join(received) or "requested")
+        if not application.running:
+            # initialize() may have been cut short, and then shutdown() below skips the bot.
+            await application.bot.shutdown()
     finally:
         for server in started:
             await server.stop()
         if application.updater is not None and application.updater.running:
             await application.updater.stop()
-        if application.running:
-            await application.stop()
-            if application.post_stop is not None:
-                await application.post_stop(application)
+        # Within STOP_SECONDS whatever the database does: senders stop now (what they have not
+        # sent stays in the outbox for the next start), updates in flight get a few seconds, then
+        # a hung database is given up on (its callers answer "trouble").
+        senders = asyncio.ensure_future(deps.delivery.stop(grace=SENDER_GRACE_SECONDS))
+        give_up = loop.call_later(DATABASE_GRACE_SECONDS, deps.db.abandon)
+        try:
+            if application.running:
+                await application.stop()
+                if application.post_stop is not None:
+                    await application.post_stop(application)
+        finally:
+            give_up.cancel()
+            await senders
         await application.shutdown()
         if application.post_shutdown is not None:
             await application.post_shutdown(application)

@@ -33,12 +33,12 @@ from tornado.web import RequestHandler
 
 from . import metrics
 from .deps import Deps
-from .store.db import ping
+from .store.db import outbox_waiting, ping
 
 log = logging.getLogger("tweakbot.web")
 
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
-DB_TIMEOUT_SECONDS = 5.0
+DB_TIMEOUT_SECONDS = 2.0
 MAX_BODY_BYTES = 1_000_000
 
 
@@ -97,9 +97,14 @@ def sweep_overdue_after(interval: timedelta) -> float:
 
 async def health(deps: Deps, sweep_interval: timedelta, started: float) -> dict[str, Any]:
     """What /healthz answers: the database's reachability and the last sweep's time."""
+    waiting: int | None = None
     try:
-        await asyncio.wait_for(asyncio.to_thread(ping, deps.db), DB_TIMEOUT_SECONDS)
+        await asyncio.wait_for(asyncio.to_thread(ping, deps.db.engine), DB_TIMEOUT_SECONDS)
         database = "ok"
+        waiting = await asyncio.wait_for(
+            asyncio.to_thread(outbox_waiting, deps.db.engine), DB_TIMEOUT_SECONDS
+        )
+        metrics.set_outbox_waiting(waiting)
     except Exception as exc:  # whatever the driver raises, the answer is "not reachable"
         log.warning("health check: database unreachable (%s)", type(exc).__name__)
         database = "unreachable"
@@ -117,6 +122,7 @@ async def health(deps: Deps, sweep_interval: timedelta, started: float) -> dict[
         "last_sweep_at": last.isoformat() + "Z" if isinstance(last, datetime) else None,
         "last_sweep_age_seconds": None if age is None else round(age, 1),
         "last_sweep_seconds": deps.stats.get("last_sweep_seconds"),
+        "outbox_waiting": waiting,
     }
 
 

@@ -10,7 +10,9 @@ from typing import Any
 import pytest
 
 from tests.fakes import FakeTelegram, TelegramTestClient
+from tests.fakes.flood import FloodLimits
 from tests.fakes.telegram import TEST_TOKEN
+from tests.fakes.timer import VirtualTimer
 from tgbot.app import build_application, make_deps
 from tgbot.clock import ManualClock
 from tgbot.config import Settings
@@ -27,6 +29,7 @@ class BotRig:
     deps: Deps
     clock: ManualClock
     db_url: str
+    timer: VirtualTimer
 
 
 def make_settings(db_url: str, **overrides: Any) -> Settings:
@@ -63,18 +66,28 @@ class running_bot:
     ) -> None:
         self.settings = make_settings(db_url, **settings)
         self.clock = clock or ManualClock()
-        self.fake = fake or FakeTelegram(clock=self.clock.now)
-        deps = make_deps(self.settings, db=make_engine(db_url), clock=self.clock)
+        # Telegram's flood limits are on, on a virtual timer that jumps ahead whenever the bot
+        # only waits for its budget: every test also checks that the bot never gets a 429.
+        self.timer = (
+            fake.timer if fake is not None and isinstance(fake.timer, VirtualTimer) else VirtualTimer()
+        )
+        self.fake = fake or FakeTelegram(clock=self.clock.now, timer=self.timer, flood=FloodLimits())
+        deps = make_deps(self.settings, db=make_engine(db_url), clock=self.clock, timer=self.timer)
         if seeds is not None:
             deps.seed_source = seeds
+        deps.delivery.poll_seconds = 0  # every test wakes its senders through commits
         self.deps = deps
-        app = build_application(self.settings, deps=deps, request=self.fake, rate_limiter=False)
+        app = build_application(self.settings, deps=deps, request=self.fake)
         self.tg = TelegramTestClient(app, self.fake)
 
     async def __aenter__(self) -> BotRig:
         await self.tg.start()
-        return BotRig(self.fake, self.tg, self.deps, self.clock, str(self.settings.database_url))
+        return BotRig(self.fake, self.tg, self.deps, self.clock, str(self.settings.database_url), self.timer)
 
     async def __aexit__(self, *exc: object) -> None:
         await self.tg.stop()
-        self.deps.db.dispose()
+        if exc[0] is None:
+            assert not self.fake.flood_rejections, (
+                f"the bot hit Telegram's flood limit: {self.fake.flood_rejections}"
+            )
+        self.deps.db.close()

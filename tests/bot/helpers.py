@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections import Counter
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TypeVar
 
 from sqlmodel import Session, col, select
 
@@ -14,14 +15,17 @@ from tests.bot.conftest import BotRig
 from tests.bot.players import card_labels
 from tests.fakes.telegram import ApiCall, CallbackAnswer, FakeChat, FakeTelegram, FakeUser, StoredMessage
 from tgbot.render.cards import card as card_label
-from tgbot.store.models import Game, GamePlayer, Move
+from tgbot.services.env import Env
+from tgbot.store.models import Game, GamePlayer, Move, ShownMessage
 
 BOT = "@tweak_test_bot"
+
+T = TypeVar("T")
 
 
 def current_game(rig: BotRig, chat_id: int | None = None) -> Game:
     """The newest game (of a chat, when given), freshly read from the database."""
-    with Session(rig.deps.db) as session:
+    with Session(rig.deps.db.engine) as session:
         query = select(Game)
         if chat_id is not None:
             query = query.where(Game.chat_id == chat_id)
@@ -31,10 +35,37 @@ def current_game(rig: BotRig, chat_id: int | None = None) -> Game:
 
 
 def game_row(rig: BotRig, game_id: int) -> Game:
-    with Session(rig.deps.db) as session:
+    with Session(rig.deps.db.engine) as session:
         game = session.get(Game, game_id)
         assert game is not None
         return game
+
+
+def shown_id(rig: BotRig | Any, chat_id: int, surface: str) -> int | None:
+    """The message that shows a surface now (the outbox's record), or None."""
+    engine = rig.deps.db.engine if isinstance(rig, BotRig) else rig
+    with Session(engine) as session:
+        shown = session.get(ShownMessage, (chat_id, surface))
+        return shown.message_id if shown is not None else None
+
+
+def board_id(rig: BotRig | Any, game: Game) -> int | None:
+    """The live board's message id (None before the first board is shown)."""
+    return shown_id(rig, game.chat_id, f"board:{game.id}:{game.board_no}") if game.board_no else None
+
+
+def lobby_id(rig: BotRig | Any, game: Game) -> int | None:
+    return shown_id(rig, game.chat_id, f"lobby:{game.id}")
+
+
+def panel_id(rig: BotRig | Any, game_id: int, seat: int, user_id: int) -> int | None:
+    return shown_id(rig, user_id, f"panel:{game_id}:{seat}")
+
+
+def board_of(rig: BotRig, game: Game) -> StoredMessage:
+    found = board_id(rig, game)
+    assert found is not None, "the game has no board on screen"
+    return rig.fake.message(game.chat_id, found)
 
 
 def state_of(game: Game) -> GameState:
@@ -47,13 +78,13 @@ def stored_state(rig: BotRig, game_id: int) -> GameState:
 
 
 def players_of(rig: BotRig, game_id: int) -> list[GamePlayer]:
-    with Session(rig.deps.db) as session:
+    with Session(rig.deps.db.engine) as session:
         query = select(GamePlayer).where(GamePlayer.game_id == game_id).order_by(col(GamePlayer.seat))
         return list(session.exec(query).all())
 
 
 def moves_of(rig: BotRig, game_id: int) -> list[Move]:
-    with Session(rig.deps.db) as session:
+    with Session(rig.deps.db.engine) as session:
         return list(session.exec(select(Move).where(Move.game_id == game_id).order_by(col(Move.seq))).all())
 
 
@@ -70,7 +101,7 @@ def texts(calls: Sequence[ApiCall], chat_id: int | None = None) -> list[str]:
 
 def snapshot(rig: BotRig, game_id: int) -> tuple[str, int, str | None, int]:
     """Everything a tap could change about a game: status, version, state JSON and the move count."""
-    with Session(rig.deps.db) as session:
+    with Session(rig.deps.db.engine) as session:
         game = session.get(Game, game_id)
         assert game is not None
         count = len(session.exec(select(Move).where(Move.game_id == game_id)).all())
@@ -113,13 +144,13 @@ async def start_game(
     lobby = await new_lobby(rig, group, creator, joiners)
     await rig.tg.tap(creator, lobby, "▶️ Start")
     game = current_game(rig, group.id)
-    assert game.status == "playing" and game.board_message_id is not None
-    return game, rig.fake.message(group.id, game.board_message_id)
+    assert game.status == "playing"
+    return game, board_of(rig, game)
 
 
 def set_state(rig: BotRig, game_id: int, state: GameState) -> None:
     """Test set-up only: replace a game's state without touching its version."""
-    with Session(rig.deps.db) as session:
+    with Session(rig.deps.db.engine) as session:
         game = session.get(Game, game_id)
         assert game is not None
         game.state = json.dumps(state.to_json(), separators=(",", ":"))
@@ -210,7 +241,7 @@ class GroupPrivacyWatch:
         rig.tg.tap_data = watched  # type: ignore[method-assign]
 
     def _state(self) -> GameState | None:
-        with Session(self.rig.deps.db) as session:
+        with Session(self.rig.deps.db.engine) as session:
             game = session.exec(
                 select(Game).where(Game.chat_id == self.group.id).order_by(col(Game.id).desc())
             ).first()
@@ -225,3 +256,51 @@ def assert_board_shows_only_public_cards(fake: FakeTelegram, board: StoredMessag
     table = Counter(card_label(c) for c in state.table)
     # each table card appears once in the text and once on its key
     assert shown == table + table, (board.text, state.table)
+
+
+# --- the new shell: services run by hand, panels by their surface -------------------------------------
+
+
+async def run_service(rig: BotRig, work: Callable[[Any, Env], T]) -> T:
+    """Run ``work(session, env)`` in one transaction as a handler would (off the event loop), and
+    wait, like ``tg.process`` does, until every sender it woke is done."""
+    baseline = asyncio.all_tasks()
+    task = asyncio.ensure_future(rig.deps.db.run(lambda session: work(session, rig.deps.env())))
+    await rig.tg.settle(baseline)
+    return task.result()
+
+
+def live_panel(rig: BotRig, game_id: int, user: FakeUser) -> StoredMessage:
+    """The message that shows ``user``'s private panel of a game now (its outbox surface)."""
+    seat = next((p.seat for p in players_of(rig, game_id) if p.user_id == user.id), None)
+    assert seat is not None, f"{user.first_name} has no seat in game {game_id}"
+    found = panel_id(rig, game_id, seat, user.id)
+    assert found is not None, f"{user.first_name} has no private panel of game {game_id}"
+    return rig.fake.message(user.id, found)
+
+
+# --- private panels ---------------------------------------------------------------------------------
+
+
+def panel_link(rig: BotRig, board: StoredMessage) -> str:
+    """The board's "📱 Panel" key (in any language): a deep link into the private chat with the
+    bot, ``https://t.me/<bot>?start=g<game>``."""
+    links = [b["url"] for row in board.keyboard for b in row if "?start=g" in b.get("url", "")]
+    assert len(links) == 1, board.keyboard
+    assert links[0].startswith(f"https://t.me/{BOT[1:]}?start=g"), links[0]
+    return str(links[0])
+
+
+async def open_panel(rig: BotRig, user: FakeUser, board: StoredMessage) -> list[ApiCall]:
+    """``user`` taps the board's "📱 Panel" key: Telegram opens the private chat and sends the
+    deep link's ``/start <payload>``."""
+    payload = panel_link(rig, board).split("?start=", 1)[1]
+    return await rig.tg.send(rig.fake.private(user), user, f"/start {payload}")
+
+
+def panel_of(rig: BotRig, game: Game, seat: int, user: FakeUser) -> StoredMessage:
+    """The message in ``user``'s private chat that shows their panel of ``game`` now."""
+    assert game.id is not None
+    found = panel_id(rig, game.id, seat, user.id)
+    assert found is not None, f"{user.first_name} has no panel of game {game.id}"
+    return rig.fake.message(user.id, found)

@@ -1,14 +1,38 @@
-"""Helpers for the pacing tests: start a table, move the clock, run the sweep, read the store."""
+"""Helpers for the pacing and sweep tests: start a table, move the clock, run the sweep, read the store,
+and drive the services directly (no bot) for the transaction-level tests."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, col, select
+
 from tests.bot.conftest import BotRig
-from tests.bot.helpers import BOT, current_game, game_row, open_private_chats, stored_state, texts
+from tests.bot.helpers import (
+    BOT,
+    board_of,
+    current_game,
+    game_row,
+    open_private_chats,
+    panel_id,
+    stored_state,
+    texts,
+)
 from tests.fakes.telegram import ApiCall, FakeChat, FakeUser, StoredMessage
+from tgbot import jobs
+from tgbot.services import lobby, play
+from tgbot.services.context import load_game
+from tgbot.services.env import Env
+from tgbot.services.people import Person
+from tgbot.services.play import Answer, Tap
+from tgbot.services.sweep import SweepReport
+from tgbot.store.db import session_scope
+from tgbot.store.models import Game, OutboxRow
 
 
 @dataclass
@@ -40,11 +64,17 @@ async def start_table(
     names: Sequence[str] = ("Ana", "Ben"),
     *,
     dm: Sequence[str] = (),
+    panels: Sequence[str] = (),
     pace: str | None = None,
     computers: int = 0,
     group: FakeChat | None = None,
 ) -> Table:
-    """A started game: the first name creates it, the others join; `dm` open a private chat first."""
+    """A started game: the first name creates it, the others join.
+
+    `dm`: these open a private chat with the bot (/start) first, which alone turns no panel on;
+    `panels`: these also open their private panel after the start, with the board's "📱 Panel"
+    key (a deep link to ``/start g<game>``).
+    """
     users = [rig.fake.user(i + 1, name) for i, name in enumerate(names)]
     await open_private_chats(rig, [u for u in users if u.first_name in dm])
     group, lobby, game_id = await open_lobby(rig, users[0], users[1:], group)
@@ -55,7 +85,28 @@ async def start_table(
     for _ in range(computers):
         await rig.tg.tap(users[0], lobby, "🤖 Add computer")
     await rig.tg.tap(users[0], lobby, "▶️ Start")
-    return Table(group, users, game_id, lobby)
+    table = Table(group, users, game_id, lobby)
+    for user in users:
+        if user.first_name in panels:
+            await open_panel(rig, table, user)
+    return table
+
+
+async def open_panel(rig: BotRig, table: Table, user: FakeUser) -> StoredMessage:
+    """`user` taps the board's "📱 Panel" key: its deep link opens the private chat with /start g<id>."""
+    links = [d for t, d in board(rig, table).buttons if t == "📱 Panel"]
+    assert links and links[0] is not None and links[0].endswith(f"?start=g{table.game_id}"), links
+    payload = links[0].rsplit("?start=", 1)[1]
+    await rig.tg.send(rig.fake.private(user), user, f"/start {payload}")
+    return panel(rig, table, user)
+
+
+def panel(rig: BotRig, table: Table, user: FakeUser) -> StoredMessage:
+    """The message that shows `user`'s private panel of the table's game now."""
+    seat = table.users.index(user)
+    found = panel_id(rig, table.game_id, seat, user.id)
+    assert found is not None, f"{user.first_name} has no private panel"
+    return rig.fake.message(user.id, found)
 
 
 def to_move(rig: BotRig, table: Table) -> FakeUser:
@@ -64,9 +115,8 @@ def to_move(rig: BotRig, table: Table) -> FakeUser:
 
 
 def board(rig: BotRig, table: Table) -> StoredMessage:
-    game = game_row(rig, table.game_id)
-    assert game.board_message_id is not None
-    return rig.fake.message(table.group.id, game.board_message_id)
+    """The live board of the table's game."""
+    return board_of(rig, game_row(rig, table.game_id))
 
 
 async def sweep_at(rig: BotRig, moment: datetime) -> list[ApiCall]:
@@ -93,3 +143,68 @@ async def discard_on_board(rig: BotRig, table: Table, user: FakeUser) -> StoredM
     await rig.tg.tap(user, surface, "🂠1")
     await rig.tg.tap(user, surface, "🗑 Discard")
     return surface
+
+
+async def run_sweep(rig: BotRig) -> tuple[SweepReport, list[ApiCall]]:
+    """One pass of the sweep (what the "sweep" and "wake" jobs run), waiting for what it sent."""
+    first = len(rig.fake.calls)
+    baseline = asyncio.all_tasks()
+    task = asyncio.ensure_future(jobs.run_sweep(rig.deps))
+    await rig.tg.settle(baseline)
+    return task.result(), rig.fake.calls[first:]
+
+
+# --- the services without the bot: a database, an `Env`, taps -----------------------------------
+
+ANA, BEN = Person(1, "Ana"), Person(2, "Ben")
+
+
+def env_at(now: datetime, pace: str = "casual") -> Env:
+    return Env(now=now, default_pace=pace, new_seed=lambda: 7)
+
+
+def tap_by(user_id: int, chat_id: int) -> Tap:
+    """A key of the group board, tapped by `user_id`."""
+    person = ANA if user_id == ANA.id else BEN
+    return Tap(person, chat_id, None, False)
+
+
+def service_game(db: Engine, chat_id: int, pace: str, now: datetime) -> int:
+    """A started two-player game (Ana and Ben) in group `chat_id`, made through the services."""
+    env = env_at(now, pace)
+    with session_scope(db) as session:
+        created = lobby.create(session, env, chat_id, None, "Friends", ANA)
+        assert created.game_id is not None
+        assert (
+            lobby.lobby_key(session, env, tap_by(BEN.id, chat_id), created.game_id, "join").text
+            == "You're in!"
+        )
+        lobby.lobby_key(session, env, tap_by(ANA.id, chat_id), created.game_id, "start")
+        game = session.get(Game, created.game_id)
+        assert game is not None and game.status == "playing", "the game started"
+        return created.game_id
+
+
+def user_to_move(db: Engine, game_id: int) -> int:
+    with Session(db) as session:
+        ctx = load_game(session, game_id)
+        assert ctx is not None and ctx.current is not None and ctx.current.user_id is not None
+        return ctx.current.user_id
+
+
+def discard_first_card(db: Engine, game_id: int, now: datetime) -> Answer:
+    """The player to move taps hand card 1 and Discard on the group board, in one transaction."""
+    user = user_to_move(db, game_id)
+    with session_scope(db) as session:
+        game = session.get(Game, game_id)
+        assert game is not None
+        tap, env = tap_by(user, game.chat_id), env_at(now)
+        play.compose(session, env, tap, game_id, game.version, "h", 0)
+        return play.compose(session, env, tap, game_id, game.version, "d", None)
+
+
+def waiting_texts(db: Engine, chat_id: int) -> list[str]:
+    """What the outbox still holds for a chat (the services' output, before any sender ran)."""
+    with Session(db) as session:
+        rows = session.exec(select(OutboxRow).where(OutboxRow.chat_id == chat_id).order_by(col(OutboxRow.id)))
+        return [str(json.loads(row.payload).get("text", "")) for row in rows]

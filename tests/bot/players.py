@@ -18,6 +18,11 @@ def card_labels(text: str) -> list[str]:
     return [m.group(0) for m in EMOJI_VALUE.finditer(text)]
 
 
+def is_table_key(data: str) -> bool:
+    """A compose key that toggles a table card (k:<game>:<version>:t:<position>)."""
+    return data.startswith("k:") and data.split(":")[3] == "t"
+
+
 def buttons(fake: FakeTelegram, message: StoredMessage) -> list[tuple[str, str]]:
     return [(t, d) for t, d in fake.buttons(message) if d is not None]
 
@@ -88,12 +93,12 @@ async def play_turn(
     if t_keys and player.use_t_cards and player.rng.random() < 0.5:
         _label, data = player.rng.choice(t_keys)
         await tg.tap(player.user, surface, lambda t, d, want=data: d == want)
-        sub = [(t, d) for t, d in buttons(fake, surface) if d.startswith("m:")]
+        sub = [(t, d) for t, d in buttons(fake, surface) if d.startswith("p:")]
         if sub:
             _, move = player.rng.choice(sub)
             await tg.tap(player.user, surface, lambda t, d, want=move: d == want)
             keys = buttons(fake, surface)
-            if not any(d.startswith("c:") for _, d in keys):
+            if not any(d.startswith("k:") for _, d in keys):
                 return "t-then-gone"
             if private:
                 hand = [
@@ -103,7 +108,7 @@ async def play_turn(
         else:
             await tg.tap(player.user, surface, "↩️ Back")
             keys = buttons(fake, surface)
-    table = [(t, d) for t, d in keys[len(hand) :] if d.startswith("c:") and EMOJI_VALUE.search(t)]
+    table = [(t, d) for t, d in keys[len(hand) :] if is_table_key(d) and EMOJI_VALUE.search(t)]
     table_values = [int(EMOJI_VALUE.search(t).group(2)) for t, _ in table]  # type: ignore[union-attr]
     target = target_of(surface.text)
     choice = choose_sum(hand, table_values, target, player.rng)
@@ -117,7 +122,7 @@ async def play_turn(
     for position in subset:
         # the keys change after every tap: find the key of this table position again
         current = buttons(fake, surface)
-        table_now = [(t, d) for t, d in current[len(hand) :] if d.startswith("c:") and EMOJI_VALUE.search(t)]
+        table_now = [(t, d) for t, d in current[len(hand) :] if is_table_key(d) and EMOJI_VALUE.search(t)]
         await tg.tap(player.user, surface, lambda t, d, want=table_now[position][1]: d == want)
     await tg.tap(player.user, surface, "✅ Claim")
     return "sum"

@@ -65,3 +65,31 @@ def test_malformed_token_in_dotenv_is_reported_the_same_way(tmp_path: Path) -> N
     lines = (result.stdout + result.stderr).strip().splitlines()
     assert len(lines) == 1 and "@BotFather" in lines[0] and "Traceback" not in lines[0]
     assert "paste-the-token-here" not in lines[0]
+
+
+def test_migrate_needs_only_the_database(tmp_path: Path) -> None:
+    """A deploy step (compose, ExecStartPre) migrates where the token may not be handed out."""
+    result = subprocess.run(
+        [sys.executable, "-m", "tgbot", "migrate"],
+        cwd=tmp_path,
+        env={
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": str(tmp_path),
+            "PYTHONPATH": str(REPO_ROOT),
+            "DATABASE_URL": f"sqlite:///{tmp_path / 'migrated.sqlite3'}",
+        },
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr and "TELEGRAM_BOT_TOKEN" not in result.stderr
+    assert "is at schema revision" in result.stderr
+    assert (tmp_path / "migrated.sqlite3").exists()
+    # Running the bot itself still wants the token, in one line.
+    bot = run_bot(tmp_path, DATABASE_URL=f"sqlite:///{tmp_path / 'migrated.sqlite3'}")
+    assert bot.returncode == 2
+    assert (bot.stdout + bot.stderr).strip().splitlines() == [
+        "tweakbot: TELEGRAM_BOT_TOKEN is missing; create a bot with @BotFather in Telegram (/newbot), "
+        "then set TELEGRAM_BOT_TOKEN=<token> in the environment or in .env"
+    ]

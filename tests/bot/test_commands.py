@@ -2,20 +2,30 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
+from sqlmodel import Session
+
 from tests.bot.conftest import BotRig
 from tests.bot.helpers import (
     BOT,
     current_game,
+    live_panel,
+    lobby_id,
     moves_of,
     new_lobby,
-    private_panel,
+    panel_id,
     start_game,
     state_of,
 )
+from tests.bot.helpers import board_of as live_board
 from tests.fakes.telegram import MESSAGE_METHODS, FakeChat, FakeUser, StoredMessage
 from tgbot.render.cards import card, cards
+from tgbot.store.models import Chat
 
 CREATOR_ONLY = "Only the creator or a group admin can do that."
+NO_GAME = "There is no game here. Start one with /newgame."
+POINTER = "A game is already running here. Scroll up to its board, or send /board."
 
 
 def last_text(rig: BotRig, chat: FakeChat) -> str:
@@ -27,9 +37,7 @@ def mover_of(rig: BotRig, users: dict[int, FakeUser]) -> FakeUser:
 
 
 def board_of(rig: BotRig, chat: FakeChat) -> StoredMessage:
-    game = current_game(rig, chat.id)
-    assert game.board_message_id is not None
-    return rig.fake.message(chat.id, game.board_message_id)
+    return live_board(rig, current_game(rig, chat.id))
 
 
 # --- /newgame ---------------------------------------------------------------------------------------
@@ -44,15 +52,45 @@ async def test_newgame_twice_points_at_the_running_lobby_and_then_the_board(rig:
     calls = await tg.send(group, ben, f"/newgame{BOT}")
     assert [c.method for c in calls] == ["sendMessage"]
     pointer = fake.last_message(group.id)
-    assert pointer.text == "A game is already running here. Scroll up to its board, or send /board."
+    assert pointer.text == POINTER
     assert pointer.reply_to is lobby
     assert len([m for m in fake.messages(group.id) if "New game of TWEAK!" in m.text]) == 1
 
     await tg.tap(ana, lobby, "▶️ Start")
     board = board_of(rig, group)
+    rig.clock.advance(timedelta(minutes=1))  # one pointer a minute per game (see below)
     await tg.send(group, ana, "/newgame")  # without the @suffix it works as well
+    assert fake.last_message(group.id).text == POINTER
     assert fake.last_message(group.id).reply_to is board
     assert current_game(rig).status == "playing"  # and nothing else changed
+    assert not tg.errors
+
+
+async def test_repeated_newgame_gets_one_pointer_a_minute(rig: BotRig) -> None:
+    fake, tg = rig.fake, rig.tg
+    ana, ben = fake.user(1, "Ana"), fake.user(2, "Ben")
+    group = fake.group("Friends")
+    game, board = await start_game(rig, group, ana, [ben])
+    calls = await tg.send(group, ben, f"/newgame{BOT}")
+    assert [c.method for c in calls] == ["sendMessage"]
+    assert fake.last_message(group.id).reply_to is board
+    # Sixty more in the same minute, by anyone: not one more message, and the game is untouched.
+    for n in range(60):
+        rig.clock.advance(timedelta(milliseconds=900))
+        calls = await tg.send(group, (ana, ben)[n % 2], f"/newgame{BOT}" if n % 3 else "/newgame")
+        assert calls == [], n
+    assert [m.text for m in fake.messages(group.id)].count(POINTER) == 1
+    assert current_game(rig).id == game.id and current_game(rig).version == game.version
+    # A minute after the pointer, it is answered again, under the board.
+    rig.clock.advance(timedelta(seconds=7))
+    await tg.send(group, ana, f"/newgame{BOT}")
+    assert [m.text for m in fake.messages(group.id)].count(POINTER) == 2
+    assert fake.last_message(group.id).reply_to is board
+    # The window is per game: a game in another group gets its own pointer at once.
+    other = fake.group("Others")
+    await start_game(rig, other, ben, [ana])
+    await tg.send(other, ana, f"/newgame{BOT}")
+    assert fake.last_message(other.id).text == POINTER
     assert not tg.errors
 
 
@@ -115,7 +153,7 @@ async def test_board_in_the_lobby_reposts_the_lobby(rig: BotRig) -> None:
     assert lobby.buttons == []
     fresh = fake.last_message(group.id)
     assert fresh is not lobby and "New game of TWEAK!" in fresh.text
-    assert current_game(rig).lobby_message_id == fresh.message_id
+    assert lobby_id(rig, current_game(rig)) == fresh.message_id
     answer = await rig.tg.tap(fake.user(2, "Ben"), fresh, "✋ Join")
     assert answer.text == "You're in!" and "• Ben" in fresh.text
 
@@ -124,7 +162,7 @@ async def test_board_without_a_game(rig: BotRig) -> None:
     ana = rig.fake.user(1, "Ana")
     group = rig.fake.group("Friends")
     await rig.tg.send(group, ana, "/board")
-    assert last_text(rig, group) == "No game here yet. Start one with /newgame."
+    assert last_text(rig, group) == NO_GAME
 
 
 # --- /leave -----------------------------------------------------------------------------------------
@@ -202,7 +240,7 @@ async def test_leave_by_the_player_to_move_plays_their_turn(rig: BotRig) -> None
     game, board = await start_game(rig, group, ana, [ben])
     assert game.id is not None
     mover = mover_of(rig, users)
-    await tg.send(group, mover, "/leave")
+    calls = await tg.send(group, mover, "/leave")
     moves = moves_of(rig, game.id)
     assert len(moves) == 2 and moves[-1].source == "left"
     assert board.buttons == []  # the board became the move report
@@ -210,6 +248,13 @@ async def test_leave_by_the_player_to_move_plays_their_turn(rig: BotRig) -> None
     other = ben if mover is ana else ana
     assert f"{other.first_name}, your move!" in fresh.text
     assert current_game(rig).status == "playing"
+    # The notice is silent; the new board, which mentions the player to move, notifies.
+    sent = {c.response["result"]["message_id"]: c for c in calls if c.method == "sendMessage" and c.ok}
+    notice = f"🚪 {mover.first_name} left the game: the bot plays their seat from now on (points kept)."
+    notices = [m for m in fake.messages(group.id) if m.text == notice]
+    assert len(notices) == 1 and set(sent) == {notices[0].message_id, fresh.message_id}
+    assert sent[notices[0].message_id].params.get("disable_notification") is True
+    assert not sent[fresh.message_id].params.get("disable_notification")
 
 
 # --- /cancel ----------------------------------------------------------------------------------------
@@ -231,7 +276,7 @@ async def test_cancel_needs_the_creator_or_an_admin(rig: BotRig) -> None:
     assert current_game(rig).status == "cancelled"
     assert board.buttons == []
     await tg.send(group, ana, "/cancel")
-    assert last_text(rig, group) == "There is no game to cancel here."
+    assert last_text(rig, group) == NO_GAME
     # a new game can start now
     await tg.send(group, ben, "/newgame")
     assert "New game of TWEAK!" in last_text(rig, group)
@@ -247,6 +292,40 @@ async def test_cancel_in_the_lobby_by_the_creator_and_by_the_cancel_key(rig: Bot
     await rig.tg.tap(ana, lobby, "✖️ Cancel")
     assert current_game(rig).status == "cancelled"
     assert lobby.buttons == [] and "cancelled" in lobby.text
+
+
+# --- /quiet ----------------------------------------------------------------------------------------
+
+
+def quiet_hours_of(rig: BotRig, chat: FakeChat) -> tuple[int | None, int | None]:
+    with Session(rig.deps.db.engine) as session:
+        row = session.get(Chat, chat.id)
+        return (row.quiet_start, row.quiet_end) if row is not None else (None, None)
+
+
+async def test_quiet_needs_the_creator_of_a_running_game_or_an_admin(rig: BotRig) -> None:
+    fake, tg = rig.fake, rig.tg
+    ana, ben, cai = fake.user(1, "Ana"), fake.user(2, "Ben"), fake.user(3, "Cai")
+    group = fake.group("Friends")
+    # No game in the group: only an admin may set them.
+    await tg.send(group, ben, f"/quiet{BOT} 23-08 +2")
+    assert last_text(rig, group) == CREATOR_ONLY and quiet_hours_of(rig, group) == (None, None)
+    await start_game(rig, group, ana, [ben])
+    # A player who did not create the game, and someone outside it: refused, nothing changes.
+    for user in (ben, cai):
+        await tg.send(group, user, f"/quiet{BOT} 23-08 +2")
+        assert last_text(rig, group) == CREATOR_ONLY
+        assert quiet_hours_of(rig, group) == (None, None)
+    # The creator may.
+    await tg.send(group, ana, f"/quiet{BOT} 23-08 +2")
+    assert last_text(rig, group).startswith("🌙 Quiet hours: 23:00–08:00 (UTC+2).")
+    assert quiet_hours_of(rig, group) == (23, 8)
+    # So may a group admin.
+    fake.mark_admin(group.id, cai.id)
+    await tg.send(group, cai, f"/quiet{BOT} off")
+    assert last_text(rig, group) == "🔔 Quiet hours are off."
+    assert quiet_hours_of(rig, group) == (None, None)
+    assert not tg.errors
 
 
 # --- the lobby --------------------------------------------------------------------------------------
@@ -337,18 +416,36 @@ async def test_rules_pages_with_next_and_back(rig: BotRig) -> None:
     assert len(fake.messages(group.id)) == 1  # paging edits the one message
 
 
-async def test_start_in_private_turns_on_panels_and_offers_the_add_to_group_key(rig: BotRig) -> None:
+async def test_start_in_private_offers_the_add_to_group_key(rig: BotRig) -> None:
     fake = rig.fake
     ana = fake.user(1, "Ana")
     chat = fake.private(ana)
     await rig.tg.send(chat, ana, "/start")
     welcome = fake.last_message(chat.id)
     assert welcome.text.startswith("👋 Hi, I'm tweak_test_bot!")
-    assert "Private turn panels are now on." in welcome.text
     keys = welcome.keyboard
     assert len(keys) == 1 and len(keys[0]) == 1
     assert keys[0][0]["url"] == "https://t.me/tweak_test_bot?startgroup=tweak"
     assert "group" in keys[0][0]["text"]
+
+
+async def test_start_alone_sends_no_panels(rig: BotRig) -> None:
+    """/start opens the private chat, but panels go only to players who use them."""
+    fake, tg = rig.fake, rig.tg
+    ana, ben = fake.user(1, "Ana"), fake.user(2, "Ben")
+    users = {0: ana, 1: ben}
+    for user in (ana, ben):
+        await tg.send(fake.private(user), user, "/start")
+    group = fake.group("Friends")
+    game, board = await start_game(rig, group, ana, [ben])
+    assert game.id is not None
+    mover = users[state_of(game).current]
+    await tg.tap(mover, board, "🂠1")
+    await tg.tap(mover, board, "🗑 Discard")
+    for seat, user in users.items():
+        assert panel_id(rig, game.id, seat, user.id) is None
+        assert [m.text.startswith("👋 Hi") for m in fake.messages(user.id)] == [True]  # the welcome only
+    assert not tg.errors
 
 
 async def test_start_with_a_game_payload_opens_that_games_panel(rig: BotRig) -> None:
@@ -358,33 +455,99 @@ async def test_start_with_a_game_payload_opens_that_games_panel(rig: BotRig) -> 
     group = fake.group("Friends")
     game, board = await start_game(rig, group, ana, [ben])
     gid = game.id
+    assert gid is not None
     state = state_of(game)
     # the group board's key deep-links into the private chat with this payload
-    links = [d for t, d in board.buttons if t == "📱 Private panel"]
+    links = [d for t, d in board.buttons if t == "📱 Panel"]
     assert links == [f"https://t.me/tweak_test_bot?start=g{gid}"]
     mover, waiting = users[state.current], users[1 - state.current]
     for user in (mover, waiting):
         await tg.send(fake.private(user), user, f"/start g{gid}")
-    panel = private_panel(fake, mover)
+    panel = live_panel(rig, gid, mover)
+    assert panel is fake.last_message(mover.id)
     assert panel.text.startswith("🎲 Your game in Friends") and "👉 Your move!" in panel.text
     hand = state.hands[state.current]
     assert f"Your hand: {cards(hand)}" in panel.text
     assert [t for t, _d in panel.buttons[: len(hand)]] == [card(c) for c in hand]
     # the player who waits sees their hand, without keys
     waiting_view = fake.last_message(waiting.id)
+    assert waiting_view is live_panel(rig, gid, waiting)
     assert f"Your hand: {cards(state.hands[1 - state.current])}" in waiting_view.text
     assert waiting_view.buttons == []
     # the panel plays: a discard from private costs the group the report and the new board
     fake.reset_counts()
-    await tg.tap(mover, panel, lambda t, d: d == f"c:{gid}:1:0:0")
+    answer = await tg.tap(mover, panel, lambda t, d: d == f"k:{gid}:1:h:0")
+    assert answer.text and answer.text.startswith(card(hand[0]))
+    assert fake.count_calls(chat_id=group.id, methods=MESSAGE_METHODS) == 0  # composing is private
     await tg.tap(mover, panel, "🗑 Discard")
     assert fake.count_calls(chat_id=group.id, methods=MESSAGE_METHODS) == 2
     assert board.text.startswith(f"{mover.first_name} discards {card(hand[0])}")
+    # the turn is over: the panel says what was played and has no keys
+    assert panel.buttons == [] and panel.text.startswith("✔️ Played in Friends:")
+    assert f"discards {card(hand[0])}" in panel.text
+    # the waiting player, who opened their panel, gets it with keys now that it is their turn
+    turn = live_panel(rig, gid, waiting)
+    assert "👉 Your move!" in turn.text and any(d and d.startswith(f"k:{gid}:2:h:") for _t, d in turn.buttons)
     # an outsider and an unknown game get a plain answer
     await tg.send(fake.private(zoe), zoe, f"/start g{gid}")
     assert last_text(rig, fake.private(zoe)) == "You're not in this game. Start your own with /newgame!"
-    await tg.send(fake.private(zoe), zoe, f"/start g{(gid or 0) + 99}")
+    await tg.send(fake.private(zoe), zoe, f"/start g{gid + 99}")
     assert last_text(rig, fake.private(zoe)) == "That game is not running any more."
+    assert not tg.errors
+
+
+async def test_a_panel_is_edited_while_it_is_the_newest_message_else_posted_anew(rig: BotRig) -> None:
+    fake, tg = rig.fake, rig.tg
+    ana, ben = fake.user(1, "Ana"), fake.user(2, "Ben")
+    users = {0: ana, 1: ben}
+    group = fake.group("Friends")
+    game, _board = await start_game(rig, group, ana, [ben])
+    gid = game.id
+    assert gid is not None
+    mover = users[state_of(game).current]
+    await tg.send(fake.private(mover), mover, f"/start g{gid}")
+    panel = live_panel(rig, gid, mover)
+    # While it is the newest message of the chat, composing edits it in place.
+    await tg.tap(mover, panel, lambda t, d: d == f"k:{gid}:1:h:0")
+    assert live_panel(rig, gid, mover) is panel and "✏️" in panel.text
+    # Something else is written to that chat (the rules): the next change posts the panel anew
+    # at the bottom, and the old one loses its keys.
+    await tg.send(fake.private(mover), mover, "/rules")
+    assert fake.last_message(mover.id) is not panel
+    await tg.tap(mover, panel, lambda t, d: d == f"k:{gid}:1:t:0")
+    fresh = live_panel(rig, gid, mover)
+    assert fresh is not panel and fresh is fake.last_message(mover.id)
+    assert panel.buttons == [] and fresh.buttons and "✏️" in fresh.text
+    # The draft went on: the hand card chosen on the old panel is still chosen.
+    assert any(t.startswith("👉") for t, _d in fresh.buttons)
+    assert not tg.errors
+
+
+async def test_composing_on_the_group_board_turns_the_panel_off_for_that_game(rig: BotRig) -> None:
+    fake, tg = rig.fake, rig.tg
+    ana, ben = fake.user(1, "Ana"), fake.user(2, "Ben")
+    users = {0: ana, 1: ben}
+    group = fake.group("Friends")
+    game, _board = await start_game(rig, group, ana, [ben])
+    gid = game.id
+    assert gid is not None
+    first = users[state_of(game).current]
+    second = users[1 - state_of(game).current]
+    await tg.send(fake.private(first), first, f"/start g{gid}")
+    panel = live_panel(rig, gid, first)
+    assert panel.buttons
+    # The panel user composes on the group board this time: the panel turns off for this game,
+    # and the one on screen loses its keys at once (it no longer follows the move).
+    await tg.tap(first, board_of(rig, group), "🂠1")
+    assert panel.buttons == [] and live_panel(rig, gid, first) is panel
+    await tg.tap(first, board_of(rig, group), "🗑 Discard")
+    seen = [(m.message_id, m.text, m.buttons) for m in fake.messages(first.id)]
+    await tg.tap(second, board_of(rig, group), "🂠1")
+    await tg.tap(second, board_of(rig, group), "🗑 Discard")
+    assert state_of(current_game(rig)).current == list(users.values()).index(first)
+    # their turn again, but no panel comes: their private chat is exactly as it was
+    assert [(m.message_id, m.text, m.buttons) for m in fake.messages(first.id)] == seen
+    assert f"{first.first_name}, your move!" in board_of(rig, group).text
     assert not tg.errors
 
 
@@ -395,9 +558,14 @@ async def test_newgame_with_the_lobby_deleted_still_answers_without_a_reply(rig:
     lobby = await new_lobby(rig, group, ana, [ben])
     lobby.deleted = True  # an admin deleted it
     await tg.send(group, ben, f"/newgame{BOT}")
-    pointer = fake.last_message(group.id)
-    assert pointer.text == "A game is already running here. Scroll up to its board, or send /board."
-    assert pointer.reply_to is None
+    pointers = [m for m in fake.messages(group.id) if m.text == POINTER]
+    assert len(pointers) == 1 and pointers[0].reply_to is None
+    # The pointer found the lobby gone: the lobby is posted again, under it, and still works.
+    fresh = fake.last_message(group.id)
+    assert fresh.message_id > pointers[0].message_id and lobby_id(rig, current_game(rig)) == fresh.message_id
+    assert "• Ana" in fresh.text and "• Ben" in fresh.text
+    answer = await tg.tap(fake.user(3, "Cai"), fresh, "✋ Join")
+    assert answer.text == "You're in!" and "• Cai" in fresh.text
     assert not tg.errors
 
 

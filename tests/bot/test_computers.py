@@ -6,18 +6,12 @@ import random
 
 from sqlmodel import Session, select
 
-import engine
-from engine.ai import choose_action
+from engine.events import Discarded, LostTurn, RoundEnded, Skipped, Summed, TPlayed, load_events
 from tests.bot.conftest import BotRig
-from tests.bot.helpers import BOT, current_game, moves_of, state_of
+from tests.bot.helpers import BOT, board_of, current_game, moves_of, state_of
 from tests.bot.players import Player, play_turn, to_move
 from tests.fakes.telegram import FakeChat, FakeTelegram, FakeUser, StoredMessage
-from tgbot import presenter
-from tgbot.presenter import report_lines, split_at_round_ends
-from tgbot.services import games
-from tgbot.services.games import PlayResult, TgUser
-from tgbot.store.db import session_scope
-from tgbot.store.models import ComputerStats, GamePlayer, PlayerStats
+from tgbot.store.models import ComputerStats, GamePlayer, Move, PlayerStats
 
 PNG = b"\x89PNG\r\n\x1a\n"
 T_CODES = ("T", "J", "F", "B")
@@ -40,7 +34,8 @@ async def solo_lobby(rig: BotRig, group: FakeChat, ana: FakeUser, goal_steps: in
         await tap_settings(rig, ana, lobby, f"🤖 {level}")
     for _ in range(goal_steps):
         await tap_settings(rig, ana, lobby, "Goal −20")
-    assert all(f"Bot {level} 🤖" in lobby.content for level in ("Easy", "Normal", "Hard"))
+    # each computer is listed with the level it plays at
+    assert all(f"• Bot {level} 🤖 {level}" in lobby.content for level in ("Easy", "Normal", "Hard"))
     if any(text == "↩️ Back" for text, _data in lobby.buttons):
         await rig.tg.tap(ana, lobby, "↩️ Back")
     return lobby
@@ -64,7 +59,7 @@ async def test_one_person_against_three_computers_to_the_final_standings(rig: Bo
     await tg.tap(ana, lobby, "▶️ Start")
     game = current_game(rig, group.id)
     assert game.id is not None and game.status == "playing"
-    with Session(rig.deps.db) as session:
+    with Session(rig.deps.db.engine) as session:
         seats = session.exec(select(GamePlayer).where(GamePlayer.game_id == game.id)).all()
         assert sorted(p.ai_level or "-" for p in seats) == ["-", "easy", "hard", "normal"]
     start = state_of(game)
@@ -82,10 +77,10 @@ async def test_one_person_against_three_computers_to_the_final_standings(rig: Bo
             break
         state = state_of(game)
         assert state.current == 0, "the bot waits only for the person"
-        assert game.board_message_id is not None
-        board = fake.message(group.id, game.board_message_id)
+        board = board_of(rig, game)
         assert to_move(board.text or "", [player]) is player, board.text
-        assert board.text is not None and board.text.count("🤖") >= 3  # computers marked on the board
+        for level in ("Easy", "Normal", "Hard"):  # computers marked on the board, with their level
+            assert f"Bot {level} 🤖 {level} · " in (board.text or ""), board.text
         rounds_before = len(state.round_points)
         first_call = len(fake.calls)
         await play_turn(tg, fake, board, player, private=False)
@@ -102,7 +97,22 @@ async def test_one_person_against_three_computers_to_the_final_standings(rig: Bo
         if not finished:
             report = fake.message(group.id, board.message_id)
             assert report.reply_markup is None  # the old board became the move report
-            assert "🤖" in (report.text or ""), report.text  # the computers' moves, tagged
+            # The computers' moves, tagged: on the report, or, after a round end, above the new
+            # board (under the round's summary).
+            new_board = board_of(rig, after)
+            header = new_board.content.split("\n\n")[0] if not new_board.content.startswith("TWEAK!") else ""
+            tagged = [
+                line
+                for text in (report.content, header)
+                for line in text.splitlines()
+                if line.startswith("🤖")
+            ]
+            assert game.id is not None
+            burst = [m for m in moves_of(rig, game.id) if m.seq > game.version]
+            assert len(tagged) == reported([m for m in burst if m.source == "ai"]) > 0, (
+                report.content,
+                header,
+            )
     game = current_game(rig, group.id)
     assert game.status == "finished" and game.id is not None
     final = state_of(game)
@@ -125,7 +135,7 @@ async def test_one_person_against_three_computers_to_the_final_standings(rig: Bo
     assert "Scores per round" in photos[0].content
 
     # Stats: the person in player_stats, the three computers apart in computer_stats.
-    with Session(rig.deps.db) as session:
+    with Session(rig.deps.db.engine) as session:
         people = session.exec(select(PlayerStats)).all()
         computers = {c.level: c for c in session.exec(select(ComputerStats)).all()}
     assert [(p.user_id, p.games, p.wins) for p in people] == [(1, 1, int(0 in final.winners))]
@@ -137,44 +147,70 @@ async def test_one_person_against_three_computers_to_the_final_standings(rig: Bo
     assert not tg.errors
 
 
+def segments_of(moves: list[Move]) -> list[list[Move]]:
+    """A burst of moves cut after each move that ended a round (by the events the log keeps)."""
+    segments: list[list[Move]] = [[]]
+    for move in moves:
+        segments[-1].append(move)
+        if any(isinstance(e, RoundEnded) for e in load_events(move.events or "[]")):
+            segments.append([])
+    return [segment for segment in segments if segment]
+
+
+def reported(moves: list[Move]) -> int:
+    """How many report lines these moves make: one per card played, discard, lost or sat-out turn."""
+    kinds = (TPlayed, Summed, Discarded, LostTurn, Skipped)
+    return sum(isinstance(e, kinds) for m in moves for e in load_events(m.events or "[]"))
+
+
 async def test_computer_moves_after_a_round_end_are_reported_after_its_summary(rig: BotRig) -> None:
-    """A burst that crosses a round end: the moves before it, the summary, then the moves after it."""
-    fake = rig.fake
+    """A burst that crosses a round end: the moves before it on the old board (the report), then
+    the round's summary, then the new board with the moves after it above it."""
+    fake, tg = rig.fake, rig.tg
+    rig.deps.seed_source = lambda: 11
     group = fake.group("Order")
-    ana = TgUser(1, "Ana")
-    now = rig.clock.now()
-    with session_scope(rig.deps.db) as session:
-        games.upsert_chat(session, group.id, "Order", now)
-        lobby = games.create_lobby(session, group.id, None, ana, "en", now, "casual", 3600)
-        assert lobby.id is not None
-        game_id = lobby.id
-        for level in ("easy", "normal", "hard"):
-            games.lobby_add_ai(session, game_id, level, now)
-        games.start_game(session, game_id, ana.id, False, now, seed=11)
-    crossing: PlayResult | None = None
-    for _ in range(300):
-        with session_scope(rig.deps.db) as session:
-            ctx = games.load_context(session, game_id)
-            state = ctx.state
-            assert state is not None and not state.is_over
-            if state.current == 0:
-                code = engine.encode(choose_action(state, 0, "greedy", seed=0))
-                result = games.play(session, game_id, ctx.game.version, ana.id, code, now)
-            else:
-                result = games.run_autoplay(session, game_id, now)
-        segments = split_at_round_ends(result.outcomes)
-        if len(segments) > 1 and not result.ended:
-            crossing = result
+    ana = fake.user(1, "Ana")
+    player = Player(ana, random.Random(3))
+    lobby = await solo_lobby(rig, group, ana, goal_steps=0)
+    await tg.tap(ana, lobby, "▶️ Start")
+    crossing: list[list[Move]] | None = None
+    for _turn in range(MAX_TURNS):
+        game = current_game(rig, group.id)
+        assert game.status == "playing" and game.id is not None, "no burst went on after a round end"
+        board = board_of(rig, game)
+        seen = len(moves_of(rig, game.id))
+        first_call = len(fake.calls)
+        await play_turn(tg, fake, board, player, private=False)
+        burst = moves_of(rig, game.id)[seen:]
+        segments = segments_of(burst)
+        if len(segments) > 1 and current_game(rig, group.id).status == "playing":
+            crossing = segments
             break
     assert crossing is not None, "no burst went on after a round end"
-    before = report_lines("en", crossing.ctx, segments[0])
-    after = report_lines("en", crossing.ctx, [o for s in segments[1:] for o in s])
-    assert after and all(line.startswith("🤖") for line in after)
-    first_new = len(fake.messages(group.id))
-    await presenter.announce(rig.deps, rig.tg.app.bot, crossing, previous_board=None)
-    summary, board = fake.messages(group.id)[first_new:]
-    header, _sep, rest = summary.content.partition("🏁")
-    assert len(header.strip().splitlines()) == len(before) and "Round" in rest
-    board_header = board.content.split("\n\n")[0].splitlines()
-    assert len(board_header) == len(after) and all(line.startswith("🤖") for line in board_header)
-    assert "Ana, your move!" in board.content
+    before, after = crossing[0], [m for s in crossing[1:] for m in s]
+    assert before[0].source == "player" and all(m.source == "ai" for m in after)
+    calls = [
+        c
+        for c in fake.calls[first_call:]
+        if c.chat_id == group.id and c.method in ("sendMessage", "editMessageText") and c.ok
+    ]
+    # the last edit of the old board is the report; then the summary and the new board are posted
+    edits = [
+        i
+        for i, c in enumerate(calls)
+        if c.method == "editMessageText" and c.params.get("message_id") == board.message_id
+    ]
+    sends = [i for i, c in enumerate(calls) if c.method == "sendMessage"]
+    assert len(sends) == 2 and edits and edits[-1] < sends[0], [c.method for c in calls]
+    report = fake.message(group.id, board.message_id)
+    summary, new_board = (fake.message(group.id, calls[i].response["result"]["message_id"]) for i in sends)
+    assert report.reply_markup is None and "🏁" not in report.content
+    assert len(report.content.strip().splitlines()) == reported(before)
+    assert report.content.startswith(f"{ana.first_name}")  # Ana's own move first, then the computers'
+    assert summary.content.startswith("🏁") and "Round" in summary.content
+    board_header = new_board.content.split("\n\n")[0].splitlines()
+    assert len(board_header) == reported(after) > 0
+    assert all(line.startswith("🤖") for line in board_header), board_header
+    assert f"{ana.first_name}, your move!" in new_board.content
+    assert board_of(rig, current_game(rig, group.id)).message_id == new_board.message_id
+    assert not tg.errors

@@ -7,7 +7,13 @@ from collections import Counter
 
 from engine.invariants import check_invariants
 from tests.bot.conftest import BotRig
-from tests.bot.helpers import GroupPrivacyWatch, assert_board_shows_only_public_cards, current_game, state_of
+from tests.bot.helpers import (
+    GroupPrivacyWatch,
+    assert_board_shows_only_public_cards,
+    board_of,
+    current_game,
+    state_of,
+)
 from tests.bot.players import Player, play_turn, to_move
 
 MAX_TURNS = 3000
@@ -33,8 +39,7 @@ async def test_two_player_game_in_the_group_to_the_final_standings(rig: BotRig) 
             break
         state = state_of(game)
         assert check_invariants(state) == []
-        assert game.board_message_id is not None
-        board = fake.message(group.id, game.board_message_id)
+        board = board_of(rig, game)
         assert_board_shows_only_public_cards(fake, board, state)
         player = to_move(board.text, players)
         assert player is not None, board.text

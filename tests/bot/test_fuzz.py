@@ -5,7 +5,8 @@ in each of two topics, a group the bot is removed from and added back to…), ea
 some of whom opened a private chat with the bot. Every step is one of:
 
 * the player to move plays a turn by tapping the keys shown to them (group board or private
-  panel; a computer-like choice, so games really progress), sometimes giving up half-way;
+  panel; a computer-like choice, so games really progress), sometimes giving up half-way, and
+  sometimes first opens their private panel with the board's "📱 Panel" key;
 * lobby life: /newgame, joins, a low goal and the live pace in Settings, a computer player, Start;
 * a random visible key of a random visible bot message, tapped by someone who can see it;
 * forged callback data, keys of stale messages (from their edit history), taps by non-players;
@@ -36,7 +37,7 @@ from engine import check_invariants, t_actions
 from engine.actions import Discard, Sum, encode
 from engine.ai import greedy_action
 from tests.bot.conftest import BotRig
-from tests.bot.helpers import BOT, state_of
+from tests.bot.helpers import BOT, board_id, lobby_id, panel_id, state_of
 from tests.fakes.telegram import ApiCall, FakeChat, FakeTelegram, FakeUser, StoredMessage
 from tgbot import callbacks as cb
 from tgbot.store.models import ACTIVE_STATUSES, Game, GamePlayer
@@ -119,6 +120,7 @@ class World:
     removed_at: int | None = None
     taps: int = 0
     forged: int = 0
+    panel_turns: int = 0  # turns composed on a private panel
     checked_calls: int = 0
     seen_states: dict[int, int] = field(default_factory=dict)
     finished: set[int] = field(default_factory=set)
@@ -128,7 +130,7 @@ class World:
         return self.rig.fake
 
     def games(self) -> list[Game]:
-        with Session(self.rig.deps.db) as session:
+        with Session(self.rig.deps.db.engine) as session:
             return list(session.exec(select(Game).order_by(col(Game.id))).all())
 
     def versions(self) -> list[tuple[int, int, str, int, int | None]]:
@@ -136,18 +138,18 @@ class World:
         query = sa_select(
             col(Game.id), col(Game.version), col(Game.status), col(Game.chat_id), col(Game.thread_id)
         ).order_by(col(Game.id))
-        with Session(self.rig.deps.db) as session:
+        with Session(self.rig.deps.db.engine) as session:
             rows = session.execute(query).all()
         return [(i, v, s, c, t) for i, v, s, c, t in rows if i is not None]
 
     def game(self, game_id: int) -> Game:
-        with Session(self.rig.deps.db) as session:
+        with Session(self.rig.deps.db.engine) as session:
             game = session.get(Game, game_id)
             assert game is not None
             return game
 
     def active_game(self, table: Table) -> Game | None:
-        with Session(self.rig.deps.db) as session:
+        with Session(self.rig.deps.db.engine) as session:
             query = select(Game).where(
                 Game.chat_id == table.chat.id,
                 col(Game.status).in_(ACTIVE_STATUSES),
@@ -160,7 +162,7 @@ class World:
             return session.exec(query.order_by(col(Game.id).desc())).first()
 
     def players(self, game_id: int) -> list[GamePlayer]:
-        with Session(self.rig.deps.db) as session:
+        with Session(self.rig.deps.db.engine) as session:
             query = select(GamePlayer).where(GamePlayer.game_id == game_id).order_by(col(GamePlayer.seat))
             return list(session.exec(query).all())
 
@@ -202,19 +204,22 @@ def visible_messages(world: World, user: FakeUser) -> list[StoredMessage]:
     return [m for chat_id in chats for m in world.fake.messages(chat_id) if keys(m)]
 
 
-def surface_for(world: World, game: Game, user: FakeUser) -> StoredMessage | None:
+def live_board(world: World, game: Game) -> StoredMessage | None:
+    found = board_id(world.rig, game)
+    return world.fake.message(game.chat_id, found) if found is not None else None
+
+
+def surface_for(world: World, game: Game, user: FakeUser, seat: int) -> StoredMessage | None:
     """Where the player to move plays: their private panel when it has keys, else the group board."""
     assert game.id is not None
     if user.id in world.dm and world.rng.random() < 0.7:
-        for player in world.players(game.id):
-            if player.user_id == user.id and player.panel_message_id is not None:
-                panel = world.fake.message(user.id, player.panel_message_id)
-                if not panel.deleted and keys(panel):
-                    return panel
-    if game.board_message_id is None:
-        return None
-    board = world.fake.message(game.chat_id, game.board_message_id)
-    return None if board.deleted or not keys(board) else board
+        found = panel_id(world.rig, game.id, seat, user.id)
+        if found is not None:
+            panel = world.fake.message(user.id, found)
+            if not panel.deleted and keys(panel):
+                return panel
+    board = live_board(world, game)
+    return None if board is None or board.deleted or not keys(board) else board
 
 
 async def tap_key(world: World, user: FakeUser, surface: StoredMessage, data: str) -> bool:
@@ -239,37 +244,44 @@ async def play_turn(world: World, table: Table) -> None:
     user = next((u for u in world.users if u.id == seat.user_id), None)
     if user is None or seat.left or user not in table.members:
         return
-    surface = surface_for(world, game, user)
+    gid, version = game.id, game.version
+    if user.id in world.dm and rng.random() < 0.1:
+        # the board's "📱 Panel" key: a deep link that sends /start g<game> in private
+        await command(world, None, user, f"/start g{gid}")
+    surface = surface_for(world, game, user, state.current)
     if surface is None:
         await command(world, table, user, f"/board{BOT}")
         return
-    gid, version = game.id, game.version
+    if surface.chat_id == user.id:
+        world.panel_turns += 1
     options = t_actions(state, state.current) if state.t_played is None else []
     if options and rng.random() < 0.3:
         action = rng.choice(options)
         code = encode(action)
         kind = {"T": "thief", "J": "joker", "F": "shifter", "B": "bomb"}[code[0]]
-        opened = await tap_key(world, user, surface, cb.tmenu(gid, version, kind))
-        if not opened and await tap_key(world, user, surface, cb.tmenu(gid, version, "any")):
-            opened = await tap_key(world, user, surface, cb.tmenu(gid, version, kind))
+        opened = await tap_key(world, user, surface, cb.TMenu(gid, version, kind).data)
+        if not opened and await tap_key(world, user, surface, cb.TMenu(gid, version, "any").data):
+            opened = await tap_key(world, user, surface, cb.TMenu(gid, version, kind).data)
         if opened:
-            await tap_key(world, user, surface, cb.move(gid, version, code))
+            if rng.random() < 0.1:  # changes their mind: back to the cards
+                await tap_key(world, user, surface, cb.Compose(gid, version, "b").data)
+            else:
+                await tap_key(world, user, surface, cb.TPlay(gid, version, code).data)
         return
     main = greedy_action(state, state.current)
     if rng.random() < 0.1 or not isinstance(main, (Sum, Discard)):
         main = Discard(rng.randrange(len(state.hands[state.current])))
     hand = main.hand
-    if not await tap_key(world, user, surface, cb.compose(gid, version, hand, 0)):
+    if not await tap_key(world, user, surface, cb.Compose(gid, version, "h", hand).data):
         return
     if rng.random() < 0.08:
-        return  # gives up half-way: the draft stays on the surface
+        return  # gives up half-way: the draft stays on the server (and on the surface)
     if isinstance(main, Sum):
-        mask = 0
         for position in main.table:
-            mask |= 1 << position
-            if not await tap_key(world, user, surface, cb.compose(gid, version, hand, mask)):
+            if not await tap_key(world, user, surface, cb.Compose(gid, version, "t", position).data):
                 return
-    await tap_key(world, user, surface, cb.move(gid, version, encode(main)))
+    final = cb.Compose(gid, version, "c" if isinstance(main, Sum) else "d").data
+    await tap_key(world, user, surface, final)
 
 
 async def lobby_life(world: World, table: Table) -> None:
@@ -282,9 +294,10 @@ async def lobby_life(world: World, table: Table) -> None:
     if game is None:
         await command(world, table, rng.choice(members), f"/newgame{BOT}")
         return
-    if game.status != "lobby" or game.id is None or game.lobby_message_id is None:
+    shown = lobby_id(world.rig, game) if game.id is not None else None
+    if game.status != "lobby" or game.id is None or shown is None:
         return
-    lobby = fake.message(table.chat.id, game.lobby_message_id)
+    lobby = fake.message(table.chat.id, shown)
     if lobby.deleted or not keys(lobby):
         await command(world, table, rng.choice(members), f"/board{BOT}")
         return
@@ -292,21 +305,22 @@ async def lobby_life(world: World, table: Table) -> None:
     seated = {p.user_id for p in world.players(gid)}
     for user in members:
         if user.id not in seated and rng.random() < 0.8:
-            await tap_key(world, user, lobby, cb.lobby("lj", gid)) or await tap_key(
-                world, user, lobby, cb.lobby("lb", gid)
+            await tap_key(world, user, lobby, cb.Lobby("join", gid).data) or await tap_key(
+                world, user, lobby, cb.Lobby("back", gid).data
             )
     creator = next((u for u in world.users if u.id == game.creator_id), None)
     if creator is None or creator not in members:
         return
-    await tap_key(world, creator, lobby, cb.lobby("lo", gid))
-    await tap_key(world, creator, lobby, cb.setting(gid, "p", "live"))
+    await tap_key(world, creator, lobby, cb.Lobby("settings", gid).data)
+    await tap_key(world, creator, lobby, cb.Setting(gid, "p", "live").data)
     for _ in range(rng.randint(4, 6)):
-        await tap_key(world, creator, lobby, cb.setting(gid, "t", "-"))
-    if rng.random() < 0.4:
-        await tap_key(world, creator, lobby, cb.add_ai(gid, rng.choice(("easy", "normal", "hard"))))
-    await tap_key(world, creator, lobby, cb.lobby("lb", gid))
+        await tap_key(world, creator, lobby, cb.Setting(gid, "t", "-").data)
+    if rng.random() < 0.4:  # from the settings screen, which stays open
+        level = rng.choice(("easy", "normal", "hard"))
+        await tap_key(world, creator, lobby, cb.AddComputer(gid, level, stay=True).data)
+    await tap_key(world, creator, lobby, cb.Lobby("back", gid).data)
     if len(world.players(gid)) >= 2 or rng.random() < 0.2:
-        await tap_key(world, creator, lobby, cb.lobby("ls", gid))
+        await tap_key(world, creator, lobby, cb.Lobby("start", gid).data)
 
 
 async def random_key(world: World) -> None:
@@ -330,6 +344,7 @@ def forge(world: World, message: StoredMessage) -> str | None:
         return rng.choice(["", "x", "m:", "lj:", "c:1:1:9:ffffffffffffffffff", "r:x", "lg:zz", "é", "A" * 64])
     if choice == 2:
         gid = rng.choice(game_ids)
+        v = rng.randrange(1, 40)
         return rng.choice(
             [
                 f"lj:{gid}",
@@ -337,11 +352,18 @@ def forge(world: World, message: StoredMessage) -> str | None:
                 f"lc:{gid}",
                 f"ln:{gid}:t:-",
                 f"la:{gid}:hard",
+                f"la:{gid}:easy:s",
                 f"h:{gid}",
-                f"m:{gid}:{rng.randrange(1, 40)}:D0",
-                f"m:{gid}:{rng.randrange(1, 40)}:S{rng.randrange(4)}.{rng.randrange(1, 255):x}",
-                f"c:{gid}:{rng.randrange(1, 40)}:{rng.randrange(4)}:{rng.randrange(1, 4096):x}",
-                f"t:{gid}:{rng.randrange(1, 40)}:any",
+                f"k:{gid}:{v}:h:{rng.randrange(5)}",
+                f"k:{gid}:{v}:t:{rng.randrange(64)}",
+                f"k:{gid}:{v}:{rng.choice('cdxb')}",
+                f"p:{gid}:{v}:{rng.choice(['T0', 'T3', 'J+', 'J-', 'F', 'B'])}",
+                f"t:{gid}:{v}:{rng.choice(['any', 'thief', 'joker', 'shifter', 'bomb'])}",
+                f"dl:{gid}",
+                # the old formats (a move in the key, the whole draft in the key): refused
+                f"m:{gid}:{v}:D0",
+                f"m:{gid}:{v}:S{rng.randrange(4)}.{rng.randrange(1, 255):x}",
+                f"c:{gid}:{v}:{rng.randrange(4)}:{rng.randrange(1, 4096):x}",
             ]
         )
     if choice == 3:
@@ -383,13 +405,13 @@ async def stale_tap(world: World) -> None:
 async def non_player_tap(world: World) -> None:
     table = world.rng.choice(world.tables)
     game = world.active_game(table)
-    if table.removed or game is None or game.id is None or game.board_message_id is None:
+    board = live_board(world, game) if game is not None else None
+    if table.removed or game is None or game.id is None or board is None:
         return
     seated = {p.user_id for p in world.players(game.id)}
     outsiders = [u for u in table.members if u.id not in seated] or [
         u for u in world.users if u.id not in seated
     ]
-    board = world.fake.message(table.chat.id, game.board_message_id)
     if outsiders and keys(board) and not board.deleted:
         await tap(world, world.rng.choice(outsiders), board, world.rng.choice(keys(board))[1])
 
@@ -454,11 +476,11 @@ async def group_change(world: World, step: int) -> None:
                 fake.my_chat_member_update(fake.private(user), user, "kicked", old_status="member")
             )
     else:
-        games = [g for g in world.games() if g.status == "playing" and g.board_message_id is not None]
-        if games:
-            game = rng.choice(games)
-            assert game.board_message_id is not None
-            fake.message(game.chat_id, game.board_message_id).deleted = True  # an admin deleted it
+        boards = [
+            b for g in world.games() if g.status == "playing" and (b := live_board(world, g)) is not None
+        ]
+        if boards:
+            rng.choice(boards).deleted = True  # an admin deleted it
 
 
 # --- checking ----------------------------------------------------------------------------------------
@@ -555,11 +577,15 @@ async def test_fuzz_many_groups_random_taps_and_commands(rig: BotRig) -> None:
     elapsed = time.perf_counter() - started
     games = world.games()
     statuses = [g.status for g in games]
-    summary = f"{counts} taps={world.taps} games={len(games)} {statuses} in {elapsed:.1f}s"
+    summary = (
+        f"{counts} taps={world.taps} panel turns={world.panel_turns} games={len(games)} {statuses} "
+        f"in {elapsed:.1f}s"
+    )
     if os.environ.get("TWEAK_FUZZ_VERBOSE"):
         print(summary)
     assert len(world.finished) >= 2, summary
-    assert world.taps > STEPS // 2 and world.forged > STEPS // 50, summary
-    standings = [m for t in world.tables for m in world.fake.messages(t.chat.id) if "Game over" in m.content]
+    assert world.taps > STEPS // 2 and world.forged > STEPS // 50 and world.panel_turns > 0, summary
+    # Final standings, in whatever language each group plays: they give the winner a gold medal.
+    standings = [m for t in world.tables for m in world.fake.messages(t.chat.id) if "🥇" in m.content]
     assert standings, summary
     assert not world.rig.tg.errors

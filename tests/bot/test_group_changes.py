@@ -15,16 +15,19 @@ from engine import check_invariants
 from tests.bot.conftest import BotRig
 from tests.bot.helpers import (
     BOT,
+    board_id,
+    board_of,
     current_game,
     game_row,
+    live_panel,
+    lobby_id,
     open_private_chats,
     players_of,
-    private_panel,
     set_state,
     stored_state,
     texts,
 )
-from tests.fakes.telegram import BOT_ID, ApiCall, FakeChat, FakeUser, StoredMessage
+from tests.fakes.telegram import BOT_ID, MESSAGE_METHODS, ApiCall, FakeChat, FakeUser, StoredMessage
 from tgbot.render.limits import REPORT_BUDGET
 from tgbot.store.models import Chat, User
 
@@ -32,21 +35,32 @@ from tgbot.store.models import Chat, User
 
 
 def chat_row(rig: BotRig, chat_id: int) -> Chat | None:
-    with Session(rig.deps.db) as session:
+    with Session(rig.deps.db.engine) as session:
         return session.get(Chat, chat_id)
 
 
 def user_row(rig: BotRig, user_id: int) -> User:
-    with Session(rig.deps.db) as session:
+    with Session(rig.deps.db.engine) as session:
         user = session.get(User, user_id)
         assert user is not None
         return user
 
 
 def board(rig: BotRig, game_id: int) -> StoredMessage:
-    game = game_row(rig, game_id)
-    assert game.board_message_id is not None
-    return rig.fake.message(game.chat_id, game.board_message_id)
+    return board_of(rig, game_row(rig, game_id))
+
+
+def hand_key(surface: StoredMessage, slot: int = 0) -> tuple[str, str]:
+    """(label, data) of the compose key of hand card ``slot`` (k:<game>:<version>:h:<slot>)."""
+    return next(
+        (text, data) for text, data in surface.buttons if data and data.split(":")[3:] == ["h", str(slot)]
+    )
+
+
+async def open_panels(rig: BotRig, game_id: int, users: list[FakeUser]) -> None:
+    """Each player opens the game's private panel (the board's 📱 Panel key: /start g<id>)."""
+    for user in users:
+        await rig.tg.send(rig.fake.private(user), user, f"/start g{game_id}")
 
 
 async def lobby(
@@ -54,8 +68,9 @@ async def lobby(
 ) -> tuple[StoredMessage, int]:
     await rig.tg.send(group, users[0], f"/newgame{BOT}", thread_id=thread)
     game = current_game(rig, group.id)
-    assert game.id is not None and game.lobby_message_id is not None
-    message = rig.fake.message(group.id, game.lobby_message_id)
+    shown = lobby_id(rig, game)
+    assert game.id is not None and shown is not None
+    message = rig.fake.message(group.id, shown)
     for user in users[1:]:
         assert (await rig.tg.tap(user, message, "✋ Join")).text == "You're in!"
     return message, game.id
@@ -78,8 +93,9 @@ async def discard(
     """The player to move discards hand slot 1 on the group board (or the given surface)."""
     user = to_move(rig, game_id, users)
     surface = surface or board(rig, game_id)
-    first_hand_key = next(text for text, data in surface.buttons if data and data.startswith("c:"))
-    await rig.tg.tap(user, surface, first_hand_key)
+    label, data = hand_key(surface)
+    if not label.startswith("👉"):  # not chosen yet (a tap on a chosen card unchooses it)
+        await rig.tg.tap(user, surface, lambda _t, d: d == data)
     await rig.tg.tap(user, surface, "🗑 Discard")
 
 
@@ -108,45 +124,53 @@ async def test_migration_moves_game_and_settings_and_reposts_the_board(rig: BotR
     assert moved is not None
     assert (moved.quiet_start, moved.quiet_end, moved.utc_offset_minutes) == (23, 8, 120)
     assert moved.language == "en"
-    assert game.board_message_id is not None
-    new_board = fake.message(new_id, game.board_message_id)
-    assert "supergroup" in new_board.content and any(d and d.startswith("c:") for _t, d in new_board.buttons)
-    assert not sends_to(calls, old.id)  # nothing is sent to the old id, so nothing can loop
+    new_board = board_of(rig, game)
+    assert new_board.chat_id == new_id
+    assert "supergroup" in new_board.content and any(d and d.startswith("k:") for _t, d in new_board.buttons)
+    assert not [c for c in calls if c.chat_id == old.id]  # nothing is sent to the old id, so nothing can loop
     # The twin message in the new chat finds nothing left to do: no second board.
     calls = await tg.process(fake.migrate_from_update(old.id, new_id, by=ana))
-    assert not [c for c in calls if c.method == "sendMessage"]
-    assert game_row(rig, game_id).board_message_id == game.board_message_id
+    assert not [c for c in calls if c.method in MESSAGE_METHODS]
+    assert board_id(rig, game_row(rig, game_id)) == new_board.message_id
     # The game goes on in the new chat; commands there find it.
     await discard(rig, game_id, [ana, ben])
     assert game_row(rig, game_id).version == game.version + 1
+    after_move = board_id(rig, game_row(rig, game_id))
     new_chat = fake.chat(new_id)
     await tg.send(new_chat, ana, f"/board{BOT}")
-    assert game_row(rig, game_id).board_message_id != game.board_message_id
+    assert board_id(rig, game_row(rig, game_id)) not in (None, after_move)
+    assert board(rig, game_id).chat_id == new_id
 
 
 async def test_a_send_that_finds_the_group_migrated_moves_the_game_and_retries_once(rig: BotRig) -> None:
     fake, tg = rig.fake, rig.tg
     ana, ben = fake.user(1, "Ana"), fake.user(2, "Ben")
     old = fake.group("Old friends", kind="group")
-    await open_private_chats(rig, (ana, ben))
     game_id = await started(rig, old, [ana, ben])
+    mover = to_move(rig, game_id, [ana, ben])
+    await open_panels(rig, game_id, [mover])
+    report = board(rig, game_id)
     new_id = -1_009_999_000_002
     fake.migrate_update(old.id, new_id)  # Telegram migrated; the service message is not processed yet
 
     start = len(fake.calls)
-    panel = private_panel(rig.fake, to_move(rig, game_id, [ana, ben]))
-    await discard(rig, game_id, [ana, ben], surface=panel)  # the new board goes to the old id first
+    panel = live_panel(rig, game_id, mover)
+    await discard(rig, game_id, [ana, ben], surface=panel)  # the report and new board go to the old id first
 
     game = game_row(rig, game_id)
     assert game.chat_id == new_id and game.version == 2
     calls = fake.calls[start:]
-    assert len(sends_to(calls, old.id)) == 1  # tried once, then never again
-    assert game.board_message_id is not None
-    assert fake.message(new_id, game.board_message_id).buttons
+    assert len([c for c in calls if c.chat_id == old.id]) == 1  # tried once, then never again
+    fresh = board_of(rig, game)
+    assert fresh.chat_id == new_id and fresh.buttons
+    # The move report, which could not be written over the old board, is in the new chat.
+    assert f"{mover.first_name} discards" not in report.content
+    assert any(f"{mover.first_name} discards" in m.content for m in fake.messages(new_id))
     # The twin service messages arrive later: the board is there already, nothing is re-posted.
     calls = await tg.process(fake.migrate_from_update(old.id, new_id))
     calls += await tg.process(fake.migrate_update(old.id, new_id))
-    assert not [c for c in calls if c.method == "sendMessage"]
+    assert not [c for c in calls if c.method in MESSAGE_METHODS]
+    assert board_id(rig, game_row(rig, game_id)) == fresh.message_id
 
 
 async def test_a_retry_that_is_migrated_again_is_not_followed(rig: BotRig) -> None:
@@ -163,6 +187,10 @@ async def test_a_retry_that_is_migrated_again_is_not_followed(rig: BotRig) -> No
     sent = [c for c in fake.calls[start:] if c.method == "sendMessage"]
     assert [c.chat_id for c in sent].count(middle) == 1 and last not in [c.chat_id for c in sent]
     assert game_row(rig, game_id).chat_id == middle
+    # one try at the old id, one at the new one, and nothing more (nothing loops, nothing waits)
+    writes = [c.chat_id for c in fake.calls[start:] if c.method in MESSAGE_METHODS]
+    assert writes == [old.id, middle]
+    assert not await tg.advance(120)
 
 
 # --- the bot removed and added back ------------------------------------------------------------------
@@ -256,14 +284,15 @@ async def test_a_blocked_private_chat_falls_back_to_the_group(rig: BotRig) -> No
     fake, tg = rig.fake, rig.tg
     ana, ben = fake.user(1, "Ana"), fake.user(2, "Ben")
     group = fake.group("Friends")
-    await open_private_chats(rig, (ana, ben))
     game_id = await started(rig, group, [ana, ben])
     waiting = next(u for u in (ana, ben) if u != to_move(rig, game_id, [ana, ben]))
+    await open_panels(rig, game_id, [waiting])  # they use the private panel
     fake.block_user(waiting.id)
 
     await discard(rig, game_id, [ana, ben])  # now it's the blocked player's turn: the panel fails
 
     assert to_move(rig, game_id, [ana, ben]) == waiting
+    assert [c.ok for c in fake.calls if c.chat_id == waiting.id][-1:] == [False]  # the panel was refused
     assert not user_row(rig, waiting.id).can_dm
     assert f"tg://user?id={waiting.id}" in (board(rig, game_id).source or "")  # the board mentions them
     start = len(fake.calls)
@@ -310,9 +339,7 @@ async def test_one_game_per_forum_topic_and_every_message_in_its_topic(rig: BotR
     assert len(sent) >= 8
     assert all(c.params.get("message_thread_id") in (11, 12) for c in sent), [c.params for c in sent]
     for game_id, thread in ((first, 11), (second, 12)):
-        game = game_row(rig, game_id)
-        assert game.board_message_id is not None
-        assert fake.message(forum.id, game.board_message_id).message_thread_id == thread
+        assert board(rig, game_id).message_thread_id == thread
     # A command in one topic never touches the other topic's game.
     await tg.send(forum, cid, f"/cancel{BOT}", thread_id=12)
     assert game_row(rig, second).status == "cancelled" and game_row(rig, first).status == "playing"
@@ -325,32 +352,43 @@ async def test_a_deleted_board_is_replaced_by_board_command_a_move_and_a_reminde
     fake, tg = rig.fake, rig.tg
     ana, ben = fake.user(1, "Ana"), fake.user(2, "Ben")
     group = fake.group("Friends")
-    await open_private_chats(rig, (ana, ben))
     game_id = await started(rig, group, [ana, ben])
+    await open_panels(rig, game_id, [ana, ben])  # both use their private panels
 
     # 1. /board
     board(rig, game_id).deleted = True  # an admin deleted it
     await tg.send(group, ana, f"/board{BOT}")
-    assert not board(rig, game_id).deleted
+    assert not board(rig, game_id).deleted and board(rig, game_id).buttons
 
     # 2. a move from the private panel
-    board(rig, game_id).deleted = True
-    panel = private_panel(rig.fake, to_move(rig, game_id, [ana, ben]))
+    gone = board(rig, game_id)
+    gone.deleted = True
+    mover = to_move(rig, game_id, [ana, ben])
+    panel = live_panel(rig, game_id, mover)
     version = game_row(rig, game_id).version
     await discard(rig, game_id, [ana, ben], surface=panel)
     assert game_row(rig, game_id).version == version + 1
     fresh = board(rig, game_id)
     assert not fresh.deleted and fresh.buttons
+    # the report that could not replace the deleted board is a message of its own
+    reports = [m for m in fake.messages(group.id) if m.content.startswith(f"{mover.first_name} discards")]
+    assert len(reports) == 1 and reports[0].message_id < fresh.message_id
 
     # 3. a sweep reminder in the group (the second one: the first goes to the private chat)
     fresh.deleted = True
+    waiting = to_move(rig, game_id, [ana, ben])
     rig.clock.advance(timedelta(hours=3))
-    await tg.run_job("sweep")  # private reminder
+    calls = await tg.run_job("sweep")  # private reminder: the panel user's panel, anew
+    assert [c.chat_id for c in calls if c.method == "sendMessage" and c.ok] == [waiting.id]
+    assert "⏳ Reminder: it's your turn!" in live_panel(rig, game_id, waiting).content
     rig.clock.advance(timedelta(hours=8))
     start = len(fake.calls)
     await tg.run_job("sweep")  # last call in the group, as a reply to the board: it's gone
     replacement = board(rig, game_id)
-    assert not replacement.deleted and replacement.buttons and "Last call" in replacement.content
+    assert not replacement.deleted and replacement.buttons and replacement is not fresh
+    last_calls = [m for m in fake.messages(group.id) if "Last call" in m.content]
+    assert len(last_calls) == 1 and last_calls[0].reply_to is None
+    assert replacement is fake.last_message(group.id)  # the board is back at the bottom
     assert any(c.method == "sendMessage" and c.chat_id == group.id for c in fake.calls[start:])
 
 
@@ -358,13 +396,16 @@ async def test_a_reminder_replies_to_the_board_when_it_is_there(rig: BotRig) -> 
     fake, tg = rig.fake, rig.tg
     ana, ben = fake.user(1, "Ana"), fake.user(2, "Ben")
     group = fake.group("Friends")
+    await open_private_chats(rig, (ana, ben))  # a private chat, but no panel in use:
     game_id = await started(rig, group, [ana, ben])
-    old_board = game_row(rig, game_id).board_message_id
+    old_board = board_id(rig, game_row(rig, game_id))
     rig.clock.advance(timedelta(hours=3))
     calls = await tg.run_job("sweep")
+    assert not [c for c in calls if c.chat_id in (ana.id, ben.id)]  # the reminder is in the group
     reminder = [c for c in sends_to(calls, group.id) if c.ok]
     assert len(reminder) == 1 and reminder[0].params["reply_parameters"]["message_id"] == old_board
-    assert game_row(rig, game_id).board_message_id == old_board
+    assert reminder[0].params.get("disable_notification") in (None, False)  # a reminder notifies
+    assert board_id(rig, game_row(rig, game_id)) == old_board
 
 
 async def test_an_edit_that_fails_on_the_group_board_posts_a_fresh_one(rig: BotRig) -> None:
@@ -423,6 +464,9 @@ async def test_six_long_names_a_full_table_and_many_t_cards_fit(rig: BotRig) -> 
     big = stored_state(rig, game_id)
     big.table = big.table + big.deck[1:]
     big.deck = big.deck[:1]
+    for seat in range(big.players):  # the edition's [T!] cards are conserved: back to the deck first
+        big.tdeck.extend(big.holdings[seat])
+        big.holdings[seat] = []
     for seat in range(big.players):
         big.holdings[seat] = [big.tdeck.pop() for _ in range(2 if seat != big.current else 6) if big.tdeck]
     assert not check_invariants(big) and len(big.table) >= 30
@@ -433,23 +477,23 @@ async def test_six_long_names_a_full_table_and_many_t_cards_fit(rig: BotRig) -> 
     assert_within_limits(surface)
     # Room for the longest move report above it (render/limits.py), with a margin.
     assert len(surface.content.encode("utf-16-le")) // 2 + REPORT_BUDGET + 500 <= 4096
-    assert len([d for _t, d in surface.buttons if d and d.startswith("c:") and ":x:" in d]) == len(big.table)
+    table_keys = [d for _t, d in surface.buttons if d and d.startswith(f"k:{game_id}:") and ":t:" in d]
+    assert len(table_keys) == len(big.table)
     mover = users[big.current]
     popup = await tg.tap(mover, surface, "👀 My hand")
     assert popup.answered and popup.text and len(popup.text.encode("utf-16-le")) // 2 <= 200
     # Compose a draft with many table cards: the keys and the toast stay within the limits.
     await tg.tap(mover, surface, "🂠1")
-    hand_size = len(big.hands[big.current])
     for position in range(0, len(big.table), 2):
-        compose_keys = [d for _t, d in surface.buttons if d and d.startswith("c:")]
-        data = compose_keys[hand_size + position]
-        answer = await tg.tap(mover, surface, key_with(data))
-        assert answer.answered
+        answer = await tg.tap(mover, surface, key_with(f"k:{game_id}:{game.version}:t:{position}"))
+        assert answer.answered and answer.text
+        assert len(answer.text.encode("utf-16-le")) // 2 <= 200
         assert_within_limits(surface)
-    assert sum(1 for t, _d in surface.buttons if t.startswith("✅")) >= len(big.table) // 2
+    chosen = (len(big.table) + 1) // 2
+    assert sum(1 for t, _d in surface.buttons if t.startswith("✅") and t != "✅ Claim") == chosen
     # The private panel of the player to move and the [T!] sub-menus.
     await tg.send(fake.private(mover), mover, f"/start g{game_id}")
-    panel = private_panel(rig.fake, mover)
+    panel = live_panel(rig, game_id, mover)
     assert_within_limits(panel)
     for text, _data in [b for b in panel.buttons if (b[1] or "").startswith("t:")]:
         await tg.tap(mover, panel, text)
@@ -498,9 +542,14 @@ async def test_unknown_commands_get_a_short_answer_only_when_addressed_to_the_bo
     private = fake.private(ana)
     calls = await tg.send(private, ana, "/foo")
     assert texts(calls) == ["I don't know that command. /help lists what I can do."]
-    for text in ("hello", "5", "twenty"):
-        calls = await tg.send(private, ana, text)
-        assert len(texts(calls)) == 1 and "/help" in texts(calls)[0]
+    calls = await tg.send(private, ana, "hello")
+    assert len(texts(calls)) == 1 and "/help" in texts(calls)[0]
+    for text in ("5", "twenty"):  # the hint at most once a minute
+        rig.clock.advance(timedelta(seconds=20))
+        assert not await tg.send(private, ana, text), text
+    rig.clock.advance(timedelta(seconds=21))
+    calls = await tg.send(private, ana, "again")
+    assert len(texts(calls)) == 1 and "/help" in texts(calls)[0]
 
 
 async def test_commands_with_junk_arguments(rig: BotRig) -> None:
@@ -516,7 +565,7 @@ async def test_commands_with_junk_arguments(rig: BotRig) -> None:
     calls = await tg.send(group, ana, f"/quiet{BOT} 99-99 +99")
     assert texts(calls) == ["I could not read that. Example: /quiet 23-08 +7"]
     calls = await tg.send(group, ana, f"/board{BOT} now please")
-    assert texts(calls) == ["No game here yet. Start one with /newgame."]
+    assert texts(calls) == ["There is no game here. Start one with /newgame."]
     game_id = await started(rig, group, [ana, ben])
     before = snapshot(rig, game_id)
     for text in (
@@ -566,6 +615,12 @@ async def test_callbacks_from_old_versions_and_forged_ones(rig: BotRig) -> None:
         f"m:{game_id}:7:D0",
         f"c:{game_id}:1:7:0",
         f"c:{game_id}:1:0:ffffff",
+        f"k:{game_id}:1:h:7",
+        f"k:{game_id}:1:t:63",
+        f"k:{game_id}:7:d",
+        f"k:{game_id}:1:c",
+        f"p:{game_id}:1:T9",
+        f"p:{game_id}:0:B",
         f"t:{game_id}:1:bomb",
         f"h:{game_id + 100}",
         f"ln:{game_id}:zz:1",
@@ -603,13 +658,13 @@ async def test_migration_carries_per_chat_rows_such_as_stats(rig: BotRig) -> Non
     old = fake.group("Old friends", kind="group")
     new_id = -1_009_999_000_009
     now = rig.clock.now()
-    with Session(rig.deps.db) as session:
+    with Session(rig.deps.db.engine) as session:
         session.add(stats_model(chat_id=old.id, user_id=ana.id, games=3, wins=2, updated_at=now))
         session.add(stats_model(chat_id=old.id, user_id=2, games=1, wins=0, updated_at=now))
         session.add(stats_model(chat_id=new_id, user_id=ana.id, games=1, wins=1, updated_at=now))
         session.commit()
     await tg.process(fake.migrate_update(old.id, new_id, by=ana))
-    with Session(rig.deps.db) as session:
+    with Session(rig.deps.db.engine) as session:
         rows = session.exec(select(stats_model).order_by(col(stats_model.user_id))).all()
         assert [(r.chat_id, r.user_id, r.games, r.wins) for r in rows] == [
             (new_id, ana.id, 4, 3),
@@ -622,18 +677,20 @@ async def test_a_reminder_that_finds_the_group_migrated_brings_the_board_along(r
     ana, ben, cid = fake.user(1, "Ana"), fake.user(2, "Ben"), fake.user(3, "Cid")
     old, other = fake.group("Old", kind="group"), fake.group("Other", kind="group")
     game_id = await started(rig, old, [ana, ben])
-    lobby_message, lobby_id = await lobby(rig, other, [cid])
+    lobby_message, other_game = await lobby(rig, other, [cid])
     new_id, other_new = -1_009_999_000_011, -1_009_999_000_012
     fake.migrate_update(old.id, new_id)
     rig.clock.advance(timedelta(hours=3))
     await tg.run_job("sweep")  # the reminder goes to the old id: moved, sent again, board re-posted
     game = game_row(rig, game_id)
-    assert game.chat_id == new_id and game.board_message_id is not None
-    reposted = fake.message(new_id, game.board_message_id)
-    assert reposted.buttons and any("it's your turn" in m.content for m in fake.messages(new_id))
+    assert game.chat_id == new_id
+    reposted = board_of(rig, game)
+    assert reposted.chat_id == new_id and reposted.buttons
+    assert any("it's your turn" in m.content for m in fake.messages(new_id))
     # A lobby moves too, and is posted again in the new chat.
     await tg.process(fake.migrate_update(other.id, other_new, by=cid))
-    moved = game_row(rig, lobby_id)
-    assert moved.chat_id == other_new and moved.lobby_message_id is not None
-    assert "✋ Join" in [t for t, _d in fake.message(other_new, moved.lobby_message_id).buttons]
+    moved = game_row(rig, other_game)
+    shown = lobby_id(rig, moved)
+    assert moved.chat_id == other_new and shown is not None
+    assert "✋ Join" in [t for t, _d in fake.message(other_new, shown).buttons]
     assert lobby_message.chat_id == other.id

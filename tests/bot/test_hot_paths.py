@@ -1,164 +1,244 @@
-"""The fast paths behave like the plain ones: batched sweeps, the language cache, plain keyboards.
+"""What a tap costs, the path every game takes many times a minute (DESIGN §5, §6).
 
-Speed itself is measured by benchmarks/ (never asserted here); these tests pin down that the
-shortcuts taken for it change nothing a player or the database could notice.
+* A tap is **one transaction** (run by the handler in a worker thread): the checks, the draft or
+  the move, and what the chats should show (the outbox) all commit together.
+* The tap is **answered before any chat message** is sent: the popup comes from the database's
+  answer alone, and the outbox's senders write to the chats afterwards.
+* A compose tap on the group board costs the group **at most one write** (the board's preview,
+  edited in place), and previews are **coalesced**: while the group's budget is short they wait,
+  each newer one replacing the last, so a burst of taps becomes a single edit — and an unsent
+  preview gives way to the move's report.
+
+Speed itself is measured by benchmarks/ (never asserted here).
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
-from datetime import datetime, timedelta
-from pathlib import Path
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
 
-import pytest
-import sqlalchemy
-from sqlalchemy import text
-from telegram import InlineKeyboardMarkup
+from sqlmodel import Session, select
 
 import engine
+from engine import public_view, seat_view
+from engine.actions import encode
 from engine.ai import choose_action
-from tgbot.render import board
-from tgbot.services import games, languages, sweep
-from tgbot.services.context import GameContext, SeatInfo
-from tgbot.services.games import TgUser
-from tgbot.services.settings import GameSettings
-from tgbot.store.core import detached_game
-from tgbot.store.db import create_all, make_engine, session_scope
+from engine.game import t_actions
+from tests.bot.conftest import BotRig
+from tests.bot.helpers import board_id, board_of, current_game, start_game, state_of
+from tests.bot.players import Player, play_turn, to_move
+from tests.fakes.telegram import MESSAGE_METHODS, CallbackAnswer, FakeUser, StoredMessage
+from tgbot.delivery import telegram_io as io
+from tgbot.game_settings import GameSettings
+from tgbot.render import board as board_render
+from tgbot.store.models import OutboxRow
 
-T0 = datetime(2026, 5, 1, 8, 0)
-TABLES = ("games", "game_players", "player_stats", "computer_stats")
-
-
-def _engine(path: Path) -> sqlalchemy.engine.Engine:
-    db = make_engine(f"sqlite:///{path}")
-    create_all(db)
-    return db
+MAX_TURNS = 3000
+HANDLERS = "tgbot.handlers.wrap"  # where the handlers' transactions are started (wrap.run)
+#: Compose keys: they change the draft (or open a [T!] menu), never the game.
+COMPOSE_OPS = ("h", "t", "x", "b")
 
 
-def _games(db: sqlalchemy.engine.Engine, seed: int) -> list[int]:
-    """Started games with computers, idle players and a low goal, all due at once later."""
-    rnd = random.Random(seed)
-    ids = []
-    for g in range(12):
-        with session_scope(db) as session:
-            chat = -500 - g
-            games.upsert_chat(session, chat, f"Group {g}", T0)
-            game = games.create_lobby(session, chat, None, TgUser(1, "Ana"), "en", T0, "live", 3600)
-            assert game.id is not None
-            for seat in range(1, 2 + g % 3):
-                if rnd.random() < 0.4:
-                    games.lobby_add_ai(session, game.id, rnd.choice(["easy", "normal", "hard"]), T0)
-                else:
-                    games.lobby_join(session, game.id, TgUser(10 * g + seat + 1, f"P{seat}"), T0)
-            games.lobby_setting(session, game.id, "t", "-", T0)
-            games.lobby_setting(session, game.id, "t", "-", T0)
-            games.start_game(session, game.id, 1, False, T0, 100 + g)
-        with session_scope(db) as session:
-            games.run_autoplay(session, game.id, T0)
-        if g % 3 == 0:  # missed a turn already: the next idle move makes the player away
-            with db.begin() as conn:
-                conn.execute(text("UPDATE game_players SET timeouts = 1 WHERE game_id = :g"), {"g": game.id})
-        ids.append(game.id)
-    return ids
+class TapWatch:
+    """Checks every tap: one handler transaction, answered before any message, compose taps at
+    most one group write."""
+
+    def __init__(self, rig: BotRig, group_id: int) -> None:
+        self.rig = rig
+        self.group_id = group_id
+        self.transactions: list[str] = []  # the module of each transaction's work, in order
+        self.taps: Counter[str] = Counter()
+        self.compose_writes: Counter[int] = Counter()
+        db = rig.deps.db
+        run = db.run
+
+        async def counted(work: Callable[..., Any], **kw: Any) -> Any:
+            self.transactions.append(getattr(work, "__module__", "?"))
+            return await run(work, **kw)
+
+        db.run = counted  # type: ignore[method-assign]
+        original = rig.tg.tap_data
+
+        async def watched(
+            user: FakeUser, message: StoredMessage, data: str | None, *, expect_answer: bool = True
+        ) -> CallbackAnswer:
+            first_call, first_tx = len(rig.fake.calls), len(self.transactions)
+            answer = await original(user, message, data, expect_answer=expect_answer)
+            self.check(data, answer, first_call, first_tx)
+            return answer
+
+        rig.tg.tap_data = watched  # type: ignore[method-assign]
+
+    def check(self, data: str | None, answer: CallbackAnswer, first_call: int, first_tx: int) -> None:
+        calls = self.rig.fake.calls[first_call:]
+        mine = [t for t in self.transactions[first_tx:] if t == HANDLERS]
+        assert len(mine) == 1, (data, self.transactions[first_tx:])
+        answers = [
+            i
+            for i, c in enumerate(calls)
+            if c.method == "answerCallbackQuery" and str(c.params.get("callback_query_id")) == answer.query_id
+        ]
+        assert len(answers) == 1, (data, [c.method for c in calls])
+        sent = [i for i, c in enumerate(calls) if c.method in MESSAGE_METHODS]
+        assert all(i > answers[0] for i in sent), (data, [c.method for c in calls])
+        kind = (data or "?").split(":")
+        name = kind[0] if kind[0] != "k" or len(kind) < 4 else f"k:{kind[3]}"
+        self.taps[name] += 1
+        if kind[0] == "t" or (kind[0] == "k" and len(kind) > 3 and kind[3] in COMPOSE_OPS):
+            writes = sum(1 for c in calls if c.method in MESSAGE_METHODS and c.chat_id == self.group_id)
+            assert writes <= 1, (data, [(c.method, c.chat_id) for c in calls])
+            self.compose_writes[writes] += 1
 
 
-def _rows(db: sqlalchemy.engine.Engine) -> dict[str, list[tuple[object, ...]]]:
-    with db.connect() as conn:
-        found = {
-            t: [tuple(r) for r in conn.execute(text(f"SELECT * FROM {t} ORDER BY 1, 2"))] for t in TABLES
-        }
-        # the move log's own ids follow the order of inserts (a batch writes them together)
-        found["moves"] = sorted(tuple(r)[1:] for r in conn.execute(text("SELECT * FROM moves")))
-    return found
+async def test_every_tap_of_a_game_is_one_transaction_answered_before_any_message(rig: BotRig) -> None:
+    fake, tg = rig.fake, rig.tg
+    ana, ben, cai = fake.user(1, "Ana"), fake.user(2, "Ben"), fake.user(3, "Cai")
+    group = fake.group("Friends")
+    watch = TapWatch(rig, group.id)
+    # the lobby's keys are taps too
+    game, board = await start_game(rig, group, ana, [ben, cai])
+    players = [Player(u, random.Random(40 + i)) for i, u in enumerate((ana, ben, cai))]
+    for turn in range(MAX_TURNS):
+        game = current_game(rig, group.id)
+        if game.status != "playing":
+            break
+        board = board_of(rig, game)
+        player = to_move(board.text, players)
+        assert player is not None, board.text
+        if turn % 7 == 0:  # refused taps are one transaction too: another player's, a stale key
+            other = players[(players.index(player) + 1) % 3]
+            assert (await tg.tap_data(other.user, board, f"k:{game.id}:{game.version}:t:0")).text
+            assert (await tg.tap_data(player.user, board, f"k:{game.id}:{game.version - 1}:t:0")).text
+            assert (await tg.tap_data(player.user, board, "zz:forged")).text
+        await play_turn(tg, fake, board, player, private=False)
+    assert current_game(rig, group.id).status == "finished"
+    # every kind of key was tapped: lobby, hand popup, compose, [T!], claim and discard, refusals
+    for kind in ("lj", "ls", "h", "k:h", "k:t", "k:c", "k:d", "t", "p", "zz"):
+        assert watch.taps[kind] > 0, watch.taps
+    assert sum(watch.compose_writes.values()) > 100 and watch.compose_writes[1] > 0
+    assert not tg.errors
 
 
-@pytest.mark.parametrize("seed", [1, 2])
-def test_a_batched_sweep_writes_what_game_by_game_sweeps_write(tmp_path: Path, seed: int) -> None:
-    one, many = _engine(tmp_path / "one.sqlite3"), _engine(tmp_path / "many.sqlite3")
-    ids = _games(one, seed)
-    assert _games(many, seed) == ids
-    now = T0
-    for _ in range(6):  # deadlines, away players, computers replying, games ending
-        now += timedelta(minutes=5)
-        alone = sweep.SweepReport()
-        for game_id in ids:
-            sweep.sweep_game(one, game_id, now, None, alone)
-        together = sweep.SweepReport()
-        for report in sweep.sweep_many(many, ids, now, None).values():
-            together.merge(report)
-        assert together.examined == alone.examined
-        assert together.marked_away == alone.marked_away
-        assert [
-            (r.ctx.game_id, [o.code for o in r.outcomes], r.ended, r.abandoned) for r, _ in together.plays
-        ] == [(r.ctx.game_id, [o.code for o in r.outcomes], r.ended, r.abandoned) for r, _ in alone.plays]
-        assert _rows(many) == _rows(one)
-    assert any(row[3] != "playing" for row in _rows(one)["games"])  # some games ended meanwhile
+def senders_in_background(rig: BotRig) -> None:
+    """Taps return without waiting for the chats' senders: they arrive at a person's pace."""
+    rig.tg.ignore_tasks = lambda task: task.get_name().startswith("send:")
 
 
-def test_a_failing_game_rolls_the_whole_batch_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    db = _engine(tmp_path / "batch.sqlite3")
-    ids = _games(db, 3)
-    before = _rows(db)
-    real = sweep._handle
-
-    def failing(session: object, game: object, *args: object) -> None:
-        if getattr(game, "id", None) == ids[5]:
-            raise RuntimeError("boom")
-        real(session, game, *args)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(sweep, "_handle", failing)
-    with pytest.raises(RuntimeError):
-        sweep.sweep_many(db, ids, T0 + timedelta(minutes=5), None)
-    assert _rows(db) == before  # nothing of the batch stays: its games are swept one by one next
+def waiting(rig: BotRig) -> int:
+    with Session(rig.deps.db.engine) as session:
+        return len(session.exec(select(OutboxRow)).all())
 
 
-@pytest.fixture
-def db(tmp_path: Path) -> Iterator[sqlalchemy.engine.Engine]:
-    engine_ = _engine(tmp_path / "lang.sqlite3")
-    yield engine_
-    engine_.dispose()
+async def drain(rig: BotRig, seconds: int = 180) -> None:
+    """Let virtual time run until every outbox row is delivered."""
+    for _ in range(seconds):
+        await rig.tg.advance(1.0)
+        if not waiting(rig):
+            return
+    raise AssertionError(f"{waiting(rig)} outbox rows still waiting after {seconds} virtual seconds")
 
 
-def test_the_language_cache_forgets_a_user_whose_row_is_written(db: sqlalchemy.engine.Engine) -> None:
-    assert languages.stored(db, 7) is None  # no row yet
-    with session_scope(db) as session:
-        games.upsert_user(session, TgUser(7, "Ana", language_code="es"), T0)
-    assert languages.stored(db, 7) == (None, "es")
-    with session_scope(db) as session:  # /language goes through upsert_user
-        user = games.upsert_user(session, TgUser(7, "Ana", language_code="es"), T0)
-        user.language = "ja"
-        session.add(user)
-    assert languages.stored(db, 7) == ("ja", "es")
-    with pytest.raises(RuntimeError), session_scope(db) as session:  # rolled back: nothing changes
-        user = games.upsert_user(session, TgUser(7, "Ana"), T0)
-        user.language = "vi"
-        session.add(user)
-        session.flush()
-        raise RuntimeError("crash")
-    assert languages.stored(db, 7) == ("ja", "es")
+def board_edits(rig: BotRig, chat_id: int, message_id: int, since: int) -> list[str]:
+    """The texts of the edits of one message since call number `since`."""
+    return [
+        str(c.params.get("text"))
+        for c in rig.fake.calls[since:]
+        if c.method == "editMessageText"
+        and c.chat_id == chat_id
+        and c.params.get("message_id") == message_id
+        and c.ok
+    ]
 
 
-def test_plain_keyboards_serialise_like_ptb() -> None:
-    game = detached_game({"id": 4242, "version": 17, "chat_id": -100, "language": "en", "status": "playing"})
+async def test_a_burst_of_compose_taps_becomes_one_edit_and_a_move_overtakes_it(rig: BotRig) -> None:
+    fake, tg = rig.fake, rig.tg
+    ana, ben = fake.user(1, "Ana"), fake.user(2, "Ben")
+    group = fake.group("Busy")
+    game, board = await start_game(rig, group, ana, [ben])
+    gid, version = game.id, game.version
+    state = state_of(game)
+    mover = (ana, ben)[state.current]
+    senders_in_background(rig)
+    await tg.advance(61)  # the set-up's writes are out of the window
+    watch_from = len(fake.calls)
+    start = rig.timer.monotonic()
+
+    # 30 taps in 3 s, toggling table card 1: far more than the group's budget
+    answers = []
+    for _ in range(30):
+        answers.append(await tg.tap_data(mover, board, f"k:{gid}:{version}:t:0"))
+        await tg.advance(0.1)
+    # every tap was answered at once, with the draft as it is now
+    assert all(a.answered and a.answered_at == a.created_at for a in answers)
+    assert answers[0].text != answers[1].text  # selected, then unselected
+    during = len(board_edits(rig, group.id, board.message_id, watch_from))
+    assert 0 < during < 30 and waiting(rig) == 1  # the newest preview waits for budget
+    assert len([t for t in fake.write_times(group.id) if t >= start]) <= 18  # within the budget
+    # one more tap: the preview waiting for budget now shows a hand card chosen (never shown yet)
+    await tg.tap_data(mover, board, f"k:{gid}:{version}:h:0")
+    await drain(rig)
+    edits = board_edits(rig, group.id, board.message_id, watch_from)
+    assert len(edits) == during + 1, edits[during:]  # all that waited went out as one edit
+    assert "✏️ A hand card is chosen (hidden); no table cards yet" in edits[-1]
+    assert [t for t, _d in board.buttons if t.startswith("👉")] == ["👉🂠1"]
+
+    # The budget is short again; the preview of the next taps waits, and the move overtakes it:
+    # the board becomes the report, and the preview is never shown.
+    for _ in range(20):
+        await tg.tap_data(mover, board, f"k:{gid}:{version}:t:1")
+        await tg.advance(0.1)
+    await tg.tap_data(mover, board, f"k:{gid}:{version}:h:0")  # the hand card unselected…
+    await tg.tap_data(mover, board, f"k:{gid}:{version}:h:1")  # …and another one chosen
+    before_move = len(fake.calls)
+    done = await tg.tap_data(mover, board, f"k:{gid}:{version}:d")
+    assert done.text == "Done!" and done.answered_at == done.created_at
+    await drain(rig)
+    after = current_game(rig, group.id)
+    assert after.version == version + 1 and board_id(rig, after) != board.message_id
+    edits = board_edits(rig, group.id, board.message_id, before_move)
+    assert len(edits) == 1 and edits[0].startswith(f"{mover.first_name} discards"), edits
+    assert board.buttons == []
+    assert fake.max_writes_in_window(group.id, 60) <= 20
+
+
+def test_rendered_keys_reach_telegram_unchanged() -> None:
+    """Keys are plain JSON in the outbox; the sender turns them into PTB's markup for the call:
+    nothing may be lost or changed on the way."""
     checked = 0
     for seed in range(12):
-        state = engine.new_game(GameSettings().engine_config(2 + seed % 4), seed)
-        seats = [
-            SeatInfo(i, 100 + i, f"P{i}", None, False, False, True, "en", None) for i in range(state.players)
-        ]
+        settings = GameSettings(face_down=seed % 3 == 0)
+        state = engine.new_game(settings.engine_config(2 + seed % 4), seed)
+        players = tuple(board_render.Player(f"P{i}", 100 + i, None) for i in range(state.players))
         for step in range(40):
             if state.is_over:
                 break
-            ctx = GameContext(game, seats, state, GameSettings(face_down=seed % 3 == 0), "Group")
-            drafts = (board.Draft(), board.Draft(0, 1), board.Draft(None, 3), board.Draft(menu="any"))
-            for surface, viewer in ((board.GROUP, None), (board.PRIVATE, state.current)):
+            for viewer in (None, state.current):
+                view = public_view(state) if viewer is None else seat_view(state, viewer)
+                visible = viewer is not None or not settings.face_down
+                table = board_render.Table(
+                    game_id=4242,
+                    version=17 + step,
+                    players=players,
+                    face_down=settings.face_down,
+                    bot_username="tweak_test_bot",
+                    inline=seed % 2 == 0,
+                    t_choices=tuple(encode(a) for a in t_actions(state, state.current)) if visible else (),
+                )
+                drafts = (
+                    board_render.Draft(),
+                    board_render.Draft(0, 1),
+                    board_render.Draft(None, 3),
+                    board_render.Draft(menu="any"),
+                    board_render.Draft(menu="thief"),
+                )
                 for draft in drafts:
-                    keys = board.keyboard("en", ctx, draft, surface, viewer, "tweak_test_bot")
-                    plain = InlineKeyboardMarkup(keys.inline_keyboard)
-                    assert keys.to_dict() == plain.to_dict()
-                    assert keys == plain
+                    keys = board_render.keyboard("en", view, table, draft)
+                    markup = io.keyboard(keys, None)  # type: ignore[arg-type]
+                    assert markup is not None
+                    assert markup.to_dict()["inline_keyboard"] == keys
                     checked += 1
-            action = choose_action(state, state.current, "greedy", seed=step)
+            action = choose_action(state, state.current, "normal", seed=step)
             state, _events = engine.apply(state, state.current, action)
     assert checked > 1000

@@ -14,10 +14,11 @@ from collections.abc import Callable
 from engine import legal_actions
 from engine.actions import Discard, Sum
 from tests.bot.conftest import BotRig
-from tests.bot.helpers import BOT, current_game, private_panel, state_of
+from tests.bot.helpers import BOT, board_of, current_game, open_panel, panel_of, state_of
 from tests.fakes.telegram import FakeTelegram, FakeUser, StoredMessage
 from tgbot import callbacks as cb
-from tgbot.handlers.language import MENU_COMMANDS
+from tgbot.handlers.commands import COMMAND_NAMES
+from tgbot.handlers.menu import MENU_COMMANDS
 from tgbot.i18n import LANGUAGES, _
 from tgbot.store.models import Game
 
@@ -54,13 +55,10 @@ async def play_turn(
         max(sums, key=lambda a: len(a.table)) if sums else next(a for a in actions if isinstance(a, Discard))
     )
     gid, version = game.id, game.version
-    await rig.tg.tap(user, surface, data_is(cb.compose(gid, version, move.hand, 0)))
+    await rig.tg.tap(user, surface, data_is(cb.Compose(gid, version, "h", move.hand).data))
     if isinstance(move, Sum):
-        mask = 0
         for position in move.table:
-            want = cb.compose(gid, version, move.hand, mask ^ (1 << position))
-            toast = await rig.tg.tap(user, surface, data_is(want))
-            mask ^= 1 << position
+            toast = await rig.tg.tap(user, surface, data_is(cb.Compose(gid, version, "t", position).data))
         assert toast.text is not None
         assert _(lang, "{expr} = {total} ✅ Tap Claim!", expr="", total=state.target).strip() in toast.text
         done = await rig.tg.tap(user, surface, _(keys, "✅ Claim"))
@@ -83,7 +81,7 @@ async def test_japanese_group_with_a_hindi_player(rig: BotRig) -> None:
     answer = await tg.tap(ana, picker, "日本語")
     assert answer.text == picker.content == "言語：日本語"
 
-    # Kiran opens the private chat: the welcome and the panels are Hindi.
+    # Kiran opens the private chat: the welcome is Hindi (and his panels will be).
     dm = fake.private(kiran)
     await tg.send(dm, kiran, "/start")
     assert fake.last_message(dm.id).content.startswith("👋 नमस्ते")
@@ -103,19 +101,22 @@ async def test_japanese_group_with_a_hindi_player(rig: BotRig) -> None:
     await tg.tap(ana, lobby, "▶️ 開始")
     assert lobby.content.startswith("🃏 TWEAK! 開始：")
 
+    # Kiran taps the board's "📱 Panel" key: his panel of this game, in Hindi.
+    await open_panel(rig, kiran, board_of(rig, current_game(rig, group.id)))
+
     popups = {"Ana": 0, "Kiran": 0}
     panels = 0
     for _turn in range(MAX_TURNS):
         game = current_game(rig, group.id)
         if game.status != "playing":
             break
-        assert game.board_message_id is not None
-        board = fake.message(group.id, game.board_message_id)
+        board = board_of(rig, game)
         state = state_of(game)
-        assert "ラウンド" in board.content and "目標" in board.content and "あなたの番です！" in board.content
-        assert "your move" not in board.content.lower()
         mover = (ana, kiran)[state.current]
         other = (ana, kiran)[1 - state.current]
+        assert "ラウンド" in board.content and "目標" in board.content
+        assert f"👉 {mover.first_name}さん、あなたのターンです！" in board.content
+        assert "your move" not in board.content.lower()
         # My hand: a popup in the tapper's language, whoever's turn it is.
         for user, expected in ((mover, mover), (other, other)):
             popup = await tg.tap(user, board, "👀 手札")
@@ -125,7 +126,7 @@ async def test_japanese_group_with_a_hindi_player(rig: BotRig) -> None:
             assert popup.text.startswith(_(lang, "Your hand: {slots}", slots=""))
             popups[expected.first_name] += 1
         if mover is kiran:
-            panel = private_panel(fake, kiran)
+            panel = panel_of(rig, game, state.current, kiran)
             assert "Tomodachi में आपका खेल" in panel.content and "आपके हाथ में:" in panel.content
             assert "👉 आपकी चाल!" in panel.content
             await play_turn(rig, panel, kiran, game, "hi", "hi")
@@ -196,13 +197,11 @@ async def test_group_default_is_the_first_creators_language(rig: BotRig) -> None
     assert lobby.content.startswith("🃏 New game of TWEAK!")
     assert (await tg.tap(kiran, lobby, "✋ Join")).text == "आप जुड़ गए!"
     await tg.tap(ana, lobby, "▶️ Start")
-    game = current_game(rig, group.id)
-    assert game.board_message_id is not None
-    board = fake.message(group.id, game.board_message_id)
+    board = board_of(rig, current_game(rig, group.id))
     assert "your move!" in board.content
     await tg.send(group, kiran, f"/language{BOT}")
     await tg.tap(kiran, fake.last_message(group.id), "Español")
-    assert "¡te toca!" in board.content and "ronda 1" in board.content
+    assert "¡te toca!" in board.content and "partida 1" in board.content
     assert "👀 Mi mano" in [t for t, _d in fake.buttons(board)]
 
 
@@ -250,6 +249,4 @@ async def test_command_menu_in_every_language(rig: BotRig) -> None:
 
 
 def test_every_command_is_in_the_menu() -> None:
-    from tgbot.app import COMMANDS
-
-    assert set(COMMANDS) - {"start"} == set(MENU_COMMANDS)
+    assert set(COMMAND_NAMES) - {"start"} == set(MENU_COMMANDS)

@@ -6,9 +6,9 @@ from datetime import datetime, timedelta
 
 import pytest
 
+from tgbot import pacing
 from tgbot.config import load_settings
-from tgbot.services import pacing
-from tgbot.services.pacing import PACES, QuietHours, first_schedule, next_nudge, reminder_step
+from tgbot.pacing import PACES, QuietHours, first_schedule, next_nudge, reminder_step
 from tgbot.services.table_control import parse_quiet
 
 T0 = datetime(2026, 1, 1, 12, 0, 0)
@@ -168,7 +168,7 @@ def test_custom_pace_from_the_environment() -> None:
     assert pacing.resolve("custom", pace) is pace
     assert pacing.resolve("custom", None) is PACES["casual"]
     assert pacing.pace_keys(pace)[-1] == "custom"
-    assert pacing.pace_label("en", "custom", pace) == "custom (30 s / 10 min)"
+    assert pacing.pace_label("en", "custom", pace) == "custom (30 sec / 10 min)"
 
 
 def test_custom_pace_with_one_value() -> None:
@@ -180,7 +180,46 @@ def test_custom_pace_with_one_value() -> None:
 
 
 def test_format_duration() -> None:
-    assert pacing.format_duration(3 * MIN) == "3 min"
-    assert pacing.format_duration(2 * HOUR + 24 * MIN) == "2 h 24 min"
-    assert pacing.format_duration(DAY + 12 * HOUR + 5 * MIN) == "1 d 12 h"
-    assert pacing.format_duration(timedelta(seconds=20)) == "20 s"
+    """Babel's format_timedelta (CLDR units and plurals), one unit, rounded down in that unit."""
+    assert pacing.format_duration(3 * MIN) == "3 minutes"
+    assert pacing.format_duration(MIN) == "1 minute"
+    assert pacing.format_duration(HOUR) == "1 hour"
+    assert pacing.format_duration(DAY) == "1 day"
+    assert pacing.format_duration(timedelta(seconds=20)) == "20 seconds"
+    assert pacing.format_duration(timedelta(0)) == "0 seconds"
+    assert pacing.format_duration(-MIN) == "0 seconds"
+    # a larger unit once there are two of it (or exactly one): 1 h 30 min is not "2 hours"
+    assert pacing.format_duration(90 * MIN) == "90 minutes"
+    assert pacing.format_duration(2 * HOUR + 24 * MIN) == "2 hours"
+    assert pacing.format_duration(2 * HOUR + 59 * MIN) == "2 hours"  # never more than is left
+    assert pacing.format_duration(DAY + 12 * HOUR + 5 * MIN) == "36 hours"
+    assert pacing.format_duration(3 * DAY) == "3 days"
+    assert pacing.format_duration(3 * MIN, "en", "short") == "3 min"
+    assert pacing.format_duration(2 * HOUR, "en", "short") == "2 hr"
+
+
+@pytest.mark.parametrize(
+    ("key", "left"),
+    [("live", "36 seconds"), ("quick", "12 minutes"), ("casual", "2 hours"), ("slow", "9 hours")],
+)
+def test_last_call_says_the_time_left(key: str, left: str) -> None:
+    deadline = PACES[key].deadline
+    assert deadline is not None
+    assert pacing.format_duration(deadline * (1 - pacing.LAST_CALL_FRACTION)) == left
+
+
+@pytest.mark.parametrize(
+    ("lang", "delta", "text"),
+    [
+        ("es", MIN, "1 minuto"),
+        ("es", 36 * MIN, "36 minutos"),
+        ("es", 3 * HOUR, "3 horas"),
+        ("ja", 36 * MIN, "36 分"),
+        ("hi", 36 * MIN, "36 मिनट"),
+        ("vi", 36 * MIN, "36 phút"),
+        ("id", 3 * DAY, "3 hari"),
+        ("pt-BR", 3 * HOUR, "3 hours"),  # an unsupported language: English
+    ],
+)
+def test_format_duration_in_each_language(lang: str, delta: timedelta, text: str) -> None:
+    assert pacing.format_duration(delta, lang) == text

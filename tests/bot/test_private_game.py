@@ -1,4 +1,8 @@
-"""A whole 4-player game composed in the private panels, with the group's Telegram budget measured."""
+"""A whole 4-player game composed in the private panels, with the group's Telegram budget measured.
+
+Panels go only to players who ask for them: /start alone sends none; the board's "📱 Panel" key
+(a deep link to ``/start g<game>``) turns a player's panel on.
+"""
 
 from __future__ import annotations
 
@@ -11,14 +15,17 @@ from tests.bot.helpers import (
     GroupPrivacyWatch,
     assert_board_shows_only_public_cards,
     assert_group_calls_show_only_public_cards,
+    board_of,
     current_game,
     moves_of,
+    open_panel,
     open_private_chats,
-    private_panel,
+    panel_id,
+    panel_of,
     state_of,
 )
 from tests.bot.players import Player, play_turn, to_move
-from tests.fakes.telegram import MESSAGE_METHODS
+from tests.fakes.telegram import MESSAGE_METHODS, FakeUser, StoredMessage
 
 MAX_TURNS = 400
 
@@ -41,8 +48,27 @@ async def test_four_players_compose_in_private_panels_to_the_final_standings(rig
     assert "goal: 20" in lobby.text
     await tg.tap(users[0], lobby, "↩️ Back")
     await tg.tap(users[0], lobby, "▶️ Start")
-    watch = GroupPrivacyWatch(rig, group)
     assert "has started: Ana, Ben, Cai, Dee" in lobby.text
+    game = current_game(rig, group.id)
+    gid = game.id or 0
+    # /start alone turned no panel on: nobody got one when the game started
+    assert all(panel_id(rig, gid, seat, u.id) is None for seat, u in enumerate(users))
+    assert not [
+        b
+        for u in users
+        for m in fake.messages(u.id)
+        for row in m.keyboard
+        for b in row
+        if "callback_data" in b
+    ]
+    # each player taps the board's "📱 Panel" key: their panel, keys only for the player to move
+    first = state_of(game)
+    for seat, user in enumerate(users):
+        await open_panel(rig, user, board_of(rig, current_game(rig, group.id)))
+        panel = panel_of(rig, game, seat, user)
+        assert panel.text.startswith("🎲 Your game in Friends") and "Your hand: " in panel.text
+        assert bool(panel.buttons) == (seat == first.current), (seat, panel.buttons)
+    watch = GroupPrivacyWatch(rig, group)
 
     per_turn: list[int] = []  # group calls of ordinary turns
     special: list[int] = []  # group calls of turns that ended a round or the game
@@ -53,25 +79,33 @@ async def test_four_players_compose_in_private_panels_to_the_final_standings(rig
             break
         before = state_of(game)
         assert check_invariants(before) == []
-        assert game.board_message_id is not None
-        board = fake.message(group.id, game.board_message_id)
+        board = board_of(rig, game)
         assert_board_shows_only_public_cards(fake, board, before)
         player = to_move(board.text, players)
         assert player is not None, board.text
-        panel = private_panel(fake, player.user)
+        assert players.index(player) == before.current
+        panel = panel_of(rig, game, before.current, player.user)
         assert "👉 Your move!" in panel.text and f"Target {before.target}" in panel.text
         first_call = len(fake.calls)
         fake.reset_counts()
         kinds[await play_turn(tg, fake, panel, player, private=True)] += 1
         group_calls = fake.count_calls(chat_id=group.id, methods=MESSAGE_METHODS)
         after = state_of(current_game(rig, group.id))
+        played = [m for m in moves_of(rig, gid) if m.seq > game.version]
+        t_played = any(m.code[0] in "TJFB" for m in played)
         assert after.turn != before.turn or after.round != before.round or after.is_over, (
             "the turn did not end"
         )
         assert_group_calls_show_only_public_cards(fake.calls[first_call:], group.id, before, after)
         # the panel that was used is closed: no keys left, the played move is recorded there
         assert panel.buttons == [] and panel.text.startswith("✔️ Played in Friends:")
-        (special if after.round != before.round or after.is_over else per_turn).append(group_calls)
+        if after.round != before.round or after.is_over:
+            special.append(group_calls)
+        else:
+            # a turn costs the group the move report (the old board, edited) and the new board;
+            # a [T!] card played first adds one in-place edit of the board
+            assert group_calls == 2 + t_played, (group_calls, [m.code for m in played])
+            per_turn.append(group_calls)
     else:
         raise AssertionError("the game did not end")
 
@@ -96,11 +130,78 @@ async def test_four_players_compose_in_private_panels_to_the_final_standings(rig
     # composing in private costs the group nothing: a turn is the move report and the new board
     assert per_turn and special
     assert max(per_turn) <= 3, Counter(per_turn)
-    assert sum(per_turn) / len(per_turn) <= 3
+    assert 2 in per_turn, Counter(per_turn)  # most turns play no [T!] card: two writes
     assert (sum(per_turn) + sum(special)) / (len(per_turn) + len(special)) <= 3
     assert kinds["sum"] > 5 and kinds["discard"] > 0 and "t-then-gone" not in kinds, kinds
     # [T!] cards were played from the panels too (each costs one in-place edit of the board)
-    t_moves = [m for m in moves_of(rig, game.id or 0) if m.code[0] in "TJFB" and m.source == "player"]
+    t_moves = [m for m in moves_of(rig, gid) if m.code[0] in "TJFB" and m.source == "player"]
     assert t_moves and 3 in per_turn
     assert watch.checked_taps > 50 and watch.checked_calls > 50
+    assert not tg.errors
+
+
+async def discard_first_card(rig: BotRig, user: FakeUser, surface: StoredMessage) -> None:
+    game = current_game(rig)
+    await rig.tg.tap(user, surface, lambda _t, d: d == f"k:{game.id}:{game.version}:h:0")
+    assert (
+        await rig.tg.tap(user, surface, lambda _t, d: d == f"k:{game.id}:{game.version}:d")
+    ).text == "Done!"
+
+
+def keyed(rig: BotRig, user: FakeUser) -> list[StoredMessage]:
+    """Messages in the user's private chat that still have keys to tap."""
+    return [m for m in rig.fake.messages(user.id) if any("callback_data" in b for r in m.keyboard for b in r)]
+
+
+async def test_panels_go_to_players_who_use_them_and_stay_at_the_bottom(rig: BotRig) -> None:
+    fake, tg = rig.fake, rig.tg
+    ana, ben = fake.user(1, "Ana"), fake.user(2, "Ben")
+    await open_private_chats(rig, [ana, ben])  # both may be written to; neither asked for a panel
+    group = fake.group("Duo")
+    await tg.send(group, ana, "/newgame@tweak_test_bot")
+    lobby = fake.last_message(group.id)
+    await tg.tap(ben, lobby, "✋ Join")
+    await tg.tap(ana, lobby, "▶️ Start")
+    game = current_game(rig, group.id)
+    gid = game.id or 0
+    seat_of = {ana.id: 0, ben.id: 1}
+    assert panel_id(rig, gid, 0, ana.id) is None and panel_id(rig, gid, 1, ben.id) is None
+    # Ana opens her panel with the board's key; Ben plays on the board and never gets one.
+    await open_panel(rig, ana, board_of(rig, game))
+    panels: list[int] = []
+
+    async def turn() -> FakeUser:
+        game = current_game(rig, group.id)
+        mover = (ana, ben)[state_of(game).current]
+        if mover is ana:
+            panel = panel_of(rig, game, 0, ana)
+            assert "👉 Your move!" in (panel.text or "") and keyed(rig, ana) == [panel]
+            panels.append(panel.message_id)
+            await discard_first_card(rig, ana, panel)
+            assert panel.buttons == [] and (panel.text or "").startswith("✔️ Played in Duo:")
+        else:
+            await discard_first_card(rig, ben, board_of(rig, game))
+        assert keyed(rig, ben) == [] and panel_id(rig, gid, seat_of[ben.id], ben.id) is None
+        return mover
+
+    while len(panels) < 2:
+        await turn()
+    # her closed panel was the newest message in her chat: the next one took its place
+    assert panels[0] == panels[1]
+    # something newer in her chat: her next panel is posted anew, at the bottom
+    await tg.send(fake.private(ana), ana, "/help")
+    while len(panels) < 3:
+        await turn()
+    assert panels[2] > panels[1] and fake.message(ana.id, panels[1]).buttons == []
+    # Ana composes on the group board this time: the panel is off for this game
+    while (ana, ben)[state_of(current_game(rig, group.id)).current] is not ana:
+        await turn()
+    shown = len(fake.messages(ana.id))
+    await discard_first_card(rig, ana, board_of(rig, current_game(rig, group.id)))
+    assert keyed(rig, ana) == []
+    for _ in range(4):  # her turns come and go on the board: nothing more in private
+        game = current_game(rig, group.id)
+        mover = (ana, ben)[state_of(game).current]
+        await discard_first_card(rig, mover, board_of(rig, game))
+    assert len(fake.messages(ana.id)) == shown and keyed(rig, ana) == []
     assert not tg.errors

@@ -4,62 +4,79 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from engine.cards import TKind
+from engine.cards import VALUE, TKind
 from tests.bot.conftest import running_bot
-from tests.bot.helpers import current_game, moves_of, private_panel, set_state, start_game, state_of
-from tests.bot.players import EMOJI_VALUE
+from tests.bot.helpers import (
+    board_id,
+    board_of,
+    current_game,
+    live_panel,
+    moves_of,
+    set_state,
+    start_game,
+    state_of,
+)
 from tests.fakes import FakeTelegram
-from tests.fakes.telegram import StoredMessage
+from tests.fakes.flood import FloodLimits
+from tests.fakes.timer import VirtualTimer
 from tgbot.clock import ManualClock
+from tgbot.render.cards import card
 
 
-def table_key(message: StoredMessage, position: int) -> str:
-    """The key of a table card: the first row holds the hand, table cards follow."""
-    keys = [
-        b["callback_data"]
-        for row in message.keyboard[1:]
-        for b in row
-        if EMOJI_VALUE.fullmatch(b["text"].removeprefix("✅"))
-    ]
-    return str(keys[position])
+def key(data: str) -> Callable[[str, str | None], bool]:
+    return lambda _text, key_data: key_data == data
 
 
 async def test_a_new_application_continues_the_game_mid_turn(db_url: str, seeds: Callable[[], int]) -> None:
     clock = ManualClock()
-    fake = FakeTelegram(clock=clock.now)  # the same Telegram (chats, messages) across the restarts
+    # The same Telegram (chats, messages, flood windows on one virtual timer) across the restarts.
+    fake = FakeTelegram(clock=clock.now, timer=VirtualTimer(), flood=FloodLimits())
     ana, ben = fake.user(1, "Ana"), fake.user(2, "Ben")
     group = fake.group("Friends")
     users = {0: ana, 1: ben}
 
     async with running_bot(db_url, seeds, clock=clock, fake=fake) as first:
-        await first.tg.send(fake.private(ana), ana, "/start")
-        await first.tg.send(fake.private(ben), ben, "/start")
         game, board = await start_game(first, group, ana, [ben])
         assert game.id is not None
         gid = game.id
         state = state_of(game)
         mover = users[state.current]
         waiting = users[1 - state.current]
+        # The waiting player opens their private panel (the board's 📱 Panel key): no keys yet.
+        await first.tg.send(fake.private(waiting), waiting, f"/start g{gid}")
+        assert "Your hand:" in live_panel(first, gid, waiting).text
+        assert live_panel(first, gid, waiting).buttons == []
         # Give the player to move a Joker and show it on a fresh board (test set-up only).
-        state.holdings[state.current].append(TKind.JOKER.value)
+        joker = TKind.JOKER.value
+        holder = next((h for h in state.holdings if joker in h), None)
+        (state.tdeck if holder is None else holder).remove(joker)  # the edition keeps its count
+        state.holdings[state.current].append(joker)
         set_state(first, gid, state)
         await first.tg.send(group, mover, "/board@tweak_test_bot")
         assert board.buttons == []  # /board took the keys off the old board
-        board = fake.message(group.id, current_game(first).board_message_id or 0)
-        # Mid-turn: the Joker is played (version 2), then hand slot 2 is selected (a draft in the keys).
+        board = board_of(first, current_game(first))
+        # Mid-turn: the Joker is played (version 2), then hand slot 2 is chosen (a draft on the server).
         await first.tg.tap(mover, board, "🃏 Joker")
         await first.tg.tap(mover, board, "🃏 Target +1")
         assert f"Joker +1: target {state.target + 1} this turn" in board.text
-        await first.tg.tap(mover, board, "🂠2")
-        assert "✏️ 🂠2 = ?" in board.text
+        answer = await first.tg.tap(mover, board, "🂠2")
+        assert answer.text and answer.text.startswith(card(state.hands[state.current][1]))
+        assert (
+            f"✏️ A hand card is chosen (hidden); no table cards yet (target {state.target + 1})" in board.text
+        )
         assert current_game(first).version == 2
         assert not first.tg.errors
 
     # The process is gone; a new one starts over the same database file.
     async with running_bot(db_url, seeds, clock=clock, fake=fake) as second:
-        # The old board's keys still work: the draft travels in the keys, the game in the database.
-        await second.tg.tap(mover, board, lambda t, d: d == table_key(board, 0))
-        assert "✏️ 🂠2 + " in board.text and any(t.startswith("✅") for t, _d in board.buttons)
+        # The board's keys still work: each carries one step, the draft waits in the database.
+        table0 = state.table[0]
+        await second.tg.tap(mover, board, key(f"k:{gid}:2:t:0"))
+        assert (
+            f"✏️ A hidden hand card + {card(table0)} (table cards: {VALUE[table0]}, target {state.target + 1})"
+            in board.text
+        )
+        assert f"✅{card(table0)}" in [t for t, _d in board.buttons]
         answer = await second.tg.tap(mover, board, "🗑 Discard")
         assert answer.text == "Done!"
         after = current_game(second)
@@ -67,11 +84,10 @@ async def test_a_new_application_continues_the_game_mid_turn(db_url: str, seeds:
         assert [m.code for m in moves_of(second, gid)][1:] == ["J+", "D1"]
         assert state_of(after).current == 1 - state.current
         # The next player composes in their private panel: a hand card and a table card...
-        panel = private_panel(fake, waiting)
+        panel = live_panel(second, gid, waiting)
         assert "👉 Your move!" in panel.text
-        hand_key = next(d for _t, d in panel.buttons if d and d.startswith(f"c:{gid}:3:0:"))
-        await second.tg.tap(waiting, panel, lambda t, d: d == hand_key)
-        await second.tg.tap(waiting, panel, lambda t, d: d == table_key(panel, 0))
+        await second.tg.tap(waiting, panel, key(f"k:{gid}:3:h:0"))
+        await second.tg.tap(waiting, panel, key(f"k:{gid}:3:t:0"))
         assert "✏️" in panel.text
         assert not second.tg.errors
 
@@ -84,6 +100,6 @@ async def test_a_new_application_continues_the_game_mid_turn(db_url: str, seeds:
         assert [m.code for m in moves_of(third, gid)][1:] == ["J+", "D1", "D0"]
         assert panel.buttons == [] and panel.text.startswith("✔️ Played in Friends:")
         # the group got the move report and a new board mentioning the first player again
-        assert f"{waiting.first_name} discards" in fake.message(group.id, after.board_message_id or 0).text
-        assert f"{mover.first_name}, your move!" in fake.message(group.id, final.board_message_id or 0).text
+        assert f"{waiting.first_name} discards" in fake.message(group.id, board_id(third, after) or 0).text
+        assert f"{mover.first_name}, your move!" in board_of(third, final).text
         assert not third.tg.errors

@@ -13,7 +13,7 @@ from sqlmodel import Session, select
 
 from engine.replay import check_records, record_game
 from tests.bot.conftest import BotRig
-from tests.bot.helpers import BOT, current_game, moves_of, state_of
+from tests.bot.helpers import BOT, board_of, current_game, moves_of, state_of
 from tests.bot.players import Player, play_turn, to_move
 from tests.fakes.telegram import FakeChat, FakeUser, StoredMessage
 from tgbot.store.models import ComputerStats, PlayerStats
@@ -34,8 +34,9 @@ async def quick_game(
         await tg.tap(p.user, lobby, "✋ Join")
     await tg.tap(creator, lobby, "⚙️ Settings")
     if computer:
+        # added from the settings screen, which stays open
         await tg.tap(creator, lobby, "🤖 Easy")
-        await tg.tap(creator, lobby, "⚙️ Settings")
+        assert "Bot Easy" in (lobby.text or "") and "Goal −20" in [t for t, _d in lobby.buttons]
     for _ in range(7):  # down to the minimum whatever the player count
         await tg.tap(creator, lobby, "Goal −20")
     assert "goal: 20" in (lobby.text or "")
@@ -45,8 +46,7 @@ async def quick_game(
         game = current_game(rig, group.id)
         if game.status != "playing":
             break
-        assert game.board_message_id is not None
-        board = fake.message(group.id, game.board_message_id)
+        board = board_of(rig, game)
         player = to_move(board.text or "", players)
         assert player is not None, board.text
         await play_turn(tg, fake, board, player, private=False)
@@ -114,7 +114,7 @@ async def test_stats_leaderboard_history_and_replays_after_three_games(rig: BotR
             "tweaks": sum(t["tweaks"][seat] for _gid, t in played),
             "t_played": sum(t["t_played"][seat] for _gid, t in played),
         }
-    with Session(rig.deps.db) as session:
+    with Session(rig.deps.db.engine) as session:
         rows = {r.user_id: r for r in session.exec(select(PlayerStats)).all()}
         bots = session.exec(select(ComputerStats)).all()
     assert set(rows) == {1, 2}
@@ -199,7 +199,7 @@ async def test_stats_leaderboard_history_and_replays_after_three_games(rig: BotR
     lines = private_file.files[0].data.decode().splitlines()
     records = [json.loads(line) for line in lines]
     assert check_records(records) is None
-    assert records[0]["ai"] == [None, None, "random"]
+    assert records[0]["ai"] == [None, None, "easy"]  # the engine's level names (engine.ai.LEVELS)
 
     # Forged keys: a game of another group, and a game that does not exist.
     other = fake.group("Elsewhere")
@@ -266,7 +266,7 @@ async def test_a_replay_sent_in_the_group_has_its_caption_in_the_groups_language
     assert not answer.show_alert
     document = fake.last_message(group.id)
     assert document.kind == "document"
-    assert document.content.startswith(f"🎞 Repetición de la partida #{gid}")
+    assert document.content.startswith(f"🎞 Repetición del juego #{gid}")  # es: a game is "juego"
     assert not tg.errors
 
 

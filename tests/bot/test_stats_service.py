@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
@@ -12,21 +13,34 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
 import engine
+from engine.actions import Discard, Sum
 from engine.ai import choose_action
 from engine.events import GameEnded, RoundEnded, Summed
 from tests.pg import pg_engine, pg_url  # noqa: F401  (fixtures)
 from tgbot import callbacks as cb
-from tgbot.presenter import split_at_round_ends
-from tgbot.render.chart import ChartTexts, cumulative, drawable, reading_order, score_chart_png
-from tgbot.services import games, history, stats
-from tgbot.services.games import MoveOutcome, TgUser
-from tgbot.services.settings import GameSettings
+from tgbot.game_settings import GameSettings
+from tgbot.render.chart import (
+    ChartTexts,
+    cumulative,
+    drawable,
+    from_spec,
+    reading_order,
+    score_chart_png,
+    spec,
+)
+from tgbot.services import history, lobby, moves, output, play, stats, table_control
+from tgbot.services.command import Command
+from tgbot.services.context import load_game
+from tgbot.services.env import Env
+from tgbot.services.moves import MoveOutcome
+from tgbot.services.people import Person
+from tgbot.services.play import Tap
 from tgbot.store.db import create_all, make_engine, session_scope
 from tgbot.store.models import ComputerStats, Game, Move, PlayerStats
 
 NOW = datetime(2026, 1, 1, 12, 0)
 CHAT = -100
-ANA, BEN = TgUser(1, "Ana"), TgUser(2, "Ben")
+ANA, BEN = Person(1, "Ana"), Person(2, "Ben")
 PNG = b"\x89PNG\r\n\x1a\n"
 
 
@@ -43,36 +57,78 @@ def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engine]:
     engine_.dispose()
 
 
+def env(seed: int = 5) -> Env:
+    return Env(now=NOW, new_seed=lambda: seed)
+
+
+def tap(person: Person) -> Tap:
+    """A key in the group, on a message the test does not track."""
+    return Tap(person, CHAT, None, private=False)
+
+
 def new_game(db: Engine, seed: int = 5, computer: str | None = None, goal: int = 20) -> int:
-    """Ana and Ben (or Ana and a computer) at a started game with a low goal."""
+    """Ana and Ben (or Ana and a computer) at a started game with a low goal, through the lobby's
+    services as its keys call them."""
     with session_scope(db) as session:
-        games.upsert_chat(session, CHAT, "Friends", NOW)
-        game = games.create_lobby(session, CHAT, None, ANA, "en", NOW, "casual", 3600)
-        assert game.id is not None
+        created = lobby.create(session, env(seed), CHAT, None, "Friends", ANA)
+        game_id = created.game_id
+        assert game_id is not None
+        game = session.get(Game, game_id)
+        assert game is not None
         game.settings = GameSettings(target=goal).to_json()
+        session.add(game)
+    with session_scope(db) as session:
         if computer:
-            games.lobby_add_ai(session, game.id, computer, NOW)
+            answer = lobby.add_computer(session, env(seed), tap(ANA), game_id, computer, False)
+            assert answer.text == "A computer player joined."
         else:
-            games.lobby_join(session, game.id, BEN, NOW)
-        games.start_game(session, game.id, ANA.id, False, NOW, seed)
-        return game.id
+            assert lobby.lobby_key(session, env(seed), tap(BEN), game_id, "join").text == "You're in!"
+    with session_scope(db) as session:
+        assert not lobby.lobby_key(session, env(seed), tap(ANA), game_id, "start").alert
+    with Session(db) as session:
+        game = session.get(Game, game_id)
+        assert game is not None and game.status == "playing" and game.seed == seed
+    return game_id
 
 
-def play_until_last_move(db: Engine, game_id: int) -> tuple[int, int, str]:
-    """Play greedy moves until the next one ends the game; that move (user, version, code)."""
+def person_of(user_id: int) -> Person:
+    return {ANA.id: ANA, BEN.id: BEN}[user_id]
+
+
+def play_until_last_move(db: Engine, game_id: int) -> tuple[Person, int, Sum | Discard]:
+    """Play Normal's moves until the next one ends the game; who plays it, at which version, what."""
     for _ in range(2000):
         with session_scope(db) as session:
-            ctx = games.load_context(session, game_id)
+            ctx = load_game(session, game_id, lock=True)
+            assert ctx is not None
             state = ctx.state
             assert state is not None and not state.is_over
             seat = ctx.seats[state.current]
             assert seat.user_id is not None
-            code = engine.encode(choose_action(state, state.current, "greedy", seed=1))
-            version = ctx.game.version
-            if engine.apply(state, state.current, code)[0].is_over:
-                return seat.user_id, version, code
-            games.play(session, game_id, version, seat.user_id, code, NOW)
+            action = choose_action(state, state.current, "normal", seed=1)
+            if isinstance(action, (Sum, Discard)) and engine.apply(state, state.current, action)[0].is_over:
+                return person_of(seat.user_id), ctx.game.version, action
+            result = moves.play(session, env(), ctx, seat, action)
+            output.report(session, env(), result)
     raise AssertionError("the game never came near its end")
+
+
+def compose(db: Engine, game_id: int, person: Person, version: int, action: Sum | Discard) -> None:
+    """The draft of the final move, key by key, each tap in its own transaction."""
+    taps = [("h", action.hand)]
+    if isinstance(action, Sum):
+        taps += [("t", position) for position in action.table]
+    for op, index in taps:
+        with session_scope(db) as session:
+            answer = play.compose(session, env(), tap(person), game_id, version, op, index)
+            assert not answer.alert, answer.text
+
+
+def final_tap(db: Engine, game_id: int, person: Person, version: int, action: Sum | Discard) -> str:
+    """Claim or discard the draft: the transaction that ends the game."""
+    op = "c" if isinstance(action, Sum) else "d"
+    with session_scope(db) as session:
+        return play.compose(session, env(), tap(person), game_id, version, op, None).text
 
 
 def stats_rows(db: Engine) -> list[PlayerStats]:
@@ -87,8 +143,9 @@ def move_count(db: Engine, game_id: int) -> int:
 
 def test_the_final_move_and_the_stats_commit_together(db: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
     game_id = new_game(db)
-    user, version, code = play_until_last_move(db, game_id)
-    moves = move_count(db, game_id)
+    person, version, action = play_until_last_move(db, game_id)
+    compose(db, game_id, person, version, action)
+    moves_before = move_count(db, game_id)
 
     # A failure while writing the stats (after the first row): the final move is not committed either.
     original = stats._upsert_add
@@ -101,47 +158,56 @@ def test_the_final_move_and_the_stats_commit_together(db: Engine, monkeypatch: p
         original(*args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(stats, "_upsert_add", second_write_fails)
-    with pytest.raises(RuntimeError), session_scope(db) as session:
-        games.play(session, game_id, version, user, code, NOW)
+    with pytest.raises(RuntimeError):
+        final_tap(db, game_id, person, version, action)
     assert len(calls) == 2
-    assert stats_rows(db) == [] and move_count(db, game_id) == moves
+    assert stats_rows(db) == [] and move_count(db, game_id) == moves_before
     with Session(db) as session:
         game = session.get(Game, game_id)
         assert game is not None and game.status == "playing" and game.version == version
 
-    # A failure after the final move (anything later in the same transaction): nothing is kept.
+    # A failure after the final move (anything later in the same transaction, here writing what
+    # the group will read): nothing is kept.
     monkeypatch.setattr(stats, "_upsert_add", original)
 
     def fails(*args: object, **kwargs: object) -> None:
         raise RuntimeError("crash after the move")
 
-    monkeypatch.setattr(games, "_touch_player", fails)
-    with pytest.raises(RuntimeError), session_scope(db) as session:
-        games.play(session, game_id, version, user, code, NOW)
-    assert stats_rows(db) == [] and move_count(db, game_id) == moves
+    monkeypatch.setattr(output, "report", fails)
+    with pytest.raises(RuntimeError):
+        final_tap(db, game_id, person, version, action)
+    assert stats_rows(db) == [] and move_count(db, game_id) == moves_before
 
-    # Without failures: the move, the finished game and the stats, once.
+    # Without failures: the move, the finished game and the stats, once. The draft survived the
+    # failed attempts (they were rolled back), so the same tap plays it now.
     monkeypatch.undo()
-    with session_scope(db) as session:
-        result = games.play(session, game_id, version, user, code, NOW)
-    assert result.ended
-    state = result.ctx.state
-    assert state is not None and state.is_over
+    assert final_tap(db, game_id, person, version, action) == "Done!"
+    with Session(db) as session:
+        game = session.get(Game, game_id)
+        assert game is not None and game.status == "finished" and game.version == version + 1
+        assert game.state is not None
+        state = engine.GameState.from_json(json.loads(game.state))
+    assert state.is_over
     rows = {r.user_id: r for r in stats_rows(db)}
     assert set(rows) == {1, 2}
     for seat, user_id in enumerate((1, 2)):
         row = rows[user_id]
         assert (row.games, row.wins) == (1, int(seat in state.winners))
         assert (row.rounds, row.points) == (len(state.round_points), state.totals[seat])
-    assert move_count(db, game_id) == moves + 1
+    assert move_count(db, game_id) == moves_before + 1
+    # a second tap of the same key is refused: the stats are not counted twice
+    assert final_tap(db, game_id, person, version, action) == "This game is over."
+    assert [(r.user_id, r.games) for r in stats_rows(db)] == [(1, 1), (2, 1)]
 
 
 def test_abandoned_games_count_as_played_without_a_winner_and_cancelled_ones_do_not(db: Engine) -> None:
     game_id = new_game(db, computer="hard", goal=300)
     with session_scope(db) as session:
-        result = games.leave_game(session, game_id, ANA.id, NOW)
-    assert result.abandoned
+        replied = table_control.leave(session, env(), Command(ANA, CHAT))
+    assert replied.outcome == "left"
     with Session(db) as session:
+        game = session.get(Game, game_id)
+        assert game is not None and game.status == "abandoned"
         person = session.exec(select(PlayerStats)).one()
         computer = session.exec(select(ComputerStats)).one()
     assert (person.user_id, person.games, person.wins) == (1, 1, 0)
@@ -149,8 +215,10 @@ def test_abandoned_games_count_as_played_without_a_winner_and_cancelled_ones_do_
 
     cancelled = new_game(db, seed=9)
     with session_scope(db) as session:
-        games.cancel_game(session, cancelled, ANA.id, False, NOW)
-        assert not stats.record_game_end(session, games.load_context(session, cancelled).game, None, NOW)
+        table_control.cancel(session, env(), Command(ANA, CHAT), False)
+        game = session.get(Game, cancelled)
+        assert game is not None and game.status == "cancelled"
+        assert not stats.record_game_end(session, game, None, NOW)
     with Session(db) as session:
         assert [(r.user_id, r.games) for r in session.exec(select(PlayerStats)).all()] == [(1, 1)]
         entries = history.recent_games(session, CHAT)
@@ -175,10 +243,12 @@ def test_stats_follow_a_group_that_became_a_supergroup(db: Engine) -> None:
 
 
 def test_download_callback_data_is_strict() -> None:
-    assert cb.decode(cb.download(12345)) == cb.Callback("download", game_id=12345)
-    for forged in ("dl:", "dl:x1", "dl:1:2", "dl:-1", "dl:" + "9" * 13):
+    assert cb.Download(12345).data == "dl:12345"
+    assert cb.Download.parse("dl:12345") == cb.Download(12345)
+    assert cb.Download.parse(f"dl:{cb.MAX_GAME_ID}") == cb.Download(cb.MAX_GAME_ID)
+    for forged in ("dl:", "dl:x1", "dl:1:2", "dl:-1", "dl:0", f"dl:{cb.MAX_GAME_ID + 1}", "dl:" + "9" * 13):
         with pytest.raises(cb.BadCallback):
-            cb.decode(forged)
+            cb.Download.parse(forged)
 
 
 def _outcome(events: list[object]) -> MoveOutcome:
@@ -195,10 +265,11 @@ def test_a_burst_is_cut_after_each_round_end() -> None:
         _outcome([move]),
         _outcome([GameEnded((1,), (3, 4))]),
     )
-    assert split_at_round_ends([a, b, c, d]) == [[a, b], [c, d]]
-    assert split_at_round_ends([a, c]) == [[a, c]]
-    assert split_at_round_ends([b]) == [[b]]
-    assert split_at_round_ends([]) == [[]]
+    split = output.split_at_round_ends
+    assert split([a, b, c, d]) == [[a, b], [c, d]]
+    assert split([a, c]) == [[a, c]]
+    assert split([b]) == [[b]]
+    assert split([]) == [[]]
 
 
 def test_the_score_chart_is_a_phone_sized_png() -> None:
@@ -217,3 +288,13 @@ def test_the_score_chart_is_a_phone_sized_png() -> None:
     assert drawable("Zoë 🎉", "#5") == "Zoë"
     one_round = score_chart_png(["Ana", "Ben"], [[25, 3]], 20, texts, winners=[0])
     assert one_round.startswith(PNG)
+
+
+def test_the_chart_waits_in_the_outbox_as_a_spec_and_is_drawn_from_it() -> None:
+    """The score chart is queued as JSON (drawn by the sender, never on a tap): the spec round-trips."""
+    texts = ChartTexts("Puntos por partida", "Partida", "Puntos", "Meta 60")
+    english = ChartTexts("Scores per round", "Round", "Points", "Goal 60")
+    data = json.loads(json.dumps(spec(texts, english, ["Ana", "Ben"], [[25, 3], [10, 30]], 60, [0])))
+    png = from_spec(data)
+    assert png.startswith(PNG)
+    assert png == score_chart_png(["Ana", "Ben"], [[25, 3], [10, 30]], 60, texts, winners=[0])

@@ -17,25 +17,31 @@ from sqlmodel import Session, col, select
 
 from tests.bot.conftest import running_bot
 from tests.bot.helpers import game_row, moves_of, texts
-from tests.bot.pacing_support import start_table, sweep_at, to_move
+from tests.bot.pacing_support import (
+    discard_first_card,
+    env_at,
+    service_game,
+    start_table,
+    sweep_at,
+    tap_by,
+    to_move,
+    user_to_move,
+    waiting_texts,
+)
 from tests.pg import pg_engine, pg_url  # noqa: F401  (fixtures)
-from tgbot.services import games, sweep
-from tgbot.services.errors import ServiceError
-from tgbot.services.games import TgUser
+from tgbot.errors import ServiceError
+from tgbot.services import moves, play, sweep
+from tgbot.services.context import load_game
 from tgbot.store.db import session_scope
 from tgbot.store.models import Game, Move
 
 T0 = datetime(2026, 1, 1, 12, 0, 0)
 MIN = timedelta(minutes=1)
+STALE = "This board is out of date: the live one is at the bottom of the chat."
 
 
 def new_game(db: Engine, chat_id: int = -100) -> int:
-    with session_scope(db) as session:
-        game = games.create_lobby(session, chat_id, None, TgUser(1, "Ana"), "en", T0, "live", 86400)
-        assert game.id is not None
-        games.lobby_join(session, game.id, TgUser(2, "Ben"), T0)
-        games.start_game(session, game.id, 1, False, T0, seed=7)
-        return game.id
+    return service_game(db, chat_id, "live", T0)
 
 
 def sources(db: Engine, game_id: int) -> list[str]:
@@ -44,9 +50,16 @@ def sources(db: Engine, game_id: int) -> list[str]:
         return [m.source for m in session.exec(query).all()]
 
 
+def locked(session: Session, game_id: int) -> Game:
+    """Hold the game's row lock in `session`, as a tap or another instance's sweep does."""
+    ctx = load_game(session, game_id, lock=True)
+    assert ctx is not None
+    return ctx.game
+
+
 async def test_the_bot_on_postgresql_reminds_and_plays_at_the_deadline(pg_url: str) -> None:  # noqa: F811
     async with running_bot(pg_url) as rig:
-        assert rig.deps.db.dialect.name == "postgresql"
+        assert rig.deps.db.engine.dialect.name == "postgresql"
         table = await start_table(rig, pace="live")
         idle = to_move(rig, table)
         start = rig.clock.now()
@@ -61,23 +74,23 @@ async def test_the_bot_on_postgresql_reminds_and_plays_at_the_deadline(pg_url: s
         assert any(f"⏰ {idle.first_name} was idle:" in t for t in texts(calls))
 
 
-def test_a_claimed_game_is_skipped_not_waited_for(pg_engine: Engine) -> None:  # noqa: F811
+def test_a_held_game_is_skipped_not_waited_for(pg_engine: Engine) -> None:  # noqa: F811
     game_id = new_game(pg_engine)
     due = T0 + MIN
     with Session(pg_engine) as first:
-        assert sweep._claim(first, game_id, due) is not None  # row locked FOR UPDATE
+        locked(first, game_id)  # row locked FOR UPDATE
         started = time.perf_counter()
-        report = sweep.SweepReport()
-        assert sweep.sweep_game(pg_engine, game_id, due, None, report) is False  # SKIP LOCKED
+        with session_scope(pg_engine) as session:
+            report = sweep.sweep_batch(session, env_at(due), [game_id])  # SKIP LOCKED
         assert time.perf_counter() - started < 2
-        assert report.reminders == []
+        assert (report.examined, report.reminders) == (0, 0)
         first.commit()
-    report = sweep.SweepReport()
-    assert sweep.sweep_game(pg_engine, game_id, due, None, report) is True
-    assert len(report.reminders) == 1
+    with session_scope(pg_engine) as session:
+        report = sweep.sweep_batch(session, env_at(due), [game_id])
+    assert (report.examined, report.reminders) == (1, 1)
 
 
-def test_the_claim_query_says_for_update_skip_locked(pg_engine: Engine) -> None:  # noqa: F811
+def test_the_sweep_query_says_for_update_skip_locked(pg_engine: Engine) -> None:  # noqa: F811
     game_id = new_game(pg_engine)
     statements: list[str] = []
     from sqlalchemy import event
@@ -88,37 +101,41 @@ def test_the_claim_query_says_for_update_skip_locked(pg_engine: Engine) -> None:
     event.listen(pg_engine, "before_cursor_execute", record)
     try:
         with Session(pg_engine) as session:
-            sweep._claim(session, game_id, T0 + MIN)
+            sweep.sweep_batch(session, env_at(T0 + MIN), [game_id])
+            session.rollback()
     finally:
         event.remove(pg_engine, "before_cursor_execute", record)
     assert any("FOR UPDATE SKIP LOCKED" in s for s in statements), statements
 
 
-def test_a_tap_waiting_behind_the_sweep_loses_the_compare_and_set(pg_engine: Engine) -> None:  # noqa: F811
+def test_a_tap_waiting_behind_the_sweep_is_refused_as_stale(pg_engine: Engine) -> None:  # noqa: F811
     game_id = new_game(pg_engine)
     deadline = T0 + 3 * MIN
+    user = user_to_move(pg_engine, game_id)
     with Session(pg_engine) as session:
-        ctx = games.load_context(session, game_id)
-        assert ctx.current is not None and ctx.current.user_id is not None
-        user, version = ctx.current.user_id, ctx.game.version
+        game = session.get(Game, game_id)
+        assert game is not None
+        version, chat_id = game.version, game.chat_id
+    with session_scope(pg_engine) as session:  # the player picked a card before the deadline
+        play.compose(session, env_at(deadline - MIN), tap_by(user, chat_id), game_id, version, "h", 0)
     outcome: dict[str, object] = {}
 
     def tap() -> None:
         try:
             with session_scope(pg_engine) as session:
-                games.play(session, game_id, version, user, "D0", deadline)
-            outcome["result"] = "applied"
-        except ServiceError as exc:
-            outcome["result"] = exc.reason
+                answer = play.compose(
+                    session, env_at(deadline), tap_by(user, chat_id), game_id, version, "d", None
+                )
+            outcome["result"] = answer.text
         except BaseException as exc:  # reported by the assertion below
             outcome["result"] = repr(exc)
 
     with Session(pg_engine) as sweeper:
-        game = sweep._claim(sweeper, game_id, deadline)
-        assert game is not None
+        report = sweep.sweep_batch(sweeper, env_at(deadline), [game_id])  # claimed and played
+        assert report.idle_moves == 1
         thread = threading.Thread(target=tap)
         thread.start()
-        # wait (bounded) until the tap's UPDATE is blocked on the row the sweep holds
+        # wait (bounded) until the tap is blocked on the row the sweep holds
         with pg_engine.connect() as watcher:
             for _ in range(500):
                 waiting = watcher.execute(
@@ -132,43 +149,55 @@ def test_a_tap_waiting_behind_the_sweep_loses_the_compare_and_set(pg_engine: Eng
                     break
                 time.sleep(0.01)
             assert waiting == 1, "the tap should be waiting for the sweep's row lock"
-        sweep._handle(sweeper, game, deadline, None, sweep.SweepReport())
         sweeper.commit()
     thread.join(10)
     assert not thread.is_alive()
-    assert outcome["result"] == "stale"
+    assert outcome["result"] == STALE
     assert sources(pg_engine, game_id) == ["system", "idle"]
 
 
 def test_compare_and_set_on_postgresql(pg_engine: Engine) -> None:  # noqa: F811
     game_id = new_game(pg_engine)
     with Session(pg_engine) as a, Session(pg_engine) as b:
-        game_a, game_b = a.get(Game, game_id), b.get(Game, game_id)
-        assert game_a is not None and game_b is not None
-        ctx = games.load_context(a, game_id, game_a)
-        assert ctx.current is not None and ctx.current.user_id is not None
-        version = game_a.version
-        games.play(a, game_id, version, ctx.current.user_id, "D0", T0)
+        seen_a, seen_b = load_game(a, game_id), load_game(b, game_id)
+        assert seen_a is not None and seen_b is not None
+        assert seen_a.current is not None and seen_b.current is not None
+        version = seen_a.game.version
+        moves.play(a, env_at(T0), seen_a, seen_a.current, "D0")
         a.commit()
-        # b still holds the row as it read it (same version, same turn): only the UPDATE's
+        # b still holds the game as it read it (same version, same turn): only the UPDATE's
         # "WHERE version = <read>" can refuse it
-        assert game_b.version == version
+        assert seen_b.game.version == version
         with pytest.raises(ServiceError) as refused:
-            games.play(b, game_id, version, ctx.current.user_id, "D1", T0)
+            moves.play(b, env_at(T0), seen_b, seen_b.current, "D1")
         assert refused.value.reason == "stale"
         b.rollback()
     assert sources(pg_engine, game_id) == ["system", "player"]
 
 
-def test_remind_many_leaves_out_games_another_instance_holds(pg_engine: Engine) -> None:  # noqa: F811
+def test_a_batch_leaves_out_games_another_instance_holds(pg_engine: Engine) -> None:  # noqa: F811
     held, free = new_game(pg_engine, chat_id=-101), new_game(pg_engine, chat_id=-102)
     due = T0 + MIN
+    before = {g: len(waiting_texts(pg_engine, c)) for g, c in ((held, -101), (free, -102))}
     with Session(pg_engine) as other:
-        assert sweep._claim(other, held, due) is not None
-        report = sweep.SweepReport()
-        assert sweep.remind_many(pg_engine, [held, free], due, None, report) == []
-        assert [r.game_id for r in report.reminders] == [free]
+        locked(other, held)
+        with session_scope(pg_engine) as session:
+            report = sweep.sweep_batch(session, env_at(due), [held, free])
+        assert (report.examined, report.reminders) == (1, 1)
+        assert len(waiting_texts(pg_engine, -102)) == before[free] + 1  # the free game's reminder
         other.commit()
-    report = sweep.SweepReport()
-    assert sweep.remind_many(pg_engine, [held, free], due, None, report) == []
-    assert [r.game_id for r in report.reminders] == [held]
+    assert len(waiting_texts(pg_engine, -101)) == before[held]
+    with session_scope(pg_engine) as session:
+        report = sweep.sweep_batch(session, env_at(due), [held, free])
+    assert (report.examined, report.reminders) == (1, 1)  # the held game, now free
+    assert len(waiting_texts(pg_engine, -101)) == before[held] + 1
+
+
+def test_a_tap_that_lands_first_leaves_the_sweep_nothing_to_do(pg_engine: Engine) -> None:  # noqa: F811
+    game_id = new_game(pg_engine)
+    deadline = T0 + 3 * MIN
+    assert discard_first_card(pg_engine, game_id, deadline).text == "Done!"
+    with session_scope(pg_engine) as session:
+        report = sweep.sweep_batch(session, env_at(deadline), [game_id])
+    assert (report.examined, report.idle_moves) == (0, 0)
+    assert sources(pg_engine, game_id) == ["system", "player"]

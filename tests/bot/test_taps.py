@@ -6,13 +6,12 @@ leave the game exactly as it was: same status, version, state JSON and move log.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 
 from engine import Sum, legal_actions
 from engine.actions import encode
 from tests.bot.conftest import BotRig, running_bot
-from tests.bot.helpers import current_game, moves_of, snapshot, start_game, state_of
+from tests.bot.helpers import board_id, board_of, current_game, moves_of, snapshot, start_game, state_of
 from tests.fakes.telegram import CallbackAnswer, FakeUser, StoredMessage
 from tests.pg import pg_url  # noqa: F401  (pytest fixture)
 
@@ -52,14 +51,18 @@ async def test_forged_and_garbled_callback_data_is_refused(rig: BotRig) -> None:
     gid, mover, other, board = await two_player_game(rig)
     v = current_game(rig).version
     invalid = "That key is not valid any more."
-    # Not our format at all, too long, not ASCII, empty or missing.
+    # Not our format at all, too long, not ASCII, empty or missing; and the keys of the old
+    # format (the whole draft in the key), which this version no longer reads.
     for data in (
         "garbage",
-        "c:",
-        f"c:{gid}:{v}:0",
-        f"m:{gid}:{v}:",
-        f"c:{gid}:{v}:0:{'f' * 17}",
-        f"m:{gid}:{v}:" + "S0." + "1" * 60,
+        "k:",
+        f"k:{gid}:{v}:h",
+        f"k:{gid}:{v}:c:1",
+        f"k:{gid}:{v}:q:1",
+        f"p:{gid}:{v}:",
+        f"p:{gid}:{v}:S0.1",
+        f"c:{gid}:{v}:0:1",
+        f"m:{gid}:{v}:D0",
         "x" * 65,
         f"h:{gid}🃏",
         "",
@@ -67,36 +70,35 @@ async def test_forged_and_garbled_callback_data_is_refused(rig: BotRig) -> None:
     ):
         await assert_refused(rig, mover, board, data, invalid)
     # A game id beyond the database's integer column (PostgreSQL would raise on the query).
-    for data in ("h:999999999999", f"c:2147483648:{v}:0:1", "lj:99999999999", f"m:4294967296:{v}:D0"):
+    for data in ("h:999999999999", f"k:2147483648:{v}:h:0", "lj:99999999999", f"p:4294967296:{v}:B"):
         await assert_refused(rig, mover, board, data, invalid)
     # A game that does not exist.
     gone = "This game no longer exists."
     for data in (
-        f"c:{gid + 1000}:{v}:0:1",
-        f"m:{gid + 1000}:{v}:D0",
+        f"k:{gid + 1000}:{v}:h:0",
+        f"p:{gid + 1000}:{v}:B",
         f"h:{gid + 1000}",
         f"t:{gid + 1000}:{v}:joker",
         f"ls:{gid + 1000}",
     ):
         await assert_refused(rig, mover, board, data, gone)
-    # Keys that point at cards that are not there: hand slot 4 of 3, table cards 5+ of 2.
-    for data in (f"c:{gid}:{v}:3:0", f"c:{gid}:{v}:x:4", f"c:{gid}:{v}:0:ffffffff"):
-        await assert_refused(rig, mover, board, data, invalid)
+    # Keys that point at cards that are not there: hand slot 4 of 3, table card 5 of 2.
     gone_cards = "Those cards are no longer there."
-    for data in (f"m:{gid}:{v}:D3", f"m:{gid}:{v}:S5.1", f"m:{gid}:{v}:S0.1c"):
+    for data in (f"k:{gid}:{v}:h:3", f"k:{gid}:{v}:t:4", f"k:{gid}:{v}:t:63"):
         await assert_refused(rig, mover, board, data, gone_cards)
-    # Engine codes that are not actions (a sum without table cards is not one either).
-    for data in (f"m:{gid}:{v}:Q7", f"m:{gid}:{v}:S0.0", f"m:{gid}:{v}:J0", f"m:{gid}:{v}:D"):
-        await assert_refused(rig, mover, board, data, invalid)
+    # Claim or discard with nothing chosen.
+    await assert_refused(rig, mover, board, f"k:{gid}:{v}:c", "Pick a hand card first.")
+    await assert_refused(rig, mover, board, f"k:{gid}:{v}:d", "Pick a hand card first.")
     # [T!] cards nobody holds.
-    for data in (f"m:{gid}:{v}:B", f"m:{gid}:{v}:J+", f"m:{gid}:{v}:T1", f"t:{gid}:{v}:bomb"):
+    for data in (f"p:{gid}:{v}:B", f"p:{gid}:{v}:J+", f"p:{gid}:{v}:T1", f"t:{gid}:{v}:bomb"):
         await assert_refused(rig, mover, board, data, "You don't hold that [T!] card.")
     # Lobby keys of a game that already started.
     closed = "This lobby is closed."
-    for data in (f"lj:{gid}", f"ll:{gid}", f"ln:{gid}:t:-", f"la:{gid}:hard", f"lo:{gid}", f"ls:{gid}"):
+    for data in (f"lj:{gid}", f"ll:{gid}", f"la:{gid}:hard", f"lo:{gid}", f"ls:{gid}"):
         await assert_refused(rig, mover, board, data, closed)
+    await assert_refused(rig, mover, board, f"ln:{gid}:t:-", closed)
     ben = mover if mover.first_name == "Ben" else other  # not the creator
-    await assert_refused(rig, ben, board, f"lc:{gid}", CREATOR_ONLY)
+    await assert_refused(rig, ben, board, f"lc:{gid}", closed)
     await assert_refused(rig, ben, board, f"ln:{gid}:p:live", CREATOR_ONLY)
     await assert_refused(rig, mover, board, "lg:zz", None)
     assert not rig.tg.errors
@@ -107,42 +109,54 @@ async def test_taps_of_other_players_and_outsiders_are_refused(rig: BotRig) -> N
     zoe = rig.fake.user(9, "Zoe")
     v = current_game(rig).version
     turn = f"It's {mover.first_name}'s turn."
-    # The other player taps the board's keys (and forges a move for the mover's seat).
-    await assert_refused(rig, other, board, f"c:{gid}:{v}:0:0", turn)
-    await assert_refused(rig, other, board, f"c:{gid}:{v}:1:1", turn)
-    await assert_refused(rig, other, board, f"m:{gid}:{v}:D0", turn)
+    # The other player taps the board's keys (and forges a [T!] play for the mover's seat).
+    await assert_refused(rig, other, board, f"k:{gid}:{v}:h:0", turn)
+    await assert_refused(rig, other, board, f"k:{gid}:{v}:t:1", turn)
+    await assert_refused(rig, other, board, f"k:{gid}:{v}:d", turn)
+    await assert_refused(rig, other, board, f"p:{gid}:{v}:B", turn)
     await assert_refused(rig, other, board, f"t:{gid}:{v}:any", turn)
     for _text, data in rig.fake.buttons(board):
-        if data and data.startswith("c:"):
+        if data and data.startswith("k:"):
             await assert_refused(rig, other, board, data, turn)
     # Someone who is not in the game: every game key, "My hand" included.
     outsider = "You're not in this game. Start your own with /newgame!"
-    for data in (f"h:{gid}", f"c:{gid}:{v}:0:0", f"m:{gid}:{v}:D0", f"t:{gid}:{v}:any"):
+    for data in (f"h:{gid}", f"k:{gid}:{v}:h:0", f"k:{gid}:{v}:d", f"p:{gid}:{v}:B", f"t:{gid}:{v}:any"):
         await assert_refused(rig, zoe, board, data, outsider)
-    await assert_refused(rig, zoe, board, f"lc:{gid}", CREATOR_ONLY)
     await assert_refused(rig, zoe, board, f"ln:{gid}:p:live", CREATOR_ONLY)
     assert not rig.tg.errors
 
 
-async def test_stale_keys_get_a_popup_and_a_fresh_board(rig: BotRig) -> None:
+async def test_stale_keys_get_a_popup_and_lose_their_keys(rig: BotRig) -> None:
     gid, mover, other, board = await two_player_game(rig)
-    old_keys = [d for _t, d in rig.fake.buttons(board) if d and d[0] in "cmt"]
+    old_keys = [d for _t, d in rig.fake.buttons(board) if d and d[0] in "kpt"]
     await rig.tg.tap(mover, board, "🂠1")
-    await rig.tg.tap(mover, board, "🗑 Discard")
+    await rig.tg.tap(mover, rig.fake.message(board.chat_id, board.message_id), "🗑 Discard")
     game = current_game(rig)
-    assert game.version == 2 and game.board_message_id != board.message_id
-    assert board.buttons == []  # the old board became the move report
-    stale = "This board is out of date. Here is the current one."
+    assert game.version == 2 and board_id(rig, game) != board.message_id
+    assert rig.fake.message(board.chat_id, board.message_id).buttons == []  # the old board is the report
+    stale = "This board is out of date: the live one is at the bottom of the chat."
     for data in old_keys:
         # the old keys, tapped by the old mover (now waiting) and by the new mover
         await assert_refused(rig, mover, board, data, stale)
         await assert_refused(rig, other, board, data, stale)
-    # a stale key on the current board message redraws it with current keys
-    current = rig.fake.message(game.chat_id, game.board_message_id or 0)
-    await assert_refused(rig, other, current, f"c:{gid}:1:0:1", stale)
-    game_keys = [d for _t, d in current.buttons if d and d[:2] in ("c:", "m:", "t:")]
+    # the live board's own keys carry the new version
+    current = board_of(rig, game)
+    game_keys = [d for _t, d in current.buttons if d and d[:2] in ("k:", "p:", "t:")]
     assert game_keys and all(d.startswith(f"{d[0]}:{gid}:2:") for d in game_keys)
     assert not rig.tg.errors
+
+
+async def test_a_stale_key_left_on_an_old_message_loses_its_keys(rig: BotRig) -> None:
+    """An old message that still shows keys (its clean-up had not been sent yet, or it predates
+    this version of the bot) is cleared by the first tap on it."""
+    gid, mover, _other, board = await two_player_game(rig)
+    await rig.tg.tap(mover, board, "🂠1")
+    await rig.tg.tap(mover, rig.fake.message(board.chat_id, board.message_id), "🗑 Discard")
+    old = rig.fake.message(board.chat_id, board.message_id)
+    old.reply_markup = {"inline_keyboard": [[{"text": "🂠1", "callback_data": f"k:{gid}:1:h:0"}]]}
+    answer = await rig.tg.tap_data(mover, old, f"k:{gid}:1:h:0")
+    assert answer.text == "This board is out of date: the live one is at the bottom of the chat."
+    assert rig.fake.message(board.chat_id, board.message_id).buttons == []
 
 
 async def test_double_tap_on_claim_applies_once(rig: BotRig) -> None:
@@ -155,33 +169,33 @@ async def test_double_tap_on_claim_applies_once(rig: BotRig) -> None:
         sums = [a for a in legal_actions(state, state.current) if isinstance(a, Sum)]
         if sums:
             break
-        board = rig.fake.message(game.chat_id, game.board_message_id or 0)
         user = players[state.current]
-        await rig.tg.tap(user, board, "🂠1")
-        await rig.tg.tap(user, board, "🗑 Discard")
+        await rig.tg.tap(user, board_of(rig, game), "🂠1")
+        await rig.tg.tap(user, board_of(rig, game), "🗑 Discard")
     else:
         raise AssertionError("no sum came up")
     user = players[state.current]
-    board = rig.fake.message(game.chat_id, game.board_message_id or 0)
     choice = sums[0]
-    claim = f"m:{gid}:{game.version}:{encode(choice)}"
+    await rig.tg.tap(user, board_of(rig, game), f"🂠{choice.hand + 1}")
+    for position in choice.table:
+        await rig.tg.tap_data(user, board_of(rig, game), f"k:{gid}:{game.version}:t:{position}")
+    claim = f"k:{gid}:{game.version}:c"
+    board = board_of(rig, game)
     moves_before = len(moves_of(rig, gid))
     # Two taps of the same key arrive together (a double tap, or two devices).
     updates = [rig.fake.callback_update(user, board, claim) for _ in "12"]
-    await asyncio.gather(*(rig.tg.process(u) for u in updates))
+    await rig.tg.process_many(updates)
     answers = [rig.fake.answers[u["callback_query"]["id"]] for u in updates]
     assert all(a.answered for a in answers)
-    assert sorted(a.text or "" for a in answers) == [
-        "Done!",
-        "This board is out of date. Here is the current one.",
-    ]
+    stale = "This board is out of date: the live one is at the bottom of the chat."
+    assert sorted(a.text or "" for a in answers) == ["Done!", stale]
     after = current_game(rig)
     assert after.version == game.version + 1
     moves = moves_of(rig, gid)
     assert len(moves) == moves_before + 1
     assert moves[-1].code == encode(choice) and moves[-1].seq == after.version
     # and a third tap, later, is stale too
-    await assert_refused(rig, user, board, claim, "This board is out of date. Here is the current one.")
+    await assert_refused(rig, user, board, claim, stale)
     assert not rig.tg.errors
 
 
@@ -191,7 +205,7 @@ async def test_forged_game_ids_are_refused_on_postgresql(pg_url: str, seeds: Cal
         gid, mover, other, board = await two_player_game(rig)
         v = current_game(rig).version
         invalid = "That key is not valid any more."
-        for data in ("h:999999999999", f"c:2147483648:{v}:0:1", "lj:99999999999", "ln:999999999999:t:-"):
+        for data in ("h:999999999999", f"k:2147483648:{v}:h:0", "lj:99999999999", "ln:999999999999:t:-"):
             await assert_refused(rig, mover, board, data, invalid)
         await assert_refused(rig, other, board, f"h:{gid + 1000}", "This game no longer exists.")
         assert not rig.tg.errors

@@ -91,7 +91,7 @@ def build(
     return GameState(
         config=cfg,
         rng=rng,
-        round=1,
+        round=len(round_points) + 1 if round_points is not None else 1,
         turn=1,
         dealer=(current - 1) % players if dealer is None else dealer,
         current=current,

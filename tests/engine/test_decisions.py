@@ -40,7 +40,6 @@ from engine.cards import (
     COLOUR_ORDER,
     POINTS,
     VALUE,
-    card_points,
     cards_of_colours,
     t_deck,
 )
@@ -77,9 +76,19 @@ def test_a1_back_number_counts() -> None:
 
 
 def test_a1_back_formula_by_colour_and_rank() -> None:
-    for c_index, colour in enumerate(COLOUR_ORDER):
+    """RULES A1's table, written out: the colour's rank k (its cards by value) and the colour's
+    place c (red 0 … purple 5) give back 7 + (k + c) mod 4."""
+    expected = {
+        "R": [7, 8, 9, 10, 7, 8, 9, 10, 7],
+        "O": [8, 9, 10, 7, 8, 9, 10, 7, 8],
+        "Y": [9, 10, 7, 8, 9, 10, 7, 8, 9],
+        "G": [10, 7, 8, 9, 10, 7, 8, 9, 10],
+        "B": [7, 8, 9, 10, 7, 8, 9, 10, 7],
+        "P": [8, 9, 10, 7, 8, 9, 10, 7, 8],
+    }
+    for colour in COLOUR_ORDER:
         cards = sorted(cards_of_colours((colour.value,)), key=lambda c: (VALUE[c], c))
-        assert [BALANCED_BACK[c] for c in cards] == [7 + (k + c_index) % 4 for k in range(9)]
+        assert [BALANCED_BACK[c] for c in cards] == expected[colour.value], colour
 
 
 def test_a1_balanced_backs_drive_the_target() -> None:
@@ -527,7 +536,7 @@ def test_a18_threshold_checked_only_at_round_end() -> None:
     )
     after, events = apply(state, 0, Sum(0, (0,)))
     assert after.scores_total()[0] >= 140
-    assert not after.is_over and after.round == 1 and events_of(events, RoundEnded) == []
+    assert not after.is_over and after.round == state.round and events_of(events, RoundEnded) == []
 
 
 def test_a43_thresholds_ignore_colour_licence() -> None:
@@ -700,11 +709,15 @@ def test_a30_views_hide_hands_deck_and_piles() -> None:
     assert mine.hand == tuple(hands[0]) and mine.hand_sizes == (3, 3)
     assert mine.deck_size == 5 and mine.target == 10 and mine.table == tuple(state.table)
     assert mine.scores_round == (2, 0)
-    secret = set(hands[1]) | set(deck) | set(piles[0])
+    secret = set(hands[1]) | set(deck)
     assert not secret & set(strings_in(mine))
+    # Won cards were shown when their sum was announced: pooled, not per seat, in every view.
+    assert mine.announced == tuple(sorted(piles[0]))
+    assert set(strings_in(mine)) & set(ALL_CARDS) == set(hands[0]) | set(state.table) | set(piles[0])
     public = public_view(state)
     assert public.hand is None and public.seat is None
     assert not (secret | set(hands[0])) & set(strings_in(public))
+    assert public.announced == mine.announced
 
 
 # --- A31 reset between rounds -------------------------------------------------------------------------
@@ -810,7 +823,7 @@ def test_a41_one_main_action_per_turn() -> None:
     ],
 )
 def test_a42_scoring_categories(card: str, points: int) -> None:
-    assert card_points(card) == points
+    assert POINTS[card] == points
 
 
 def test_a42_points_per_suit() -> None:

@@ -8,6 +8,7 @@ KeyError or TypeError.
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 import pytest
@@ -37,7 +38,7 @@ from engine import (
     new_game,
 )
 
-from .helpers import Picker, build
+from .helpers import Picker, build, playthrough
 
 # --- decode ---------------------------------------------------------------------------
 
@@ -324,6 +325,121 @@ def test_from_json_not_a_saved_game(data: Any) -> None:
 def test_from_json_accepts_its_own_output() -> None:
     data = _saved()
     assert GameState.from_json(data).to_json() == data
+
+
+def _move_to_table(d: dict[str, Any], seat: int) -> None:
+    d["table"].extend(d["hands"][seat])
+    d["hands"][seat] = []
+
+
+def _over(d: dict[str, Any]) -> None:
+    d.update(status="over", winners=[0], totals=[120, 0, 0], round_points=[[120, 0, 0]])
+
+
+# Each edit breaks one invariant of a sound state; the error must say which.
+INCONSISTENT: list[tuple[str, Any, str]] = [
+    ("card in two hands", lambda d: d["hands"][1].__setitem__(0, d["hands"][0][0]), "twice: "),
+    ("card on the table and in the deck", lambda d: d["table"].append(d["deck"][0]), "twice: "),
+    ("card lost", lambda d: d["deck"].pop(0), "missing: "),
+    ("card of a colour not in play", lambda d: d["deck"].__setitem__(0, "P1a"), "not in play: P1a"),
+    ("four-card hand", lambda d: d["hands"][0].append(d["deck"].pop()), "more than 3 cards"),
+    (
+        "seat to move with no cards",
+        lambda d: _move_to_table(d, d["current"]),
+        "the seat to move has no cards",
+    ),
+    ("seat to move out of turn", lambda d: d.update(current=(d["current"] + 1) % 3), "turn count"),
+    ("one Joker too many", lambda d: d["holdings"][0].append("joker"), "[T!] cards not conserved"),
+    ("a [T!] card lost", lambda d: d["tdeck"].pop(), "[T!] cards not conserved"),
+    ("[T!] played but not used", lambda d: d.update(t_played="thief"), "not in the mover's used pile"),
+    ("Joker delta without a Joker", lambda d: d.update(joker=1), "Joker delta"),
+    ("totals without rounds", lambda d: d.update(totals=[5, 0, 0]), "totals differ"),
+    ("rounds ahead of the game", lambda d: d.update(round_points=[[0, 0, 0]]), "has not ended"),
+    ("winners mid-game", lambda d: d.update(winners=[1]), "winners named"),
+    (
+        "threshold passed mid-game",
+        lambda d: d.update(totals=[130, 0, 0], round_points=[[130, 0, 0]]),
+        "threshold",
+    ),
+    ("finished with cards in play", _over, "cards left in play"),
+    ("random backs missing", lambda d: d["config"].update(back_numbers="random"), "random back numbers"),
+    ("backs for the balanced deck", lambda d: d.update(backs={"R1a": 7}), "balanced"),
+    ("turn zero", lambda d: d.update(turn=0), "start at 1"),
+]
+
+
+@pytest.mark.parametrize(
+    ("edit", "problem"), [(e, p) for _, e, p in INCONSISTENT], ids=[name for name, _, _ in INCONSISTENT]
+)
+def test_from_json_refuses_a_state_that_breaks_an_invariant(edit: Any, problem: str) -> None:
+    with pytest.raises(SchemaError, match="inconsistent saved game") as err:
+        GameState.from_json(_broken(edit))
+    assert problem in str(err.value)
+
+
+def test_from_json_names_the_cards_at_fault() -> None:
+    def twice(d: dict[str, Any]) -> None:
+        d["hands"][1][0] = d["hands"][0][0]
+
+    data = _broken(twice)
+    with pytest.raises(SchemaError) as err:
+        GameState.from_json(data)
+    assert f"twice: {data['hands'][0][0]}" in str(err.value)
+
+
+def test_a_finished_game_loads_and_a_tampered_one_does_not() -> None:
+    p = Picker()
+    won = [p.take(value=1, colour="O")]
+    state = build(hands=[[p.take()], []], deck=[], piles=[won, []], totals=[139, 0], round_points=[[139, 0]])
+    over, _ = apply(state, 0, Discard(0))
+    assert over.is_over and GameState.from_json(over.to_json()) == over
+    for edit in (
+        lambda d: d.update(winners=[1]),
+        lambda d: d.update(round_points=[[139, 0]]),
+        lambda d: d["hands"][1].append("R1a"),
+    ):
+        data = copy.deepcopy(over.to_json())
+        edit(data)
+        with pytest.raises(SchemaError):
+            GameState.from_json(data)
+
+
+def test_every_state_the_engine_produces_loads() -> None:
+    """Deals, mid-turn states after a [T!] play, round ends, finished games: all reload as they were."""
+    mid_turn = finished = 0
+    for seed, players in enumerate((2, 3, 4, 5, 6, 3)):
+        config = GameConfig(
+            players,
+            edition="extended" if seed % 2 else "classic",
+            target_score=30,
+            won_t_face_down=seed == 3,
+            back_numbers="random" if seed == 4 else "balanced",
+        )
+        for step in playthrough(config, seed, seed):
+            for state in (step.before, step.after):
+                assert GameState.from_json(json.loads(json.dumps(state.to_json()))) == state
+            mid_turn += step.after.t_played is not None
+            finished += step.after.is_over
+    assert mid_turn > 20 and finished == 6
+
+
+# --- C3 and the idle default on hand-built positions ----------------------------------------
+
+
+def test_check_refuses_a_t_card_from_an_empty_hand() -> None:
+    p = Picker()
+    state = build(
+        hands=[[], p.values(2, 3)],
+        table=p.values(4),
+        deck=p.values(1, 1, 2),
+        holdings=[["joker", "thief", "shifter", "bomb"], []],
+    )
+    for action in (PlayJoker(1), PlayThief(1), PlayShifter(), PlayBomb()):
+        with pytest.raises(IllegalActionError) as err:
+            check(state, 0, action)
+        assert err.value.reason == "empty_hand"
+    with pytest.raises(EngineError):
+        default_action(state, 0)
 
 
 # --- GameConfig validation ---------------------------------------------------------------------

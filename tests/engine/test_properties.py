@@ -281,15 +281,18 @@ def test_views_never_show_hidden_cards(config: GameConfig, seed: int, cs: int) -
     universe = set(ALL_CARDS)
     for step in games(config, seed, cs):
         state = step.after
+        announced = {c for pile in state.piles for c in pile}  # shown when their sums were announced
         public = public_view(state)
         assert public.hand is None
-        assert {s for s in strings_in(public) if s in universe} <= set(state.table)
+        assert public.announced == tuple(sorted(announced))
+        assert {s for s in strings_in(public) if s in universe} <= set(state.table) | announced
         if config.won_t_face_down:
             assert all(h is None for h in public.holdings)
         for seat in range(config.players):
             view = seat_view(state, seat)
             assert view.hand == tuple(state.hands[seat])
-            assert {s for s in strings_in(view) if s in universe} <= set(state.table) | set(state.hands[seat])
+            seen = set(state.table) | set(state.hands[seat]) | announced
+            assert {s for s in strings_in(view) if s in universe} <= seen
             assert view.deck_size == len(state.deck) and view.target == state.target
             assert view.hand_sizes == tuple(len(h) for h in state.hands)
             if config.won_t_face_down:

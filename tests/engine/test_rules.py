@@ -305,8 +305,8 @@ def test_s5_4_reaching_threshold_exactly_ends_game() -> None:
 
 
 def test_s5_4_below_threshold_deals_next_round() -> None:
-    after, events = _last_play(1, [138, 20])
-    assert not after.is_over and after.round == 2 and after.totals == [139, 20]
+    after, events = _last_play(1, [138, 20])  # round 2: round 1 is on record
+    assert not after.is_over and after.round == 3 and after.totals == [139, 20]
     assert len(events_of(events, RoundStarted)) == 1
 
 

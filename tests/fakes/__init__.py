@@ -1,5 +1,6 @@
 """Test doubles for the outside world, so the suite never needs a network."""
 
+from tests.fakes.flood import FloodLimits, FloodRejection, WriteLimit
 from tests.fakes.telegram import (
     BOT_FIRST_NAME,
     BOT_ID,
@@ -11,11 +12,13 @@ from tests.fakes.telegram import (
     FakeChat,
     FakeTelegram,
     FakeUser,
+    InlineAnswer,
     Revision,
     StoredMessage,
     TelegramTestClient,
     UploadedFile,
 )
+from tests.fakes.timer import VirtualTimer
 
 __all__ = [
     "BOT_FIRST_NAME",
@@ -28,8 +31,13 @@ __all__ = [
     "FakeChat",
     "FakeTelegram",
     "FakeUser",
+    "FloodLimits",
+    "FloodRejection",
+    "InlineAnswer",
     "Revision",
     "StoredMessage",
     "TelegramTestClient",
     "UploadedFile",
+    "VirtualTimer",
+    "WriteLimit",
 ]

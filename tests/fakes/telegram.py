@@ -19,6 +19,15 @@ Usage::
         lobby = fake.last_message(group.id)
         answer = await tg.tap(alice, lobby, "Join")
 
+Telegram's limits on virtual time (``settle`` jumps the timer whenever the bot's tasks are only
+waiting for it, so a 60 s flood wait takes milliseconds)::
+
+    timer = VirtualTimer()
+    fake = FakeTelegram(flood=FloodLimits(), timer=timer)
+    async with TelegramTestClient(app, fake) as tg:      # adopts fake.timer
+        await tg.process_many([fake.callback_update(alice, board, "move") for _ in range(30)])
+        assert fake.count_429() == 0 and fake.max_writes_in_window(group.id, 60) <= 20
+
 Faithfulness notes (each is something real Telegram does and the bot must cope with):
 
 * Message ids are unique across the whole fake (Telegram only promises per-chat monotonicity),
@@ -31,24 +40,50 @@ Faithfulness notes (each is something real Telegram does and the bot must cope w
 * A private chat only accepts messages once the user has opened it (``private(user)`` or any
   update from that user in it); otherwise 403 "bot can't initiate conversation with a user".
 * Forum topics must be declared (``forum(topics=...)`` / ``add_topic``); unknown threads are a 400.
+* Flood limits (``FakeTelegram(flood=FloodLimits())``, off by default): per group 20 writes in any
+  60 s, per private chat 1 a second, 30 a second in all; writes are ``MESSAGE_METHODS`` (edits and
+  deletions count). A write over a limit is not applied and answers 429 "Too Many Requests: retry
+  after N" with ``parameters.retry_after`` = whole seconds until it would pass (at least 1), and
+  does not count. Validation errors (400/403, "not modified") come first and cost nothing.
+  Accepted writes are recorded either way (``write_times``, ``max_writes_in_window``), 429s too
+  (``count_429``, ``flood_rejections``). Windows and deadlines read ``timer`` (real monotonic time
+  by default, a ``VirtualTimer`` in tests), never the wall ``clock``.
+* A callback query is answerable for ``answer_timeout`` (15 s) after ``callback_update`` made it,
+  and once; later or again: 400 "query is too old and response timeout expired or query ID is
+  invalid", and the query stays unanswered (``CallbackAnswer.expired`` says it was too late).
+* Inline mode (``inline_mode=True``; getMe's ``supports_inline_queries``): an inline query is
+  answerable once within ``inline_answer_timeout`` (10 s). answerInlineQuery checks results like the
+  Bot API server ("can't parse inline query result: ...", e.g. ``Can't find field "title"``, HTML
+  errors) and then like Telegram (RESULTS_TOO_MUCH over 50, RESULT_ID_DUPLICATE, RESULT_ID_INVALID
+  over 64 bytes, ARTICLE_TITLE_EMPTY, MESSAGE_EMPTY, MESSAGE_TOO_LONG over 4096, NEXT_OFFSET_INVALID
+  over 64 bytes). A picked result is the *user's* message with ``via_bot`` (no flood budget); the
+  bot gets it in chats it is in, and a ``chosen_inline_result`` only with ``inline_feedback=True``.
+  A result with a keyboard becomes an inline message: taps on it carry ``inline_message_id``, not
+  ``message``, and edits by ``inline_message_id`` return True (they count against that chat).
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
+import contextlib
 import copy
 import datetime as dtm
 import inspect
 import itertools
 import json
 import re
-from collections.abc import Callable, Collection, Iterator, Mapping
+import time
+from collections.abc import Awaitable, Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, cast
+from typing import Any, Literal, Protocol, cast
 
 from telegram import Update
 from telegram.ext import Application, ApplicationBuilder
 from telegram.request import BaseRequest, RequestData
+
+from tests.fakes.flood import FloodLedger, FloodLimits, FloodRejection, max_in_window
+from tests.fakes.timer import VirtualTimer
 
 BOT_ID = 1000
 BOT_USERNAME = "tweak_test_bot"
@@ -77,8 +112,27 @@ QUERY_INVALID = "Bad Request: query is too old and response timeout expired or q
 BLOCKED = "Forbidden: bot was blocked by the user"
 CANT_INITIATE = "Forbidden: bot can't initiate conversation with a user"
 
+#: How long Telegram lets a bot answer a callback query / an inline query (seconds, approximate).
+CALLBACK_ANSWER_TIMEOUT = 15.0
+INLINE_ANSWER_TIMEOUT = 10.0
+
 JSONDict = dict[str, Any]
 ChatMemberStatus = Literal["creator", "administrator", "member", "left", "kicked"]
+#: InlineQuery.chat_type: "sender" is the user's private chat with the bot itself.
+InlineChatType = Literal["sender", "private", "group", "supergroup", "channel"]
+
+
+class Monotonic(Protocol):
+    """Where the fake reads time for flood windows and answer deadlines (``tgbot.clock.Timer`` fits)."""
+
+    def monotonic(self) -> float: ...
+
+
+class SystemMonotonic:
+    """Real monotonic seconds: the default, so a real-time load benchmark sees real windows."""
+
+    def monotonic(self) -> float:
+        return time.monotonic()
 
 
 class _ApiError(Exception):
@@ -415,10 +469,18 @@ class StoredMessage:
     deleted: bool = False
     edit_date: int | None = None
     history: list[Revision] = field(default_factory=list)
+    #: Set for a message a user sent via the bot (inline mode) that carries an inline keyboard.
+    inline_message_id: str | None = None
 
     @property
     def edited(self) -> bool:
         return self.edit_date is not None
+
+    @property
+    def via_bot(self) -> JSONDict | None:
+        """The bot a user sent this message through (inline mode), as Telegram's User object."""
+        via = self.extra.get("via_bot")
+        return via if isinstance(via, dict) else None
 
     @property
     def content(self) -> str:
@@ -494,6 +556,54 @@ class CallbackAnswer:
     show_alert: bool = False
     url: str | None = None
     cache_time: int | None = None
+    #: When the fake handed the query out / the bot answered it, on the fake's timer.
+    created_at: float | None = None
+    answered_at: float | None = None
+    #: The bot tried to answer after ``FakeTelegram.answer_timeout`` (Telegram refused it).
+    expired: bool = False
+    #: The tapped message was sent via the bot in inline mode (the query has no ``message``).
+    inline_message_id: str | None = None
+
+
+@dataclass(eq=False)
+class InlineAnswer:
+    """An inline query the fake handed out, and what (or whether) the bot answered."""
+
+    query_id: str
+    user_id: int
+    query: str
+    offset: str
+    chat_type: str | None
+    chat_id: int | None
+    created_at: float
+    answered: bool = False
+    answered_at: float | None = None
+    #: The bot tried to answer after ``FakeTelegram.inline_answer_timeout`` (Telegram refused it).
+    expired: bool = False
+    results: list[JSONDict] = field(default_factory=list)
+    cache_time: int | None = None
+    is_personal: bool = False
+    next_offset: str | None = None
+    button: JSONDict | None = None
+    #: Result ids users picked from this answer (``pick_inline_result``), in order.
+    picked: list[str] = field(default_factory=list)
+
+    @property
+    def result_ids(self) -> list[str]:
+        return [str(r.get("id")) for r in self.results]
+
+    @property
+    def titles(self) -> list[str | None]:
+        return [r.get("title") for r in self.results]
+
+    def result(self, result_id: str) -> JSONDict:
+        for candidate in self.results:
+            if candidate.get("id") == result_id:
+                return candidate
+        raise AssertionError(
+            f"no result {result_id!r} in the answer to inline query {self.query!r}; "
+            f"results: {self.result_ids}"
+        )
 
 
 @dataclass
@@ -534,6 +644,24 @@ _BUTTON_ACTIONS = (
 )
 
 
+_INLINE_RESULT_TYPES = frozenset(
+    {
+        "article",
+        "audio",
+        "contact",
+        "document",
+        "game",
+        "gif",
+        "location",
+        "mpeg4_gif",
+        "photo",
+        "sticker",
+        "venue",
+        "video",
+        "voice",
+    }
+)
+
 _ADMIN_RIGHTS = (
     "can_manage_chat",
     "can_delete_messages",
@@ -573,12 +701,41 @@ def chat_member_json(user: JSONDict, status: str) -> JSONDict:
 class FakeTelegram(BaseRequest):
     """Telegram's Bot API in memory; pass it to ``ApplicationBuilder.request``/``get_updates_request``."""
 
-    def __init__(self, *, clock: Callable[[], dtm.datetime] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        clock: Callable[[], dtm.datetime] | None = None,
+        timer: Monotonic | None = None,
+        flood: FloodLimits | None = None,
+        answer_timeout: float | None = CALLBACK_ANSWER_TIMEOUT,
+        inline_mode: bool = False,
+        inline_feedback: bool = False,
+        inline_answer_timeout: float | None = INLINE_ANSWER_TIMEOUT,
+    ) -> None:
+        """``clock`` dates messages (wall clock); ``timer`` measures flood windows and answer
+        deadlines (monotonic; pass a ``VirtualTimer`` to run them on virtual time).
+
+        ``flood`` enforces Telegram's write limits (off by default: many tests fire lots of
+        messages at one instant). ``answer_timeout``/``inline_answer_timeout`` are how long a
+        callback/inline query stays answerable (``None``: forever). ``inline_mode`` is BotFather's
+        /setinline (getMe's ``supports_inline_queries``), ``inline_feedback`` its /setinlinefeedback
+        (a picked result also produces a ``chosen_inline_result`` update).
+        """
         #: Replace to move message dates with a test clock.
         self.clock: Callable[[], dtm.datetime] = clock or (lambda: dtm.datetime.now(dtm.UTC))
+        #: Monotonic time for flood windows and answer deadlines.
+        self.timer: Monotonic = timer or SystemMonotonic()
+        #: Accepted writes per chat (always recorded) and the refusals of the flood limits.
+        self.flood_ledger = FloodLedger(flood)
+        self.answer_timeout = answer_timeout
+        self.inline_mode = inline_mode
+        self.inline_feedback = inline_feedback
+        self.inline_answer_timeout = inline_answer_timeout
         self.bot_user = FakeUser(BOT_ID, BOT_FIRST_NAME, None, BOT_USERNAME, is_bot=True)
         self.calls: list[ApiCall] = []
         self.answers: dict[str, CallbackAnswer] = {}
+        self.inline_answers: dict[str, InlineAnswer] = {}
+        self._inline_messages: dict[str, StoredMessage] = {}
         self.unsupported: list[str] = []
         self.menu_buttons: dict[int | None, JSONDict] = {}
         self.webhook: JSONDict | None = None
@@ -778,6 +935,10 @@ class FakeTelegram(BaseRequest):
                 description = _DEFAULT_FAULT_TEXT.get(error_code, f"Error {error_code}")
         self._faults.append(_Fault(method, error_code, description, retry_after, times, chat_id, exception))
 
+    def clear_faults(self) -> None:
+        """Forget every fault `fail_next` still had in store."""
+        self._faults.clear()
+
     def block_user(self, user_id: int) -> None:
         self._blocked.add(user_id)
 
@@ -832,6 +993,69 @@ class FakeTelegram(BaseRequest):
 
     def answer_for(self, query_id: str) -> CallbackAnswer:
         return self.answers[query_id]
+
+    def inline_answer(self, query_id: str) -> InlineAnswer:
+        """The record of an inline query (and the bot's answer, if any) by its id."""
+        try:
+            return self.inline_answers[query_id]
+        except KeyError:
+            raise AssertionError(f"no inline query {query_id!r} was handed out") from None
+
+    def inline_message(self, inline_message_id: str) -> StoredMessage:
+        try:
+            return self._inline_messages[inline_message_id]
+        except KeyError:
+            raise AssertionError(f"no inline message {inline_message_id!r}") from None
+
+    # -- flood accounting --------------------------------------------------------------------------
+
+    @property
+    def flood_limits(self) -> FloodLimits | None:
+        """The enforced limits (``None``: none); assignable, e.g. to switch them on after setup."""
+        return self.flood_ledger.limits
+
+    @flood_limits.setter
+    def flood_limits(self, limits: FloodLimits | None) -> None:
+        self.flood_ledger.limits = limits
+
+    @property
+    def flood_rejections(self) -> list[FloodRejection]:
+        """Every write the flood limits refused with 429, oldest first."""
+        return self.flood_ledger.rejections
+
+    def write_times(self, chat_id: int | None = None) -> list[float]:
+        """Timer readings of the accepted writes (``MESSAGE_METHODS``) to a chat, or to all chats.
+
+        Recorded whether or not limits are enforced, so a test can check pacing either way.
+        """
+        if chat_id is None:
+            return list(self.flood_ledger.all_writes)
+        return list(self.flood_ledger.writes.get(chat_id, []))
+
+    def max_writes_in_window(self, chat_id: int | None = None, seconds: float = 60.0) -> int:
+        """The most accepted writes to ``chat_id`` (``None``: all chats) in any ``seconds`` window."""
+        return max_in_window(self.write_times(chat_id), seconds)
+
+    def count_429(self, chat_id: int | None = None) -> int:
+        """429 answers so far (flood limits and injected ones), overall or for one chat."""
+        return sum(
+            1
+            for call in self.calls
+            if call.status == 429 and (chat_id is None or self._call_chat(call) == chat_id)
+        )
+
+    def _call_chat(self, call: ApiCall) -> int | None:
+        if call.chat_id is not None:
+            return call.chat_id
+        inline = self._inline_messages.get(str(call.params.get("inline_message_id")))
+        return inline.chat_id if inline is not None else None
+
+    def _admit(self, chat_id: int, private: bool, method: str) -> None:
+        """Count a write against Telegram's budget, or refuse it with 429 before it is applied."""
+        rejection = self.flood_ledger.admit(chat_id, private, method, self.timer.monotonic())
+        if rejection is not None:
+            wait = rejection.retry_after
+            raise _ApiError(429, f"Too Many Requests: retry after {wait}", {"retry_after": wait})
 
     def count_calls(
         self,
@@ -888,18 +1112,183 @@ class FakeTelegram(BaseRequest):
         return self._incoming(chat, user, text, [entity], thread_id)
 
     def callback_update(self, user: FakeUser, message: StoredMessage, data: str | None) -> JSONDict:
-        """A button tap on ``message`` as it is now; the query id is fresh and answerable once."""
+        """A button tap on ``message`` as it is now; the query id is fresh and answerable once.
+
+        It is answerable for ``answer_timeout`` seconds from now on the fake's timer. A tap on a
+        message sent via the bot (inline mode) carries ``inline_message_id`` instead of ``message``.
+        """
         query_id = str(next(self._query_ids))
-        self.answers[query_id] = CallbackAnswer(query_id, user.id, message.chat_id, message.message_id, data)
+        self.answers[query_id] = CallbackAnswer(
+            query_id,
+            user.id,
+            message.chat_id,
+            message.message_id,
+            data,
+            created_at=self.timer.monotonic(),
+            inline_message_id=message.inline_message_id,
+        )
         query: JSONDict = {
             "id": query_id,
             "from": user.to_dict(),
             "chat_instance": str(abs(message.chat_id) * 7919 % 10**12),
-            "message": self._message_json(message),
         }
+        if message.inline_message_id is not None:
+            query["inline_message_id"] = message.inline_message_id
+        else:
+            query["message"] = self._message_json(message)
         if data is not None:
             query["data"] = data
         return {"update_id": next(self._update_ids), "callback_query": query}
+
+    # -- inline mode -------------------------------------------------------------------------------
+
+    @staticmethod
+    def inline_chat_type(user: FakeUser, chat: FakeChat) -> InlineChatType:
+        """InlineQuery.chat_type for ``user`` typing in ``chat`` ("sender": their chat with the bot)."""
+        if chat.type == "private":
+            return "sender" if chat.id == user.id else "private"
+        return chat.type
+
+    def inline_query_update(
+        self,
+        user: FakeUser,
+        query: str = "",
+        offset: str = "",
+        chat_type: InlineChatType | None = None,
+        chat: FakeChat | None = None,
+    ) -> JSONDict:
+        """``user`` types "@bot ``query``" (an ``inline_query`` update); answerable once, in time.
+
+        ``chat`` (optional) is where they type it; it fixes ``chat_type`` and is checked again
+        when they pick a result. Without it, ``chat_type`` defaults to "supergroup".
+        """
+        if not self.inline_mode:
+            raise ValueError(
+                "Telegram only sends inline queries to bots with inline mode on: "
+                "FakeTelegram(inline_mode=True)"
+            )
+        if len(query) > 256:
+            raise ValueError("an inline query is at most 256 characters")
+        derived = self.inline_chat_type(user, chat) if chat is not None else None
+        if chat_type is None:
+            chat_type = derived or "supergroup"
+        elif derived is not None and chat_type != derived:
+            raise ValueError(f"chat_type {chat_type!r} does not match the chat ({derived!r})")
+        self._users.setdefault(user.id, user)
+        query_id = str(next(self._query_ids))
+        self.inline_answers[query_id] = InlineAnswer(
+            query_id,
+            user.id,
+            query,
+            offset,
+            chat_type,
+            chat.id if chat is not None else None,
+            self.timer.monotonic(),
+        )
+        payload: JSONDict = {
+            "id": query_id,
+            "from": user.to_dict(),
+            "query": query,
+            "offset": offset,
+            "chat_type": chat_type,
+        }
+        return {"update_id": next(self._update_ids), "inline_query": payload}
+
+    def pick_inline_result(
+        self,
+        user: FakeUser,
+        chat: FakeChat,
+        query: Mapping[str, Any] | InlineAnswer | str,
+        result_id: str,
+        thread_id: int | None = None,
+    ) -> list[JSONDict]:
+        """``user`` taps result ``result_id`` of the bot's answer to ``query``, posting it in ``chat``.
+
+        The result's text (HTML parsed like sendMessage, with the result's inline keyboard) becomes
+        the user's own message with ``via_bot`` = the bot; it costs the bot no flood budget.
+        Returns the updates Telegram sends: the ``message`` (bots get messages sent via themselves
+        even in privacy mode, in chats they are in) and, with ``inline_feedback``, a
+        ``chosen_inline_result`` (with ``inline_message_id`` only if the result has a keyboard).
+        ``query`` is the ``inline_query`` update, its id, or its ``InlineAnswer``.
+        """
+        record = self._inline_record(query)
+        if record.user_id != user.id:
+            raise AssertionError(
+                f"inline query {record.query_id} was typed by user {record.user_id}; "
+                f"only they see its results, not user {user.id}"
+            )
+        if not record.answered:
+            raise AssertionError(
+                f"the bot never answered inline query {record.query!r}, so there is nothing to pick"
+            )
+        chat_type = self.inline_chat_type(user, chat)
+        if (record.chat_id is not None and record.chat_id != chat.id) or (
+            record.chat_type is not None and record.chat_type != chat_type
+        ):
+            raise AssertionError(
+                f"inline query {record.query!r} was typed in a {record.chat_type} chat "
+                f"({record.chat_id}); its results are posted there, not in {chat.id} ({chat_type})"
+            )
+        result = record.result(result_id)
+        content = result.get("input_message_content")
+        if not isinstance(content, dict) or not isinstance(content.get("message_text"), str):
+            raise AssertionError(
+                f"result {result_id!r} has no input_message_content.message_text; "
+                "FakeTelegram only posts text results"
+            )
+        visible, entities = self._render(
+            content["message_text"], content.get("parse_mode"), content.get("entities")
+        )
+        markup = self._markup(result.get("reply_markup"), inline_only=True)
+        self._users.setdefault(user.id, user)
+        # The bot sees the message only where it is a member: its own private chat with the user,
+        # or a group it was not removed from. A private chat between two users is not its business.
+        elsewhere = chat.type == "private" and chat.id != user.id
+        if not elsewhere:
+            self.register_chat(chat)
+            if chat.type == "private":
+                self._dm_open.add(chat.id)
+                self._blocked.discard(chat.id)
+            thread_id = self._thread(chat, {"message_thread_id": thread_id}) if thread_id else None
+        msg = self._store(
+            chat,
+            from_bot=False,
+            sender=user.to_dict(),
+            kind="text",
+            text=visible,
+            source=content["message_text"],
+            parse_mode=content.get("parse_mode"),
+            entities=entities,
+            reply_markup=markup,
+            thread_id=thread_id,
+            extra={"via_bot": self.bot_user.to_dict()},
+        )
+        if elsewhere:
+            del self._messages[chat.id][msg.message_id]
+        if markup is not None:
+            raw_id = f"fake:{chat.id}:{msg.message_id}".encode()
+            msg.inline_message_id = base64.urlsafe_b64encode(raw_id).decode().rstrip("=")
+            self._inline_messages[msg.inline_message_id] = msg
+        record.picked.append(result_id)
+        updates: list[JSONDict] = []
+        if not elsewhere and self.member_status(chat.id, BOT_ID) not in ("left", "kicked"):
+            updates.append({"update_id": next(self._update_ids), "message": self._message_json(msg)})
+        if self.inline_feedback:
+            chosen: JSONDict = {"result_id": result_id, "from": user.to_dict(), "query": record.query}
+            if msg.inline_message_id is not None:
+                chosen["inline_message_id"] = msg.inline_message_id
+            updates.append({"update_id": next(self._update_ids), "chosen_inline_result": chosen})
+        return updates
+
+    def _inline_record(self, query: Mapping[str, Any] | InlineAnswer | str) -> InlineAnswer:
+        if isinstance(query, InlineAnswer):
+            return query
+        if isinstance(query, str):
+            return self.inline_answer(query)
+        inline = query.get("inline_query")
+        if not isinstance(inline, Mapping):
+            raise TypeError("expected an inline_query update, its id, or an InlineAnswer")
+        return self.inline_answer(str(inline["id"]))
 
     def my_chat_member_update(
         self,
@@ -1198,16 +1587,24 @@ class FakeTelegram(BaseRequest):
             raise _bad("message to be replied not found")
         return target
 
-    def _edit_target(self, params: JSONDict) -> StoredMessage:
+    def _edit_target(self, params: JSONDict) -> tuple[StoredMessage, bool]:
+        """The message an edit is for, and whether it was named by ``inline_message_id``."""
         if "inline_message_id" in params:
-            raise _bad("inline messages are not supported by FakeTelegram")
+            inline = self._inline_messages.get(str(params["inline_message_id"]))
+            if inline is None or inline.deleted:
+                raise _bad("MESSAGE_ID_INVALID")
+            return inline, True
         chat = self._writable_chat(params.get("chat_id"))
         msg = self._messages.get(chat.id, {}).get(int(params.get("message_id", 0)))
         if msg is None or msg.deleted:
             raise _bad("message to edit not found")
         if not msg.from_bot:
             raise _bad("message can't be edited")
-        return msg
+        return msg, False
+
+    def _edit_result(self, msg: StoredMessage, inline: bool) -> JSONDict | bool:
+        # Editing an inline message returns True; any other edit returns the edited Message.
+        return True if inline else self._message_json(msg)
 
     def _apply_edit(
         self,
@@ -1219,10 +1616,11 @@ class FakeTelegram(BaseRequest):
         entities: list[JSONDict],
         parse_mode: str | None,
         markup: JSONDict | None,
-    ) -> JSONDict:
+    ) -> None:
         current = (msg.content or None, msg.entities, msg.reply_markup)
         if (visible or None, entities, markup) == current:
             raise _bad(NOT_MODIFIED.removeprefix("Bad Request: "))
+        self._admit(msg.chat_id, msg.chat_id > 0, method)
         now = self._now()
         msg.history.append(msg.revision(method, now))
         if msg.kind == "text":
@@ -1231,7 +1629,6 @@ class FakeTelegram(BaseRequest):
             msg.caption = visible
         msg.source, msg.entities, msg.parse_mode, msg.reply_markup = source, entities, parse_mode, markup
         msg.edit_date = now
-        return self._message_json(msg)
 
     # -- API methods (named after Telegram's; looked up by do_request) ------------------------------
 
@@ -1240,7 +1637,7 @@ class FakeTelegram(BaseRequest):
         me.update(
             can_join_groups=True,
             can_read_all_group_messages=False,
-            supports_inline_queries=False,
+            supports_inline_queries=self.inline_mode,
             can_connect_to_business=False,
             has_main_web_app=False,
         )
@@ -1259,6 +1656,7 @@ class FakeTelegram(BaseRequest):
             raise _bad("message is too long")
         markup = self._markup(params.get("reply_markup"))
         reply_to = self._reply_target(chat, params)
+        self._admit(chat.id, chat.type == "private", "sendMessage")
         msg = self._store(
             chat,
             from_bot=True,
@@ -1294,6 +1692,7 @@ class FakeTelegram(BaseRequest):
                 raise _bad("message caption is too long")
         markup = self._markup(params.get("reply_markup"))
         reply_to = self._reply_target(chat, params)
+        self._admit(chat.id, chat.type == "private", "sendPhoto" if kind == "photo" else "sendDocument")
         serial = next(self._message_ids)
         size = len(upload.data) if upload else 0
         file_id, unique_id = f"{kind}-{serial}", f"u{kind}{serial}"
@@ -1330,8 +1729,8 @@ class FakeTelegram(BaseRequest):
     def _api_sendDocument(self, params: JSONDict, files: list[UploadedFile]) -> JSONDict:
         return self._send_media("document", params, files)
 
-    def _api_editMessageText(self, params: JSONDict, files: list[UploadedFile]) -> JSONDict:
-        msg = self._edit_target(params)
+    def _api_editMessageText(self, params: JSONDict, files: list[UploadedFile]) -> JSONDict | bool:
+        msg, inline = self._edit_target(params)
         if msg.kind != "text":
             raise _bad("there is no text in the message to edit")
         source = params.get("text")
@@ -1343,7 +1742,7 @@ class FakeTelegram(BaseRequest):
         if _utf16_len(visible) > 4096:
             raise _bad("message is too long")
         markup = self._markup(params.get("reply_markup"), inline_only=True)
-        return self._apply_edit(
+        self._apply_edit(
             msg,
             "editMessageText",
             visible=visible,
@@ -1352,9 +1751,10 @@ class FakeTelegram(BaseRequest):
             parse_mode=params.get("parse_mode"),
             markup=markup,
         )
+        return self._edit_result(msg, inline)
 
-    def _api_editMessageCaption(self, params: JSONDict, files: list[UploadedFile]) -> JSONDict:
-        msg = self._edit_target(params)
+    def _api_editMessageCaption(self, params: JSONDict, files: list[UploadedFile]) -> JSONDict | bool:
+        msg, inline = self._edit_target(params)
         if msg.kind == "text":
             raise _bad("there is no caption in the message to edit")
         source = params.get("caption")
@@ -1365,7 +1765,7 @@ class FakeTelegram(BaseRequest):
             if _utf16_len(visible) > 1024:
                 raise _bad("message caption is too long")
         markup = self._markup(params.get("reply_markup"), inline_only=True)
-        return self._apply_edit(
+        self._apply_edit(
             msg,
             "editMessageCaption",
             visible=visible or None,
@@ -1374,11 +1774,12 @@ class FakeTelegram(BaseRequest):
             parse_mode=params.get("parse_mode"),
             markup=markup,
         )
+        return self._edit_result(msg, inline)
 
-    def _api_editMessageReplyMarkup(self, params: JSONDict, files: list[UploadedFile]) -> JSONDict:
-        msg = self._edit_target(params)
+    def _api_editMessageReplyMarkup(self, params: JSONDict, files: list[UploadedFile]) -> JSONDict | bool:
+        msg, inline = self._edit_target(params)
         markup = self._markup(params.get("reply_markup"), inline_only=True)
-        return self._apply_edit(
+        self._apply_edit(
             msg,
             "editMessageReplyMarkup",
             visible=msg.content or None,
@@ -1387,6 +1788,7 @@ class FakeTelegram(BaseRequest):
             parse_mode=msg.parse_mode,
             markup=markup,
         )
+        return self._edit_result(msg, inline)
 
     def _api_deleteMessage(self, params: JSONDict, files: list[UploadedFile]) -> bool:
         chat = self._writable_chat(params.get("chat_id"))
@@ -1399,6 +1801,7 @@ class FakeTelegram(BaseRequest):
             and self.member_status(chat.id, BOT_ID) not in ("administrator", "creator")
         ):
             raise _bad("message can't be deleted")
+        self._admit(chat.id, chat.type == "private", "deleteMessage")
         msg.history.append(msg.revision("deleteMessage", self._now()))
         msg.deleted = True
         return True
@@ -1416,15 +1819,130 @@ class FakeTelegram(BaseRequest):
         record = self.answers.get(str(params.get("callback_query_id")))
         if record is None or record.answered:
             raise _bad(QUERY_INVALID.removeprefix("Bad Request: "))
+        now = self.timer.monotonic()
+        if self._too_late(record.created_at, self.answer_timeout, now):
+            record.expired = True
+            raise _bad(QUERY_INVALID.removeprefix("Bad Request: "))
         text = params.get("text")
         if isinstance(text, str) and len(text) > 200:
             raise _bad("MESSAGE_TOO_LONG")
         record.answered = True
+        record.answered_at = now
         record.text = text
         record.show_alert = bool(params.get("show_alert", False))
         record.url = params.get("url")
         record.cache_time = params.get("cache_time")
         return True
+
+    @staticmethod
+    def _too_late(created_at: float | None, timeout: float | None, now: float) -> bool:
+        return timeout is not None and created_at is not None and now - created_at > timeout
+
+    def _api_answerInlineQuery(self, params: JSONDict, files: list[UploadedFile]) -> bool:
+        raw = params.get("results")
+        if isinstance(raw, str):
+            try:
+                raw = json.loads(raw)
+            except ValueError as exc:
+                raise _bad(f"can't parse JSON encoded inline query results: {exc}") from None
+        if raw is None:
+            raw = []
+        if not isinstance(raw, list):
+            raise _bad("expected an Array of inline query results")
+        # The Bot API server parses every result before Telegram sees the query id.
+        results = [self._inline_result(item) for item in raw]
+        record = self.inline_answers.get(str(params.get("inline_query_id")))
+        if record is None or record.answered:
+            raise _bad(QUERY_INVALID.removeprefix("Bad Request: "))
+        now = self.timer.monotonic()
+        if self._too_late(record.created_at, self.inline_answer_timeout, now):
+            record.expired = True
+            raise _bad(QUERY_INVALID.removeprefix("Bad Request: "))
+        if len(results) > 50:
+            raise _bad("RESULTS_TOO_MUCH")
+        seen: set[str] = set()
+        for result in results:
+            result_id = result["id"]
+            if not result_id:
+                raise _bad("RESULT_ID_EMPTY")
+            if len(result_id.encode("utf-8")) > 64:
+                raise _bad("RESULT_ID_INVALID")
+            if result_id in seen:
+                raise _bad("RESULT_ID_DUPLICATE")
+            seen.add(result_id)
+            if result["type"] == "article" and not str(result.get("title") or "").strip():
+                raise _bad("ARTICLE_TITLE_EMPTY")
+            content = result.get("input_message_content")
+            if isinstance(content, dict) and isinstance(content.get("message_text"), str):
+                visible, _ = self._render(
+                    content["message_text"], content.get("parse_mode"), content.get("entities")
+                )
+                if not visible:
+                    raise _bad("MESSAGE_EMPTY")
+                if _utf16_len(visible) > 4096:
+                    raise _bad("MESSAGE_TOO_LONG")
+        next_offset = params.get("next_offset")
+        if next_offset is not None and len(str(next_offset).encode("utf-8")) > 64:
+            raise _bad("NEXT_OFFSET_INVALID")
+        button = params.get("button")
+        if isinstance(button, str):
+            button = json.loads(button)
+        record.answered = True
+        record.answered_at = now
+        record.results = results
+        record.cache_time = params.get("cache_time")
+        record.is_personal = bool(params.get("is_personal", False))
+        record.next_offset = None if next_offset is None else str(next_offset)
+        record.button = button
+        return True
+
+    def _inline_result(self, raw: Any) -> JSONDict:
+        """One InlineQueryResult as the Bot API server parses it (its error texts)."""
+
+        def fail(reason: str) -> _ApiError:
+            return _bad(f"can't parse inline query result: {reason}")
+
+        if not isinstance(raw, dict):
+            raise fail("Inline query result must be an object")
+        for key in ("type", "id"):
+            if key not in raw:
+                raise fail(f'Can\'t find field "{key}"')
+            if not isinstance(raw[key], str):
+                raise fail(f'Field "{key}" must be of type String')
+        result = copy.deepcopy(raw)
+        result["type"] = kind = raw["type"].lower()
+        if kind not in _INLINE_RESULT_TYPES:
+            raise fail(f'type "{kind}" is unsupported for the inline query result')
+        content = raw.get("input_message_content")
+        if content is not None and not isinstance(content, dict):
+            raise fail('Field "input_message_content" must be of type Object')
+        if kind == "article":
+            if content is None:
+                raise fail('Can\'t find field "message_text"')
+            if not content.get("message_text") and not any(
+                key in content for key in ("latitude", "phone_number", "title", "payload")
+            ):
+                raise fail("Input message content is not specified")
+        if content is not None and isinstance(content.get("message_text"), str):
+            try:
+                self._render(content["message_text"], content.get("parse_mode"), content.get("entities"))
+            except _ApiError as error:
+                reason = error.description.removeprefix("Bad Request: ")
+                raise fail(reason[:1].upper() + reason[1:]) from None
+        if raw.get("reply_markup") is not None:
+            try:
+                markup = self._markup(raw["reply_markup"], inline_only=True)
+            except _ApiError as error:
+                reason = error.description.removeprefix("Bad Request: ")
+                if reason.isupper():  # Telegram's own code (BUTTON_DATA_INVALID…) is not wrapped
+                    raise
+                raise fail(reason[:1].upper() + reason[1:]) from None
+            buttons = [b for row in (markup or {}).get("inline_keyboard", []) for b in row]
+            if any(key in b for b in buttons for key in ("web_app", "callback_game", "pay")):
+                raise _bad("BUTTON_TYPE_INVALID")
+        if kind == "article" and "title" not in raw:
+            raise fail('Can\'t find field "title"')
+        return result
 
     def _api_sendChatAction(self, params: JSONDict, files: list[UploadedFile]) -> bool:
         chat = self._writable_chat(params.get("chat_id"))
@@ -1570,6 +2088,17 @@ class FakeTelegram(BaseRequest):
 # --------------------------------------------------------------------------------------------------
 
 
+#: ``settle()`` with a virtual timer refuses to run virtual time further than this (seconds).
+VIRTUAL_SETTLE_LIMIT = 3600.0
+_QUIESCE_ROUNDS = 200
+
+
+def _task_label(task: asyncio.Task[Any]) -> str:
+    coro = task.get_coro()
+    where = getattr(coro, "__qualname__", None)
+    return f"{task.get_name()} ({where})" if where else task.get_name()
+
+
 class TelegramTestClient:
     """Drives a real Application with updates from the fake and waits until it has finished.
 
@@ -1579,6 +2108,15 @@ class TelegramTestClient:
       (the sweep) never fire on the wall clock mid-test; run one deterministically with ``run_job``.
     * ``raise_errors=True`` re-raises any exception that reached the Application's error
       handlers, so a crashing handler fails the test instead of only being logged.
+    * ``timer`` (a ``VirtualTimer``; default: the fake's timer if it is one) puts waiting on
+      virtual time. ``settle`` moves it to the next wake whenever the tasks it waits for can only
+      go on once time passes: the loop is idle (nothing ready to run, no thread-pool work such as
+      a database call in flight) and at least one of them is parked on the timer; at most
+      ``virtual_limit`` seconds per settle. ``advance(s)`` moves it on by hand, one wake at a time;
+      ``stop()`` lets parked tasks run out (PTB waits for its ``create_task`` tasks) and cancels
+      what still sleeps past the limit. Real ``asyncio.sleep`` calls do not hold virtual time back.
+    * ``ignore_tasks`` marks long-lived tasks (e.g. a per-chat outbox worker that idles on a
+      queue) that ``settle`` must never wait for, wherever they were started.
     """
 
     def __init__(
@@ -1590,14 +2128,24 @@ class TelegramTestClient:
         pause_jobs: bool = True,
         raise_errors: bool = True,
         settle_timeout: float = 5.0,
+        timer: VirtualTimer | None = None,
+        virtual_limit: float = VIRTUAL_SETTLE_LIMIT,
+        ignore_tasks: Callable[[asyncio.Task[Any]], bool] | None = None,
     ) -> None:
         self.app = app
         self.fake = fake
         self.errors: list[BaseException] = []
+        if timer is None and isinstance(fake.timer, VirtualTimer):
+            timer = fake.timer
+        self.timer = timer
         self._start = start
         self._pause_jobs = pause_jobs
         self._raise_errors = raise_errors
         self._settle_timeout = settle_timeout
+        self._virtual_limit = virtual_limit
+        self.ignore_tasks = ignore_tasks
+        self._executor_jobs: set[asyncio.Future[Any]] = set()
+        self._tracked_loop: asyncio.AbstractEventLoop | None = None
 
     async def __aenter__(self) -> TelegramTestClient:
         await self.start()
@@ -1607,6 +2155,8 @@ class TelegramTestClient:
         await self.stop()
 
     async def start(self) -> None:
+        if self.timer is not None:
+            self._track_executor()
         self.app.add_error_handler(self._collect_error)
         await self.app.initialize()
         if self._start:
@@ -1617,6 +2167,49 @@ class TelegramTestClient:
                 self.app.job_queue.scheduler.pause()
 
     async def stop(self) -> None:
+        """Stop like ``run_polling`` does; on virtual time, time runs on meanwhile (PTB waits for
+        its ``create_task`` tasks, a flush may pace itself), and what still sleeps past
+        ``virtual_limit`` is cancelled, so a test's exit cannot hang on a parked task."""
+        if self.timer is None:
+            await self._stop_app()
+        else:
+            try:
+                await self._run_out(self._stop_app())
+            finally:
+                self._untrack_executor()
+
+    def _track_executor(self) -> None:
+        """Count thread-pool work in flight (``run_in_executor``, ``asyncio.to_thread``: the bot's
+        database calls, chart drawing), so virtual time never jumps while a thread still works.
+
+        Wraps the running loop's ``run_in_executor`` until ``stop()``.
+        """
+        loop = asyncio.get_running_loop()
+        current = vars(loop).get("run_in_executor")
+        shared = getattr(current, "tracked_jobs", None)
+        if isinstance(shared, set):  # another client on this loop already counts them
+            self._executor_jobs = shared
+            return
+        original = loop.run_in_executor
+        jobs = self._executor_jobs
+
+        def run_in_executor(executor: Any, func: Callable[..., Any], *args: Any) -> asyncio.Future[Any]:
+            future = original(executor, func, *args)
+            jobs.add(future)
+            future.add_done_callback(jobs.discard)
+            return future
+
+        run_in_executor.tracked_jobs = jobs  # type: ignore[attr-defined]
+        loop.run_in_executor = run_in_executor  # type: ignore[method-assign,assignment]
+        self._tracked_loop = loop
+
+    def _untrack_executor(self) -> None:
+        if self._tracked_loop is not None:
+            with contextlib.suppress(AttributeError):
+                del self._tracked_loop.run_in_executor
+            self._tracked_loop = None
+
+    async def _stop_app(self) -> None:
         if self.app.running:
             await self.app.stop()
             if self.app.post_stop:
@@ -1637,15 +2230,61 @@ class TelegramTestClient:
             update = self.fake.to_update(update, self.app.bot)
         return await self._run(self.app.process_update(update))
 
-    async def _run(self, work: Any) -> list[ApiCall]:
+    async def process_many(self, updates: Iterable[Mapping[str, Any] | Update]) -> list[ApiCall]:
+        """Submit several updates at once and settle once, like PTB's update fetcher does.
+
+        Each update goes through the Application's update processor, so ``concurrent_updates``
+        decides how many run at a time (one at a time, in order, without it). Returns every API
+        call they caused.
+        """
+        parsed = [u if isinstance(u, Update) else self.fake.to_update(u, self.app.bot) for u in updates]
+        processor = self.app.update_processor
         first_call, first_error = len(self.fake.calls), len(self.errors)
         baseline = asyncio.all_tasks()
-        await work
-        await self.settle(baseline)
+        tasks = [
+            asyncio.create_task(
+                processor.process_update(update, self.app.process_update(update)),
+                name=f"TelegramTestClient:update:{update.update_id}",
+            )
+            for update in parsed
+        ]
+        await self.settle(baseline)  # not gather(): settle's timeout applies, and it drives virtual time
+        for task in tasks:
+            task.result()
+        return self._finish(first_call, first_error)
+
+    async def _run(self, work: Awaitable[Any]) -> list[ApiCall]:
+        first_call, first_error = len(self.fake.calls), len(self.errors)
+        baseline = asyncio.all_tasks()
+        if self.timer is None:
+            await work
+            await self.settle(baseline)
+        else:
+            # On virtual time the work itself may park on the timer, so it runs as a task that
+            # settle drives like any other.
+            task = asyncio.ensure_future(work)
+            task.set_name("TelegramTestClient:work")
+            await self.settle(baseline)
+            task.result()
+        return self._finish(first_call, first_error)
+
+    def _finish(self, first_call: int, first_error: int) -> list[ApiCall]:
         new_errors = self.errors[first_error:]
         if self._raise_errors and new_errors:
             raise new_errors[0]
         return self.fake.calls[first_call:]
+
+    def _pending(
+        self, ignore: Collection[asyncio.Task[Any]], me: asyncio.Task[Any] | None
+    ) -> list[asyncio.Task[Any]]:
+        return [
+            t
+            for t in asyncio.all_tasks()
+            if t is not me
+            and t not in ignore
+            and not t.done()
+            and not (self.ignore_tasks is not None and self.ignore_tasks(t))
+        ]
 
     async def settle(
         self, baseline: set[asyncio.Task[Any]] | None = None, timeout: float | None = None
@@ -1654,14 +2293,22 @@ class TelegramTestClient:
 
         Looks at all asyncio tasks, not only PTB's tracked set: PTB only tracks ``create_task``
         while the Application is running, and handlers may use ``asyncio.create_task`` directly.
+        ``timeout`` is in real seconds. With a virtual timer, whenever the event loop is idle and
+        some of those tasks are parked on the timer (the rest waiting, e.g. on a lock a parked task
+        holds), virtual time jumps to the next wake -- of any sleeper, so earlier wakes of older
+        tasks happen in order too -- until they are all done; past ``virtual_limit`` virtual
+        seconds it fails, naming the tasks.
         """
+        if self.timer is not None:
+            await self._drive(baseline or set(), until=None, timeout=timeout)
+            return
         loop = asyncio.get_running_loop()
         ignore = baseline if baseline is not None else set()
         deadline = loop.time() + (self._settle_timeout if timeout is None else timeout)
         me = asyncio.current_task()
         while True:
             await asyncio.sleep(0)
-            pending = [t for t in asyncio.all_tasks() if t is not me and t not in ignore and not t.done()]
+            pending = self._pending(ignore, me)
             if not pending:
                 return
             remaining = deadline - loop.time()
@@ -1669,6 +2316,155 @@ class TelegramTestClient:
                 names = ", ".join(sorted(t.get_name() for t in pending))
                 raise AssertionError(f"tasks still running after the update was processed: {names}")
             await asyncio.wait(pending, timeout=remaining)
+
+    async def advance(self, seconds: float) -> list[ApiCall]:
+        """Move virtual time ``seconds`` on, stopping at every wake in between to let tasks run.
+
+        At each step the woken tasks (and any they start) run until they are done or parked
+        again; tasks started meanwhile are waited for like in ``settle``. Returns the API calls
+        made meanwhile.
+        """
+        timer = self._virtual_timer()
+        if seconds < 0:
+            raise ValueError(f"virtual time only moves forward (advance({seconds}))")
+        first_call, first_error = len(self.fake.calls), len(self.errors)
+        await self._drive(asyncio.all_tasks(), until=timer.monotonic() + seconds, timeout=None)
+        return self._finish(first_call, first_error)
+
+    def _virtual_timer(self) -> VirtualTimer:
+        if self.timer is None:
+            raise AssertionError("this needs virtual time: TelegramTestClient(..., timer=VirtualTimer())")
+        return self.timer
+
+    async def _quiesce(self, deadline: float) -> bool:
+        """Let the loop run until it is idle: nothing ready to run and no thread-pool work in
+        flight (``run_in_executor``); True once it is, False if it stays busy or time runs out.
+
+        Reads CPython's queue of ready callbacks (``loop._ready``, private, best effort); without
+        it, a fixed number of rounds stands in for "nothing ready".
+        """
+        loop = asyncio.get_running_loop()
+        ready = getattr(loop, "_ready", None)
+        for _ in range(_QUIESCE_ROUNDS):
+            await asyncio.sleep(0)
+            if ready is None or ready:
+                continue
+            if not self._executor_jobs:
+                return True
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                return False
+            await asyncio.wait(
+                set(self._executor_jobs), timeout=remaining, return_when=asyncio.FIRST_COMPLETED
+            )
+        return ready is None and not self._executor_jobs
+
+    async def _drive(
+        self, ignore: Collection[asyncio.Task[Any]], *, until: float | None, timeout: float | None
+    ) -> None:
+        """Run the loop, moving virtual time whenever only that lets the awaited tasks go on.
+
+        ``until=None`` is ``settle``: finish when every task outside ``ignore`` is done, failing
+        past the virtual limit. Otherwise it is ``advance``: step through every wake up to
+        ``until``, then finish once the new tasks are done or parked beyond it.
+        """
+        timer = self._virtual_timer()
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + (self._settle_timeout if timeout is None else timeout)
+        limit = until if until is not None else timer.monotonic() + self._virtual_limit
+        me = asyncio.current_task()
+        while True:
+            idle = await self._quiesce(deadline)
+            pending = self._pending(ignore, me)
+            parked = [t for t in pending if timer.is_parked(t)]
+            if loop.time() > deadline and (pending or until is not None):
+                if not pending:
+                    raise AssertionError(
+                        f"advance() ran out of real time at virtual t={timer.monotonic()} "
+                        f"(next wake {timer.next_wake()}, target {until})"
+                    )
+                raise AssertionError(self._stuck_message(pending, ignore, timer))
+            if idle and (parked or (until is not None and not pending)):
+                wake = timer.next_wake()
+                if wake is not None and wake <= limit:
+                    timer.advance_to(max(wake, timer.monotonic()))
+                    continue
+                if until is not None:
+                    if timer.monotonic() < until:
+                        timer.advance_to(until)
+                        continue
+                    return
+                waits = ", ".join(f"{_task_label(t)} until {timer.wake_of(t)}" for t in parked)
+                raise AssertionError(
+                    f"settle() stops at {self._virtual_limit} virtual seconds (t={limit}); "
+                    f"tasks still parked on the virtual timer: {waits}"
+                )
+            if not pending and until is None:
+                return
+            running = [t for t in pending if not timer.is_parked(t)]
+            if not idle or not running:
+                continue  # something else is still busy: let it run first
+            signal = timer.next_park()
+            try:
+                await asyncio.wait(
+                    [*running, signal],
+                    timeout=max(0.0, deadline - loop.time()),
+                    return_when=asyncio.FIRST_COMPLETED,
+                )
+            finally:
+                signal.cancel()
+
+    async def _run_out(self, work: Awaitable[None]) -> None:
+        """Await ``work`` while waking every sleeper whenever the loop is idle, as real time
+        would; past the virtual limit or the real timeout, cancel whatever is still parked."""
+        timer = self._virtual_timer()
+        loop = asyncio.get_running_loop()
+        task = asyncio.ensure_future(work)
+        deadline = loop.time() + self._settle_timeout
+        limit = timer.monotonic() + self._virtual_limit
+        while not task.done():
+            idle = await self._quiesce(deadline)
+            if task.done():
+                break
+            wake = timer.next_wake()
+            if idle and wake is not None:
+                if wake <= limit and loop.time() < deadline:
+                    timer.advance_to(max(wake, timer.monotonic()))
+                    continue
+                parked = timer.parked_tasks()
+                for each in parked:
+                    each.cancel()
+                if parked:
+                    continue
+            if loop.time() >= deadline:
+                break
+            if not idle:
+                continue
+            signal = timer.next_park()
+            try:
+                await asyncio.wait(
+                    [task, signal],
+                    timeout=max(0.0, deadline - loop.time()),
+                    return_when=asyncio.FIRST_COMPLETED,
+                )
+            finally:
+                signal.cancel()
+        await task
+
+    def _stuck_message(
+        self, pending: list[asyncio.Task[Any]], ignore: Collection[asyncio.Task[Any]], timer: VirtualTimer
+    ) -> str:
+        names = ", ".join(sorted(t.get_name() for t in pending))
+        message = f"tasks still running after the update was processed: {names}"
+        waiting = [t for t in pending if not timer.is_parked(t)]
+        older = [t for t in timer.parked_tasks() if t in ignore or t not in pending]
+        if waiting and older:
+            message += (
+                f"; none of them is parked on the virtual timer, so settle does not move it, but "
+                f"tasks it does not wait for are: {', '.join(sorted(map(_task_label, older)))} "
+                "(call advance(), or start such workers inside the test's update)"
+            )
+        return message
 
     async def run_job(self, name: str) -> list[ApiCall]:
         """Run the JobQueue job called ``name`` once, now, and wait for it."""
@@ -1689,19 +2485,11 @@ class TelegramTestClient:
             data = self.fake.text_update(chat, user, text, thread_id=thread_id)
         return await self.process(data)
 
-    async def tap(
-        self,
-        user: FakeUser,
-        message: StoredMessage,
-        button: str | re.Pattern[str] | Callable[[str, str | None], bool],
-        *,
-        expect_answer: bool = True,
-    ) -> CallbackAnswer:
-        """Tap a button that is on ``message``'s keyboard *now*; fails loudly if it is not there.
-
-        ``button`` is the exact button text, a regex searched in the text, or a predicate on
-        (text, callback_data). Returns what the bot answered to the callback query.
-        """
+    @staticmethod
+    def _find_button(
+        message: StoredMessage, button: str | re.Pattern[str] | Callable[[str, str | None], bool]
+    ) -> tuple[JSONDict, str]:
+        """The one button on ``message``'s keyboard *now* matching ``button``, and where it is."""
         available = [b for row in message.keyboard for b in row]
         described = ", ".join(f"{b['text']!r}->{b.get('callback_data', b.get('url'))!r}" for b in available)
         where = f"message {message.message_id} in chat {message.chat_id}"
@@ -1721,9 +2509,30 @@ class TelegramTestClient:
             raise AssertionError(f"no button {button!r} on {where}; available buttons: [{described}]")
         if len({json.dumps(b, sort_keys=True) for b in found}) > 1:
             raise AssertionError(f"button {button!r} is ambiguous on {where}: [{described}]")
-        if "callback_data" not in found[0]:
-            raise AssertionError(f"button {found[0]['text']!r} on {where} sends no callback: {found[0]}")
-        return await self.tap_data(user, message, found[0]["callback_data"], expect_answer=expect_answer)
+        return found[0], where
+
+    async def tap(
+        self,
+        user: FakeUser,
+        message: StoredMessage,
+        button: str | re.Pattern[str] | Callable[[str, str | None], bool],
+        *,
+        expect_answer: bool = True,
+    ) -> CallbackAnswer:
+        """Tap a button that is on ``message``'s keyboard *now*; fails loudly if it is not there.
+
+        ``button`` is the exact button text, a regex searched in the text, or a predicate on
+        (text, callback_data). Returns what the bot answered to the callback query.
+        """
+        found, where = self._find_button(message, button)
+        if "callback_data" not in found:
+            hint = (
+                " (an inline-mode button: use tap_switch_inline)"
+                if "switch_inline_query_current_chat" in found
+                else ""
+            )
+            raise AssertionError(f"button {found['text']!r} on {where} sends no callback: {found}{hint}")
+        return await self.tap_data(user, message, found["callback_data"], expect_answer=expect_answer)
 
     async def tap_data(
         self, user: FakeUser, message: StoredMessage, data: str | None, *, expect_answer: bool = True
@@ -1733,7 +2542,70 @@ class TelegramTestClient:
         await self.process(update)
         answer = self.fake.answers[update["callback_query"]["id"]]
         if expect_answer and not answer.answered:
+            if answer.expired:
+                raise AssertionError(
+                    f"the callback query {data!r} was answered too late (Telegram allows "
+                    f"{self.fake.answer_timeout} s; the user's button kept spinning)"
+                )
             raise AssertionError(
                 f"the callback query {data!r} was never answered (the user's button keeps spinning)"
             )
         return answer
+
+    # -- inline mode -------------------------------------------------------------------------------
+
+    async def inline_query(
+        self,
+        user: FakeUser,
+        query: str = "",
+        *,
+        offset: str = "",
+        chat: FakeChat | None = None,
+        chat_type: InlineChatType | None = None,
+        expect_answer: bool = True,
+    ) -> InlineAnswer:
+        """``user`` types "@bot ``query``"; returns the bot's answer (fails if there is none)."""
+        update = self.fake.inline_query_update(user, query, offset, chat_type=chat_type, chat=chat)
+        await self.process(update)
+        answer = self.fake.inline_answer(update["inline_query"]["id"])
+        if expect_answer and not answer.answered:
+            late = " in time" if answer.expired else ""
+            raise AssertionError(f"the inline query {query!r} was never answered{late}")
+        return answer
+
+    async def pick(
+        self,
+        user: FakeUser,
+        chat: FakeChat,
+        answer: InlineAnswer | Mapping[str, Any] | str,
+        result_id: str,
+        *,
+        thread_id: int | None = None,
+    ) -> list[ApiCall]:
+        """``user`` taps result ``result_id`` of ``answer``; processes the updates Telegram sends."""
+        calls: list[ApiCall] = []
+        for update in self.fake.pick_inline_result(user, chat, answer, result_id, thread_id=thread_id):
+            calls += await self.process(update)
+        return calls
+
+    async def tap_switch_inline(
+        self,
+        user: FakeUser,
+        message: StoredMessage,
+        button: str | re.Pattern[str] | Callable[[str, str | None], bool],
+        *,
+        expect_answer: bool = True,
+    ) -> InlineAnswer:
+        """Tap a ``switch_inline_query_current_chat`` button: the user's app types "@bot <query>"
+        in the same chat, which sends the bot an inline query; returns the bot's answer."""
+        found, where = self._find_button(message, button)
+        if "switch_inline_query_current_chat" not in found:
+            raise AssertionError(
+                f"button {found['text']!r} on {where} does not switch to inline mode: {found}"
+            )
+        return await self.inline_query(
+            user,
+            found["switch_inline_query_current_chat"],
+            chat=self.fake.chat(message.chat_id),
+            expect_answer=expect_answer,
+        )

@@ -44,13 +44,13 @@ class Served:
 
 
 def build(
-    db_url: str, fake: FakeTelegram, *, rate_limiter: bool = False, **overrides: Any
+    db_url: str, fake: FakeTelegram, **overrides: Any
 ) -> tuple[
     Application, Deps, Settings  # type: ignore[type-arg]
 ]:
     settings = make_settings(db_url, **overrides)
     deps = make_deps(settings, db=make_engine(db_url), clock=ManualClock())
-    app = build_application(settings, deps=deps, request=fake, rate_limiter=rate_limiter)
+    app = build_application(settings, deps=deps, request=fake)
     return app, deps, settings
 
 
@@ -79,4 +79,4 @@ async def served(
     finally:
         stop.set()
         await asyncio.wait_for(task, 10)
-        deps.db.dispose()
+        deps.db.close()

@@ -9,13 +9,19 @@ from pathlib import Path
 import yaml
 
 from tgbot.__main__ import _parser, main
-from tgbot.config import ENV_SETTINGS
+from tgbot.config import ENV_SETTINGS, Settings
 
 REPO = Path(__file__).resolve().parents[2]
 DEPLOY = REPO / "deploy"
 #: Read by the compose file for the bundled PostgreSQL, not by the bot.
 COMPOSE_ONLY = {"POSTGRES_PASSWORD"}
 SETTING_NAME = re.compile(r"\b(?:TELEGRAM|TWEAKBOT|DATABASE|LOG|WEBHOOK|METRICS)_[A-Z_]+\b")
+
+
+def test_the_settings_list_is_the_settings_class() -> None:
+    """ENV_SETTINGS is derived from the fields' aliases, so a new field is checked below at once."""
+    aliases = [field.validation_alias for field in Settings.model_fields.values()]
+    assert list(ENV_SETTINGS) == aliases and len(set(aliases)) == len(aliases)
 
 
 def env_example_names() -> list[str]:

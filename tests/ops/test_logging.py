@@ -49,7 +49,7 @@ async def test_one_line_per_update_with_game_action_outcome_and_time(
         await tg.send(group, ben, "just chatting")
         await tg.send(group, ben, "/frobnicate@tweak_test_bot")
         await tg.tap_data(ben, lobby, "garbage")
-    deps.db.dispose()
+    deps.db.close()
     lines = update_lines(caplog)
     assert [(m.group(4), m.group(5)) for m in lines] == [
         ("newgame", "lobby"),
@@ -73,8 +73,8 @@ async def test_an_unhandled_error_is_the_outcome(tmp_path: Path, caplog: pytest.
     group = fake.group("Friends")
     async with TelegramTestClient(app, fake, raise_errors=False) as tg:
         fake.fail_next("*", exception=RuntimeError("boom"), times=50)
-        deps.db.dispose()
-        deps.db = make_engine("postgresql+psycopg://postgres@127.0.0.1:1/nothing")
+        deps.db.close()
+        deps.db.engine = make_engine("postgresql+psycopg://postgres@127.0.0.1:1/nothing")
         await tg.send(group, ana, "/newgame@tweak_test_bot")
     lines = update_lines(caplog)
     assert [(m.group(4), m.group(5)) for m in lines] == [("newgame", "error")]
@@ -90,7 +90,7 @@ async def test_no_user_text_at_info(tmp_path: Path, caplog: pytest.LogCaptureFix
         await tg.send(group, ana, "my private words xyzzy")
         await tg.send(group, ana, "/newgame@tweak_test_bot xyzzy-argument")
         await tg.send(fake.private(ana), ana, "/start xyzzy")
-    deps.db.dispose()
+    deps.db.close()
     at_info = [r.getMessage() for r in caplog.records if r.levelno >= logging.INFO]
     assert at_info and not [m for m in at_info if "xyzzy" in m]
     # (PTB itself logs whole updates at DEBUG: that level is for developers only.)
@@ -115,10 +115,10 @@ async def test_the_token_never_reaches_a_log_line_even_at_debug(
 
             settings = make_settings(db_url, telegram_api_base_url=api.base_url)
             deps = make_deps(settings, db=make_engine(db_url), clock=ManualClock())
-            app = build_application(settings, deps=deps, rate_limiter=False)
+            app = build_application(settings, deps=deps)
             async with TelegramTestClient(app, fake) as tg:
                 await tg.send(group, ana, "/help@tweak_test_bot")
-            deps.db.dispose()
+            deps.db.close()
     finally:
         httpx_logger.setLevel(saved)
     assert len(fake.calls_to("sendMessage")) == 1

@@ -5,13 +5,17 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import sqlite3
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 from sqlalchemy import inspect
 
 from tests.fakes import FakeTelegram
-from tests.fakes.telegram import TEST_TOKEN
+from tests.fakes.flood import FloodLimits
+from tests.fakes.telegram import TEST_TOKEN, FakeChat, StoredMessage
 from tests.ops.fake_http import FakeBotApiServer
 from tgbot import migrations
 from tgbot.store.db import make_engine
@@ -107,3 +111,111 @@ async def test_migrate_command_only_migrates(tmp_path: Path) -> None:
         assert migrations.current(engine) == migrations.head()
     finally:
         engine.dispose()
+
+
+async def _stop_within(process: asyncio.subprocess.Process, seconds: float) -> tuple[float, str]:
+    started = time.monotonic()
+    process.send_signal(signal.SIGTERM)
+    _out, err = await asyncio.wait_for(process.communicate(), 30)
+    return time.monotonic() - started, err.decode()
+
+
+async def _play_until_board(
+    fake: FakeTelegram, api: FakeBotApiServer, group: FakeChat
+) -> tuple[int, StoredMessage]:
+    ana, ben = fake.user(1, "Ana"), fake.user(2, "Ben")
+    fake.queue_update(fake.command_update(group, ana, "/newgame@tweak_test_bot"))
+    await _until(lambda: any(d == "lj:1" for m in fake.messages(group.id) for _t, d in m.buttons))
+    lobby = fake.last_message(group.id)
+    fake.queue_update(fake.callback_update(ben, lobby, "lj:1"))
+    await _until(lambda: "Ben" in (fake.message(group.id, lobby.message_id).text or ""))
+    fake.queue_update(fake.callback_update(ana, lobby, "ls:1"))
+    await _until(
+        lambda: any((d or "").startswith("k:") for m in fake.messages(group.id) for _t, d in m.buttons)
+    )
+    board = next(m for m in fake.messages(group.id) if any((d or "").startswith("k:") for _t, d in m.buttons))
+    return 1, board
+
+
+async def _until(condition: Callable[[], object], timeout: float = START_TIMEOUT) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not condition():
+        assert loop.time() < deadline, "timed out waiting for the bot"
+        await asyncio.sleep(0.05)
+
+
+async def test_sigterm_with_taps_queued_and_messages_waiting_exits_within_10_s(tmp_path: Path) -> None:
+    fake = FakeTelegram(flood=FloodLimits())
+    group = fake.group("Friends")
+    async with FakeBotApiServer(fake, TEST_TOKEN) as api:
+        process = await _start(tmp_path, api)
+        try:
+            _gid, board = await _play_until_board(fake, api, group)
+            users = {1: fake.user(1, "Ana"), 2: fake.user(2, "Ben")}
+            mover = users[1] if "Ana, your move" in (board.text or "") else users[2]
+            # Telegram holds back the group's messages: whatever the taps change has to wait.
+            fake.fail_next("*", 429, retry_after=40, chat_id=group.id, times=1000)
+            taps = [fake.callback_update(mover, board, f"k:1:1:t:{i % 2}") for i in range(30)]
+            for tap in taps:
+                fake.queue_update(tap)
+            await _until(lambda: fake.count_429(group.id) >= 1)
+            elapsed, log = await _stop_within(process, 10)
+        finally:
+            if process.returncode is None:
+                process.kill()
+                await process.wait()
+    assert process.returncode == 0, log
+    assert elapsed < 10, (elapsed, log)
+    assert log.rstrip().splitlines()[-1].endswith("tweakbot stopped cleanly"), log
+    # Every tap that reached the bot was answered; none is lost (nothing of the draft was shown).
+    answered = [t for t in taps if fake.answers[t["callback_query"]["id"]].answered]
+    assert answered, "the taps were handled before the stop"
+    engine = make_engine(f"sqlite:///{tmp_path / 'bot.sqlite3'}")
+    try:
+        with engine.connect() as connection:
+            waiting = connection.exec_driver_sql("SELECT count(*) FROM outbox").scalar_one()
+        assert waiting >= 1  # left for the next start
+    finally:
+        engine.dispose()
+
+
+async def test_sigterm_while_the_database_hangs_exits_within_10_s(tmp_path: Path) -> None:
+    fake = FakeTelegram()
+    group = fake.group("Friends")
+    ana = fake.user(1, "Ana")
+    async with FakeBotApiServer(fake, TEST_TOKEN) as api:
+        process = await _start(tmp_path, api)
+        try:
+            fake.queue_update(fake.command_update(group, ana, "/newgame@tweak_test_bot"))
+            await _until(lambda: bool(fake.messages(group.id)))
+            holder = sqlite3.connect(tmp_path / "bot.sqlite3", isolation_level=None, timeout=1)
+            holder.execute("BEGIN EXCLUSIVE")
+            try:
+                lobby = fake.last_message(group.id)
+                for _ in range(5):
+                    fake.queue_update(fake.callback_update(ana, lobby, "lo:1"))
+                fake.queue_update(fake.command_update(group, ana, "/help@tweak_test_bot"))
+                await asyncio.sleep(1.0)  # the updates are waiting for the database now
+                elapsed, log = await _stop_within(process, 10)
+            finally:
+                holder.rollback()
+                holder.close()
+        finally:
+            if process.returncode is None:
+                process.kill()
+                await process.wait()
+    assert process.returncode == 0, log
+    assert elapsed < 10, (elapsed, log)
+
+
+async def _start(tmp_path: Path, api: FakeBotApiServer) -> asyncio.subprocess.Process:
+    return await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "tgbot",
+        cwd=tmp_path,
+        env=bot_env(tmp_path, api),
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.PIPE,
+    )

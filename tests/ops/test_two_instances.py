@@ -29,6 +29,7 @@ from sqlmodel import Session, col, select
 import engine
 from engine import GameState
 from tests.bot.conftest import make_settings
+from tests.bot.helpers import board_id, lobby_id
 from tests.bot.players import Player, play_turn, to_move
 from tests.fakes import FakeTelegram, TelegramTestClient
 from tests.fakes.telegram import CallbackAnswer, FakeChat, FakeUser, StoredMessage
@@ -37,11 +38,11 @@ from tgbot import callbacks as cb
 from tgbot import metrics, migrations
 from tgbot.app import build_application, make_deps
 from tgbot.clock import ManualClock
-from tgbot.scheduler import run_sweep
-from tgbot.services.games import is_sum_or_discard
-from tgbot.services.settings import GameSettings
+from tgbot.delivery.budget import Limits
+from tgbot.game_settings import GameSettings
+from tgbot.jobs import run_sweep
 from tgbot.store.db import make_engine
-from tgbot.store.models import PLAYING, Game, GamePlayer, Move
+from tgbot.store.models import PLAYING, Game, GamePlayer, Move, OutboxRow
 
 T = TypeVar("T")
 GAMES = 12  # all swept by both instances
@@ -69,9 +70,10 @@ class Instance:
         settings = make_settings(url)
         self.deps = make_deps(settings, db=make_engine(url), clock=clock)
         self.deps.seed_source = seeds
-        self.app = build_application(
-            settings, deps=self.deps, request=fake, rate_limiter=False, create_tables=False
-        )
+        self.deps.delivery.poll_seconds = 0.2
+        # Not a test of pacing: the group budget would make each step wait in real time.
+        self.deps.delivery.limits = Limits(group=10_000, preview=10_000, private_gap=0.0, overall=10_000)
+        self.app = build_application(settings, deps=self.deps, request=fake, create_tables=False)
         self.tg = TelegramTestClient(self.app, fake, settle_timeout=STEP_TIMEOUT)
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
@@ -92,7 +94,7 @@ class Instance:
         finally:
             self.loop.call_soon_threadsafe(self.loop.stop)
             self.thread.join(STEP_TIMEOUT)
-            self.deps.db.dispose()
+            self.deps.db.close()
 
 
 async def all_done(futures: list[Future[Any]]) -> list[Any]:
@@ -110,7 +112,7 @@ class Both:
         #: Final keys (Claim/Discard) held back while `holding`, to race them against the sweeps.
         self.holding = False
         self.held: list[tuple[dict[str, Any], int, int, str]] = []  # (update, game, version, code)
-        #: Move taps delivered while no sweep ran: (game, version, code).
+        #: Final taps (claim "c" or discard "d") delivered while no sweep ran: (game, version, op).
         self.delivered: list[tuple[int, int, str]] = []
 
     def futures(self, update: dict[str, Any]) -> list[Future[Any]]:
@@ -118,6 +120,9 @@ class Both:
 
     async def process(self, update: dict[str, Any]) -> None:
         await all_done(self.futures(update))
+        # Either instance may be the one sending a chat's rows (one at a time, by lease), from a
+        # sender this update did not start: wait until the chats show everything.
+        await until_delivered(self.instances[0])
 
     async def send(self, chat: FakeChat, user: FakeUser, text: str) -> None:
         with self.fake.lock:
@@ -143,20 +148,20 @@ class Both:
         with self.fake.lock:
             update = self.fake.callback_update(user, message, data)
         query_id = update["callback_query"]["id"]
-        decoded = cb.decode(data)
-        if decoded.kind == "move":
-            assert decoded.game_id is not None and decoded.version is not None
-            move = (decoded.game_id, decoded.version, decoded.arg)
-            if self.holding and is_sum_or_discard(decoded.arg):  # a [T!] card does not end the turn
-                self.held.append((update, *move))
-                return CallbackAnswer(query_id, user.id, message.chat_id, message.message_id, data)
-            self.delivered.append(move)
+        if cb.Compose.PATTERN.fullmatch(data):
+            key = cb.Compose.parse(data)
+            if key.op in ("c", "d"):  # the key that ends the turn ([T!] cards do not)
+                move = (key.game_id, key.version, key.op)
+                if self.holding:
+                    self.held.append((update, *move))
+                    return CallbackAnswer(query_id, user.id, message.chat_id, message.message_id, data)
+                self.delivered.append(move)
         await self.process(update)
         return self.fake.answers[query_id]
 
 
 def games_of(instance: Instance) -> list[Game]:
-    with Session(instance.deps.db) as session:
+    with Session(instance.deps.db.engine) as session:
         return list(session.exec(select(Game).order_by(col(Game.id))).all())
 
 
@@ -171,6 +176,33 @@ def replay(session: Session, game: Game) -> tuple[GameState, list[Move]]:
         assert move.seat is not None
         state, _events = engine.apply(state, move.seat, move.code)
     return state, moves
+
+
+MOVE_LINE = re.compile(r"^(?:⏰ |🤖 |💤 |🚪 )?.+(?: = \d+(?: · |$)| discards .+| was idle: .+)", re.MULTILINE)
+
+
+def count_move_lines(text: str) -> int:
+    """Lines of a group message that report a sum or a discard."""
+    return len(MOVE_LINE.findall(text))
+
+
+def count_main_events(move: Move) -> int:
+    """Sums and discards a logged move made (its stored events)."""
+    if move.events is None:
+        return 0
+    return sum(1 for e in json.loads(move.events) if e["event"] in ("Summed", "Discarded"))
+
+
+async def until_delivered(instance: Instance) -> None:
+    """Every outbox row of both instances has been sent."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + STEP_TIMEOUT
+    while True:
+        with Session(instance.deps.db.engine) as session:
+            if not session.exec(select(OutboxRow)).first():
+                return
+        assert loop.time() < deadline, "outbox rows still waiting"
+        await asyncio.sleep(0.1)
 
 
 @pytest.fixture
@@ -206,8 +238,9 @@ async def test_two_instances_apply_every_move_exactly_once(
             await both.send(group, users[0], "/newgame@tweak_test_bot")
             # (the other bot answers "a game is already running here": only one lobby exists)
             created = [g for g in games_of(instances[0]) if g.chat_id == group.id]
-            assert len(created) == 1 and created[0].lobby_message_id is not None
-            lobby = fake.message(group.id, created[0].lobby_message_id)
+            lobby_message = lobby_id(instances[0].deps.db.engine, created[0]) if len(created) == 1 else None
+            assert lobby_message is not None
+            lobby = fake.message(group.id, lobby_message)
             for user in users[1:]:
                 await both.tap(user, lobby, "✋ Join")
             await both.tap(users[0], lobby, "▶️ Start")
@@ -217,10 +250,11 @@ async def test_two_instances_apply_every_move_exactly_once(
 
         async def turn(group: FakeChat, players: list[Player]) -> None:
             game = next(g for g in games_of(instances[0]) if g.chat_id == group.id)
-            if game.status != PLAYING or game.board_message_id is None:
+            live = board_id(instances[0].deps.db.engine, game)
+            if game.status != PLAYING or live is None:
                 return
             with fake.lock:
-                board = fake.message(group.id, game.board_message_id)
+                board = fake.message(group.id, live)
             player = to_move(board.text, players)
             if player is not None:
                 await play_turn(both, fake, board, player, private=False)  # type: ignore[arg-type]
@@ -240,9 +274,11 @@ async def test_two_instances_apply_every_move_exactly_once(
             futures: list[Future[Any]] = []
             for update, *_move in both.held:
                 futures += both.futures(update)
-            futures += [i.submit(run_sweep(i.deps, i.app.bot)) for i in instances]
+            futures += [i.submit(run_sweep(i.deps)) for i in instances]
             await all_done(futures)
             both.held.clear()
+        await until_delivered(instances[0])
+        final_boards = {g.id: board_id(instances[0].deps.db.engine, g) for g in games_of(instances[0])}
     finally:
         for instance in instances:
             instance.stop()
@@ -266,14 +302,27 @@ async def test_two_instances_apply_every_move_exactly_once(
                 )
                 total += len(moves) - 1
                 final[game.id] = {m.seq: m for m in moves}
-            # Each move tap delivered while no sweep ran was applied, once, as that player's move.
-            for game_id, version, code in both.delivered:
+            # Each final tap delivered while no sweep ran was applied, once, as that player's move.
+            for game_id, version, op in both.delivered:
                 applied = final[game_id].get(version + 1)
-                assert applied is not None and applied.code == code and applied.source == "player", (
-                    game_id,
-                    version,
-                    code,
+                assert applied is not None and applied.source == "player", (game_id, version, op)
+                assert applied.code[0] == ("S" if op == "c" else "D"), (game_id, version, op, applied.code)
+            # Each group shows exactly one live board (the game's), and every move's line.
+            for group, _players in tables:
+                game = next(g for g in session.exec(select(Game)).all() if g.chat_id == group.id)
+                assert game.id is not None
+                live = [
+                    m.message_id
+                    for m in fake.messages(group.id)
+                    if any((d or "").startswith("k:") for _t, d in m.buttons)
+                ]
+                expected = [final_boards[game.id]] if game.status == PLAYING else []
+                assert live == expected, (game.id, live, expected)
+                shown_lines = sum(
+                    count_move_lines(m.text or "") for m in fake.messages(group.id) if m.from_bot
                 )
+                logged = sum(count_main_events(m) for m in final[game.id].values())
+                assert shown_lines == logged, (game.id, shown_lines, logged)
             assert total >= GAMES * RACE_ROUNDS
             # The moves metric agrees: each move was committed once (start moves are not moves).
             assert metrics.total("tweakbot_moves_applied_total") - moves_counted == total

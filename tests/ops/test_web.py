@@ -12,8 +12,8 @@ import pytest
 from tests.fakes import FakeTelegram
 from tgbot import metrics
 from tgbot.config import ConfigError
+from tgbot.jobs import run_sweep
 from tgbot.runner import serve
-from tgbot.scheduler import run_sweep
 from tgbot.store.db import make_engine
 from tgbot.web import SECRET_HEADER, health
 
@@ -86,7 +86,7 @@ async def test_health_and_metrics_on_the_webhook_server(db_url: str) -> None:
         )
         assert response.status_code == 200
         await bot.until(lambda: len(fake.calls_to("sendMessage")) == 1)
-        await run_sweep(bot.deps, bot.app.bot)
+        await run_sweep(bot.deps)
         bot.deps.clock.advance(timedelta(seconds=42))  # type: ignore[attr-defined]
 
         health_now = await bot.http.get(bot.url("/healthz"))
@@ -102,7 +102,8 @@ async def test_health_and_metrics_on_the_webhook_server(db_url: str) -> None:
         for name in (
             "tweakbot_updates_handled_total",
             "tweakbot_moves_applied_total",
-            "tweakbot_telegram_api_errors_total",
+            "tweakbot_deliveries_total",
+            "tweakbot_outbox_waiting",
             "tweakbot_sweep_duration_seconds_bucket",
         ):
             assert f"# TYPE {name.removesuffix('_total').removesuffix('_bucket')}" in text, name
@@ -116,7 +117,9 @@ async def test_health_and_metrics_on_the_webhook_server(db_url: str) -> None:
 async def test_health_reports_an_unreachable_database(db_url: str) -> None:
     fake = FakeTelegram()
     _app, deps, _settings = build(db_url, fake)
-    deps.db = make_engine("postgresql+psycopg://postgres@127.0.0.1:1/nothing")  # nothing listens on port 1
+    deps.db.engine = make_engine(
+        "postgresql+psycopg://postgres@127.0.0.1:1/nothing"
+    )  # nothing listens on port 1
     body = await health(deps, timedelta(seconds=30), started=0.0)
     assert body["status"] == "unavailable" and body["database"] == "unreachable"
 

@@ -1,334 +1,323 @@
 """The game board: the public message in the group and a player's private panel.
 
-Both surfaces are drawn by the same code; the group variant never shows a
-hand card (hand slots are hidden 🂠 keys), the private one shows real cards.
-The keyboard carries the whole draft (chosen hand card, chosen table cards,
-open [T!] menu) in each key, so a tap is idempotent and needs no storage.
+Both are drawn from the engine's views (engine/views.py), never from a game state: the group
+board from the public view, which holds no hand card, and a panel from its player's own view.
+So a render cannot show a card its reader may not see, by construction.
+
+The keys carry one step each (pick this hand card, toggle that table card, claim…) with the game
+version; the draft they build up is kept on the server (`services.drafts`), so a tap acts on the
+draft as it is now, whatever keyboard it came from.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
-from telegram import InlineKeyboardButton, InlineKeyboardMarkup
-
-from engine import GameState, sum_options
-from engine.actions import Discard, PlayThief, Sum, encode, mask_of, positions_of
+from engine import View
+from engine.actions import positions_of
 from engine.cards import VALUE
-from engine.game import t_actions
 
 from .. import callbacks as cb
-from ..i18n import _
-from ..services.context import GameContext, SeatInfo
-from .cards import HIDDEN_CARD, T_EMOJI, card, cards, mention, name, plain_name, t_label, t_list
+from ..i18n import M_, _
+from .cards import HIDDEN_CARD, T_EMOJI, card, cards, fit, mention, name, t_label, t_list
+from .keys import Keyboard, button, link, rows_of, switch_inline
 
 GROUP = "group"
 PRIVATE = "private"
-ROW_WIDTH = 6
+TABLE_ROW = 6
 HINT_TABLE_CARDS = 12  # table cards spelled out in the sum popup
+#: What a [T!] menu offers, by the first letter of the engine's action codes.
+T_CODES = {"thief": "T", "joker": "J", "shifter": "F", "bomb": "B"}
+#: How the computer levels are called on keys, boards and /top (the levels: `engine.ai.LEVELS`).
+COMPUTER_LEVELS = {"easy": M_("Easy"), "normal": M_("Normal"), "hard": M_("Hard")}
 
 
 @dataclass(frozen=True)
 class Draft:
+    """The move being composed: a hand card, table cards (bit i = table position i), an open menu."""
+
     hand: int | None = None
     mask: int = 0
-    menu: str | None = None  # open [T!] sub-menu
+    menu: str | None = None
 
-    def selected(self, table_size: int) -> tuple[int, ...]:
+    def chosen(self, table_size: int) -> tuple[int, ...]:
         return tuple(p for p in positions_of(self.mask) if p < table_size)
 
-
-def sanitize(draft: Draft, state: GameState, seat: int) -> Draft | None:
-    """Reject drafts that point at cards that do not exist (forged or stale)."""
-    if draft.hand is not None and not 0 <= draft.hand < len(state.hands[seat]):
-        return None
-    if draft.mask and draft.mask.bit_length() > len(state.table):
-        return None
-    return draft
+    @property
+    def empty(self) -> bool:
+        return self.hand is None and not self.mask and self.menu is None
 
 
-def _t_summary(lang: str, ctx: GameContext, seat: SeatInfo, viewer_seat: int | None) -> str:
-    state = ctx.state
-    assert state is not None
-    held = state.holdings[seat.seat]
-    if not held:
+@dataclass(frozen=True)
+class Player:
+    """What a board shows of a seat."""
+
+    name: str
+    user_id: int | None
+    computer: str | None  # the computer's level
+    left: bool = False
+    away: bool = False
+
+
+@dataclass(frozen=True)
+class Table:
+    """Everything a board needs besides the view."""
+
+    game_id: int
+    version: int
+    players: tuple[Player, ...]
+    face_down: bool
+    chat_title: str = ""
+    bot_username: str = "tweakbot"
+    inline: bool = False
+    #: The current player's legal [T!] plays (engine codes); empty when they may not be shown.
+    t_choices: tuple[str, ...] = ()
+
+
+def computer_label(lang: str, level: str) -> str:
+    """'🤖 Normal': the level a computer plays at, as the lobby's keys name it."""
+    return "🤖 " + _(lang, COMPUTER_LEVELS.get(level, "Normal"))
+
+
+def _t_summary(lang: str, v: View, seat: int) -> str:
+    count = v.holding_counts[seat]
+    if not count:
         return ""
-    if ctx.settings.face_down and viewer_seat != seat.seat:
-        return f" · {T_EMOJI['joker']}?×{len(held)}"
+    held = v.holdings[seat]
+    if held is None:  # face down, and not the reader's
+        return f" · {T_EMOJI['joker']}?×{count}"
     return " · " + t_list(lang, held)
 
 
-def _seat_line(lang: str, ctx: GameContext, seat: SeatInfo, viewer_seat: int | None) -> str:
-    state = ctx.state
-    assert state is not None
-    marker = "▶️" if seat.seat == state.current and not state.is_over else "▫️"
+def _seat_line(lang: str, v: View, table: Table, seat: int) -> str:
+    player = table.players[seat]
+    playing = v.status == "playing"
+    marker = "▶️" if seat == v.current and playing else "▫️"
     tags = ""
-    if seat.ai_level:
-        tags += " 🤖"
-    if seat.left:
+    if player.computer:
+        tags += " " + computer_label(lang, player.computer)
+    if player.left:
         tags += " 🚪"
-    elif seat.away:
+    elif player.away:
         tags += " 💤"
-    round_points = state.round_score(seat.seat)
-    total = state.totals[seat.seat] + round_points
     return _(
         lang,
         "{marker} {name}{tags} · {hand}{hidden} · {round} pts (total {total}){t}",
         marker=marker,
-        name=name(seat.name),
+        name=name(player.name),
         tags=tags,
-        hand=len(state.hands[seat.seat]),
+        hand=v.hand_sizes[seat],
         hidden=HIDDEN_CARD,
-        round=round_points,
-        total=total,
-        t=_t_summary(lang, ctx, seat, viewer_seat),
+        round=v.scores_round[seat],
+        total=v.totals[seat] + v.scores_round[seat],
+        t=_t_summary(lang, v, seat),
     )
 
 
-def status_lines(lang: str, ctx: GameContext, viewer_seat: int | None) -> list[str]:
-    state = ctx.state
-    assert state is not None
+def status_lines(lang: str, v: View, table: Table) -> list[str]:
     lines = [
-        _(lang, "<b>TWEAK!</b> · round {round} · turn {turn}", round=state.round, turn=state.turn),
+        _(lang, "<b>TWEAK!</b> · round {round} · turn {turn}", round=v.round, turn=v.turn),
         _(
             lang,
             "🎯 Target <b>{target}</b> · deck {deck} · [T!] deck {tdeck}",
-            target=state.base_target,
-            deck=len(state.deck),
-            tdeck=len(state.tdeck),
+            target=v.base_target,
+            deck=v.deck_size,
+            tdeck=v.tdeck_size,
         ),
     ]
-    if state.joker:
+    if v.joker:
         lines.append(
-            _(lang, "🃏 Joker {delta:+d}: target {target} this turn", delta=state.joker, target=state.target)
+            _(lang, "🃏 Joker {delta:+d}: target {target} this turn", delta=v.joker, target=v.target)
         )
     empty = _(lang, "(empty)")  # not nested in the call below: Babel would not extract it
-    lines.append(_(lang, "Table: {cards}", cards=cards(state.table, empty=empty)))
+    lines.append(_(lang, "Table: {cards}", cards=cards(v.table, empty=empty)))
     lines.append("")
-    lines.extend(_seat_line(lang, ctx, s, viewer_seat) for s in ctx.seats)
-    lines.append(_(lang, "Goal: {threshold} points", threshold=state.config.threshold))
+    lines.extend(_seat_line(lang, v, table, s) for s in range(v.players))
+    lines.append(_(lang, "Goal: {threshold} points", threshold=v.threshold))
     return lines
 
 
-def _draft_line(lang: str, state: GameState, seat: int, draft: Draft, surface: str) -> str:
-    chosen = draft.selected(len(state.table))
+def _draft_line(lang: str, v: View, draft: Draft) -> str:
+    """The draft under the board. Only its composer sees their hand card: the group reads that a
+    hand card is chosen, not which."""
+    chosen = draft.chosen(len(v.table))
     if draft.hand is None and not chosen:
         return ""
-    table_part = [card(state.table[p]) for p in chosen]
-    table_total = sum(VALUE[state.table[p]] for p in chosen)
+    table_part = [card(v.table[p]) for p in chosen]
+    table_total = sum(VALUE[v.table[p]] for p in chosen)
+    if v.hand is not None and draft.hand is not None and draft.hand < len(v.hand):
+        expr = " + ".join([card(v.hand[draft.hand]), *table_part])
+        total = table_total + VALUE[v.hand[draft.hand]]
+        return _(lang, "✏️ {expr} = {total} (target {target})", expr=expr, total=total, target=v.target)
     if draft.hand is None:
-        hand_part = "❔"
-        total = str(table_total)
-    elif surface == PRIVATE:
-        hand_card = state.hands[seat][draft.hand]
-        hand_part = card(hand_card)
-        total = str(table_total + VALUE[hand_card])
-    else:
-        hand_part = f"{HIDDEN_CARD}{draft.hand + 1}"
-        total = f"{HIDDEN_CARD}+{table_total}" if chosen else "?"
-    expr = " + ".join([hand_part, *table_part])
-    return _(lang, "✏️ {expr} = {total} (target {target})", expr=expr, total=total, target=state.target)
+        expr = " + ".join(table_part)
+        return _(
+            lang,
+            "✏️ Table cards {expr} = {total}; no hand card chosen yet (target {target})",
+            expr=expr,
+            total=table_total,
+            target=v.target,
+        )
+    if not chosen:
+        return _(
+            lang, "✏️ A hand card is chosen (hidden); no table cards yet (target {target})", target=v.target
+        )
+    return _(
+        lang,
+        "✏️ A hidden hand card + {expr} (table cards: {total}, target {target})",
+        expr=" + ".join(table_part),
+        total=table_total,
+        target=v.target,
+    )
 
 
-def board_text(lang: str, ctx: GameContext, draft: Draft, surface: str, viewer_seat: int | None) -> str:
-    state = ctx.state
-    assert state is not None
-    lines = status_lines(lang, ctx, viewer_seat)
-    current = ctx.seats[state.current]
-    if surface == PRIVATE and viewer_seat is not None:
-        hand = state.hands[viewer_seat]
-        lines.insert(0, _(lang, "🎲 Your game in <b>{chat}</b>", chat=name(ctx.chat_title, 40)))
+def board_text(lang: str, v: View, table: Table, draft: Draft | None = None, header: str = "") -> str:
+    """The group board (public view) or a private panel (a seat's view)."""
+    lines = status_lines(lang, v, table)
+    if v.seat is not None:
+        lines.insert(0, _(lang, "🎲 Your game in <b>{chat}</b>", chat=name(table.chat_title, 40)))
         lines.append("")
-        lines.append(_(lang, "Your hand: {cards}", cards=cards(hand)))
-        held = state.holdings[viewer_seat]
+        lines.append(_(lang, "Your hand: {cards}", cards=cards(v.hand or ())))
+        held = v.holdings[v.seat]
         if held:
             lines.append(_(lang, "Your [T!] cards: {cards}", cards=t_list(lang, held)))
     lines.append("")
-    if surface == PRIVATE and viewer_seat == state.current:
+    current = table.players[v.current]
+    if v.seat is not None and v.seat == v.current:
         lines.append(_(lang, "👉 Your move!"))
-    elif current.autoplayed:
+    elif current.computer or current.left or current.away:
         lines.append(_(lang, "⏩ {name} is played by the bot.", name=name(current.name)))
     else:
         lines.append(_(lang, "👉 {mention}, your move!", mention=mention(current.user_id, current.name)))
-    line = _draft_line(lang, state, state.current, draft, surface)
+    line = _draft_line(lang, v, draft) if draft is not None else ""
     if line:
         lines.append(line)
-    return "\n".join(lines)
+    text = "\n".join(lines)
+    return f"{header}\n\n{text}" if header else text
 
 
-class Keys(InlineKeyboardMarkup):
-    """An inline keyboard of plain keys (text with callback data or a URL) that serialises
-    itself directly: PTB's generic `to_dict` walks every attribute of every key, which cost
-    about as much as building the keyboard. The JSON is the same."""
-
-    __slots__ = ("_plain",)
-
-    def __init__(self, rows: list[list[InlineKeyboardButton]]) -> None:
-        super().__init__(rows)
-        self._plain = [[_plain(key) for key in row] for row in rows]
-
-    def to_dict(self, recursive: bool = True) -> dict[str, object]:
-        return {"inline_keyboard": [[dict(key) for key in row] for row in self._plain]}
-
-
-def _plain(key: InlineKeyboardButton) -> dict[str, object]:
-    if key.callback_data is not None:
-        return {"text": key.text, "callback_data": key.callback_data}
-    return {"text": key.text, "url": key.url}
-
-
-@lru_cache(maxsize=8192)
-def _button(text: str, data: str) -> InlineKeyboardButton:
-    """Keys are immutable, and a board's keys come back tap after tap: build each once."""
-    return InlineKeyboardButton(text, callback_data=data)
-
-
-@lru_cache(maxsize=2048)
-def _link(text: str, url: str) -> InlineKeyboardButton:
-    return InlineKeyboardButton(text, url=url)
-
-
-def _rows(buttons: list[InlineKeyboardButton], width: int = ROW_WIDTH) -> list[list[InlineKeyboardButton]]:
-    return [buttons[i : i + width] for i in range(0, len(buttons), width)]
-
-
-def _t_menu_rows(lang: str, ctx: GameContext, draft: Draft, version: int) -> list[list[InlineKeyboardButton]]:
-    state = ctx.state
-    assert state is not None
-    gid = ctx.game_id
-    seat = state.current
-    back = _button(_(lang, "↩️ Back"), cb.compose(gid, version, None, 0))
-    menu = draft.menu
-    options = t_actions(state, seat)
-    rows: list[list[InlineKeyboardButton]] = []
+def _t_menu(lang: str, v: View, table: Table, menu: str) -> Keyboard:
+    gid, ver = table.game_id, table.version
+    rows: Keyboard = []
     if menu == "thief":
         victims = [
-            _button(f"🥷 {plain_name(ctx.seats[a.victim].name, 16)}", cb.move(gid, version, encode(a)))
-            for a in options
-            if isinstance(a, PlayThief)
+            button(f"🥷 {fit(table.players[int(code[1:])].name, 24)}", cb.TPlay(gid, ver, code).data)
+            for code in table.t_choices
+            if code.startswith("T")
         ]
-        rows.extend(_rows(victims, 2))
+        rows.extend(rows_of(victims, 1))  # one per row: a name can be long
     elif menu == "joker":
         rows.append(
             [
-                _button(_(lang, "🃏 Target +1"), cb.move(gid, version, "J+")),
-                _button(_(lang, "🃏 Target −1"), cb.move(gid, version, "J-")),
+                button(_(lang, "🃏 Target +1"), cb.TPlay(gid, ver, "J+").data),
+                button(_(lang, "🃏 Target −1"), cb.TPlay(gid, ver, "J-").data),
             ]
         )
     elif menu == "shifter":
-        rows.append([_button(_(lang, "🔀 Play the Shifter"), cb.move(gid, version, "F"))])
+        rows.append([button(_(lang, "🔀 Play the Shifter"), cb.TPlay(gid, ver, "F").data)])
     elif menu == "bomb":
-        rows.append([_button(_(lang, "💣 Play the Bomb"), cb.move(gid, version, "B"))])
-    else:  # "any": face-down holdings in the group, offer every kind
-        rows.extend(_rows([_button(t_label(lang, k), cb.tmenu(gid, version, k)) for k in T_EMOJI], 2))
-    rows.append([back])
+        rows.append([button(_(lang, "💣 Play the Bomb"), cb.TPlay(gid, ver, "B").data)])
+    else:  # "any": face-down holdings on the group board: offer every kind
+        rows.extend(rows_of([button(t_label(lang, k), cb.TMenu(gid, ver, k).data) for k in T_EMOJI], 2))
+    rows.append([button(_(lang, "↩️ Back"), cb.Compose(gid, ver, "b").data)])
     return rows
 
 
-def keyboard(
-    lang: str, ctx: GameContext, draft: Draft, surface: str, viewer_seat: int | None, bot_username: str
-) -> InlineKeyboardMarkup:
-    state = ctx.state
-    assert state is not None
-    gid = ctx.game_id
-    version = ctx.game.version
-    seat = state.current
+def keyboard(lang: str, v: View, table: Table, draft: Draft | None = None) -> Keyboard:
+    """The keys of a board: the mover's cards to compose with, [T!] menus, claim and discard.
+
+    On the group board the hand keys are numbered slots (🂠1…); a panel shows its own cards.
+    """
+    draft = draft or Draft()
+    gid, ver = table.game_id, table.version
     if draft.menu:
-        return Keys(_t_menu_rows(lang, ctx, draft, version))
-    rows = []
-    hand = state.hands[seat]
-    chosen = draft.selected(len(state.table))
-    # hand keys
+        return _t_menu(lang, v, table, draft.menu)
+    rows: Keyboard = []
+    own = v.seat is not None and v.seat == v.current and v.hand is not None
     hand_keys = []
-    for i, hand_card in enumerate(hand):
-        label = card(hand_card) if surface == PRIVATE else f"{HIDDEN_CARD}{i + 1}"
+    for i in range(v.hand_sizes[v.current]):
+        label = card(v.hand[i]) if own and v.hand is not None else f"{HIDDEN_CARD}{i + 1}"
         if draft.hand == i:
             label = f"👉{label}"
-            data = cb.compose(gid, version, None, draft.mask)
+        hand_keys.append(button(label, cb.Compose(gid, ver, "h", i).data))
+    if hand_keys:
+        rows.append(hand_keys)
+    chosen = draft.chosen(len(v.table))
+    table_keys = [
+        button(f"✅{card(c)}" if p in chosen else card(c), cb.Compose(gid, ver, "t", p).data)
+        for p, c in enumerate(v.table)
+    ]
+    rows.extend(rows_of(table_keys, TABLE_ROW))
+    if v.t_played is None and v.holding_counts[v.current]:
+        if v.holdings[v.current] is None:  # face down on the group board
+            rows.append([button("🎴 [T!]", cb.TMenu(gid, ver, "any").data)])
         else:
-            data = cb.compose(gid, version, i, draft.mask)
-        hand_keys.append(_button(label, data))
-    rows.append(hand_keys)
-    # table keys
-    table_keys = []
-    for p, table_card in enumerate(state.table):
-        selected = p in chosen
-        label = f"✅{card(table_card)}" if selected else card(table_card)
-        table_keys.append(_button(label, cb.compose(gid, version, draft.hand, draft.mask ^ (1 << p))))
-    rows.extend(_rows(table_keys, 8))
-    # [T!] keys
-    if state.t_played is None and state.holdings[seat]:
-        if surface == GROUP and ctx.settings.face_down:
-            rows.append([_button("🎴 [T!]", cb.tmenu(gid, version, "any"))])
-        else:
-            playable = {encode(a)[0] for a in t_actions(state, seat)}
-            kinds = [
-                k
-                for k, code in (("thief", "T"), ("joker", "J"), ("shifter", "F"), ("bomb", "B"))
-                if k in state.holdings[seat] and code in playable
-            ]
-            if kinds:
-                rows.append([_button(t_label(lang, k), cb.tmenu(gid, version, k)) for k in kinds])
-    # actions
+            playable = {code[0] for code in table.t_choices}
+            kinds = [k for k, code in T_CODES.items() if code in playable]
+            rows.extend(rows_of([button(t_label(lang, k), cb.TMenu(gid, ver, k).data) for k in kinds], 2))
     actions = []
     if draft.hand is not None and chosen:
-        actions.append(_button(_(lang, "✅ Claim"), cb.move(gid, version, encode(Sum(draft.hand, chosen)))))
+        actions.append(button(_(lang, "✅ Claim"), cb.Compose(gid, ver, "c").data))
     if draft.hand is not None:
-        actions.append(_button(_(lang, "🗑 Discard"), cb.move(gid, version, encode(Discard(draft.hand)))))
+        actions.append(button(_(lang, "🗑 Discard"), cb.Compose(gid, ver, "d").data))
     if draft.hand is not None or chosen:
-        actions.append(_button(_(lang, "↩️ Clear"), cb.compose(gid, version, None, 0)))
+        actions.append(button(_(lang, "↩️ Clear"), cb.Compose(gid, ver, "x").data))
     if actions:
         rows.append(actions)
-    # utility
-    utility = [_button(_(lang, "👀 My hand"), cb.hand(gid))]
-    if surface == GROUP:
-        utility.append(_link(_(lang, "📱 Private panel"), f"https://t.me/{bot_username}?start=g{gid}"))
+    utility = [button(_(lang, "👀 My hand"), cb.Hand(gid).data)]
+    if table.inline:
+        utility.insert(0, switch_inline(_(lang, "🎯 Play"), cb.inline_query(gid)))
+    if v.seat is None:
+        utility.append(link(_(lang, "📱 Panel"), f"https://t.me/{table.bot_username}?start=g{gid}"))
     rows.append(utility)
-    return Keys(rows)
+    return rows
 
 
-def hand_popup(lang: str, ctx: GameContext, seat: int) -> str:
-    """The '👀 My hand' popup: only the tapper sees it (<= 200 characters)."""
-    state = ctx.state
-    assert state is not None
-    hand = state.hands[seat]
-    slots = "  ".join(f"{i + 1}:{card(c)}" for i, c in enumerate(hand)) or _(lang, "(no cards)")
+def hand_popup(lang: str, v: View) -> str:
+    """The '👀 My hand' popup: only the tapper sees it (≤ 200 characters)."""
+    assert v.seat is not None and v.hand is not None
+    slots = "  ".join(f"{i + 1}:{card(c)}" for i, c in enumerate(v.hand)) or _(lang, "(no cards)")
     text = _(lang, "Your hand: {slots}", slots=slots)
-    held = state.holdings[seat]
+    held = v.holdings[v.seat]
     if held:
         text += "\n" + _(lang, "[T!]: {cards}", cards=t_list(lang, held))
-    if state.current == seat:
-        text += "\n" + _(lang, "Target {target}. Your move!", target=state.target)
-    return text[:200]
+    if v.current == v.seat and v.status == "playing":
+        text += "\n" + _(lang, "Target {target}. Your move!", target=v.target)
+    return text
 
 
-def sum_hint(lang: str, state: GameState, seat: int, draft: Draft) -> str:
-    """The toast the composing player sees after each tap (popups are free)."""
-    chosen = draft.selected(len(state.table))
-    if draft.hand is None:
+def sum_hint(lang: str, v: View, draft: Draft, can_sum: bool) -> str:
+    """The toast the composing player sees after each tap: the draft's true running sum.
+
+    `can_sum`: the chosen hand card makes some sum with the table (worked out by the caller).
+    """
+    chosen = draft.chosen(len(v.table))
+    if draft.menu:
+        return ""
+    if draft.hand is None or v.hand is None or draft.hand >= len(v.hand):
         if chosen:
             return _(
                 lang,
                 "Table cards: {total}. Now pick a hand card.",
-                total=sum(VALUE[state.table[p]] for p in chosen),
+                total=sum(VALUE[v.table[p]] for p in chosen),
             )
-        return ""
-    hand_card = state.hands[seat][draft.hand]
-    total = VALUE[hand_card] + sum(VALUE[state.table[p]] for p in chosen)
-    shown = [card(state.table[p]) for p in chosen[:HINT_TABLE_CARDS]]
+        return _(lang, "Nothing chosen.")
+    hand_card = v.hand[draft.hand]
+    total = VALUE[hand_card] + sum(VALUE[v.table[p]] for p in chosen)
+    shown = [card(v.table[p]) for p in chosen[:HINT_TABLE_CARDS]]
     if len(chosen) > HINT_TABLE_CARDS:  # a popup has 200 characters: keep the total readable
         shown.append("…")
     expr = " + ".join([card(hand_card), *shown])
     if not chosen:
-        options = [o for o in sum_options([hand_card], state.table, state.target)]
-        if options:
+        if can_sum:
             return _(lang, "{card} selected. Now pick table cards.", card=card(hand_card))
         return _(lang, "{card} selected. It makes no sum here: you can discard it.", card=card(hand_card))
-    if total == state.target:
+    if total == v.target:
         return _(lang, "{expr} = {total} ✅ Tap Claim!", expr=expr, total=total)
-    return _(lang, "{expr} = {total} (target {target})", expr=expr, total=total, target=state.target)
+    return _(lang, "{expr} = {total} (target {target})", expr=expr, total=total, target=v.target)
 
 
-def mask_for(positions: tuple[int, ...]) -> int:
-    return mask_of(positions)
+def closed_panel_text(lang: str, chat_title: str, lines: list[str]) -> str:
+    """A panel whose turn is over: what was played, and no keys."""
+    head = _(lang, "✔️ Played in <b>{chat}</b>:", chat=name(chat_title, 40))
+    return "\n".join([head, *lines])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from html import escape
 
 from engine.cards import COLOUR_OF, VALUE
@@ -65,6 +66,35 @@ def plain_name(text: str, limit: int = 24) -> str:
     """A player name for popups and keys (no HTML)."""
     text = " ".join(text.split()) or "?"
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def width(text: str) -> int:
+    """Columns a text takes on a key (see `_char_width`)."""
+    return sum(_char_width(c) for c in unicodedata.normalize("NFC", text))
+
+
+def _char_width(char: str) -> int:
+    """Counted as a phone's key needs it, erring wide: every code point takes a column (a
+    Devanagari vowel sign too), emoji and wide characters two; only the joiners of an emoji none."""
+    if char == "\u200d" or "\ufe00" <= char <= "\ufe0f":
+        return 0
+    if unicodedata.category(char) == "So" or unicodedata.east_asian_width(char) in ("W", "F"):
+        return 2
+    return 1
+
+
+def fit(text: str, columns: int) -> str:
+    """A name for a key, cut to `columns` display columns (with '…')."""
+    text = " ".join(text.split()) or "?"
+    if width(text) <= columns:
+        return text
+    out, used = "", 0
+    for char in unicodedata.normalize("NFC", text):
+        if used + _char_width(char) > columns - 1:
+            break
+        out += char
+        used += _char_width(char)
+    return out + "…"
 
 
 def mention(user_id: int | None, text: str) -> str:

@@ -146,16 +146,20 @@ def score_chart_png(
             )
         ax.axhline(threshold, color="#444444", linestyle="--", linewidth=2.5, zorder=1)
         last = max(1, len(round_points))
+        # The goal's label sits in the right margin, level with its line: outside the plot, it can
+        # never cover a data point, whatever the scores.
         ax.annotate(
             texts.goal_label,
-            xy=(last, threshold),
-            xytext=(0, 6),
+            xy=(1.0, threshold),
+            xycoords=("axes fraction", "data"),
+            xytext=(6, 0),
             textcoords="offset points",
-            ha="right",
-            va="bottom",
+            ha="left",
+            va="center",
             color="#444444",
             fontsize=BASE_FONT - 2,
             fontweight="bold",
+            annotation_clip=False,
         )
         top = max([threshold, *(max(s) for s in series)])
         ax.set_ylim(0, top * 1.1 + 1)
@@ -185,3 +189,37 @@ def score_chart_png(
         buffer = io.BytesIO()
         fig.savefig(buffer, format="png", dpi=DPI)
     return buffer.getvalue()
+
+
+def spec(
+    texts: ChartTexts,
+    fallback: ChartTexts,
+    names: Sequence[str],
+    round_points: Sequence[Sequence[int]],
+    threshold: int,
+    winners: Sequence[int],
+) -> dict[str, object]:
+    """Everything `from_spec` draws, as JSON: it waits in the outbox until its turn to be sent,
+    and is drawn then (fonts and matplotlib are loaded by the sender, never on a tap's path)."""
+    return {
+        "texts": [texts.title, texts.round_label, texts.points_label, texts.goal_label],
+        "fallback": [fallback.title, fallback.round_label, fallback.points_label, fallback.goal_label],
+        "names": list(names),
+        "rounds": [list(r) for r in round_points],
+        "threshold": threshold,
+        "winners": list(winners),
+    }
+
+
+def from_spec(data: dict[str, object]) -> bytes:
+    texts = legible(
+        ChartTexts(*(str(t) for t in data["texts"])),  # type: ignore[attr-defined]
+        ChartTexts(*(str(t) for t in data["fallback"])),  # type: ignore[attr-defined]
+    )
+    return score_chart_png(
+        [str(n) for n in data["names"]],  # type: ignore[attr-defined]
+        [[int(p) for p in r] for r in data["rounds"]],  # type: ignore[attr-defined]
+        int(data["threshold"]),  # type: ignore[call-overload]
+        texts,
+        [int(w) for w in data["winners"]],  # type: ignore[attr-defined]
+    )

@@ -2,39 +2,49 @@
 
 from __future__ import annotations
 
-from telegram import InlineKeyboardButton, InlineKeyboardMarkup
+from dataclasses import dataclass
 
 from engine.cards import COLOUR_ORDER
+from engine.config import MAX_PLAYERS, MIN_PLAYERS
 
 from .. import callbacks as cb
+from ..game_settings import GameSettings
 from ..i18n import _
-from ..services.context import GameContext
-from ..services.pacing import Pace, pace_keys, pace_label
+from ..pacing import Pace, pace_keys, pace_label
+from .board import Player, computer_label
 from .cards import COLOUR_EMOJI, name
+from .keys import Keyboard, button
 
-MIN_PLAYERS = 2
+
+@dataclass(frozen=True)
+class LobbyView:
+    """What a lobby shows: who joined, and the settings chosen so far."""
+
+    game_id: int
+    players: tuple[Player, ...]
+    settings: GameSettings
 
 
-def _colours_text(lang: str, ctx: GameContext) -> str:
+def _colours_text(lang: str, ctx: LobbyView) -> str:
     n = ctx.settings.colours
     if not n:
         return _(lang, "by player count")
     return "".join(COLOUR_EMOJI[c.value] for c in COLOUR_ORDER[:n])
 
 
-def lobby_text(lang: str, ctx: GameContext, custom: Pace | None = None) -> str:
+def lobby_text(lang: str, ctx: LobbyView, custom: Pace | None = None) -> str:
     s = ctx.settings
-    players = max(MIN_PLAYERS, len(ctx.seats))
+    players = max(MIN_PLAYERS, len(ctx.players))
     lines = [
         _(lang, "🃏 <b>New game of TWEAK!</b>"),
-        _(lang, "Tap Join to play (2–6 players)."),
+        _(lang, "Tap Join to play ({low}–{high} players).", low=MIN_PLAYERS, high=MAX_PLAYERS),
         "",
-        _(lang, "Players ({n}/6):", n=len(ctx.seats)),
+        _(lang, "Players ({n}/{high}):", n=len(ctx.players), high=MAX_PLAYERS),
     ]
-    for seat in ctx.seats:
-        tag = " 🤖" if seat.ai_level else ""
+    for seat in ctx.players:
+        tag = " " + computer_label(lang, seat.computer) if seat.computer else ""
         lines.append(f"• {name(seat.name)}{tag}")
-    if not ctx.seats:
+    if not ctx.players:
         lines.append(_(lang, "(nobody yet)"))
     lines.append("")
     lines.append(
@@ -53,90 +63,70 @@ def lobby_text(lang: str, ctx: GameContext, custom: Pace | None = None) -> str:
     return "\n".join(lines)
 
 
-def lobby_keyboard(lang: str, ctx: GameContext) -> InlineKeyboardMarkup:
+def lobby_keyboard(lang: str, ctx: LobbyView) -> Keyboard:
     gid = ctx.game_id
     rows = [
         [
-            InlineKeyboardButton(_(lang, "✋ Join"), callback_data=cb.lobby("lj", gid)),
-            InlineKeyboardButton(_(lang, "🚪 Leave"), callback_data=cb.lobby("ll", gid)),
+            button(_(lang, "✋ Join"), cb.Lobby("join", gid).data),
+            button(_(lang, "🚪 Leave"), cb.Lobby("leave", gid).data),
         ],
         [
-            InlineKeyboardButton(_(lang, "▶️ Start"), callback_data=cb.lobby("ls", gid)),
-            InlineKeyboardButton(_(lang, "⚙️ Settings"), callback_data=cb.lobby("lo", gid)),
+            button(_(lang, "▶️ Start"), cb.Lobby("start", gid).data),
+            button(_(lang, "⚙️ Settings"), cb.Lobby("settings", gid).data),
         ],
         [
-            InlineKeyboardButton(_(lang, "🤖 Add computer"), callback_data=cb.add_ai(gid, "normal")),
-            InlineKeyboardButton(_(lang, "✖️ Cancel"), callback_data=cb.lobby("lc", gid)),
+            button(_(lang, "🤖 Add computer"), cb.AddComputer(gid, "normal").data),
+            button(_(lang, "✖️ Cancel"), cb.Lobby("cancel", gid).data),
         ],
     ]
-    return InlineKeyboardMarkup(rows)
+    return rows
 
 
 def _mark(label: str, on: bool) -> str:
     return f"✅ {label}" if on else label
 
 
-def pace_rows(
-    lang: str, game_id: int, current: str, custom: Pace | None = None
-) -> list[list[InlineKeyboardButton]]:
+def pace_rows(lang: str, game_id: int, current: str, custom: Pace | None = None) -> Keyboard:
     """The pace keys, ✅ on the current one: in the lobby's settings and under /settings of a running game."""
     keys = [
-        InlineKeyboardButton(
-            _mark(pace_label(lang, p, custom), p == current), callback_data=cb.setting(game_id, "p", p)
-        )
+        # The key names the pace only: the lobby's text and /settings spell out its durations.
+        button(_mark(pace_label(lang, p), p == current), cb.Setting(game_id, "p", p).data)
         for p in pace_keys(custom)
     ]
     return [keys[:3], keys[3:]]
 
 
-def settings_keyboard(lang: str, ctx: GameContext, custom: Pace | None = None) -> InlineKeyboardMarkup:
+def settings_keyboard(lang: str, ctx: LobbyView, custom: Pace | None = None) -> Keyboard:
     gid = ctx.game_id
     s = ctx.settings
-    players = max(MIN_PLAYERS, len(ctx.seats))
+    players = max(MIN_PLAYERS, len(ctx.players))
     rows = [
         [
-            InlineKeyboardButton(
-                _mark(_(lang, "Classic"), s.edition == "classic"), callback_data=cb.setting(gid, "e", "c")
-            ),
-            InlineKeyboardButton(
-                _mark(_(lang, "Extended"), s.edition == "extended"), callback_data=cb.setting(gid, "e", "x")
-            ),
+            button(_mark(_(lang, "Classic"), s.edition == "classic"), cb.Setting(gid, "e", "c").data),
+            button(_mark(_(lang, "Extended"), s.edition == "extended"), cb.Setting(gid, "e", "x").data),
         ],
+        [button(_mark(_(lang, "Auto colours"), s.colours == 0), cb.Setting(gid, "c", "0").data)],
+        [button(_mark(f"{n}🎨", s.colours == n), cb.Setting(gid, "c", str(n)).data) for n in (3, 4, 5, 6)],
         [
-            InlineKeyboardButton(
-                _mark(_(lang, "Auto colours"), s.colours == 0), callback_data=cb.setting(gid, "c", "0")
-            ),
-            *(
-                InlineKeyboardButton(
-                    _mark(f"{n}🎨", s.colours == n), callback_data=cb.setting(gid, "c", str(n))
-                )
-                for n in (3, 4, 5, 6)
-            ),
-        ],
-        [
-            InlineKeyboardButton(_(lang, "Goal −20"), callback_data=cb.setting(gid, "t", "-")),
-            InlineKeyboardButton(
+            button(_(lang, "Goal −20"), cb.Setting(gid, "t", "-").data),
+            button(
                 _mark(_(lang, "Goal auto"), s.target is None)
                 if s.target is None
                 else str(s.threshold(players)),
-                callback_data=cb.setting(gid, "t", "d"),
+                cb.Setting(gid, "t", "d").data,
             ),
-            InlineKeyboardButton(_(lang, "Goal +20"), callback_data=cb.setting(gid, "t", "+")),
+            button(_(lang, "Goal +20"), cb.Setting(gid, "t", "+").data),
         ],
         [
-            InlineKeyboardButton(
-                _mark(_(lang, "[T!] face up"), not s.face_down), callback_data=cb.setting(gid, "f", "0")
-            ),
-            InlineKeyboardButton(
-                _mark(_(lang, "[T!] face down"), s.face_down), callback_data=cb.setting(gid, "f", "1")
-            ),
+            button(_mark(_(lang, "[T!] face up"), not s.face_down), cb.Setting(gid, "f", "0").data),
+            button(_mark(_(lang, "[T!] face down"), s.face_down), cb.Setting(gid, "f", "1").data),
         ],
         *pace_rows(lang, gid, s.pace, custom),
         [
-            InlineKeyboardButton(_(lang, "🤖 Easy"), callback_data=cb.add_ai(gid, "easy")),
-            InlineKeyboardButton(_(lang, "🤖 Normal"), callback_data=cb.add_ai(gid, "normal")),
-            InlineKeyboardButton(_(lang, "🤖 Hard"), callback_data=cb.add_ai(gid, "hard")),
+            button(_(lang, "🤖 Easy"), cb.AddComputer(gid, "easy", stay=True).data),
+            button(_(lang, "🤖 Normal"), cb.AddComputer(gid, "normal", stay=True).data),
+            button(_(lang, "🤖 Hard"), cb.AddComputer(gid, "hard", stay=True).data),
         ],
-        [InlineKeyboardButton(_(lang, "↩️ Back"), callback_data=cb.lobby("lb", gid))],
+        [button(_(lang, "↩️ Back"), cb.Lobby("back", gid).data)],
     ]
-    return InlineKeyboardMarkup([r for r in rows if r])
+    return [r for r in rows if r]

@@ -6,6 +6,9 @@ became public (played, stolen onto the table, dropped by the Bomb) are shown.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Protocol
+
 from engine.cards import VALUE
 from engine.events import (
     Discarded,
@@ -19,13 +22,20 @@ from engine.events import (
 )
 
 from ..i18n import _, _n
-from ..services.context import SeatInfo
 from .cards import card, cards, name, t_label, t_name
+
+
+class Named(Protocol):
+    """A seat as reports need it: its name."""
+
+    @property
+    def name(self) -> str: ...
+
 
 AUTO_TAGS = {"idle": "⏰", "away": "💤", "left": "🚪", "ai": "🤖"}
 
 
-def idle_line(lang: str, seats: list[SeatInfo], event: Event) -> str | None:
+def idle_line(lang: str, seats: Sequence[Named], event: Event) -> str | None:
     """The discard the bot played for an idle player at their deadline (move source "idle")."""
     if isinstance(event, Discarded):
         return _(
@@ -37,7 +47,7 @@ def idle_line(lang: str, seats: list[SeatInfo], event: Event) -> str | None:
     return None
 
 
-def event_line(lang: str, seats: list[SeatInfo], event: Event, face_down: bool) -> str | None:
+def event_line(lang: str, seats: Sequence[Named], event: Event, face_down: bool) -> str | None:
     """One line of the group's move report, or None for bookkeeping events."""
     if isinstance(event, TPlayed):
         who = name(seats[event.seat].name)
@@ -94,7 +104,9 @@ def event_line(lang: str, seats: list[SeatInfo], event: Event, face_down: bool) 
     return None
 
 
-def round_summary(lang: str, seats: list[SeatInfo], event: RoundEnded, won: list[int], threshold: int) -> str:
+def round_summary(
+    lang: str, seats: Sequence[Named], event: RoundEnded, won: list[int], threshold: int
+) -> str:
     """Cards won, points and totals toward the threshold."""
     lines = [_(lang, "🏁 <b>Round {round} is over</b>", round=event.round)]
     if event.leftover_table:
@@ -117,7 +129,7 @@ def round_summary(lang: str, seats: list[SeatInfo], event: RoundEnded, won: list
     return "\n".join(lines)
 
 
-def final_standings(lang: str, seats: list[SeatInfo], event: GameEnded, rounds: int) -> str:
+def final_standings(lang: str, seats: Sequence[Named], event: GameEnded, rounds: int) -> str:
     lines = [_n(lang, "🏆 <b>Game over</b> after {n} round", "🏆 <b>Game over</b> after {n} rounds", rounds)]
     winners = [name(seats[s].name) for s in event.winners]
     if len(winners) == 1:

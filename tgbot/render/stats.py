@@ -2,16 +2,60 @@
 
 from __future__ import annotations
 
-from telegram import InlineKeyboardButton, InlineKeyboardMarkup
+from dataclasses import dataclass
+from datetime import datetime
 
 from .. import callbacks as cb
-from ..i18n import M_, _, _n
-from ..services.history import HistoryEntry
-from ..services.stats import StatLine
+from ..i18n import _, _n
+from .board import COMPUTER_LEVELS
 from .cards import name
+from .keys import Keyboard, button, rows_of
 
-LEVEL_NAMES = {"easy": M_("Easy"), "normal": M_("Normal"), "hard": M_("Hard")}
-HISTORY_KEYS_PER_ROW = 3
+
+@dataclass(frozen=True)
+class StatLine:
+    """Totals for one person (or one computer level), ready to show."""
+
+    key: str  # user id as text, or the computer level
+    name: str
+    games: int
+    wins: int
+    rounds: int
+    points: int
+    tweaks: int
+    t_played: int
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.games if self.games else 0.0
+
+    @property
+    def points_per_round(self) -> float:
+        return self.points / self.rounds if self.rounds else 0.0
+
+
+@dataclass(frozen=True)
+class HistorySeat:
+    name: str
+    computer: bool
+    total: int
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    game_id: int
+    ended_at: datetime
+    status: str  # finished | abandoned
+    seats: list[HistorySeat]
+    winners: list[int]  # seat numbers; empty for an abandoned game
+    rounds: int
+
+    @property
+    def downloadable(self) -> bool:
+        return self.status == "finished"
+
+
+HISTORY_KEYS_PER_ROW = 2
 MEDALS = {1: "🥇", 2: "🥈", 3: "🥉"}
 
 
@@ -62,7 +106,7 @@ def top_text(lang: str, people: list[StatLine], computers: list[StatLine]) -> st
     lines = [_(lang, "🏆 <b>Leaderboard</b>")]
     if not people:
         lines.append(_(lang, "No finished games yet. Start one with /newgame!"))
-    for place, s in enumerate(people, start=1):
+    for place, s in zip(ranks(people), people, strict=True):
         lines.append(
             _(
                 lang,
@@ -80,7 +124,7 @@ def top_text(lang: str, people: list[StatLine], computers: list[StatLine]) -> st
         lines.append("")
         lines.append(_(lang, "🤖 <b>Computer players</b> (not ranked)"))
         for s in computers:
-            level = _(lang, LEVEL_NAMES[s.key]) if s.key in LEVEL_NAMES else s.key
+            level = _(lang, COMPUTER_LEVELS[s.key]) if s.key in COMPUTER_LEVELS else s.key
             lines.append(
                 _(
                     lang,
@@ -93,6 +137,21 @@ def top_text(lang: str, people: list[StatLine], computers: list[StatLine]) -> st
                 )
             )
     return "\n".join(lines)
+
+
+def ranks(people: list[StatLine]) -> list[int]:
+    """Places on the leaderboard (already sorted): people equal on wins, win rate and points per
+    round share a place, and the next place is skipped (1, 2, 2, 4)."""
+    places: list[int] = []
+    for i, s in enumerate(people):
+        tied = i > 0 and standing(people[i - 1]) == standing(s)
+        places.append(places[-1] if tied else i + 1)
+    return places
+
+
+def standing(s: StatLine) -> tuple[int, float, float]:
+    """What orders the leaderboard: wins, then win rate, then points per round."""
+    return (s.wins, round(s.win_rate, 9), round(s.points_per_round, 9))
 
 
 def _seat_names(entry: HistoryEntry) -> str:
@@ -130,13 +189,6 @@ def history_text(lang: str, entries: list[HistoryEntry]) -> str:
     return "\n".join(lines)
 
 
-def history_keyboard(lang: str, entries: list[HistoryEntry]) -> InlineKeyboardMarkup | None:
-    keys = [
-        InlineKeyboardButton(f"⬇️ #{e.game_id}", callback_data=cb.download(e.game_id))
-        for e in entries
-        if e.downloadable
-    ]
-    if not keys:
-        return None
-    rows = [keys[i : i + HISTORY_KEYS_PER_ROW] for i in range(0, len(keys), HISTORY_KEYS_PER_ROW)]
-    return InlineKeyboardMarkup(rows)
+def history_keyboard(lang: str, entries: list[HistoryEntry]) -> Keyboard | None:
+    keys = [button(f"⬇️ #{e.game_id}", cb.Download(e.game_id).data) for e in entries if e.downloadable]
+    return rows_of(keys, HISTORY_KEYS_PER_ROW) if keys else None

@@ -1,52 +1,54 @@
-"""What happens to games when their group changes under them (DESIGN §5).
+"""What happens to games when their chat changes under them (DESIGN §5).
 
-Pure database work, like every service; `tgbot.handlers.chat_events` and
-`tgbot.delivery` do the talking.
+* **Migration** (a group became a supergroup, with a new chat id): the chat's settings, stats and
+  games move to the new id; what was waiting to be shown goes along (move reports and notices
+  as they were; boards and lobbies drawn afresh, since the old messages cannot be edited from
+  the new chat). Idempotent: Telegram tells twice, and a send may find out first.
+* **Bot removed** (kicked, or a 403 when writing): the running games are held, paused with no end,
+  state kept; nothing can be shown there meanwhile. **Bot back**: the group is told to send
+  /board, which lets a held game go on (so does /resume).
+* **A player left the group**: their seat is left, exactly like /leave.
+* A **private chat that blocks the bot** gets no more panels; the group board still works.
+* A **board deleted** by an admin is posted again when a reminder finds it gone.
 
-* **Migration** (a group upgraded to a supergroup gets a new chat id): every
-  game of the old id moves to the new one, and so do the chat's settings
-  (language, quiet hours). Idempotent: Telegram sends the news twice
-  (`migrate_to_chat_id` in the old chat, `migrate_from_chat_id` in the new
-  one), and a send that fails with `ChatMigrated` may get there first.
-* **Bot removed** (kicked, or left): the chat is marked `bot_removed` and its
-  running games are paused with their state kept. The pause has **no end**
-  (`paused_until` is None, so the sweep never lifts it): nobody could see the
-  game while the bot is out. Lobbies are left alone; they expire as usual.
-* **Bot added back**: `bot_removed` is cleared and the group is told to send
-  /board, which resumes a game paused without an end (`resume_if_held`).
-  /resume (creator or admin) works too.
-* **A player left the group** (or was removed): their seat is left, exactly like
-  /leave: the idle default plays it from now on, points kept. In a lobby they
-  simply leave the lobby.
+`SenderTrouble` is how the delivery side reports these (it never touches the games itself).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+import logging
+from collections.abc import Callable
 from datetime import datetime
 
 from sqlalchemy import delete, insert, update
 from sqlalchemy import select as core_select
 from sqlmodel import Session, SQLModel, col, select
 
-from ..store.models import ACTIVE_STATUSES, LOBBY, PAUSED, PLAYING, Chat, Game, GamePlayer
-from . import games, pacing, stats
-from .errors import ServiceError
-from .games import PlayResult
+from ..errors import ServiceError
+from ..i18n import _
+from ..render import cards as cards_render
+from ..store import outbox
+from ..store.models import ACTIVE_STATUSES, LOBBY, PAUSED, PLAYING, Chat, Game, OutboxRow
+from . import lobby, output, people, stats, table_control
+from .context import context_of, load_game
+from .env import Env
+from .turn_clock import TurnClock, set_clock
+
+log = logging.getLogger("tweakbot.chat_events")
+
+#: Supergroup and channel ids are -100… (Telegram's -1000000000000 minus the channel id): only a
+#: basic group becomes a supergroup, once, so such a chat never migrates again.
+SUPERGROUP_IDS_FROM = -1_000_000_000_000
 
 
-def migrate_chat(session: Session, old_id: int, new_id: int, now: datetime) -> list[int]:
-    """Move the chat's settings and games to `new_id`; the ids of the active games that moved.
-
-    Every game moves (finished ones too, so the group's history stays in one
-    place). The message ids of active games pointed into the old chat, so they
-    are cleared: the caller posts fresh lobbies and boards in the new chat.
-    """
+def migrate_chat(session: Session, env: Env, old_id: int, new_id: int) -> list[int]:
+    """Move the chat to `new_id`; the ids of the active games that moved."""
     if old_id == new_id:
         return []
     old = session.get(Chat, old_id)
     if old is not None:
-        new = games.upsert_chat(session, new_id, old.title, now)
+        new = people.upsert_chat(session, new_id, old.title, env)
         if not new.language:
             new.language = old.language
         if new.quiet_start is None and old.quiet_start is not None:
@@ -55,29 +57,61 @@ def migrate_chat(session: Session, old_id: int, new_id: int, now: datetime) -> l
         new.bot_removed = False
         session.add(new)
     _move_chat_rows(session, old_id, new_id)
+    stats.migrate_chat_stats(session, old_id, new_id, env.now)
+    games = list(session.exec(select(Game).where(Game.chat_id == old_id)).all())
+    live = {surface for g in games if g.status in ACTIVE_STATUSES for surface in _live_surfaces(g)}
+    _carry_waiting(session, old_id, live)
+    outbox.move_chat(session, old_id, new_id)
     moved: list[int] = []
-    for game in session.exec(select(Game).where(Game.chat_id == old_id)).all():
+    for game in games:
         game.chat_id = new_id
-        if game.status in ACTIVE_STATUSES:
-            game.board_message_id = None
-            game.lobby_message_id = None
-            assert game.id is not None
-            moved.append(game.id)
         session.add(game)
-    stats.migrate_chat_stats(session, old_id, new_id, now)  # the group's stats move with it
+        if game.status in ACTIVE_STATUSES and game.id is not None:
+            moved.append(game.id)
     session.flush()
+    for game_id in moved:
+        ctx = context_of(session, session.get_one(Game, game_id))
+        if ctx.game.status == LOBBY:
+            output.show_lobby(session, env, ctx)
+        else:
+            note = _(ctx.language, "🔄 This group is now a supergroup: the game goes on here.")
+            output.post_board(session, env, ctx, [note])
     return sorted(moved)
 
 
-def _move_chat_rows(session: Session, old_id: int, new_id: int) -> None:
-    """Rows keyed by the chat (per-group stats…) follow it; counters meeting an existing row add up.
+def _live_surfaces(game: Game) -> list[str]:
+    assert game.id is not None
+    return [output.board_surface(game), output.lobby_surface(game.id)]
 
-    Generic over every table with a `chat_id` primary-key column, so a new per-chat table
-    follows migrations without changes here.
-    """
+
+def _carry_waiting(session: Session, chat_id: int, live: set[str]) -> None:
+    """Before the rows move: a live board or lobby is drawn afresh in the new chat (its waiting
+    content is dropped); any other waiting surface (an old board becoming a move report) goes
+    as a plain message, keys taken off, so no move line is lost."""
+    for row in session.exec(
+        select(OutboxRow).where(OutboxRow.chat_id == chat_id, col(OutboxRow.surface).is_not(None))
+    ):
+        if row.surface in live:
+            session.delete(row)
+            continue
+        payload = json.loads(row.payload)
+        if payload.get("edit_only") or payload.get("keys_only"):
+            session.delete(row)
+            continue
+        payload.pop("keys", None)
+        payload.pop("message_id", None)
+        row.payload = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+        row.surface = None
+        session.add(row)
+
+
+def _move_chat_rows(session: Session, old_id: int, new_id: int) -> None:
+    """Rows keyed by the chat (other than stats, handled by `stats`) follow it; counters meeting
+    an existing row add up. Generic over every table with a `chat_id` primary-key column."""
+    skip = {"chats", "player_stats", "computer_stats", "shown_messages", "delivery_chats"}
     for table in SQLModel.metadata.sorted_tables:
         chat_col = table.c.get("chat_id")
-        if table.name == "chats" or chat_col is None or not chat_col.primary_key:
+        if table.name in skip or chat_col is None or not chat_col.primary_key:
             continue
         keys = [c for c in table.primary_key.columns if c.name != "chat_id"]
         for old_row in session.execute(core_select(table).where(chat_col == old_id)).mappings().all():
@@ -91,42 +125,27 @@ def _move_chat_rows(session: Session, old_id: int, new_id: int) -> None:
                     if column.primary_key:
                         continue
                     mine, theirs = existing[column.name], old_row[column.name]
-                    if isinstance(mine, int) and isinstance(theirs, int) and not isinstance(mine, bool):
-                        merged[column.name] = mine + theirs
-                    elif isinstance(mine, datetime) and isinstance(theirs, datetime):
+                    if isinstance(mine, datetime) and isinstance(theirs, datetime):
                         merged[column.name] = max(mine, theirs)
                 if merged:
                     session.execute(update(table).where(chat_col == new_id, *same).values(merged))
             session.execute(delete(table).where(chat_col == old_id, *same))
 
 
-def bot_removed(session: Session, chat_id: int, now: datetime) -> list[int]:
-    """Pause the chat's running games with no end; the ids of the games now held."""
-    chat = games.upsert_chat(session, chat_id, None, now)
+def bot_removed(session: Session, env: Env, chat_id: int) -> list[int]:
+    """Hold the chat's running games (paused with no end); their ids."""
+    chat = people.upsert_chat(session, chat_id, None, env)
     chat.bot_removed = True
     session.add(chat)
     held: list[int] = []
     query = select(Game).where(Game.chat_id == chat_id, col(Game.status).in_((PLAYING, PAUSED)))
     for game in session.exec(query).all():
         game.status = PAUSED
-        game.paused_until = None
-        game.next_nudge_at = game.deadline_at = game.wake_at = None
-        game.updated_at = now
-        session.add(game)
+        game.updated_at = env.now
+        set_clock(session, game, TurnClock.pause(env.now, None))
         assert game.id is not None
         held.append(game.id)
     return sorted(held)
-
-
-def bot_added(session: Session, chat_id: int, title: str | None, now: datetime) -> list[Game]:
-    """The bot is (back) in the group: the games waiting for /board, if any."""
-    chat = session.get(Chat, chat_id)
-    if chat is not None:
-        chat.bot_removed = False
-        if title:
-            chat.title = title[:128]
-        session.add(chat)
-    return [g for g in games.active_games_in_chat(session, chat_id) if is_held(g)]
 
 
 def is_held(game: Game) -> bool:
@@ -134,69 +153,89 @@ def is_held(game: Game) -> bool:
     return game.status == PAUSED and game.paused_until is None
 
 
-def resume_if_held(session: Session, game_id: int, now: datetime, custom_pace: pacing.Pace | None) -> bool:
-    """/board on a game held since the bot was removed: play on, with a fresh turn clock."""
-    game = session.get(Game, game_id)
-    if game is None or not is_held(game) or game.state is None:
-        return False
-    chat = session.get(Chat, game.chat_id)
+def bot_is_here(session: Session, chat_id: int) -> None:
+    """A command from the chat proves the bot is in it."""
+    chat = session.get(Chat, chat_id)
     if chat is not None and chat.bot_removed:
-        chat.bot_removed = False  # a command from the chat proves the bot is there
+        chat.bot_removed = False
         session.add(chat)
-    game.status = PLAYING
-    ctx = games.load_context(session, game_id, game)
-    assert ctx.state is not None
-    games.schedule_turn(session, game, ctx.state, now, custom_pace)
-    game.updated_at = now
-    session.add(game)
-    return True
 
 
-@dataclass
-class Departure:
-    """A player who left the group, for one game they were in."""
-
-    game_id: int
-    name: str
-    lobby: bool
-    result: PlayResult | None  # the moves played for them right away (a running game)
-    previous_board: int | None
-
-
-def games_of_member(session: Session, chat_id: int, user_id: int) -> list[int]:
-    """The active games of the chat (every topic) where the user has a seat."""
-    query = (
-        select(Game.id)
-        .join(GamePlayer, col(GamePlayer.game_id) == col(Game.id))
-        .where(
-            Game.chat_id == chat_id,
-            GamePlayer.user_id == user_id,
-            col(Game.status).in_(ACTIVE_STATUSES),
-        )
-        .order_by(col(Game.id))
-    )
-    return [game_id for game_id in session.exec(query).all() if game_id is not None]
+def bot_added(session: Session, env: Env, chat_id: int, title: str | None) -> None:
+    """The bot is (back) in the group: games waiting for /board say so."""
+    chat = people.upsert_chat(session, chat_id, title, env)
+    chat.bot_removed = False
+    session.add(chat)
+    for game in lobby.active_games(session, chat_id):
+        if is_held(game):
+            ctx = context_of(session, game)
+            output.say_in_game(
+                session, env, ctx, _(ctx.language, "👋 I'm back! The game is paused: send /board to go on.")
+            )
 
 
-def member_left(
-    session: Session, game_id: int, user_id: int, now: datetime, custom_pace: pacing.Pace | None
-) -> Departure | None:
-    """A user left (or was removed from) the group: leave this game; None when nothing changed."""
-    game = session.get(Game, game_id)
-    if game is None or game.status not in ACTIVE_STATUSES:
-        return None
-    player = session.exec(
-        select(GamePlayer).where(GamePlayer.game_id == game_id, GamePlayer.user_id == user_id)
-    ).first()
-    if player is None or player.left:
-        return None  # not in it, or already gone: leaving twice changes nothing
-    name = player.name
-    try:
-        if game.status == LOBBY:
-            games.lobby_leave(session, game_id, user_id, now)
-            return Departure(game_id, name, True, None, None)
-        previous = game.board_message_id
-        result = games.leave_game(session, game_id, user_id, now, custom_pace)
-    except ServiceError:
-        return None
-    return Departure(game_id, name, False, result, previous)
+def member_left(session: Session, env: Env, chat_id: int, user_id: int) -> list[int]:
+    """A person left (or was removed from) the group: they leave its games; the games changed."""
+    changed: list[int] = []
+    for game in lobby.active_games(session, chat_id):
+        assert game.id is not None
+        ctx = load_game(session, game.id, lock=True)
+        seat = ctx.seat_of(user_id) if ctx is not None else None
+        if ctx is None or seat is None or seat.left:
+            continue  # not in it, or already gone: leaving twice changes nothing
+        try:
+            with session.begin_nested():
+                if game.status == LOBBY:
+                    lobby.leave_lobby(session, env, ctx, user_id)
+                else:
+                    notice = _(
+                        ctx.language,
+                        "🚪 {name} left the group: the bot plays their seat from now on (points kept).",
+                        name=cards_render.name(seat.name),
+                    )
+                    table_control.leave_game(session, env, ctx, user_id, notice)
+        except ServiceError:
+            continue
+        changed.append(game.id)
+    return changed
+
+
+class SenderTrouble:
+    """The services' answers to what Telegram told a sender (`delivery.sender.ChatTrouble`)."""
+
+    def __init__(self, make_env: Callable[[], Env]) -> None:
+        self.make_env = make_env
+
+    def bot_removed(self, session: Session, chat_id: int) -> None:
+        bot_removed(session, self.make_env(), chat_id)
+
+    def private_blocked(self, session: Session, user_id: int) -> None:
+        people.set_can_dm(session, user_id, False)
+
+    def migrated(self, session: Session, old_id: int, new_id: int) -> None:
+        """A send found the group migrated: its games follow. A supergroup that says it migrated
+        (a broken answer, or the second hop of a chain) is not followed, so a send never loops:
+        what waits for it is dropped."""
+        if old_id <= SUPERGROUP_IDS_FROM:
+            dropped = outbox.drop_chat(session, old_id)
+            log.error(
+                "chat %s, a supergroup, says it became %s: not followed (%d dropped)", old_id, new_id, dropped
+            )
+            return
+        migrate_chat(session, self.make_env(), old_id, new_id)
+
+    def surface_lost(self, session: Session, chat_id: int, surface: str) -> None:
+        """A message a reminder answered is gone (deleted by an admin): the live board or lobby
+        is posted again."""
+        kind, _sep, rest = surface.partition(":")
+        if kind not in ("board", "lobby"):
+            return
+        game_id = int(rest.split(":")[0])
+        ctx = load_game(session, game_id, lock=True)
+        if ctx is None or ctx.game.chat_id != chat_id:
+            return
+        env = self.make_env()
+        if kind == "lobby" and ctx.game.status == LOBBY:
+            output.show_lobby(session, env, ctx)
+        elif kind == "board" and surface == output.board_surface(ctx.game) and ctx.game.status == PLAYING:
+            output.post_board(session, env, ctx)

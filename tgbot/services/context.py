@@ -1,14 +1,26 @@
-"""A loaded game: the row, its seats and the engine state, ready to render."""
+"""A game as one transaction sees it: its row, seats, parsed state, settings and chat facts.
+
+`load_game` is how every service reads a game. With ``lock=True`` it also serialises the game
+across bot instances for the rest of the transaction (PostgreSQL row lock; SQLite transactions
+are serial already), so two taps or a tap and the sweep never both act on one version.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+
+from sqlmodel import Session, col, select
 
 from engine import GameState
 
-from ..store.models import Chat, Game, GamePlayer
-from .pacing import QuietHours
-from .settings import GameSettings
+from ..errors import ServiceError
+from ..game_settings import GameSettings
+from ..i18n import normalize
+from ..pacing import QuietHours
+from ..store.db import is_postgres
+from ..store.models import Chat, Game, GamePlayer, User
 
 
 @dataclass
@@ -21,8 +33,8 @@ class SeatInfo:
     left: bool
     can_dm: bool
     language: str
-    panel_message_id: int | None
     timeouts: int = 0  # consecutive turns the bot played for this seat (two make it away)
+    panel: bool = False  # the player uses the private panel
 
     @property
     def is_human(self) -> bool:
@@ -33,6 +45,11 @@ class SeatInfo:
         """Seats whose turns the bot plays at once (computer, left, away)."""
         return self.ai_level is not None or self.left or self.away
 
+    @property
+    def gets_panel(self) -> bool:
+        """A private panel is sent only to a person who uses it and can be written to."""
+        return self.panel and self.can_dm and self.user_id is not None and not self.autoplayed
+
 
 @dataclass
 class GameContext:
@@ -41,22 +58,20 @@ class GameContext:
     state: GameState | None
     settings: GameSettings
     chat_title: str
-    #: Kept for callers that pass a chat row along; the services read what they need of the
-    #: chat (title, quiet hours) with the game and never look it up again.
-    chat: Chat | None = field(default=None, repr=False, compare=False)
-    #: The group's quiet hours as they were read with the game (for the turn clock).
-    quiet: QuietHours | None = field(default=None, repr=False, compare=False)
+    quiet: QuietHours | None = None
 
     @property
     def game_id(self) -> int:
         assert self.game.id is not None
         return self.game.id
 
+    @property
+    def language(self) -> str:
+        """The group's language: boards, lobby and reports."""
+        return self.game.language or "en"
+
     def seat_of(self, user_id: int) -> SeatInfo | None:
-        for s in self.seats:
-            if s.user_id == user_id:
-                return s
-        return None
+        return next((s for s in self.seats if s.user_id == user_id), None)
 
     @property
     def current(self) -> SeatInfo | None:
@@ -64,8 +79,34 @@ class GameContext:
             return None
         return self.seats[self.state.current]
 
+    def playing_state(self) -> GameState:
+        assert self.state is not None
+        return self.state
 
-def seat_info(player: GamePlayer, can_dm: bool, language: str) -> SeatInfo:
+
+@lru_cache(maxsize=512)
+def parse_state(text: str) -> GameState:
+    """A state text only ever changes with the game's version, and services never change a
+    GameState in place (`engine.apply` returns a new one): a turn's taps share one parse."""
+    return GameState.from_json(json.loads(text))
+
+
+def dump_state(state: GameState) -> str:
+    return json.dumps(state.to_json(), separators=(",", ":"))
+
+
+@lru_cache(maxsize=256)
+def parse_settings(text: str) -> GameSettings:
+    return GameSettings.from_json(text)
+
+
+def quiet_hours(chat: Chat | None) -> QuietHours | None:
+    if chat is None or chat.quiet_start is None or chat.quiet_end is None:
+        return None
+    return QuietHours(chat.quiet_start, chat.quiet_end, chat.utc_offset_minutes)
+
+
+def seat_of_row(player: GamePlayer, user: User | None) -> SeatInfo:
     return SeatInfo(
         seat=player.seat,
         user_id=player.user_id,
@@ -73,8 +114,46 @@ def seat_info(player: GamePlayer, can_dm: bool, language: str) -> SeatInfo:
         ai_level=player.ai_level,
         away=player.away,
         left=player.left,
-        can_dm=can_dm,
-        language=language,
-        panel_message_id=player.panel_message_id,
+        can_dm=bool(user is not None and user.can_dm),
+        language=normalize(user.language or user.tg_language) if user is not None else "en",
         timeouts=player.timeouts,
+        panel=player.panel,
     )
+
+
+def load_seats(session: Session, game_id: int) -> list[SeatInfo]:
+    rows = session.exec(
+        select(GamePlayer, User)
+        .join(User, col(User.id) == col(GamePlayer.user_id), isouter=True)
+        .where(GamePlayer.game_id == game_id)
+        .order_by(col(GamePlayer.seat))
+    ).all()
+    return [seat_of_row(player, user) for player, user in rows]
+
+
+def load_game(session: Session, game_id: int, *, lock: bool = False) -> GameContext | None:
+    """The game with its seats, or None when there is no such game."""
+    game = session.get(Game, game_id, with_for_update=lock and is_postgres(session))
+    if game is None:
+        return None
+    return context_of(session, game)
+
+
+def context_of(session: Session, game: Game) -> GameContext:
+    assert game.id is not None
+    chat = session.get(Chat, game.chat_id)
+    return GameContext(
+        game=game,
+        seats=load_seats(session, game.id),
+        state=parse_state(game.state) if game.state else None,
+        settings=parse_settings(game.settings),
+        chat_title=(chat.title or "") if chat is not None else "",
+        quiet=quiet_hours(chat),
+    )
+
+
+def require_game(session: Session, game_id: int, *, lock: bool = False) -> GameContext:
+    ctx = load_game(session, game_id, lock=lock)
+    if ctx is None:
+        raise ServiceError("no_game")
+    return ctx

@@ -1,51 +1,28 @@
 """A group's past games, and a finished game's replay file (docs/replay-format.md).
 
-The replay is rebuilt from the move log (seed + action codes) with the
-engine's own record builder (`engine.replay.record_game`), so the file the
-bot hands out is exactly what the simulator writes and what
-`python -m engine.replay FILE` checks.
+The replay is rebuilt from the move log (seed, action codes, and the events stored with each
+move, which the engine checks against its re-run: `engine.replay.records_from_log`), so the file
+the bot hands out is exactly what the simulator writes and what `python -m engine.replay FILE`
+checks.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 from sqlmodel import Session, col, select
 
 from engine import GameState
-from engine.replay import record_game
+from engine.replay import records_from_log
 
+from ..errors import ServiceError
+from ..render.stats import HistoryEntry, HistorySeat
 from ..store.models import ABANDONED, FINISHED, Game, GamePlayer
-from .errors import ServiceError
-from .games import AI_LEVELS
 from .stats import game_moves
 
 HISTORY_SIZE = 10
 ENDED = (FINISHED, ABANDONED)
-
-
-@dataclass(frozen=True)
-class HistorySeat:
-    name: str
-    computer: bool
-    total: int
-
-
-@dataclass(frozen=True)
-class HistoryEntry:
-    game_id: int
-    ended_at: datetime
-    status: str  # finished | abandoned
-    seats: list[HistorySeat]
-    winners: list[int]  # seat numbers; empty for an abandoned game
-    rounds: int
-
-    @property
-    def downloadable(self) -> bool:
-        return self.status == FINISHED
 
 
 def _players(session: Session, game_id: int) -> list[GamePlayer]:
@@ -95,9 +72,9 @@ def replay_records(session: Session, game_id: int, chat_id: int | None = None) -
     state = _state(game)
     assert state is not None
     players = _players(session, game_id)
-    ai = [AI_LEVELS.get(p.ai_level, p.ai_level) if p.ai_level else None for p in players]
-    codes = [m.code for m in game_moves(session, game_id)]
-    records = record_game(state.config, game.seed, codes, game=0, ai=ai)
+    ai = [p.ai_level for p in players]
+    moves = [(m.seat, m.code, m.events) for m in game_moves(session, game_id) if m.seat is not None]
+    records = records_from_log(state.config, game.seed, moves, game=0, ai=ai)
     # Extra header fields are allowed by the format's stability promise; readers ignore them.
     records[0]["names"] = [p.name for p in players]
     records[0]["bot_game_id"] = game_id

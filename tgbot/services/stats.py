@@ -15,9 +15,9 @@ What counts (README "Stats, history and computer players"):
   A seat that a person left (played by the idle default afterwards) still
   counts for that person.
 
-TWEAKs and [T!] plays are not stored per move, so they are counted by
-replaying the move log with the engine (seed + action codes): cheap (a game
-is a few hundred `apply` calls) and the same numbers a downloaded replay shows.
+TWEAKs and [T!] plays are read from the events stored with each move (what the
+engine's `apply` reported), so a game's end is a read, not a replay. Moves logged
+before events were stored are replayed with the engine instead (seed + codes).
 """
 
 from __future__ import annotations
@@ -36,9 +36,11 @@ from sqlmodel import Session, SQLModel, col, select
 
 import engine
 from engine import EngineError, GameState
-from engine.events import Summed, TPlayed
+from engine.ai import LEVELS
+from engine.events import Event, load_events
+from engine.tally import tally_events
 
-from ..store.core import write_gathered
+from ..render.stats import StatLine
 from ..store.models import ABANDONED, FINISHED, ComputerStats, Game, GamePlayer, Move, PlayerStats, User
 
 log = logging.getLogger("tweakbot.stats")
@@ -61,52 +63,37 @@ class SeatTally:
     t_played: int
 
 
-@dataclass(frozen=True)
-class StatLine:
-    """Totals for one person (or one computer level), ready to show."""
-
-    key: str  # user id as text, or the computer level
-    name: str
-    games: int
-    wins: int
-    rounds: int
-    points: int
-    tweaks: int
-    t_played: int
-
-    @property
-    def win_rate(self) -> float:
-        return self.wins / self.games if self.games else 0.0
-
-    @property
-    def points_per_round(self) -> float:
-        return self.points / self.rounds if self.rounds else 0.0
-
-
 # --- counting -------------------------------------------------------------
 
 
 def count_plays(
     config: engine.GameConfig, seed: int, moves: Sequence[tuple[int, str]]
 ) -> tuple[list[int], list[int]]:
-    """TWEAKs and [T!] plays per seat, by replaying (seat, code) moves from the deal."""
-    tweaks = [0] * config.players
-    t_played = [0] * config.players
+    """TWEAKs and [T!] plays per seat, by replaying (seat, code) moves from the deal: only for
+    games whose moves were logged before their events were stored."""
     state = engine.new_game(config, seed)
+    events: list[Event] = []
     for seat, code in moves:
-        state, events = engine.apply(state, seat, code)
-        for event in events:
-            if isinstance(event, Summed) and event.tweak:
-                tweaks[event.seat] += 1
-            elif isinstance(event, TPlayed):
-                t_played[event.seat] += 1
-    return tweaks, t_played
+        state, found = engine.apply(state, seat, code)
+        events.extend(found)
+    tally = tally_events(config.players, events)
+    return list(tally.tweaks), list(tally.t_played)
 
 
 def game_moves(session: Session, game_id: int) -> list[Move]:
     """The engine moves of a game's log, in order (the `start:<seed>` entry left out)."""
     query = select(Move).where(Move.game_id == game_id, col(Move.seat).is_not(None)).order_by(col(Move.seq))
     return list(session.exec(query).all())
+
+
+def _plays(session: Session, game: Game, state: GameState) -> tuple[list[int], list[int]]:
+    assert game.id is not None
+    logged = game_moves(session, game.id)
+    if all(m.events is not None for m in logged):
+        tally = tally_events(state.players, (e for m in logged for e in load_events(m.events or "[]")))
+        return list(tally.tweaks), list(tally.t_played)
+    moves = [(m.seat, m.code) for m in logged if m.seat is not None]
+    return count_plays(state.config, game.seed, moves)
 
 
 def tally_game(session: Session, game: Game, state: GameState) -> list[SeatTally]:
@@ -116,9 +103,8 @@ def tally_game(session: Session, game: Game, state: GameState) -> list[SeatTally
         select(GamePlayer).where(GamePlayer.game_id == game.id).order_by(col(GamePlayer.seat))
     ).all()
     n = state.players
-    moves = [(m.seat, m.code) for m in game_moves(session, game.id) if m.seat is not None]
     try:
-        tweaks, t_played = count_plays(state.config, game.seed, moves)
+        tweaks, t_played = _plays(session, game, state)
     except EngineError as exc:  # a damaged log must not stop the game from ending
         log.warning("game %s: move log does not replay (%s); TWEAKs and [T!] not counted", game.id, exc)
         tweaks, t_played = [0] * n, [0] * n
@@ -193,7 +179,6 @@ def record_game_end(session: Session, game: Game, state: GameState | None, now: 
     """
     if game.status not in (FINISHED, ABANDONED) or game.id is None:
         return False
-    write_gathered(session)  # the move log must be complete before it is replayed
     if state is None:
         if not game.state:
             return False
@@ -243,7 +228,8 @@ def user_stats(session: Session, chat_id: int | None, user_id: int) -> StatLine 
 
 
 def leaderboard(session: Session, chat_id: int, limit: int = LEADERBOARD_SIZE) -> list[StatLine]:
-    """The group's people, by wins, then win rate, then games played."""
+    """The group's people, by wins, then win rate, then points per round (then name, for a
+    stable order among people who share a place)."""
     rows = session.exec(
         select(PlayerStats, User)
         .join(User, col(User.id) == col(PlayerStats.user_id), isouter=True)
@@ -253,11 +239,11 @@ def leaderboard(session: Session, chat_id: int, limit: int = LEADERBOARD_SIZE) -
         _line(str(row.user_id), user.first_name if user and user.first_name else str(row.user_id), row)
         for row, user in rows
     ]
-    lines.sort(key=lambda s: (-s.wins, -s.win_rate, -s.games, s.name.lower()))
+    lines.sort(key=lambda s: (-s.wins, -s.win_rate, -s.points_per_round, s.name.lower()))
     return lines[:limit]
 
 
-LEVEL_ORDER = ("easy", "normal", "hard")
+LEVEL_ORDER = LEVELS
 
 
 def computer_lines(session: Session, chat_id: int) -> list[StatLine]:

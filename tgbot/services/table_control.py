@@ -1,82 +1,226 @@
-"""Pausing, resuming, coming back, quiet hours and the pace of a running game."""
+"""Keeping an asynchronous table moving: /pause, /resume, /back, /quiet, the pace, /leave,
+/board and /cancel.
+
+Pausing, resuming, quiet hours, the pace and cancelling belong to the game's creator or a group
+admin; the rest to each player. Every clock change goes through the `TurnClock`.
+"""
 
 from __future__ import annotations
 
 import re
 from dataclasses import replace
-from datetime import datetime, timedelta
 
-from sqlalchemy.engine import Connection
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
-from ..store.models import LOBBY, PAUSED, PLAYING, Chat, Game, GamePlayer
-from . import games, pacing
-from .context import GameContext
-from .errors import ServiceError
-from .settings import GameSettings
+from .. import pacing
+from ..errors import ServiceError
+from ..i18n import _, _n
+from ..render import cards as cards_render
+from ..render.lobby import pace_rows
+from ..store.models import LOBBY, PAUSED, PLAYING, Game, GamePlayer
+from . import chat_events, lobby, moves, output, people
+from .command import Command, Replied, guarded, reply, reply_language
+from .context import GameContext, context_of, require_game
+from .env import Env
+from .play import Answer, Tap
+from .turn_clock import TurnClock, set_clock
 
 _QUIET_RE = re.compile(r"(\d{1,2})-(\d{1,2})(?:\s+(?:UTC)?([+-]\d{1,2})(?::(\d{2}))?)?", re.IGNORECASE)
+SECONDS_PER_DAY = 86400
 
 
-def _game(session: Session, game_id: int) -> Game:
-    game = session.get(Game, game_id)
-    if game is None:
-        raise ServiceError("no_game")
-    return game
+def _here(session: Session, command: Command) -> GameContext:
+    game = lobby.active_game(session, command.chat_id, command.thread_id)
+    if game is None or game.id is None:
+        raise ServiceError("no_game_here")
+    return require_game(session, game.id, lock=True)
 
 
-def pause(
-    session: Session, game_id: int, user_id: int, is_admin: bool, now: datetime, max_pause: timedelta
-) -> Game:
-    """Stop every clock; the pause lifts by itself after `max_pause`."""
-    game = _game(session, game_id)
-    if game.status == PAUSED:
-        raise ServiceError("already_paused")
-    if game.status == LOBBY:
-        raise ServiceError("not_started")
-    if game.status != PLAYING:
-        raise ServiceError("not_playing")
-    if not games.can_manage(game, user_id, is_admin):
+def _manager(ctx: GameContext, command: Command, admin: bool) -> None:
+    if not lobby.can_manage(ctx.game, command.person.id, admin):
         raise ServiceError("not_creator")
-    game.status = PAUSED
-    game.paused_until = now + max_pause
-    game.next_nudge_at = game.deadline_at = None
-    game.wake_at = game.paused_until
-    game.updated_at = now
-    session.add(game)
-    return game
 
 
-def resume(
-    session: Session,
-    game_id: int,
-    user_id: int,
-    is_admin: bool,
-    now: datetime,
-    custom_pace: pacing.Pace | None,
-) -> Game:
-    game = _game(session, game_id)
-    if game.status != PAUSED:
-        raise ServiceError("not_paused")
-    if not games.can_manage(game, user_id, is_admin):
-        raise ServiceError("not_creator")
+def clock_of(ctx: GameContext, env: Env) -> TurnClock:
+    return TurnClock.of(ctx.settings.pace, env.custom_pace, ctx.quiet)
+
+
+# --- pause and resume -------------------------------------------------------------------------
+
+
+def pause(session: Session, env: Env, command: Command, admin: bool) -> Replied:
+    def act() -> Replied:
+        ctx = _here(session, command)
+        game = ctx.game
+        if game.status == PAUSED:
+            raise ServiceError("already_paused")
+        if game.status == LOBBY:
+            raise ServiceError("not_started")
+        _manager(ctx, command, admin)
+        game.status = PAUSED
+        game.updated_at = env.now
+        set_clock(session, game, TurnClock.pause(env.now, env.pause_max))
+        days = max(1, round(env.pause_max.total_seconds() / SECONDS_PER_DAY))
+        text = _n(
+            ctx.language,
+            "⏸ Game paused: no reminders and no deadlines. Send /resume to go on; the pause ends "
+            "by itself in {n} day.",
+            "⏸ Game paused: no reminders and no deadlines. Send /resume to go on; the pause ends "
+            "by itself in {n} days.",
+            days,
+        )
+        output.retire_board(session, env, ctx)
+        output.drop_reminder(session, ctx)
+        reply(session, env, command, text, notify=False)
+        return Replied(game_id=ctx.game_id)
+
+    return guarded(session, env, command, admin, act)
+
+
+def go_on(session: Session, env: Env, ctx: GameContext, header: str) -> None:
+    """A paused game plays on: a fresh clock for the player to move, the board at the bottom."""
+    game = ctx.game
     game.status = PLAYING
     game.paused_until = None
-    ctx = games.load_context(session, game_id, game)
-    assert ctx.state is not None
-    games.schedule_turn(session, game, ctx.state, now, custom_pace)  # a fresh clock for the player to move
-    game.updated_at = now
-    session.add(game)
-    return game
+    game.updated_at = env.now
+    set_clock(session, game, clock_of(ctx, env).start(ctx.playing_state().current, env.now))
+    output.repost_board(session, env, ctx, [header])
 
 
-def come_back(session: Session, game_id: int, user_id: int) -> bool:
+def resume(session: Session, env: Env, command: Command, admin: bool) -> Replied:
+    def act() -> Replied:
+        ctx = _here(session, command)
+        if ctx.game.status != PAUSED:
+            raise ServiceError("not_paused")
+        _manager(ctx, command, admin)
+        chat_events.bot_is_here(session, ctx.game.chat_id)
+        go_on(session, env, ctx, _(ctx.language, "▶️ The game goes on!"))
+        return Replied(game_id=ctx.game_id)
+
+    return guarded(session, env, command, admin, act)
+
+
+# --- the board, leaving, cancelling ------------------------------------------------------------
+
+
+def board(session: Session, env: Env, command: Command) -> Replied:
+    """/board: the board (or lobby) again at the bottom. A game held since the bot was removed
+    from the group goes on: the command proves the bot is back."""
+
+    def act() -> Replied:
+        ctx = _here(session, command)
+        if ctx.game.status == LOBBY:
+            output.repost_lobby(session, env, ctx)
+        elif chat_events.is_held(ctx.game):
+            chat_events.bot_is_here(session, ctx.game.chat_id)
+            go_on(session, env, ctx, _(ctx.language, "▶️ The game goes on!"))
+        else:
+            output.repost_board(session, env, ctx)
+        return Replied(game_id=ctx.game_id)
+
+    return guarded(session, env, command, False, act)
+
+
+def cancel(session: Session, env: Env, command: Command, admin: bool) -> Replied:
+    def act() -> Replied:
+        ctx = _here(session, command)
+        _manager(ctx, command, admin)
+        was_lobby = ctx.game.status == LOBBY
+        lobby.cancel(session, env, ctx)
+        if not was_lobby:
+            reply(session, env, command, _(ctx.language, "✖️ The game was cancelled."), notify=False)
+        return Replied(game_id=ctx.game_id)
+
+    return guarded(session, env, command, admin, act)
+
+
+def leave(session: Session, env: Env, command: Command) -> Replied:
+    """/leave: out of a lobby, or, in a running game, the bot plays the seat from now on."""
+
+    def act() -> Replied:
+        ctx = _here(session, command)
+        if ctx.game.status == LOBBY:
+            lobby.leave_lobby(session, env, ctx, command.person.id)
+            return Replied(game_id=ctx.game_id)
+        leave_game(session, env, ctx, command.person.id)
+        return Replied(game_id=ctx.game_id, outcome="left")
+
+    return guarded(session, env, command, False, act)
+
+
+def leave_game(session: Session, env: Env, ctx: GameContext, user_id: int, notice: str | None = None) -> str:
+    """A player leaves a running game (/leave, or they left the group): their seat is played by
+    the idle default from now on; with no person left, the game ends. Their name."""
+    if ctx.game.status not in (PLAYING, PAUSED):
+        raise ServiceError("not_playing")
+    seat = ctx.seat_of(user_id)
+    if seat is None:
+        raise ServiceError("not_in_game")
+    if seat.left:
+        raise ServiceError("already_left")
+    player = session.exec(
+        select(GamePlayer).where(GamePlayer.game_id == ctx.game_id, GamePlayer.user_id == user_id)
+    ).one()
+    player.left = True
+    session.add(player)
+    seats = [replace(s, left=True) if s.seat == seat.seat else s for s in ctx.seats]
+    ctx = replace(ctx, seats=seats)
+    text = notice or _(
+        ctx.language,
+        "🚪 {name} left the game: the bot plays their seat from now on (points kept).",
+        name=cards_render.name(seat.name),
+    )
+    output.say_in_game(session, env, ctx, text)
+    result = moves.PlayResult(ctx)
+    if not any(s.is_human and not s.left for s in ctx.seats):
+        moves.abandon(session, env, ctx)
+        result.abandoned = True
+    elif ctx.game.status == PLAYING:
+        moves.autoplay(session, env, result)
+    if result.outcomes or result.abandoned:
+        output.report(session, env, result)
+    return seat.name
+
+
+# --- coming back ------------------------------------------------------------------------------
+
+
+def back(session: Session, env: Env, command: Command) -> Replied:
+    """/back: in a group, back in its game; in private, back in every game (each group is told)."""
+    lang = reply_language(session, command)
+    if command.private:
+        games = _games_of(session, command.person.id)
+        back_in = [g for g in games if _come_back(session, g, command.person.id)]
+        if not back_in:
+            reply(session, env, command, _(lang, "You were not away."))
+            return Replied("not_away")
+        reply(session, env, command, _(lang, "👋 Welcome back! Your turns wait for you again."))
+        for game in back_in:
+            name = cards_render.name(command.person.first_name)
+            ctx = context_of(session, game)
+            output.say_in_game(session, env, ctx, _(ctx.language, "👋 {name} is back.", name=name))
+        return Replied()
+
+    def act() -> Replied:
+        ctx = _here(session, command)
+        if ctx.seat_of(command.person.id) is None:
+            raise ServiceError("not_in_game")
+        if _come_back(session, ctx.game, command.person.id):
+            reply(session, env, command, _(ctx.language, "👋 Welcome back! Your turns wait for you again."))
+        else:
+            reply(session, env, command, _(lang, "You were not away."))
+        return Replied(game_id=ctx.game_id)
+
+    return guarded(session, env, command, False, act)
+
+
+def _come_back(session: Session, game: Game, user_id: int) -> bool:
     """Clear the away flag; True when the player was away."""
     player = session.exec(
-        select(GamePlayer).where(GamePlayer.game_id == game_id, GamePlayer.user_id == user_id)
+        select(GamePlayer).where(GamePlayer.game_id == game.id, GamePlayer.user_id == user_id)
     ).first()
     if player is None:
-        raise ServiceError("not_in_game")
+        return False
     was_away = player.away
     if player.away or player.timeouts:
         player.away = False
@@ -85,14 +229,17 @@ def come_back(session: Session, game_id: int, user_id: int) -> bool:
     return was_away
 
 
-def come_back_loaded(db: Session | Connection, ctx: GameContext, user_id: int) -> bool:
-    """`come_back` for a game read in this transaction (`games.load_snapshot`); its seats are
-    updated too. True when the player was away or had missed turns (a row was written)."""
-    me = ctx.seat_of(user_id)
-    if me is None or not (me.away or me.timeouts):
-        return False
-    ctx.seats = games.clear_idle(db, ctx, me)
-    return True
+def _games_of(session: Session, user_id: int) -> list[Game]:
+    query = (
+        select(Game)
+        .join(GamePlayer, col(GamePlayer.game_id) == col(Game.id))
+        .where(GamePlayer.user_id == user_id, col(Game.status).in_((PLAYING, PAUSED)))
+        .order_by(col(Game.id).desc())
+    )
+    return list(session.exec(query).all())
+
+
+# --- quiet hours ------------------------------------------------------------------------------
 
 
 def parse_quiet(text: str) -> tuple[int, int, int] | None:
@@ -109,76 +256,119 @@ def parse_quiet(text: str) -> tuple[int, int, int] | None:
     return start, end, offset
 
 
-def set_quiet(
-    session: Session,
-    chat_id: int,
-    hours: tuple[int, int, int] | None,
-    now: datetime,
-    custom_pace: pacing.Pace | None = None,
-) -> Chat:
-    """Set (or clear, with None) a group's quiet hours; running turns get their clock re-derived."""
-    chat = games.upsert_chat(session, chat_id, None, now)
-    if hours is None:
-        chat.quiet_start = chat.quiet_end = None
-        chat.utc_offset_minutes = 0
-    else:
-        chat.quiet_start, chat.quiet_end, chat.utc_offset_minutes = hours
-    session.add(chat)
-    quiet = games.quiet_hours(chat)
-    for game in games.active_games_in_chat(session, chat_id):
-        if game.status == PLAYING and game.turn_started_at is not None:
-            _rederive_clock(game, quiet, custom_pace)
-            session.add(game)
-    return chat
+def utc_label(offset_minutes: int) -> str:
+    """'UTC+7', 'UTC-3:30': how people write an offset (whole hours without minutes)."""
+    sign = "+" if offset_minutes >= 0 else "-"
+    hours, minutes = divmod(abs(offset_minutes), 60)
+    return f"UTC{sign}{hours}" + (f":{minutes:02d}" if minutes else "")
 
 
-def _rederive_clock(game: Game, quiet: pacing.QuietHours | None, custom_pace: pacing.Pace | None) -> None:
-    """The current turn's reminder and deadline, as if these quiet hours had applied from its start."""
-    assert game.turn_started_at is not None
-    pace = pacing.resolve(GameSettings.from_json(game.settings).pace, custom_pace)
-    started = game.turn_started_at
-    deadline = pacing.shift(started + pace.deadline, quiet) if pace.deadline is not None else None
-    if pace.repeat is None and game.nudges_sent >= pacing.MAX_REMINDERS:
-        nudge = None
-    else:
-        nudge = pacing.next_nudge(pace, started, game.nudges_sent, deadline, quiet)
-    game.deadline_at = deadline
-    game.next_nudge_at = nudge
-    game.wake_at = pacing.earliest(nudge, deadline)
+def quiet(session: Session, env: Env, command: Command, arg: str, admin: bool) -> Replied:
+    """/quiet 23-08 +7 or /quiet off: the group's quiet hours. Like /pause, they move running
+    turns' deadlines, so only a game's creator or a group admin may set them."""
+    lang = reply_language(session, command)
+    if command.private:
+        reply(session, env, command, _(lang, "Quiet hours are set in a group."))
+        return Replied("private")
+    if not arg:
+        usage = _(lang, "Usage: /quiet 23-08 +7 (hours in local time, then the UTC offset), or /quiet off.")
+        reply(session, env, command, usage)
+        return Replied("usage")
+    hours = None if arg.lower() == "off" else parse_quiet(arg)
+    if hours is None and arg.lower() != "off":
+        reply(session, env, command, _(lang, "I could not read that. Example: /quiet 23-08 +7"))
+        return Replied("unreadable")
+
+    def act() -> Replied:
+        running = lobby.active_games(session, command.chat_id)
+        if not admin and not any(g.creator_id == command.person.id for g in running):
+            raise ServiceError("not_creator")
+        chat = people.upsert_chat(session, command.chat_id, command.chat_title, env)
+        chat.quiet_start, chat.quiet_end, chat.utc_offset_minutes = (
+            hours if hours is not None else (None, None, 0)
+        )
+        session.add(chat)
+        session.flush()
+        for game in running:
+            if game.status == PLAYING and game.turn_started_at is not None:
+                ctx = context_of(session, game)
+                set_clock(session, game, clock_of(ctx, env).rederive(game))
+        if hours is None:
+            reply(session, env, command, _(lang, "🔔 Quiet hours are off."))
+        else:
+            start, end, offset = hours
+            text = _(
+                lang,
+                "🌙 Quiet hours: {start:02d}:00–{end:02d}:00 ({utc}). "
+                "Reminders wait until they end, and deadlines move to their end.",
+                start=start,
+                end=end,
+                utc=utc_label(offset),
+            )
+            reply(session, env, command, text)
+        return Replied()
+
+    return guarded(session, env, command, admin, act)
 
 
-def come_back_everywhere(session: Session, user_id: int) -> list[Game]:
-    """/back in a private chat: the user is back in every running game they were away from."""
-    back: list[Game] = []
-    for game in games.games_of_user(session, user_id):
-        assert game.id is not None
-        if come_back(session, game.id, user_id):
-            back.append(game)
-    return back
+# --- the pace of a running game --------------------------------------------------------------
+
+
+def settings(session: Session, env: Env, command: Command) -> Replied:
+    """/settings in a running game: its pace, with keys to change it."""
+    lang = reply_language(session, command)
+    game = lobby.active_game(session, command.chat_id, command.thread_id)
+    if game is None or game.id is None:
+        reply(session, env, command, _(lang, "There is no game here. Settings are in the lobby of /newgame."))
+        return Replied("no_game")
+    if game.status == LOBBY:
+        reply(session, env, command, _(lang, "Use the ⚙️ Settings key of the lobby."))
+        return Replied("lobby", game.id)
+    ctx = context_of(session, game)
+    glang = ctx.language
+    custom = env.custom_pace
+    lines = [
+        _(glang, "⚙️ Pace of this game: {pace}", pace=pacing.pace_label(glang, ctx.settings.pace, custom)),
+        _(
+            glang,
+            "live: reminder 1 min, auto-play 3 min · quick: 10 min / 1 h · casual: 2 h / 12 h · "
+            "slow: 12 h / 48 h · relaxed: a reminder a day, no auto-play",
+        ),
+    ]
+    if custom is not None:
+        lines.append(
+            _(
+                glang,
+                "custom: reminder {nudge}, auto-play {deadline}",
+                nudge=pacing.format_duration(custom.nudge, glang),
+                deadline=pacing.format_duration(custom.deadline, glang) if custom.deadline else "—",
+            )
+        )
+    lines.append(_(glang, "The creator or a group admin can change it; the turn clock starts again."))
+    reply(session, env, command, "\n".join(lines), pace_rows(glang, game.id, ctx.settings.pace, custom))
+    return Replied(game_id=game.id)
 
 
 def change_pace(
-    session: Session,
-    game_id: int,
-    user_id: int,
-    is_admin: bool,
-    pace: str,
-    now: datetime,
-    custom_pace: pacing.Pace | None,
-) -> GameSettings:
-    """The creator (or an admin) changes the pace of a running game; the turn clock restarts."""
-    game = _game(session, game_id)
-    if not pacing.is_known(pace, custom_pace):
+    session: Session, env: Env, ctx: GameContext, tap: Tap, pace: str, admin: bool, lang: str
+) -> Answer:
+    """A pace key under /settings of a running game: the turn clock starts again."""
+    if not pacing.is_known(pace, env.custom_pace):
         raise ServiceError("bad_setting")
-    if game.status not in (PLAYING, PAUSED):
+    if ctx.game.status not in (PLAYING, PAUSED):
         raise ServiceError("not_playing")
-    if not games.can_manage(game, user_id, is_admin):
+    if not lobby.can_manage(ctx.game, tap.person.id, admin):
         raise ServiceError("not_creator")
-    settings = replace(GameSettings.from_json(game.settings), pace=pace)
-    game.settings = settings.to_json()
-    if game.status == PLAYING:
-        ctx = games.load_context(session, game_id, game)
-        assert ctx.state is not None
-        games.schedule_turn(session, game, ctx.state, now, custom_pace)
-    session.add(game)
-    return settings
+    settings = replace(ctx.settings, pace=pace)
+    ctx.game.settings = settings.to_json()
+    session.add(ctx.game)
+    ctx = replace(ctx, settings=settings)
+    if ctx.game.status == PLAYING:
+        set_clock(session, ctx.game, clock_of(ctx, env).start(ctx.playing_state().current, env.now))
+    glang = ctx.language
+    label = pacing.pace_label(glang, pace, env.custom_pace)
+    text = _(glang, "⚙️ The pace of this game is now {pace}; the turn clock starts again.", pace=label)
+    output.say_in_game(session, env, ctx, text)
+    if tap.chat_id is not None and tap.message_id is not None:
+        output.drop_keys(session, env, tap.chat_id, tap.message_id)
+    return Answer(_(lang, "Pace: {pace}", pace=pacing.pace_label(lang, pace, env.custom_pace)))

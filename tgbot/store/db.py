@@ -1,23 +1,56 @@
-"""Engine and session set-up for SQLite (default) and PostgreSQL."""
+"""The database: engines for SQLite (default) and PostgreSQL, transactions, and running them
+off the event loop.
+
+Every transaction runs in a worker thread (`Database.run`) with a time limit, so a slow or hung
+database slows only the updates that need it: the event loop keeps answering taps from other
+chats, `/healthz` and the senders (DESIGN §5).
+
+Games are serialised in the database, never in process memory: on SQLite every transaction
+starts with ``BEGIN IMMEDIATE`` (one writer at a time, taken up front, so two transactions never
+both read and then fight over the write lock), and on PostgreSQL a service locks the game row it
+changes (`lock_game`) for the rest of its transaction.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import asyncio
+import logging
+import threading
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from typing import Any
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, TypeVar
 
-from sqlalchemy import event, text
+from sqlalchemy import event
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlmodel import Session, SQLModel, create_engine
+
+log = logging.getLogger("tweakbot.db")
+
+T = TypeVar("T")
+
+#: Seconds one transaction may take before the update that needed it gives up.
+TRANSACTION_SECONDS = 8.0
+#: PostgreSQL gives up on a statement or a lock wait itself well before that.
+STATEMENT_TIMEOUT_MS = 5000
+LOCK_TIMEOUT_MS = 4000
+SQLITE_BUSY_SECONDS = 5
 
 
 def make_engine(url: str, echo: bool = False) -> Engine:
-    """Create a SQLAlchemy engine tuned for the bot's short transactions."""
+    """An engine tuned for the bot's short transactions (see the module docstring)."""
     if url.startswith("sqlite"):
-        engine = create_engine(url, echo=echo, connect_args={"check_same_thread": False, "timeout": 30})
+        engine = create_engine(
+            url, echo=echo, connect_args={"check_same_thread": False, "timeout": SQLITE_BUSY_SECONDS}
+        )
 
         @event.listens_for(engine, "connect")
         def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
+            dbapi_conn.isolation_level = None  # SQLAlchemy's "begin" below starts transactions
             cursor = dbapi_conn.cursor()
             if ":memory:" not in url:
                 cursor.execute("PRAGMA journal_mode=WAL")
@@ -25,22 +58,55 @@ def make_engine(url: str, echo: bool = False) -> Engine:
             cursor.execute("PRAGMA foreign_keys=ON")
             cursor.close()
 
+        @event.listens_for(engine, "begin")
+        def _begin_immediate(conn: Any) -> None:
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
+
         return engine
     return create_engine(
         url,
         echo=echo,
-        pool_pre_ping=True,
         pool_size=10,
         max_overflow=10,
-        # Fail fast when the server is down (health checks, start-up) instead of hanging.
-        connect_args={"connect_timeout": 10},
+        pool_timeout=TRANSACTION_SECONDS,
+        connect_args={
+            "connect_timeout": 5,  # fail fast when the server is down
+            "options": f"-c statement_timeout={STATEMENT_TIMEOUT_MS} -c lock_timeout={LOCK_TIMEOUT_MS}",
+        },
     )
 
 
 def ping(engine: Engine) -> None:
-    """Raise unless the database answers a trivial query."""
-    with engine.connect() as connection:
-        connection.execute(text("SELECT 1"))
+    """Raise unless the database answers a trivial query.
+
+    On the raw driver connection, outside any transaction: SQLite's transactions here take the
+    write lock first (`BEGIN IMMEDIATE`), and a health check must not wait behind a writer.
+    """
+    connection = engine.raw_connection()
+    try:
+        cursor = connection.cursor()
+        cursor.execute("SELECT 1")
+        cursor.close()
+        if engine.dialect.name != "sqlite":
+            connection.rollback()
+    finally:
+        connection.close()
+
+
+def outbox_waiting(engine: Engine) -> int:
+    """Messages waiting to be sent, counted outside any transaction (like `ping`)."""
+    connection = engine.raw_connection()
+    try:
+        cursor = connection.cursor()
+        cursor.execute("SELECT count(*) FROM outbox")
+        row = cursor.fetchone()
+        cursor.close()
+        count = row[0] if row is not None else 0
+        if engine.dialect.name != "sqlite":
+            connection.rollback()
+        return int(count)
+    finally:
+        connection.close()
 
 
 def create_all(engine: Engine) -> None:
@@ -60,3 +126,135 @@ def session_scope(engine: Engine) -> Iterator[Session]:
         except BaseException:
             session.rollback()
             raise
+
+
+def is_postgres(session: Session) -> bool:
+    return session.get_bind().dialect.name == "postgresql"
+
+
+# --- what a committed transaction asks the process to do next ----------------------------------
+
+_NOTES = "tweakbot.after_commit"
+
+
+@dataclass
+class AfterCommit:
+    """Work a transaction leaves for after its commit: chats with new outbox rows to deliver,
+    and the earliest moment a game must be looked at again (the turn clock's next wake)."""
+
+    chats: set[int] = field(default_factory=set)
+    wake_at: datetime | None = None
+
+    def merge(self, other: AfterCommit) -> None:
+        self.chats |= other.chats
+        if other.wake_at is not None and (self.wake_at is None or other.wake_at < self.wake_at):
+            self.wake_at = other.wake_at
+
+
+def after_commit(session: Session) -> AfterCommit:
+    notes = session.info.get(_NOTES)
+    if notes is None:
+        notes = session.info[_NOTES] = AfterCommit()
+    assert isinstance(notes, AfterCommit)
+    return notes
+
+
+class DatabaseTrouble(Exception):
+    """The database did not answer in time, or not at all: the update gets an apology."""
+
+
+#: Errors that mean "the database is not there right now", as opposed to a bug.
+_OUTAGE_ERRORS = (OperationalError, PoolTimeout, TimeoutError)
+
+
+class Database:
+    """Transactions run in worker threads, with a time limit, and what they leave for after the
+    commit handed to `on_commit` (the sender and the clock) on the event loop."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        *,
+        workers: int | None = None,
+        timeout: float = TRANSACTION_SECONDS,
+        on_commit: Callable[[AfterCommit], None] | None = None,
+    ) -> None:
+        self.engine = engine
+        self.timeout = timeout
+        self.on_commit = on_commit
+        sqlite = engine.dialect.name == "sqlite"
+        self._pool = ThreadPoolExecutor(max_workers=workers or (4 if sqlite else 16), thread_name_prefix="db")
+        self._trouble = False
+        self._waiters: set[asyncio.Future[None]] = set()
+        self._count = threading.Lock()
+        self._running = 0  # transactions inside worker threads now
+
+    async def run(self, work: Callable[[Session], T], *, timeout: float | None = None) -> T:
+        """`work(session)` in one transaction, off the event loop; DatabaseTrouble when the
+        database fails or takes longer than `timeout` seconds, or the bot stops waiting for it."""
+        loop = asyncio.get_running_loop()
+        future = loop.run_in_executor(self._pool, self._transaction, work)
+        given_up = loop.create_future()
+        self._waiters.add(given_up)
+        try:
+            done, _pending = await asyncio.wait(
+                (future, given_up), timeout=timeout or self.timeout, return_when=asyncio.FIRST_COMPLETED
+            )
+            if future not in done:
+                future.cancel()  # only if it had not started: a running transaction ends on its own
+                raise TimeoutError("the database did not answer in time")
+            result, notes = future.result()
+        except _OUTAGE_ERRORS as exc:
+            self._outage(exc)
+            raise DatabaseTrouble(type(exc).__name__) from exc
+        except DBAPIError as exc:
+            if not exc.connection_invalidated:
+                raise
+            self._outage(exc)
+            raise DatabaseTrouble(type(exc).__name__) from exc
+        finally:
+            self._waiters.discard(given_up)
+        if self._trouble:
+            self._trouble = False
+            log.warning("the database answers again")
+        if self.on_commit is not None and (notes.chats or notes.wake_at is not None):
+            self.on_commit(notes)
+        return result
+
+    def _transaction(self, work: Callable[[Session], T]) -> tuple[T, AfterCommit]:
+        with self._count:
+            self._running += 1
+        try:
+            with session_scope(self.engine) as session:
+                result = work(session)
+                notes = after_commit(session)
+            return result, notes
+        finally:
+            with self._count:
+                self._running -= 1
+
+    def _outage(self, exc: BaseException) -> None:
+        """One log line per outage, not one per update."""
+        if not self._trouble:
+            self._trouble = True
+            log.error("the database is not answering (%s); updates get an apology until it is back", exc)
+
+    @property
+    def in_trouble(self) -> bool:
+        return self._trouble
+
+    def abandon(self) -> None:
+        """Stop waiting for every transaction in flight (the bot is stopping and the database is
+        slow): their callers get DatabaseTrouble now; the transactions end on their own."""
+        for waiter in list(self._waiters):
+            if not waiter.done():
+                waiter.set_result(None)
+
+    def busy(self) -> bool:
+        """A transaction is still running in a worker thread."""
+        with self._count:
+            return self._running > 0
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        self.engine.dispose()

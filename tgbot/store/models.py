@@ -71,8 +71,10 @@ class Game(SQLModel, table=True):
     seed: int = Field(default=0, sa_column=Column(BigInteger, nullable=False))
     creator_id: int = Field(sa_column=Column(BigInteger, nullable=False))
     language: str = Field(default="en", max_length=8)
-    lobby_message_id: int | None = None
-    board_message_id: int | None = None
+    #: The group board is the outbox surface ``board:<id>:<board_no>``; a new board (at the
+    #: bottom of the chat) takes the next number, so which message is live is decided here, in
+    #: the game's own transaction, and never by a process's memory.
+    board_no: int = 0
     current_seat: int | None = None
     turn_started_at: datetime | None = Field(default=None, sa_column=_utc_column(nullable=True))
     next_nudge_at: datetime | None = Field(default=None, sa_column=_utc_column(nullable=True))
@@ -98,7 +100,9 @@ class GamePlayer(SQLModel, table=True):
     away: bool = False
     left: bool = False
     timeouts: int = 0  # consecutive auto-plays
-    panel_message_id: int | None = None  # private turn panel
+    #: The player uses the private panel (composed there last, or opened it): their turns are
+    #: shown there too. Everyone else plays on the group board and gets no private messages.
+    panel: bool = False
 
 
 class Move(SQLModel, table=True):
@@ -118,6 +122,9 @@ class Move(SQLModel, table=True):
     code: str = Field(max_length=32)
     source: str = Field(default="player", max_length=16)  # player | idle | away | ai | system
     at: datetime = Field(sa_column=_utc_column(nullable=False))
+    #: What the engine's `apply` reported (engine.events JSON list): stats, history and the
+    #: replay file read it instead of replaying the game. None for entries written before it.
+    events: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
 
 
 class PlayerStats(SQLModel, table=True):
@@ -155,3 +162,97 @@ class ComputerStats(SQLModel, table=True):
     tweaks: int = 0
     t_played: int = 0
     updated_at: datetime = Field(sa_column=_utc_column(nullable=False))
+
+
+class Draft(SQLModel, table=True):
+    """The move a player is composing, kept on the server (DESIGN §3, §5).
+
+    A tap changes the draft as it is now, whatever keyboard it came from, so tapping ahead of a
+    slow edit never loses a selection. A draft of an older game version is void.
+    """
+
+    __tablename__ = "drafts"
+
+    game_id: int = Field(foreign_key="games.id", primary_key=True)
+    seat: int = Field(primary_key=True)
+    version: int
+    hand: int | None = None  # index into the hand
+    mask: int = 0  # bit i: table position i is chosen
+    menu: str | None = Field(default=None, max_length=16)  # an open [T!] menu
+    updated_at: datetime = Field(sa_column=_utc_column(nullable=False))
+
+
+class OutboxRow(SQLModel, table=True):
+    """Something to show in a chat, written in the transaction that decided it (DESIGN §6).
+
+    A row with a `surface` is the latest wanted content of that message (a board, a lobby, a
+    panel): a newer one replaces it while it waits (`rev` counts the replacements, so a sender
+    that delivered an older content leaves the newer one queued). Rows without a surface are new
+    messages. `tgbot.delivery` sends each chat's rows in (priority, id) order within its budget.
+    """
+
+    __tablename__ = "outbox"
+    __table_args__ = (
+        Index("ix_outbox_chat_order", "chat_id", "priority", "id"),
+        Index("ix_outbox_chat_surface", "chat_id", "surface"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    chat_id: int = Field(sa_column=Column(BigInteger, nullable=False))
+    surface: str | None = Field(default=None, max_length=64)
+    priority: int = 0
+    payload: str = Field(sa_column=Column(Text, nullable=False))
+    rev: int = 0
+    attempts: int = 0
+    game_id: int | None = None
+    created_at: datetime = Field(sa_column=_utc_column(nullable=False))
+
+
+class ShownMessage(SQLModel, table=True):
+    """Which Telegram message shows a surface now, and what it shows (to skip no-op edits)."""
+
+    __tablename__ = "shown_messages"
+
+    chat_id: int = Field(sa_column=Column(BigInteger, primary_key=True, autoincrement=False))
+    surface: str = Field(primary_key=True, max_length=64)
+    message_id: int = Field(sa_column=Column(BigInteger, nullable=False))
+    digest: str = Field(default="", max_length=32)
+
+
+class DeliveryChat(SQLModel, table=True):
+    """A chat's delivery state, shared by every bot instance: who sends to it now (a lease),
+    what it has spent of Telegram's budget lately, and a pause after a 429.
+
+    Times are epoch seconds of the delivery timer (`tgbot.clock.Timer.time`).
+    """
+
+    __tablename__ = "delivery_chats"
+
+    chat_id: int = Field(sa_column=Column(BigInteger, primary_key=True, autoincrement=False))
+    holder: str | None = Field(default=None, max_length=64)
+    lease_until: float = 0.0
+    paused_until: float = 0.0
+    recent: str = Field(default="[]", sa_column=Column(Text, nullable=False))  # send times, last minute
+    last_message_id: int | None = Field(default=None, sa_column=Column(BigInteger, nullable=True))
+
+
+class Notice(SQLModel, table=True):
+    """When a chat was last told something that needs saying only once in a while (a repeated
+    refusal), so a burst of the same command costs the group one message, not one each."""
+
+    __tablename__ = "notices"
+
+    chat_id: int = Field(sa_column=Column(BigInteger, primary_key=True, autoincrement=False))
+    key: str = Field(primary_key=True, max_length=64)
+    said_at: datetime = Field(sa_column=_utc_column(nullable=False))
+
+
+class SeenTap(SQLModel, table=True):
+    """Callback queries already applied. Telegram may deliver an update twice (a webhook retried,
+    two instances), and a compose key toggles: a tap seen before must not toggle back. The sweep
+    forgets entries after a day."""
+
+    __tablename__ = "seen_taps"
+
+    query_id: str = Field(primary_key=True, max_length=64)
+    seen_at: datetime = Field(sa_column=_utc_column(nullable=False))

@@ -1,0 +1,275 @@
+"""The computer players' ladder: every pairing of levels, head to head, in every seat order.
+
+``nice .venv/bin/python benchmarks/ai_ladder.py [--players 2,3,4,6] [--deals 2:150,3:50,4:50,6:15]
+[--seed 0] [--jobs 2] [--json FILE]``
+
+For each player count and each pair of levels (A, B), the seats are split
+between the two as evenly as the count allows (3 players: both 2 + 1 and
+1 + 2), and each deal is played once in every distinct seating of that split,
+so every seat order, rotations included, gets the same number of games and the
+same cards. A game scores 1 for A when only A seats share the top total, 0
+when only B seats do, 1/2 when both do. The 95 % interval treats each deal
+(all its seatings together) as one sample, since games with the same cards
+are not independent. Also reported per level: points per round, the share of
+its turns in which it played a [T!] card, and its decision time p50 / p99 on
+one core (each worker is one process). A Bradley-Terry rating per player
+count, and over all counts, is fitted to the pairwise results and shown on
+the Elo scale (Easy = 0).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from itertools import combinations, permutations
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from engine.ai import LEVELS
+from engine.config import GameConfig
+from engine.simulate import Stats, percentiles_ms, play_game
+
+Z95 = 1.959963984540054
+DEFAULT_DEALS = {2: 150, 3: 50, 4: 50, 6: 15}
+
+
+def splits(players: int) -> list[tuple[int, int]]:
+    """Seats for (A, B): an even split, or both near-even splits for an odd count."""
+    half = players // 2
+    return [(half, half)] if players % 2 == 0 else [(half, players - half), (players - half, half)]
+
+
+def seatings(a: str, b: str, players: int) -> list[tuple[str, ...]]:
+    """Every distinct seating of every split, each once."""
+    found: list[tuple[str, ...]] = []
+    for na, nb in splits(players):
+        found.extend(sorted(set(permutations([a] * na + [b] * nb))))
+    return found
+
+
+@dataclass
+class Cell:
+    """One pairing at one player count."""
+
+    players: int
+    a: str
+    b: str
+    deal_scores: list[float] = field(default_factory=list)  # A's mean score per deal
+    games: int = 0
+    points: Counter[str] = field(default_factory=Counter)
+    rounds: Counter[str] = field(default_factory=Counter)
+
+
+def play_deals(players: int, a: str, b: str, seeds: Sequence[int]) -> dict[str, Any]:
+    """Worker: every seating of (a, b) for each seed; returns the deal scores and the level counts."""
+    config = GameConfig(players=players)
+    orders = seatings(a, b, players)
+    stats = Stats(players)
+    deal_scores: list[float] = []
+    for seed in seeds:
+        score = 0.0
+        for number, order in enumerate(orders):
+            state = play_game(config, seed, order, stats, number, check=False)
+            top = {order[s] for s in state.winners}
+            score += 1.0 if top == {a} else 0.0 if top == {b} else 0.5
+        deal_scores.append(score / len(orders))
+    return {
+        "deal_scores": deal_scores,
+        "games": stats.games,
+        "points": dict(stats.level_points),
+        "rounds": dict(stats.level_rounds),
+        "turns": dict(stats.level_turns),
+        "t_turns": dict(stats.level_t_turns),
+        "times": {lv: list(t) for lv, t in stats.decision_seconds.items()},
+    }
+
+
+def interval(scores: Sequence[float]) -> tuple[float, float, float]:
+    """Mean and 95 % normal interval over independent deals."""
+    n = len(scores)
+    mean = sum(scores) / n
+    if n < 2:
+        return mean, 0.0, 1.0
+    sd = math.sqrt(sum((x - mean) ** 2 for x in scores) / (n - 1))
+    half = Z95 * sd / math.sqrt(n)
+    return mean, max(0.0, mean - half), min(1.0, mean + half)
+
+
+def bradley_terry(results: Sequence[tuple[str, str, float, int]], levels: Sequence[str]) -> dict[str, float]:
+    """Elo-scale ratings (first level = 0) from (a, b, a's score, games) by the MM algorithm."""
+    wins: Counter[str] = Counter()
+    games: dict[tuple[str, str], int] = defaultdict(int)
+    for a, b, score, n in results:
+        wins[a] += score
+        wins[b] += n - score
+        games[a, b] += n
+        games[b, a] += n
+    strength = dict.fromkeys(levels, 1.0)
+    for _ in range(2000):
+        new = {}
+        for i in levels:
+            denom = sum(games[i, j] / (strength[i] + strength[j]) for j in levels if j != i and games[i, j])
+            new[i] = max(wins[i], 0.5) / denom if denom else strength[i]
+        norm = new[levels[0]]
+        strength = {k: x / norm for k, x in new.items()}
+    return {k: round(400 * math.log10(x), 1) for k, x in strength.items()}
+
+
+def run(players_list: Sequence[int], deals: dict[int, int], seed: int, jobs: int) -> dict[str, Any]:
+    cells: dict[tuple[int, str, str], Cell] = {}
+    totals: dict[str, Counter[str]] = defaultdict(Counter)
+    times: dict[str, list[float]] = defaultdict(list)
+    tasks = []
+    started = time.perf_counter()
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        for players in players_list:
+            for a, b in combinations(LEVELS, 2):
+                cells[players, a, b] = Cell(players, a, b)
+                seeds = [seed + d for d in range(deals[players])]
+                chunk = max(1, math.ceil(len(seeds) / (jobs * 2)))
+                for i in range(0, len(seeds), chunk):
+                    tasks.append(
+                        ((players, a, b), pool.submit(play_deals, players, a, b, seeds[i : i + chunk]))
+                    )
+        for key, future in tasks:
+            out = future.result()
+            cell = cells[key]
+            cell.deal_scores.extend(out["deal_scores"])
+            cell.games += out["games"]
+            for name in ("points", "rounds", "turns", "t_turns"):
+                for lv, x in out[name].items():
+                    totals[name][lv] += x
+                    if name in ("points", "rounds"):
+                        getattr(cell, name)[lv] += x
+            for lv, t in out["times"].items():
+                times[lv].extend(t)
+    report: dict[str, Any] = {"seconds": round(time.perf_counter() - started, 1), "cells": [], "ratings": {}}
+    by_count: dict[int, list[tuple[str, str, float, int]]] = defaultdict(list)
+    for (players, a, b), cell in cells.items():
+        mean, lo, hi = interval(cell.deal_scores)
+        report["cells"].append(
+            {
+                "players": players,
+                "a": a,
+                "b": b,
+                "deals": len(cell.deal_scores),
+                "games": cell.games,
+                "b_win": round(1 - mean, 4),
+                "b_win_95": [round(1 - hi, 4), round(1 - lo, 4)],
+                "points_per_round": {lv: round(cell.points[lv] / cell.rounds[lv], 2) for lv in (a, b)},
+            }
+        )
+        by_count[players].append((a, b, mean * cell.games, cell.games))
+    for players, results in sorted(by_count.items()):
+        report["ratings"][str(players)] = bradley_terry(results, LEVELS)
+    report["ratings"]["all"] = bradley_terry([r for rs in by_count.values() for r in rs], LEVELS)
+    report["totals"] = {name: dict(counts) for name, counts in totals.items()}
+    report["times_us"] = {lv: sorted(round(t * 1e6) for t in ts) for lv, ts in times.items()}
+    report["levels"] = _levels(totals, times)
+    return report
+
+
+def _levels(totals: dict[str, Counter[str]], times: dict[str, list[float]]) -> dict[str, Any]:
+    return {
+        lv: {
+            "points_per_round": round(totals["points"][lv] / totals["rounds"][lv], 2),
+            "t_share": round(totals["t_turns"][lv] / totals["turns"][lv], 4),
+            "decision_ms": percentiles_ms(times[lv]),
+            "decisions": len(times[lv]),
+        }
+        for lv in LEVELS
+    }
+
+
+def merge(reports: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """One report from runs of different player counts (each run's cells are independent)."""
+    merged: dict[str, Any] = {"seconds": sum(r["seconds"] for r in reports), "cells": [], "ratings": {}}
+    totals: dict[str, Counter[str]] = defaultdict(Counter)
+    times: dict[str, list[float]] = defaultdict(list)
+    results: list[tuple[str, str, float, int]] = []
+    for r in reports:
+        merged["cells"].extend(r["cells"])
+        merged["ratings"].update({k: v for k, v in r["ratings"].items() if k != "all"})
+        for name, counts in r["totals"].items():
+            totals[name].update(counts)
+        for lv, ts in r["times_us"].items():
+            times[lv].extend(t / 1e6 for t in ts)
+        results.extend((c["a"], c["b"], (1 - c["b_win"]) * c["games"], c["games"]) for c in r["cells"])
+    merged["ratings"]["all"] = bradley_terry(results, LEVELS)
+    merged["levels"] = _levels(totals, times)
+    return merged
+
+
+def table(report: dict[str, Any]) -> str:
+    lines = [
+        "| Players | Pairing | Deals x seatings = games | Stronger wins (95 % interval) | Points per round |",
+        "|---|---|---|---|---|",
+    ]
+    for c in report["cells"]:
+        lo, hi = c["b_win_95"]
+        ppr = " / ".join(f"{c['points_per_round'][lv]:.1f}" for lv in (c["b"], c["a"]))
+        lines.append(
+            f"| {c['players']} | {c['b']} vs {c['a']} "
+            f"| {c['deals']} x {c['games'] // c['deals']} = {c['games']} "
+            f"| {c['b_win']:.1%} ({lo:.1%}-{hi:.1%}) | {ppr} |"
+        )
+    lines.append("")
+    lines.append("| Rating (Elo scale, easy = 0) | " + " | ".join(LEVELS) + " |")
+    lines.append("|---|" + "---|" * len(LEVELS))
+    for key, ratings in report["ratings"].items():
+        lines.append(f"| {key} players | " + " | ".join(f"{ratings[lv]:.0f}" for lv in LEVELS) + " |")
+    lines.append("")
+    lines.append("| Level | Points per round | [T!] share of turns | Decision p50 / p99 | Decisions |")
+    lines.append("|---|---|---|---|---|")
+    for lv, d in report["levels"].items():
+        ms = d["decision_ms"]
+        lines.append(
+            f"| {lv} | {d['points_per_round']:.1f} | {d['t_share']:.1%} "
+            f"| {ms['p50']:.2f} / {ms['p99']:.2f} ms | {d['decisions']} |"
+        )
+    lines.append(f"\nwall clock {report['seconds']:.0f} s")
+    return "\n".join(lines)
+
+
+def _deals(text: str) -> dict[int, int]:
+    deals = dict(DEFAULT_DEALS)
+    for part in text.split(","):
+        players, count = part.split(":")
+        deals[int(players)] = int(count)
+    return deals
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--players", default="2,3,4,6", help="player counts, comma-separated")
+    parser.add_argument(
+        "--deals", type=_deals, default=dict(DEFAULT_DEALS), help="deals per count, e.g. 2:150,6:15"
+    )
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--jobs", type=int, default=1, help="worker processes (one core each)")
+    parser.add_argument("--json", metavar="FILE", help="also write the report as JSON")
+    parser.add_argument(
+        "--merge", nargs="+", metavar="JSON", help="print one table from earlier --json files"
+    )
+    args = parser.parse_args(argv)
+    if args.merge:
+        report = merge([json.loads(Path(f).read_text()) for f in args.merge])
+    else:
+        report = run([int(p) for p in args.players.split(",")], args.deals, args.seed, args.jobs)
+    print(table(report))
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,196 @@
+"""Flood-proof play (issue "Flood-proof play"): every tap answered at once, deliveries paced per chat.
+
+Telegram's limits are on in the fake (20 writes a minute per group, one a second per private
+chat, 30 a second in all, 429 beyond), on a virtual timer, so a minute of play takes a moment.
+Senders here are left running in the background (the test client does not wait for them), so taps
+arrive at the pace a person taps, whatever the senders are doing.
+"""
+
+from __future__ import annotations
+
+import re
+
+from sqlmodel import Session, select
+
+from engine import seat_view
+from engine.cards import VALUE
+from tests.bot.conftest import BotRig
+from tests.bot.helpers import board_id, board_of, current_game, start_game, state_of
+from tests.fakes.telegram import FakeChat, FakeUser
+from tgbot.store.models import Draft, OutboxRow
+
+
+def senders_in_background(rig: BotRig) -> None:
+    rig.tg.ignore_tasks = lambda task: task.get_name().startswith("send:")
+
+
+async def drain(rig: BotRig, seconds: float = 180.0) -> None:
+    """Let virtual time run until every outbox row is delivered."""
+    for _ in range(int(seconds)):
+        await rig.tg.advance(1.0)
+        if not waiting(rig):
+            return
+    raise AssertionError(f"{waiting(rig)} outbox rows still waiting after {seconds} s")
+
+
+def waiting(rig: BotRig) -> int:
+    with Session(rig.deps.db.engine) as session:
+        return len(session.exec(select(OutboxRow)).all())
+
+
+async def game_in(rig: BotRig, title: str, base: int) -> tuple[FakeChat, FakeUser, FakeUser, int]:
+    fake = rig.fake
+    ana, ben = fake.user(base + 1, f"Ana{base}"), fake.user(base + 2, f"Ben{base}")
+    group = fake.group(title)
+    game, _board = await start_game(rig, group, ana, [ben])
+    assert game.id is not None
+    mover = ana if state_of(game).current == 0 else ben
+    return group, mover, ana if mover is ben else ben, game.id
+
+
+async def test_two_taps_a_second_for_a_minute_all_answered_and_the_last_board_shows_the_draft(
+    rig: BotRig,
+) -> None:
+    group, mover, _other, gid = await game_in(rig, "Busy", 0)
+    senders_in_background(rig)
+    game = current_game(rig)
+    state = state_of(game)
+    table = len(state.table)
+    hand = len(state.hands[state.current])
+    answers = []
+    for i in range(120):  # 2 taps a second for a minute, alternating hand and table cards
+        key = (
+            f"k:{gid}:{game.version}:h:{i % hand}" if i % 3 == 0 else f"k:{gid}:{game.version}:t:{i % table}"
+        )
+        board = rig.fake.message(group.id, board_id(rig, game) or 0)
+        answers.append(await rig.tg.tap_data(mover, board, key))
+        await rig.tg.advance(0.5)
+    # every tap was answered, at once (the answer never waits for a chat message)
+    assert all(a.answered and a.answered_at == a.created_at for a in answers)
+    # each toast shows the true running sum of the draft as it was after that tap
+    with Session(rig.deps.db.engine) as session:
+        draft = session.get(Draft, (gid, state.current))
+        assert draft is not None and draft.version == game.version
+    chosen = [p for p in range(table) if draft.mask >> p & 1]
+    view = seat_view(state, state.current)
+    if draft.hand is not None and chosen:
+        total = VALUE[view.hand[draft.hand]] + sum(VALUE[view.table[p]] for p in chosen)  # type: ignore[index]
+        assert f"= {total}" in (answers[-1].text or "")
+    await drain(rig)
+    # the board, once the budget allowed, shows the final draft: the chosen table cards are ticked
+    board = board_of(rig, current_game(rig))
+    ticked = [t for t, _d in board.buttons if t.startswith("✅") and t != "✅ Claim"]
+    assert len(ticked) == len(chosen)
+    assert ("👉" in "".join(t for t, _d in board.buttons)) == (draft.hand is not None)
+    # Telegram's limit held: never more than 20 writes in a minute, no 429
+    assert rig.fake.max_writes_in_window(group.id, 60) <= 20
+    assert rig.fake.count_429() == 0
+
+
+async def test_a_throttled_group_never_delays_a_quiet_one(rig: BotRig) -> None:
+    busy, busy_mover, _b, busy_gid = await game_in(rig, "Busy", 0)
+    quiet, quiet_mover, _q, quiet_gid = await game_in(rig, "Quiet", 10)
+    senders_in_background(rig)
+    await rig.tg.advance(61)  # the set-up's writes are out of the window
+    busy_game = current_game(rig, busy.id)
+    # The busy group spends its whole budget on previews.
+    for i in range(40):
+        board = rig.fake.message(busy.id, board_id(rig, busy_game) or 0)
+        await rig.tg.tap_data(busy_mover, board, f"k:{busy_gid}:{busy_game.version}:t:{i % 2}")
+        await rig.tg.advance(0.2)
+    assert waiting(rig) > 0  # previews are waiting for the busy group's budget
+    # A move in the quiet group is shown at once.
+    quiet_game = current_game(rig, quiet.id)
+    before = rig.timer.monotonic()
+    board = board_of(rig, quiet_game)
+    await rig.tg.tap_data(quiet_mover, board, f"k:{quiet_gid}:{quiet_game.version}:h:0")
+    await rig.tg.tap_data(quiet_mover, board, f"k:{quiet_gid}:{quiet_game.version}:d")
+    await rig.tg.advance(0.5)
+    after = current_game(rig, quiet.id)
+    assert after.version == quiet_game.version + 1
+    new_board = board_id(rig, after)
+    assert new_board is not None and new_board != board.message_id
+    writes = [t for t in rig.fake.write_times(quiet.id) if t >= before]
+    assert len(writes) >= 2 and max(writes) - before < 1.0  # the report and the new board, at once
+    await drain(rig)
+    assert rig.fake.count_429() == 0
+
+
+async def test_a_429_pauses_that_chat_only_and_the_message_arrives_once(rig: BotRig) -> None:
+    slow, slow_mover, _s, slow_gid = await game_in(rig, "Slow", 0)
+    other, other_mover, _o, other_gid = await game_in(rig, "Other", 10)
+    senders_in_background(rig)
+    await rig.tg.advance(61)  # the set-up's writes are out of the window
+    # Telegram answers 429 to the slow group's next write (an accident: the bot stays within budget).
+    rig.fake.fail_next("*", 429, retry_after=7, chat_id=slow.id)
+    slow_game = current_game(rig, slow.id)
+    board = board_of(rig, slow_game)
+    start = rig.timer.monotonic()
+    await rig.tg.tap_data(slow_mover, board, f"k:{slow_gid}:{slow_game.version}:h:0")
+    answer = await rig.tg.tap_data(slow_mover, board, f"k:{slow_gid}:{slow_game.version}:d")
+    assert answer.answered and answer.text == "Done!"
+    other_game = current_game(rig, other.id)
+    other_board = board_of(rig, other_game)
+    await rig.tg.tap_data(other_mover, other_board, f"k:{other_gid}:{other_game.version}:h:0")
+    await rig.tg.tap_data(other_mover, other_board, f"k:{other_gid}:{other_game.version}:d")
+    await rig.tg.advance(1.0)
+    # the other group went on at once; the slow one waits out retry_after
+    assert [t for t in rig.fake.write_times(other.id) if t >= start]
+    assert not [t for t in rig.fake.write_times(slow.id) if start <= t < start + 7]
+    await drain(rig)
+    # then its report and new board arrive, once each
+    texts = [m.text for m in rig.fake.messages(slow.id)]
+    assert sum("discards" in (t or "") for t in texts) == 1
+    boards = [m for m in rig.fake.messages(slow.id) if any(d and d.startswith("k:") for _t, d in m.buttons)]
+    assert len(boards) == 1 and boards[0].message_id == board_id(rig, current_game(rig, slow.id))
+    assert rig.fake.count_429(slow.id) == 1 and rig.fake.count_429(other.id) == 0
+
+
+async def test_draft_previews_wait_for_spare_budget_but_moves_go_first(rig: BotRig) -> None:
+    """With the group's budget spent on previews, a move's report and the next board still go
+    within the minute, before the waiting previews."""
+    group, mover, _other, gid = await game_in(rig, "Race", 0)
+    senders_in_background(rig)
+    await rig.tg.advance(61)
+    game = current_game(rig)
+    for i in range(30):
+        board = rig.fake.message(group.id, board_id(rig, game) or 0)
+        await rig.tg.tap_data(mover, board, f"k:{gid}:{game.version}:t:{i % 2}")
+        await rig.tg.advance(0.1)
+    board = rig.fake.message(group.id, board_id(rig, game) or 0)
+    tapped = rig.timer.monotonic()
+    await rig.tg.tap_data(mover, board, f"k:{gid}:{game.version}:h:0")
+    await rig.tg.tap_data(mover, board, f"k:{gid}:{game.version}:d")
+    await drain(rig)
+    new = current_game(rig)
+    new_board = board_of(rig, new)
+    # the new board went up within the minute of the move, though previews had used the budget
+    posted = [t for t in rig.fake.write_times(group.id) if t >= tapped]
+    assert posted and min(posted) - tapped < 60
+    assert re.search(r"👉 .+, your move!", new_board.text or "")
+    assert rig.fake.max_writes_in_window(group.id, 60) <= 20
+
+
+async def test_many_taps_at_once_in_many_groups_are_all_answered(rig: BotRig) -> None:
+    """Five groups of two players; everyone taps at once, forged and stale taps mixed in."""
+    senders_in_background(rig)
+    tables = [await game_in(rig, f"G{i}", 100 * i) for i in range(5)]
+    updates = []
+    for group, mover, other, gid in tables:
+        game = current_game(rig, group.id)
+        board = board_of(rig, game)
+        updates += [
+            rig.fake.callback_update(mover, board, f"k:{gid}:{game.version}:t:0"),
+            rig.fake.callback_update(mover, board, f"k:{gid}:{game.version}:h:1"),
+            rig.fake.callback_update(other, board, f"k:{gid}:{game.version}:t:1"),  # not their turn
+            rig.fake.callback_update(mover, board, f"k:{gid}:{game.version - 1}:t:0"),  # stale
+            rig.fake.callback_update(mover, board, f"k:{gid}:{game.version}:z:0"),  # forged
+            rig.fake.callback_update(other, board, f"h:{gid}"),
+        ]
+    await rig.tg.process_many(updates)
+    answers = [rig.fake.answers[u["callback_query"]["id"]] for u in updates]
+    assert all(a.answered for a in answers)
+    await drain(rig)
+    for group, *_rest in tables:
+        assert rig.fake.max_writes_in_window(group.id, 60) <= 20
+    assert rig.fake.count_429() == 0

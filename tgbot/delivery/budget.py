@@ -1,0 +1,86 @@
+"""Telegram's write budget, with headroom (DESIGN §6).
+
+Telegram lets a bot write about 20 messages a minute into one group (edits included), one a
+second into one private chat and about 30 a second in all; beyond that it answers 429. The bot
+stays under those figures on its own, so a 429 is an accident, not the way it learns the limit.
+
+A group's budget is shared by every instance (the send times live in ``delivery_chats.recent``);
+the per-second ceiling is per process (`GlobalBudget`).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+
+from ..clock import Timer
+from ..store.outbox import Priority
+
+GROUP_WINDOW = 60.0
+#: Writes per window in a group: Telegram's 20, less headroom for calls we do not pace (a 400,
+#: a retry whose first try did land).
+GROUP_LIMIT = 18
+#: Draft previews only while fewer writes than this were spent: the rest is kept for turns
+#: (a move report and the next board), so a busy composer never delays a move.
+PREVIEW_LIMIT = 12
+#: Seconds between two writes into one private chat (Telegram: one a second).
+PRIVATE_GAP = 1.05
+#: Writes per second by this process across all chats (Telegram: about 30).
+GLOBAL_RATE = 25
+
+
+def is_private(chat_id: int) -> bool:
+    """User chats have positive ids; groups, supergroups and channels negative ones."""
+    return chat_id > 0
+
+
+def prune(recent: list[float], now: float) -> list[float]:
+    return [t for t in recent if t > now - GROUP_WINDOW]
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The budget a sender keeps to (the defaults above; tests that are not about pacing may
+    loosen it)."""
+
+    group: int = GROUP_LIMIT
+    preview: int = PREVIEW_LIMIT
+    private_gap: float = PRIVATE_GAP
+    overall: int = GLOBAL_RATE
+
+
+def wait_before(
+    chat_id: int, recent: list[float], priority: int, now: float, limits: Limits = Limits()
+) -> float:
+    """Seconds until a write of `priority` fits the chat's budget (0: now)."""
+    recent = sorted(prune(recent, now))
+    if is_private(chat_id):
+        return max(0.0, recent[-1] + limits.private_gap - now) if recent else 0.0
+    limit = limits.preview if priority >= Priority.PREVIEW else limits.group
+    if len(recent) < limit:
+        return 0.0
+    # The write that must leave the window before this one fits.
+    return max(0.0, recent[len(recent) - limit] + GROUP_WINDOW - now)
+
+
+class GlobalBudget:
+    """This process's writes in the last second, across every chat."""
+
+    def __init__(self, timer: Timer, rate: int = GLOBAL_RATE) -> None:
+        self.timer = timer
+        self.rate = rate
+        self._sent: deque[float] = deque()
+
+    def wait(self) -> float:
+        now = self.timer.monotonic()
+        while self._sent and self._sent[0] <= now - 1.0:
+            self._sent.popleft()
+        if len(self._sent) < self.rate:
+            return 0.0
+        return self._sent[0] + 1.0 - now
+
+    async def take(self) -> None:
+        """Wait for a free slot and spend it."""
+        while (delay := self.wait()) > 0:
+            await self.timer.sleep(delay)
+        self._sent.append(self.timer.monotonic())

@@ -1,0 +1,442 @@
+"""The one path that sends messages: a sender per chat works through that chat's outbox.
+
+`Delivery` (one per process) starts a `ChatSender` for a chat when a committed transaction left
+rows for it (`wake`), and a poller wakes chats whose rows nobody in this process is sending (after
+a restart, or when another instance stopped). A chat's rows are sent in (priority, id) order,
+within the chat's budget (`budget`), by one instance at a time: a sender holds the chat's lease
+(`delivery_chats`) while it sends and lets it go before any long wait. A 429 pauses that chat
+only. Nothing is held across a Telegram call but the lease.
+
+What a sender cannot fix itself goes back to the services: a group that refused the bot pauses
+its games, a blocked private chat turns off panels, a group that became a supergroup moves its
+games, a board that was deleted is posted anew.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import logging
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from sqlmodel import Session
+from telegram import Bot
+
+from .. import metrics
+from ..clock import Clock, Timer, Wakeup
+from ..render import chart
+from ..store import outbox
+from ..store.db import Database, DatabaseTrouble
+from ..store.models import DeliveryChat, OutboxRow
+from ..store.outbox import Message, Priority
+from . import budget
+from . import telegram_io as io
+
+log = logging.getLogger("tweakbot.delivery")
+
+LEASE_SECONDS = 15.0
+#: A wait longer than this lets the lease go (another instance may carry on meanwhile).
+HOLD_WHILE_WAITING = 2.0
+POLL_SECONDS = 2.0
+BACKOFF_MAX = 30.0
+ROWS_AT_ONCE = 20
+
+
+class ChatTrouble(Protocol):
+    """The services' side of what Telegram told a sender (each runs in one transaction)."""
+
+    def bot_removed(self, session: Session, chat_id: int) -> None: ...
+
+    def private_blocked(self, session: Session, user_id: int) -> None: ...
+
+    def migrated(self, session: Session, old_id: int, new_id: int) -> None: ...
+
+    def surface_lost(self, session: Session, chat_id: int, surface: str) -> None: ...
+
+
+def digest(payload: dict[str, Any]) -> str:
+    """What a surface shows, in a few bytes: an edit to the same content is skipped."""
+    shown = json.dumps([payload.get("text"), payload.get("keys")], ensure_ascii=False, sort_keys=True)
+    return hashlib.blake2b(shown.encode(), digest_size=12).hexdigest()
+
+
+@dataclass
+class Batch:
+    """What a sender read about its chat in one transaction."""
+
+    rows: list[OutboxRow]
+    chat: DeliveryChat
+    shown: dict[str, tuple[int, str]] = field(default_factory=dict)  # surface -> (message id, digest)
+
+
+class Delivery:
+    """Every chat's sender in this process."""
+
+    def __init__(
+        self,
+        db: Database,
+        timer: Timer,
+        clock: Clock,
+        trouble: ChatTrouble,
+        *,
+        holder: str | None = None,
+        poll_seconds: float = POLL_SECONDS,
+        limits: budget.Limits | None = None,
+    ) -> None:
+        self.db = db
+        self.timer = timer
+        self.clock = clock
+        self.trouble = trouble
+        self.holder = holder or secrets.token_hex(8)
+        self.poll_seconds = poll_seconds
+        self.limits = limits or budget.Limits()
+        self.global_budget = budget.GlobalBudget(timer, self.limits.overall)
+        self.bot: Bot | None = None
+        self._senders: dict[int, ChatSender] = {}
+        self._poller: asyncio.Task[None] | None = None
+        self._stopping = False
+
+    def wake(self, chat_ids: set[int] | list[int]) -> None:
+        """New rows for these chats were committed: make sure a sender is on each."""
+        if self._stopping or self.bot is None:
+            return
+        for chat_id in chat_ids:
+            sender = self._senders.get(chat_id)
+            if sender is not None and not sender.done:
+                sender.wakeup.set()
+                continue
+            sender = ChatSender(self, chat_id)
+            self._senders[chat_id] = sender
+            sender.task = asyncio.get_running_loop().create_task(sender.run(), name=f"send:{chat_id}")
+
+    def start(self, bot: Bot) -> None:
+        """Begin sending; with `poll_seconds` 0 only `wake` starts senders (tests that drive
+        every step themselves)."""
+        self.bot = bot
+        self._stopping = False
+        if self.poll_seconds > 0:
+            self._poller = asyncio.get_running_loop().create_task(self._poll(), name="outbox-poller")
+
+    async def _poll(self) -> None:
+        """The safety net: rows that no sender of this process is working on."""
+        while not self._stopping:
+            with contextlib.suppress(DatabaseTrouble):
+                self.wake(await self.db.run(outbox.chats_with_rows))
+            await self.timer.sleep(self.poll_seconds)
+
+    async def stop(self, grace: float = 3.0) -> None:
+        """Stop sending: a call in flight may finish within `grace` seconds; the rest stays queued."""
+        self._stopping = True
+        if self._poller is not None:
+            self._poller.cancel()
+        tasks = [s.task for s in self._senders.values() if s.task is not None and not s.task.done()]
+        for sender in self._senders.values():
+            sender.wakeup.set()
+        if tasks:
+            _done, pending = await asyncio.wait(tasks, timeout=grace)
+            for task in pending:
+                task.cancel()
+            if pending:
+                await asyncio.wait(pending, timeout=1.0)
+        self._senders.clear()
+
+    def _finished(self, sender: ChatSender) -> None:
+        if self._senders.get(sender.chat_id) is sender:
+            del self._senders[sender.chat_id]
+
+
+class ChatSender:
+    """Sends one chat's rows, then ends (a new one starts when new rows come)."""
+
+    def __init__(self, delivery: Delivery, chat_id: int) -> None:
+        self.delivery = delivery
+        self.chat_id = chat_id
+        self.wakeup = Wakeup()
+        self.task: asyncio.Task[None] | None = None
+        self.done = False
+        self._backoff = 0.0
+
+    async def run(self) -> None:
+        try:
+            await self._loop()
+        except DatabaseTrouble:
+            pass  # the poller brings the chat back once the database answers
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("sender for chat %s failed; the poller will retry", self.chat_id)
+        finally:
+            self.done = True
+            self.delivery._finished(self)
+
+    async def _loop(self) -> None:
+        """One transaction per message sent (what it did, and the next row to send), plus one to
+        take the chat and one to let it go."""
+        d = self.delivery
+        db, timer = d.db, d.timer
+        batch: Batch | None = None
+        while not d._stopping:
+            if batch is None:
+                self.wakeup.clear()
+                batch = await db.run(lambda s: _claim(s, self.chat_id, d.holder, timer.time()))
+                if batch is None:
+                    return  # another instance sends to this chat now
+            if not batch.rows:
+                # Let go; rows another instance queued while we held the lease (its sender gave
+                # up on the chat) are ours to send, so look once more, in the same transaction.
+                more = await db.run(lambda s: _release(s, self.chat_id, d.holder))
+                if self.wakeup.is_set() or more:
+                    batch = None
+                    continue
+                return
+            wait = self._wait(batch)
+            if wait > 0:
+                if wait > HOLD_WHILE_WAITING:
+                    await db.run(lambda s: outbox.release(s, self.chat_id, d.holder))
+                await timer.sleep(wait, self.wakeup)
+                batch = None
+                continue
+            batch = await self._send(batch)
+
+    def _wait(self, batch: Batch) -> float:
+        """Seconds before the first row may go (0: now)."""
+        now = self.delivery.timer.time()
+        chat = batch.chat
+        if chat.paused_until > now:
+            return chat.paused_until - now
+        if self._backoff > 0:
+            return self._backoff
+        recent = json.loads(chat.recent)
+        return budget.wait_before(self.chat_id, recent, batch.rows[0].priority, now, self.delivery.limits)
+
+    async def _send(self, batch: Batch) -> Batch | None:
+        """Send the batch's first row; the chat's next batch (None: take the chat again)."""
+        d = self.delivery
+        assert d.bot is not None
+        row = batch.rows[0]
+        payload: dict[str, Any] = json.loads(row.payload)
+        plan = _plan(row, payload, batch)
+
+        def then_next(record: Callable[[Session], object]) -> Callable[[Session], Batch | None]:
+            def work(session: Session) -> Batch | None:
+                record(session)
+                session.flush()
+                return _claim(session, self.chat_id, d.holder, d.timer.time())
+
+            return work
+
+        if plan.skip:
+            return await d.db.run(then_next(lambda s: outbox.delivered(s, row.id or 0, row.rev)))
+        media_bytes = await self._media(payload)
+        await d.global_budget.take()
+        outcome = await io.deliver(
+            d.bot,
+            self.chat_id,
+            payload,
+            edit_id=plan.edit_id,
+            reply_id=plan.reply_id,
+            media_bytes=media_bytes,
+        )
+        metrics.count_delivery(outcome.kind)
+        now = d.timer.time()
+        if outcome.kind == io.NETWORK:
+            self._backoff = min(BACKOFF_MAX, max(1.0, self._backoff * 2))
+            await d.db.run(lambda s: _attempted(s, self.chat_id, row, now))
+            return None
+        self._backoff = 0.0
+        if outcome.kind == io.FLOOD:
+            log.warning("429 in chat %s: paused for %.0f s", self.chat_id, outcome.retry_after)
+            await d.db.run(lambda s: _paused(s, self.chat_id, now + outcome.retry_after + 0.5))
+            return None
+        if outcome.kind == io.BLOCKED:
+            await d.db.run(lambda s: self._blocked(s, row, payload))
+            return None
+        if outcome.kind == io.MIGRATED and outcome.new_chat_id is not None:
+            new_id = outcome.new_chat_id
+            await d.db.run(lambda s: d.trouble.migrated(s, self.chat_id, new_id))
+            return None
+        return await d.db.run(
+            then_next(lambda s: _finish(s, self.chat_id, row, outcome, plan, payload, now, d))
+        )
+
+    async def _media(self, payload: dict[str, Any]) -> bytes | None:
+        """A chart is drawn here, just before it is sent: never on a tap's path."""
+        media = payload.get("media")
+        if not media or "chart" not in media:
+            return None
+        try:
+            return await asyncio.to_thread(chart.from_spec, media["chart"])
+        except Exception:  # a picture is a bonus: never hold up the chat for it
+            log.exception("drawing a chart for chat %s failed", self.chat_id)
+            return b""
+
+    def _blocked(self, session: Session, row: OutboxRow, payload: dict[str, Any]) -> None:
+        """The chat refuses the bot: nothing waiting for it can be delivered."""
+        trouble = self.delivery.trouble
+        if budget.is_private(self.chat_id):
+            trouble.private_blocked(session, self.chat_id)
+            fallback = payload.get("fallback")
+            if fallback:
+                outbox.put(session, _message_from(fallback, row.game_id), self.delivery.clock.now())
+        else:
+            trouble.bot_removed(session, self.chat_id)
+        dropped = outbox.drop_chat(session, self.chat_id)
+        log.info("chat %s refuses the bot: %d waiting messages dropped", self.chat_id, dropped)
+
+
+@dataclass
+class _Plan:
+    edit_id: int | None = None
+    reply_id: int | None = None
+    skip: bool = False  # nothing to do (already shows it, or an edit of a message never shown)
+    digest: str = ""
+    replaces: int | None = None  # an older message of the surface this post supersedes
+
+
+def _plan(row: OutboxRow, payload: dict[str, Any], batch: Batch) -> _Plan:
+    """Post or edit, and what to answer: decided from what the chat shows now."""
+    plan = _Plan(digest=digest(payload))
+    if payload.get("message_id") is not None:
+        plan.edit_id = int(payload["message_id"])
+        return plan
+    reply_to = payload.get("reply_to")
+    if reply_to and reply_to in batch.shown:
+        plan.reply_id = batch.shown[reply_to][0]
+    surface = row.surface
+    if surface is None:
+        return plan
+    shown = batch.shown.get(surface)
+    if shown is None:
+        plan.skip = bool(payload.get("edit_only"))
+        return plan
+    message_id, shown_digest = shown
+    last = batch.chat.last_message_id
+    behind = payload.get("bottom") and last is not None and message_id < last
+    if (behind or payload.get("fresh")) and not payload.get("edit_only"):
+        plan.replaces = message_id  # post it at the bottom; the old one loses its keys
+        return plan
+    if shown_digest == plan.digest:
+        plan.skip = True
+        return plan
+    plan.edit_id = message_id
+    return plan
+
+
+def _claim(session: Session, chat_id: int, holder: str, now: float) -> Batch | None:
+    chat = outbox.claim(session, chat_id, holder, now, LEASE_SECONDS)
+    if chat is None:
+        return None
+    rows = outbox.next_rows(session, chat_id, ROWS_AT_ONCE)
+    batch = Batch(rows, chat)
+    if rows:  # only the first row is sent before the next read
+        first = rows[0]
+        for surface in (first.surface, json.loads(first.payload).get("reply_to")):
+            shown = outbox.shown_message(session, chat_id, surface) if surface else None
+            if shown is not None:
+                batch.shown[shown.surface] = (shown.message_id, shown.digest)
+    session.expunge_all()
+    return batch
+
+
+def _release(session: Session, chat_id: int, holder: str) -> bool:
+    """Let the chat go; whether rows are waiting for it all the same."""
+    outbox.release(session, chat_id, holder)
+    return outbox.has_rows(session, chat_id)
+
+
+def _spent(chat: DeliveryChat, now: float) -> None:
+    chat.recent = json.dumps([round(t, 3) for t in budget.prune(json.loads(chat.recent), now)] + [now])
+
+
+def _finish(
+    session: Session,
+    chat_id: int,
+    row: OutboxRow,
+    outcome: io.Outcome,
+    plan: _Plan,
+    payload: dict[str, Any],
+    now: float,
+    delivery: Delivery,
+) -> None:
+    """Record what one call did, in one transaction."""
+    assert row.id is not None
+    chat = outbox.delivery_chat(session, chat_id)
+    _spent(chat, now)
+    kind = outcome.kind
+    if kind in (io.SENT, io.EDITED):
+        if row.surface is not None and outcome.message_id is not None:
+            outbox.remember_shown(session, chat_id, row.surface, outcome.message_id, plan.digest)
+        if kind == io.SENT and outcome.message_id is not None:
+            chat.last_message_id = max(chat.last_message_id or 0, outcome.message_id)
+        outbox.delivered(session, row.id, row.rev)
+        if plan.replaces is not None:
+            _retire(session, chat_id, plan.replaces, row.game_id, delivery.clock)
+    elif kind == io.GONE:
+        if row.surface is not None and not payload_flag(payload, "message_id"):
+            outbox.forget_shown(session, chat_id, row.surface)  # posted anew on the next round
+            if payload_flag(payload, "edit_only"):
+                outbox.drop(session, row.id)
+        else:
+            outbox.drop(session, row.id)
+    elif kind == io.REPLY_MISSING:
+        lost = payload.get("reply_to")
+        if lost:
+            outbox.forget_shown(session, chat_id, lost)
+            delivery.trouble.surface_lost(session, chat_id, lost)
+    elif kind == io.THREAD_MISSING:
+        if payload.pop("thread_id", None) is not None:
+            log.warning("chat %s: the forum topic is gone; the game goes on in the general topic", chat_id)
+            stored = session.get(OutboxRow, row.id)
+            if stored is not None:
+                stored.payload = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+                session.add(stored)
+        else:
+            outbox.drop(session, row.id)
+    else:  # REFUSED: retrying would fail the same way
+        log.error("chat %s: dropped an undeliverable message (%s)", chat_id, outcome.detail)
+        outbox.drop(session, row.id)
+    session.add(chat)
+
+
+def payload_flag(payload: dict[str, Any], name: str) -> bool:
+    return bool(payload.get(name))
+
+
+def _retire(session: Session, chat_id: int, message_id: int, game_id: int | None, clock: Clock) -> None:
+    """An older message of a surface that was posted again: its keys go (when budget allows)."""
+    retire = Message(
+        chat_id, "", message_id=message_id, keys_only=True, priority=Priority.PREVIEW, game_id=game_id
+    )
+    outbox.put(session, retire, clock.now())
+
+
+def _attempted(session: Session, chat_id: int, row: OutboxRow, now: float) -> None:
+    assert row.id is not None
+    outbox.note_attempt(session, row.id)
+    chat = outbox.delivery_chat(session, chat_id)
+    _spent(chat, now)
+    session.add(chat)
+
+
+def _paused(session: Session, chat_id: int, until: float) -> None:
+    chat = outbox.delivery_chat(session, chat_id)
+    chat.paused_until = max(chat.paused_until, until)
+    session.add(chat)
+
+
+def _message_from(data: dict[str, Any], game_id: int | None) -> Message:
+    return Message(
+        chat_id=int(data["chat_id"]),
+        text=str(data.get("text", "")),
+        keys=data.get("keys"),
+        thread_id=data.get("thread_id"),
+        notify=bool(data.get("notify")),
+        reply_to=data.get("reply_to"),
+        surface=data.get("surface"),
+        game_id=game_id,
+    )

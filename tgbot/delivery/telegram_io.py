@@ -1,0 +1,179 @@
+"""One outbox row to Telegram and back, with Telegram's expected answers sorted (DESIGN §5).
+
+Nothing here decides what to do about an answer: `deliver` turns every response into an
+`Outcome` the sender acts on. "Message is not modified" is success; a message that can no longer
+be edited is `Gone` (the sender posts it anew); 429 is `Flood` with Telegram's `retry_after`;
+403 is `Blocked`; a group that became a supergroup is `Migrated`.
+"""
+
+from __future__ import annotations
+
+import base64
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from telegram import Bot, InlineKeyboardMarkup, InputFile, Message
+from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, RetryAfter, TelegramError
+
+from ..render.limits import POPUP_LIMIT
+
+log = logging.getLogger("tweakbot.delivery")
+
+NOT_MODIFIED = "message is not modified"
+EDIT_GONE = (
+    "message to edit not found",
+    "message can't be edited",
+    "message_id_invalid",
+    "message to delete not found",
+)
+REPLY_GONE = "message to be replied not found"
+THREAD_GONE = ("message thread not found", "topic_closed", "topic_deleted")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What became of one call. `kind` is one of the constants below."""
+
+    kind: str
+    message_id: int | None = None
+    retry_after: float = 0.0
+    new_chat_id: int | None = None
+    detail: str = ""
+
+
+SENT = "sent"  # a new message: message_id
+EDITED = "edited"  # changed in place (or already so)
+GONE = "gone"  # the message to edit is gone or frozen
+REPLY_MISSING = "reply_missing"  # the message to answer is gone
+THREAD_MISSING = "thread_missing"  # the forum topic is gone or closed
+FLOOD = "flood"  # 429: retry_after
+BLOCKED = "blocked"  # 403
+MIGRATED = "migrated"  # the group is a supergroup now: new_chat_id
+NETWORK = "network"  # try again later
+REFUSED = "refused"  # a 400 that will not change by retrying (logged)
+
+
+def keyboard(keys: list[list[dict[str, str]]] | None, bot: Bot) -> InlineKeyboardMarkup | None:
+    if not keys:
+        return None
+    markup = InlineKeyboardMarkup.de_json({"inline_keyboard": keys}, bot)
+    assert markup is not None
+    return markup
+
+
+async def deliver(
+    bot: Bot,
+    chat_id: int,
+    payload: dict[str, Any],
+    *,
+    edit_id: int | None = None,
+    reply_id: int | None = None,
+    media_bytes: bytes | None = None,
+) -> Outcome:
+    """Send (or, with `edit_id`, edit) what one outbox row holds."""
+    try:
+        return await _call(bot, chat_id, payload, edit_id, reply_id, media_bytes)
+    except RetryAfter as exc:
+        retry = exc.retry_after
+        seconds = retry.total_seconds() if hasattr(retry, "total_seconds") else float(retry)
+        return Outcome(FLOOD, retry_after=seconds)
+    except ChatMigrated as exc:
+        return Outcome(MIGRATED, new_chat_id=exc.new_chat_id)
+    except Forbidden as exc:
+        return Outcome(BLOCKED, detail=exc.message)
+    except BadRequest as exc:
+        return _bad_request(exc, chat_id, edit_id, reply_id)
+    except NetworkError as exc:  # TimedOut included
+        return Outcome(NETWORK, detail=type(exc).__name__)
+    except TelegramError as exc:
+        log.warning("Telegram refused a call to %s: %s", chat_id, exc)
+        return Outcome(REFUSED, detail=str(exc))
+
+
+def _bad_request(exc: BadRequest, chat_id: int, edit_id: int | None, reply_id: int | None) -> Outcome:
+    text = exc.message.lower()
+    if NOT_MODIFIED in text:
+        return Outcome(EDITED, message_id=edit_id)
+    if edit_id is not None and any(reason in text for reason in EDIT_GONE):
+        return Outcome(GONE)
+    if reply_id is not None and REPLY_GONE in text:
+        return Outcome(REPLY_MISSING)
+    if any(reason in text for reason in THREAD_GONE):
+        return Outcome(THREAD_MISSING)
+    log.warning("Telegram refused a message to %s: %s", chat_id, exc.message)
+    return Outcome(REFUSED, detail=exc.message)
+
+
+async def _call(
+    bot: Bot,
+    chat_id: int,
+    payload: dict[str, Any],
+    edit_id: int | None,
+    reply_id: int | None,
+    media_bytes: bytes | None,
+) -> Outcome:
+    markup = keyboard(payload.get("keys"), bot)
+    text = str(payload.get("text", ""))
+    media = payload.get("media")
+    if edit_id is not None:
+        if media is not None:
+            await bot.edit_message_caption(
+                chat_id=chat_id, message_id=edit_id, caption=text, reply_markup=markup
+            )
+        elif payload.get("keys_only"):
+            await bot.edit_message_reply_markup(chat_id=chat_id, message_id=edit_id, reply_markup=markup)
+        else:
+            await bot.edit_message_text(text, chat_id=chat_id, message_id=edit_id, reply_markup=markup)
+        return Outcome(EDITED, message_id=edit_id)
+    silent = not payload.get("notify", False)
+    thread = payload.get("thread_id")
+    sent: Message
+    if media is not None:
+        data = media_bytes if media_bytes is not None else base64.b64decode(media.get("data", ""))
+        upload = InputFile(data, filename=str(media.get("filename", "file")))
+        common: dict[str, Any] = {
+            "caption": text or None,
+            "message_thread_id": thread,
+            "disable_notification": silent,
+            "reply_markup": markup,
+        }
+        if media.get("kind") == "photo":
+            sent = await bot.send_photo(chat_id, upload, **common)
+        else:
+            sent = await bot.send_document(chat_id, upload, **common)
+    else:
+        sent = await bot.send_message(
+            chat_id,
+            text,
+            reply_markup=markup,
+            message_thread_id=thread,
+            disable_notification=silent,
+            reply_to_message_id=reply_id,
+        )
+    return Outcome(SENT, message_id=sent.message_id)
+
+
+def clip_popup(text: str, limit: int = POPUP_LIMIT) -> str:
+    """Shorten a popup to Telegram's limit (emoji count twice), ending with '…' when cut."""
+    if len(text.encode("utf-16-le")) // 2 <= limit:
+        return text
+    out: list[str] = []
+    used = 0
+    for char in text:
+        width = len(char.encode("utf-16-le")) // 2
+        if used + width > limit - 1:
+            break
+        out.append(char)
+        used += width
+    return "".join(out) + "…"
+
+
+async def answer(bot: Bot, query_id: str, text: str = "", alert: bool = False) -> bool:
+    """Answer a callback query (free: no chat budget); False when Telegram refused it (too old)."""
+    try:
+        await bot.answer_callback_query(query_id, text=clip_popup(text) or None, show_alert=alert)
+    except TelegramError as exc:
+        log.debug("answer_callback_query failed: %s", exc)
+        return False
+    return True

@@ -1,0 +1,69 @@
+"""Per-game settings chosen in the lobby, stored as JSON on the game row."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, replace
+from typing import Any
+
+from engine import GameConfig
+from engine.cards import COLOUR_ORDER
+from engine.config import THRESHOLDS
+
+from .pacing import DEFAULT_PACE
+
+EDITIONS = ("classic", "extended")
+COLOUR_CHOICES = (0, 3, 4, 5, 6)  # 0 = by player count (RULES §2.2)
+TARGET_STEP = 20
+TARGET_MIN = 20
+TARGET_MAX = 300
+
+
+@dataclass(frozen=True)
+class GameSettings:
+    edition: str = "classic"
+    colours: int = 0
+    target: int | None = None  # None = the threshold for the player count
+    face_down: bool = False
+    pace: str = DEFAULT_PACE
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str | None, default_pace: str = DEFAULT_PACE) -> GameSettings:
+        data: dict[str, Any] = json.loads(text) if text else {}
+        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        known.setdefault("pace", default_pace)
+        return cls(**known)
+
+    def engine_config(self, players: int) -> GameConfig:
+        colours = tuple(c.value for c in COLOUR_ORDER[: self.colours]) if self.colours else ()
+        return GameConfig(
+            players=players,
+            edition=self.edition,
+            colours=colours,
+            target_score=self.target,
+            won_t_face_down=self.face_down,
+        )
+
+    def threshold(self, players: int) -> int:
+        return self.target if self.target is not None else THRESHOLDS[max(2, min(6, players))]
+
+    def with_change(self, key: str, value: str, players: int) -> GameSettings | None:
+        """Apply one lobby key; None when the value is not acceptable."""
+        if key == "e" and value in ("c", "x"):
+            return replace(self, edition="classic" if value == "c" else "extended")
+        if key == "c" and value.isdigit() and int(value) in COLOUR_CHOICES:
+            return replace(self, colours=int(value))
+        if key == "t" and value in ("+", "-", "d"):
+            if value == "d":
+                return replace(self, target=None)
+            base = self.threshold(players)
+            step = TARGET_STEP if value == "+" else -TARGET_STEP
+            return replace(self, target=max(TARGET_MIN, min(TARGET_MAX, base + step)))
+        if key == "f" and value in ("0", "1"):
+            return replace(self, face_down=value == "1")
+        if key == "p" and value.isalpha() and len(value) <= 8:
+            return replace(self, pace=value)  # checked against known paces by the caller
+        return None

@@ -1,0 +1,184 @@
+"""What every handler does the same way, written once: parse, run one service off the event
+loop, answer exactly once, log one line.
+
+* A key (`on_key`): its callback data is parsed by its typed class; the service's `Answer` is the
+  popup. The query is answered from the database's answer alone, before any message is sent
+  (the outbox sends those afterwards), so a busy group never leaves a key spinning.
+* A command (`on_command`): the service writes its reply to the outbox.
+* When a service needs the person's admin rights, they are asked of Telegram then, and the service
+  runs again with them.
+* When the database is down or slow, the person hears "try again in a minute" (keys: a popup;
+  commands: at most one reply a minute per chat, said from memory, since the outbox is in the
+  database too).
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import time
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeVar
+
+from telegram import Update
+
+from .. import logs
+from ..callbacks import BadCallback, Callback
+from ..delivery import telegram_io as io
+from ..errors import ServiceError
+from ..i18n import _
+from ..render.refusals import ERROR_TEXT
+from ..services import people
+from ..services.command import Command, Replied, refuse
+from ..services.env import Env
+from ..services.play import Answer, Tap
+from ..services.tx import DatabaseTrouble
+from ..services.tx import Tx as Session
+from .context import TweakContext, command_of, own_language, tap_of
+
+log = logging.getLogger("tweakbot.handlers")
+
+K = TypeVar("K", bound=Callback)
+T = TypeVar("T")
+
+KeyService = Callable[[Session, Env, Tap, K, bool], Answer]
+CommandService = Callable[[Session, Env, Command, bool], Replied]
+Handler = Callable[[Update, TweakContext], Coroutine[Any, Any, None]]
+
+#: Seconds between two "having trouble" replies in one chat while the database is down.
+TROUBLE_REPLY_EVERY = 60.0
+_trouble_said: dict[int, float] = {}
+
+
+async def run(context: TweakContext, work: Callable[[Session, Env], T]) -> T:
+    """One service call, in one transaction, off the event loop."""
+    deps = context.deps
+    env = deps.env()
+    return await deps.db.run(lambda session: work(session, env))
+
+
+def trouble_text(lang: str) -> str:
+    return _(lang, ERROR_TEXT["trouble"])
+
+
+async def tapper_language(update: Update, context: TweakContext) -> str:
+    """The tapper's own language for a popup no service wrote (a forged key): their /language
+    choice, else Telegram's; Telegram's alone when the database does not answer."""
+    user = update.effective_user
+    if user is None:
+        return own_language(update)
+    try:
+        return await run(context, lambda s, env: people.language_of(s, user.id, user.language_code))
+    except DatabaseTrouble:
+        return own_language(update)
+
+
+def on_key(kind: type[K], action: str, service: KeyService[K]) -> Handler:
+    """The handler for one kind of key: `service(session, env, tap, data, admin)` answers it."""
+
+    async def handler(update: Update, context: TweakContext) -> None:
+        query = update.callback_query
+        tap = tap_of(update)
+        if query is None or tap is None:
+            return
+        try:
+            data = kind.parse(query.data)
+        except BadCallback:
+            lang = await tapper_language(update, context)
+            await io.answer(query.get_bot(), query.id, _(lang, "That key is not valid any more."), True)
+            logs.note_update(None, action, "bad_data")
+            return
+        game_id = getattr(data, "game_id", None)
+        try:
+            answer = await run(context, lambda s, env: service(s, env, tap, data, False))
+            if answer.need_admin and tap.chat_id is not None:
+                admin = await context.is_admin(tap.chat_id, tap.person.id)
+                if admin:
+                    answer = await run(context, lambda s, env: service(s, env, tap, data, True))
+                else:
+                    lang = await tapper_language(update, context)
+                    answer = Answer(_(lang, ERROR_TEXT["not_creator"]), alert=False)
+        except DatabaseTrouble:
+            await io.answer(query.get_bot(), query.id, trouble_text(own_language(update)), True)
+            logs.note_update(game_id, action, "db_trouble")
+            return
+        await io.answer(query.get_bot(), query.id, answer.text, answer.alert)
+        logs.note_update(game_id, action, "ok" if not answer.alert else "refused")
+
+    return handler
+
+
+async def invalid_key(update: Update, context: TweakContext) -> None:
+    """Data no kind of key accepts: forged, or from a version of the bot long gone."""
+    query = update.callback_query
+    if query is not None:
+        lang = await tapper_language(update, context)
+        await io.answer(query.get_bot(), query.id, _(lang, "That key is not valid any more."), True)
+        logs.note_update(None, "callback", "bad_data")
+
+
+def own_page(prefix: str, handler: Handler) -> Handler:
+    """A key that rewrites the message it is on (a rules page, the language picker) only acts on
+    a message made of such keys: forged onto a board, it would wipe the board out."""
+
+    @functools.wraps(handler)
+    async def wrapped(update: Update, context: TweakContext) -> None:
+        query = update.callback_query
+        markup = getattr(query.message, "reply_markup", None) if query is not None else None
+        keys = [b.callback_data for row in markup.inline_keyboard for b in row] if markup is not None else []
+        if keys and all(isinstance(k, str) and k.startswith(prefix) for k in keys):
+            await handler(update, context)
+        else:
+            await invalid_key(update, context)
+
+    return wrapped
+
+
+def on_command(action: str, service: CommandService) -> Handler:
+    """The handler for one command: `service(session, env, command, admin)` replies via the outbox."""
+
+    async def handler(update: Update, context: TweakContext) -> None:
+        command = command_of(update)
+        if command is None:
+            return
+        try:
+            replied = await run(context, lambda s, env: service(s, env, command, False))
+            if replied.need_admin and await context.is_admin(command.chat_id, command.person.id):
+                replied = await run(context, lambda s, env: service(s, env, command, True))
+            elif replied.need_admin:
+                replied = await run(context, lambda s, env: _refuse_not_creator(s, env, command))
+        except DatabaseTrouble:
+            await _say_trouble(update, context, command)
+            logs.note_update(None, action, "db_trouble")
+            return
+        logs.note_update(replied.game_id, action, replied.outcome)
+
+    return handler
+
+
+def _refuse_not_creator(session: Session, env: Env, command: Command) -> Replied:
+    return refuse(session, env, command, ServiceError("not_creator"), admin=True)
+
+
+async def _say_trouble(update: Update, context: TweakContext, command: Command) -> None:
+    """The one message sent without the outbox (it lives in the database that is down): at most
+    one a minute per chat."""
+    now = time.monotonic()
+    if now - _trouble_said.get(command.chat_id, -TROUBLE_REPLY_EVERY) < TROUBLE_REPLY_EVERY:
+        return
+    _trouble_said[command.chat_id] = now
+    payload: dict[str, Any] = {"text": trouble_text(own_language(update)), "thread_id": command.thread_id}
+    await io.deliver(context.bot, command.chat_id, payload)
+
+
+def quietly(handler: Handler) -> Handler:
+    """For updates that need no answer (chat events): the database's trouble is only logged."""
+
+    @functools.wraps(handler)
+    async def wrapped(update: Update, context: TweakContext) -> None:
+        try:
+            await handler(update, context)
+        except DatabaseTrouble:
+            logs.note_update(None, "chat_event", "db_trouble")
+
+    return wrapped

@@ -1,0 +1,97 @@
+"""Inline mode: a player's legal moves as a list only they see, and what a pick posts.
+
+Titles read like the move report ("🟦3 + 🟧2 + 🟩4 = 9 · TWEAK! · +6"), so a move looks the
+same whether it was picked here, composed on the board or in a private panel.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.cards import POINTS, VALUE
+
+from ..i18n import _
+from .cards import card, name, t_label
+
+MARK = "🎯"
+
+
+@dataclass(frozen=True)
+class Offer:
+    """One legal move (or a [T!] card to play first), as the inline list shows it."""
+
+    codes: tuple[str, ...]  # engine action codes, played in this order
+    hand_card: str | None = None  # a sum's or a discard's hand card
+    table_cards: tuple[str, ...] = ()
+    tweak: bool = False
+    joker: int = 0  # a sum made with the Joker: its +1 or -1
+    t_kind: str | None = None  # a [T!] card played on its own (Thief, Shifter, Bomb)
+    victim: str | None = None  # the Thief's victim, by name
+
+    @property
+    def points(self) -> int:
+        cards = [self.hand_card, *self.table_cards] if self.table_cards else []
+        return sum(POINTS[c] for c in cards if c is not None)
+
+    @property
+    def is_sum(self) -> bool:
+        return bool(self.table_cards)
+
+
+def title(lang: str, offer: Offer) -> str:
+    if offer.is_sum:
+        assert offer.hand_card is not None
+        cards = [offer.hand_card, *offer.table_cards]
+        text = " + ".join(card(c) for c in cards) + f" = {sum(VALUE[c] for c in cards)}"
+        if offer.tweak:
+            text += " · TWEAK!"
+        text += f" · +{offer.points}"
+        if offer.joker:
+            text = f"🃏 {offer.joker:+d} · " + text
+        return text
+    if offer.t_kind is not None:
+        label = t_label(lang, offer.t_kind)
+        return f"{label} → {offer.victim}" if offer.victim else label
+    assert offer.hand_card is not None
+    return _(lang, "🗑 Discard {card}", card=card(offer.hand_card))
+
+
+def description(lang: str, offer: Offer) -> str:
+    if offer.is_sum:
+        won = len(offer.table_cards) + 1
+        text = _(lang, "Takes {n} cards worth {points} points", n=won, points=offer.points)
+        if offer.tweak:
+            text += " · " + _(lang, "clears the table")
+        return text
+    if offer.t_kind is not None:
+        return _(lang, "Play it first; then open this list again for your sum.")
+    assert offer.hand_card is not None
+    return _(lang, "Your turn ends; the card goes to the table.")
+
+
+def announcement(lang: str, player: str, offer: Offer, link: str) -> str:
+    """The message a pick posts in the group (as the player's own, "via" the bot)."""
+    return f'<a href="{link}">{MARK}</a> <b>{name(player)}</b>: {title(lang, offer)}'
+
+
+def not_your_turn(lang: str, mover: str) -> tuple[str, str]:
+    """The one result everyone but the player to move gets: title and message."""
+    return (
+        _(lang, "It's {name}'s turn", name=mover),
+        _(lang, "👀 It's {name}'s turn.", name=name(mover)),
+    )
+
+
+def no_game(lang: str) -> tuple[str, str]:
+    return (
+        _(lang, "No game is waiting for your move here"),
+        _(lang, "👀 Start a game with /newgame."),
+    )
+
+
+def stale_pick(lang: str, player: str) -> str:
+    return _(
+        lang,
+        "⚠️ {name}, that pick came from an old list: nothing was played. Tap 🎯 Play again.",
+        name=name(player),
+    )

@@ -1,0 +1,227 @@
+"""Two-tap turns through inline mode: the board's 🎯 Play key opens a list of the player's legal
+moves, only they see it, and picking one plays it.
+
+The list is built from the player's own view of the game, with the engine's sum-by-value search:
+every distinct sum (the best-scoring cards for each combination of values), TWEAKs first, then by
+points taken; the Joker's ±1 sums; the Thief, Shifter and Bomb as cards to play first (their effect
+depends on cards nobody has seen, so the sums they open are listed after they are played); then
+the discards, fewest points given away first.
+
+A pick posts the player's own message "via" the bot — the move's announcement, which costs the
+group's budget nothing — and comes back as a `chosen_inline_result` (inline feedback on) and as
+that message; whichever arrives first plays the move, with the same version check as a key. The
+new board (the bot's one write for the turn) carries the report too, so the group's record stays
+whole even if the pick was posted elsewhere.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from sqlmodel import Session, select
+
+from engine import seat_view, sum_options
+from engine.actions import Discard, PlayJoker, PlayThief, Sum, decode, encode
+from engine.cards import POINTS
+from engine.game import t_actions
+from engine.sums import realise
+
+from ..render import inline as inline_render
+from ..render.cards import plain_name
+from ..store.models import PLAYING, Game, GamePlayer, Move
+from . import drafts, moves, output, people
+from .context import GameContext, SeatInfo, load_game
+from .env import Env
+from .people import Person
+
+#: Telegram shows at most 50 results per answer; more come with `next_offset`.
+PAGE = 50
+_ID = re.compile(r"g(\d{1,10})v(\d{1,10}):([A-Za-z0-9.+ -]{1,40})")
+_QUERY = re.compile(r"\s*g(\d{1,10})\b")
+GROUP_CHATS = ("group", "supergroup")
+
+
+@dataclass(frozen=True)
+class Result:
+    id: str
+    title: str
+    description: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Answer:
+    results: list[Result]
+    next_offset: str = ""
+
+
+def result_id(game_id: int, version: int, codes: tuple[str, ...]) -> str:
+    return f"g{game_id}v{version}:{' '.join(codes)}"
+
+
+def parse_result_id(text: str) -> tuple[int, int, tuple[str, ...]] | None:
+    match = _ID.fullmatch(text)
+    if match is None:
+        return None
+    return int(match.group(1)), int(match.group(2)), tuple(match.group(3).split(" "))
+
+
+def offers(ctx: GameContext, seat: SeatInfo) -> list[inline_render.Offer]:
+    """The player's legal moves, best first (see the module docstring)."""
+    state = ctx.playing_state()
+    view = seat_view(state, seat.seat)
+    hand, table = list(view.hand or ()), list(view.table)
+    held = t_actions(state, seat.seat)
+    jokers = [a.delta for a in held if isinstance(a, PlayJoker)]
+    sums: list[inline_render.Offer] = []
+    for delta in (0, *jokers):
+        for option in sum_options(hand, table, view.target + delta):
+            h, positions = realise(hand, table, option)
+            joker = (encode(PlayJoker(delta)),) if delta else ()
+            codes: tuple[str, ...] = (*joker, encode(Sum(h, positions)))
+            sums.append(
+                inline_render.Offer(
+                    codes, hand[h], tuple(table[p] for p in positions), option.tweak, joker=delta
+                )
+            )
+    sums.sort(key=lambda o: (not o.tweak, -o.points, o.joker != 0))
+    cards_first = [
+        inline_render.Offer(
+            (encode(a),),
+            t_kind=_kind(encode(a)),
+            victim=plain_name(ctx.seats[a.victim].name, 16) if isinstance(a, PlayThief) else None,
+        )
+        for a in held
+        if not isinstance(a, PlayJoker)
+    ]
+    discards = [inline_render.Offer((encode(Discard(i)),), hand_card=c) for i, c in enumerate(hand)]
+    discards.sort(key=lambda o: POINTS[o.hand_card or ""])
+    return sums + cards_first + discards
+
+
+def _kind(code: str) -> str:
+    return {"T": "thief", "F": "shifter", "B": "bomb", "J": "joker"}[code[0]]
+
+
+def _game_for(session: Session, person: Person, query: str) -> GameContext | None:
+    """The game named in the query (the 🎯 Play key types `g<id>`), else the person's newest
+    running game."""
+    match = _QUERY.match(query)
+    if match is not None:
+        game_id = int(match.group(1))
+        return load_game(session, game_id) if game_id < 2**31 else None
+    newest = session.exec(
+        select(Game)
+        .join(GamePlayer, GamePlayer.game_id == Game.id)  # type: ignore[arg-type]
+        .where(GamePlayer.user_id == person.id, Game.status == PLAYING)
+        .order_by(Game.id.desc())  # type: ignore[union-attr]
+    ).first()
+    return load_game(session, newest.id) if newest is not None and newest.id is not None else None
+
+
+def answer(
+    session: Session, env: Env, person: Person, query: str, offset: str, chat_type: str | None
+) -> Answer:
+    """The inline list for `person`: their moves when it is their turn in a group, else one line
+    saying whose turn it is."""
+    lang = people.language_of(session, person.id, person.language_code)
+    ctx = _game_for(session, person, query)
+    seat = ctx.seat_of(person.id) if ctx is not None else None
+    if ctx is None or seat is None or ctx.state is None or ctx.game.status != PLAYING:
+        return Answer([_info("none", *inline_render.no_game(lang))])
+    current = ctx.seats[ctx.state.current]
+    if current.seat != seat.seat or chat_type not in GROUP_CHATS:
+        return Answer([_info(f"turn{ctx.game_id}", *inline_render.not_your_turn(lang, current.name))])
+    start = int(offset) if offset.isdigit() else 0
+    found = offers(ctx, seat)
+    page = found[start : start + PAGE]
+    results = []
+    for offer in page:
+        rid = result_id(ctx.game_id, ctx.game.version, offer.codes)
+        link = pick_link(env, ctx.game_id, rid)
+        results.append(
+            Result(
+                rid,
+                inline_render.title(lang, offer),
+                inline_render.description(lang, offer),
+                inline_render.announcement(ctx.language, seat.name, offer, link),
+            )
+        )
+    more = start + PAGE < len(found)
+    return Answer(results, str(start + PAGE) if more else "")
+
+
+#: The posted message's 🎯 links to the game's panel and carries the pick after this mark, so the
+#: message alone can play the move when inline feedback is off.
+PICK_MARK = "#pick="
+
+
+def pick_link(env: Env, game_id: int, rid: str) -> str:
+    return f"https://t.me/{env.bot_username}?start=g{game_id}{PICK_MARK}{rid.replace(' ', '_')}"
+
+
+def picked_from_link(url: str) -> str | None:
+    if PICK_MARK not in url:
+        return None
+    return url.split(PICK_MARK, 1)[1].replace("_", " ")
+
+
+def _info(key: str, title: str, message: str) -> Result:
+    return Result(f"info:{key}", title, "", message)
+
+
+def pick(session: Session, env: Env, person: Person, picked: str, chat_id: int | None = None) -> str:
+    """Play a picked result; the outcome for the log ("ok", "stale", "ignored", ...).
+
+    The same pick arrives twice when inline feedback is on (the chosen result and the posted
+    message): the second finds its move already played and does nothing.
+    """
+    parsed = parse_result_id(picked)
+    if parsed is None:
+        return "ignored"
+    game_id, version, codes = parsed
+    ctx = load_game(session, game_id, lock=True) if game_id < 2**31 else None
+    if ctx is None or (chat_id is not None and ctx.game.chat_id != chat_id):
+        return "ignored"
+    seat = ctx.seat_of(person.id)
+    if seat is None or ctx.state is None:
+        return "ignored"
+    if ctx.game.version != version or ctx.game.status != PLAYING or ctx.state.current != seat.seat:
+        if _already_played(session, game_id, version, seat.seat, codes):
+            return "duplicate"
+        output.say_in_game(session, env, ctx, inline_render.stale_pick(ctx.language, seat.name))
+        return "stale"
+    try:
+        for code in codes:
+            decode(code)
+    except Exception:
+        return "ignored"
+    with session.begin_nested():
+        result = _play(session, env, ctx, seat, codes)
+    return "ok" if result else "refused"
+
+
+def _already_played(session: Session, game_id: int, version: int, seat: int, codes: tuple[str, ...]) -> bool:
+    logged = session.exec(
+        select(Move).where(Move.game_id == game_id, Move.seq > version, Move.seq <= version + len(codes))
+    ).all()
+    return [(m.seat, m.code) for m in sorted(logged, key=lambda m: m.seq)] == [(seat, c) for c in codes]
+
+
+def _play(session: Session, env: Env, ctx: GameContext, seat: SeatInfo, codes: tuple[str, ...]) -> bool:
+    earlier: list[moves.MoveOutcome] = []
+    result: moves.PlayResult | None = None
+    for code in codes:
+        result = moves.play(session, env, ctx, seat, code)
+        if not result.turn_over and code is not codes[-1]:
+            earlier.extend(result.outcomes)
+            ctx = result.ctx
+            refreshed = ctx.seat_of(seat.user_id or 0)
+            seat = refreshed or seat
+    if result is None:
+        return False
+    result.earlier = earlier + result.earlier
+    drafts.clear(session, ctx.game_id)
+    output.report(session, env, result, announced=True)
+    return True

@@ -1,0 +1,208 @@
+"""Playing a move: the engine applies it, the game row takes the new state with a compare-and-set
+on its version, and the move log keeps the action with the events `apply` returned.
+
+Everything in one transaction with the caller's other writes: the next turn's clock, the stats
+when the game ends, and what the group will read (`output`). Seats that do not wait for a person
+(computers, players who left or are away) are played right after (`autoplay`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from sqlalchemy import update
+from sqlmodel import Session, col, select
+
+import engine
+from engine import EngineError, GameState, IllegalActionError
+from engine.actions import Action, encode
+from engine.ai import choose_action
+from engine.events import Event, GameEnded, TurnStarted, dump_events, load_events
+
+from .. import metrics
+from ..errors import ServiceError
+from ..store.models import ABANDONED, FINISHED, PLAYING, Game, GamePlayer, Move
+from . import stats
+from .context import GameContext, SeatInfo, dump_state
+from .env import Env
+from .turn_clock import TurnClock, set_clock
+
+MAX_AUTOPLAY = 400  # a burst of computer/idle moves never runs away
+
+
+@dataclass
+class MoveOutcome:
+    seat: int
+    code: str
+    source: str  # player | idle | away | left | ai
+    before: GameState
+    after: GameState
+    events: list[Event]
+
+    @property
+    def main(self) -> bool:
+        """The move ended the turn (a sum or a discard; a [T!] card alone does not)."""
+        return any(isinstance(e, (TurnStarted, GameEnded)) for e in self.events)
+
+
+@dataclass
+class PlayResult:
+    ctx: GameContext
+    outcomes: list[MoveOutcome] = field(default_factory=list)
+    abandoned: bool = False
+    #: Moves of this turn played before (a [T!] card): the report of the turn shows them too.
+    earlier: list[MoveOutcome] = field(default_factory=list)
+
+    @property
+    def ended(self) -> bool:
+        return self.ctx.state is not None and self.ctx.state.is_over
+
+    @property
+    def turn_over(self) -> bool:
+        return self.abandoned or any(o.main for o in self.outcomes)
+
+
+def apply_action(state: GameState, seat: int, action: Action | str) -> tuple[GameState, list[Event]]:
+    """The engine's move, its refusals as service errors."""
+    try:
+        return engine.apply(state, seat, action)
+    except IllegalActionError as exc:
+        raise ServiceError("illegal", rule=exc.reason, **exc.details) from exc
+    except EngineError as exc:
+        raise ServiceError(exc.code) from exc
+
+
+def turn_clock(ctx: GameContext, env: Env) -> TurnClock:
+    return TurnClock.of(ctx.settings.pace, env.custom_pace, ctx.quiet)
+
+
+def commit(session: Session, env: Env, ctx: GameContext, outcome: MoveOutcome) -> GameContext:
+    """Write one applied move; the context after it. ServiceError("stale") when the game moved
+    on since it was read (another instance, or the sweep): nothing is written then."""
+    game = ctx.game
+    after = outcome.after
+    version = game.version
+    done = session.execute(
+        update(Game)
+        .where(col(Game.id) == game.id, col(Game.version) == version)
+        .values(state=dump_state(after), version=version + 1, updated_at=env.now)
+    )
+    if done.rowcount != 1:  # type: ignore[attr-defined]
+        raise ServiceError("stale")
+    session.refresh(game, ["state", "version", "updated_at"])
+    session.add(
+        Move(
+            game_id=ctx.game_id,
+            seq=version + 1,
+            seat=outcome.seat,
+            code=outcome.code,
+            source=outcome.source,
+            at=env.now,
+            events=dump_events(outcome.events),
+        )
+    )
+    metrics.note_move(session, outcome.source)
+    clock = turn_clock(ctx, env)
+    if after.is_over:
+        game.status = FINISHED
+        game.finished_at = env.now
+        set_clock(session, game, clock.stop())
+    elif outcome.main:
+        set_clock(session, game, clock.start(after.current, env.now))
+    elif (acted := clock.acted(game)) is not None:
+        set_clock(session, game, acted)
+    session.add(game)
+    ctx = replace(ctx, state=after)
+    if after.is_over:
+        session.flush()
+        stats.record_game_end(session, game, after, env.now)
+    return ctx
+
+
+def clear_idle(session: Session, ctx: GameContext, seat: SeatInfo) -> GameContext:
+    """A player who acts is no longer idle: timeouts and the away flag go back to zero."""
+    if not (seat.timeouts or seat.away):
+        return ctx
+    session.execute(
+        update(GamePlayer)
+        .where(col(GamePlayer.game_id) == ctx.game_id, col(GamePlayer.seat) == seat.seat)
+        .values(timeouts=0, away=False)
+    )
+    seats = [replace(s, timeouts=0, away=False) if s.seat == seat.seat else s for s in ctx.seats]
+    return replace(ctx, seats=seats)
+
+
+def autoplay_action(ctx: GameContext, seat: SeatInfo) -> Action:
+    """What the bot plays for a computer seat, or for an idle, away or departed person."""
+    state = ctx.playing_state()
+    if seat.ai_level is not None:
+        # Seeded from public facts (the game and its version), never from the hidden deal.
+        seed = ctx.game_id * 1_000_003 + ctx.game.version
+        return choose_action(state, seat.seat, seat.ai_level, seed=seed)
+    return engine.default_action(state, seat.seat)
+
+
+def autoplay(session: Session, env: Env, result: PlayResult) -> None:
+    """Play at once for seats that do not wait: computers, and people who left or are away.
+
+    With no active person left, the game ends as abandoned (scores kept).
+    """
+    ctx = result.ctx
+    for _ in range(MAX_AUTOPLAY):
+        state = ctx.state
+        if ctx.game.status != PLAYING or state is None or state.is_over:
+            break
+        seat = ctx.seats[state.current]
+        if not seat.autoplayed:
+            break
+        if not any(s.is_human and not s.left and not s.away for s in ctx.seats):
+            abandon(session, env, ctx)
+            result.abandoned = True
+            break
+        source = "ai" if seat.ai_level else ("left" if seat.left else "away")
+        action = autoplay_action(ctx, seat)
+        after, events = apply_action(state, seat.seat, action)
+        outcome = MoveOutcome(seat.seat, encode(action), source, state, after, events)
+        ctx = commit(session, env, ctx, outcome)
+        result.outcomes.append(outcome)
+    result.ctx = ctx
+
+
+def abandon(session: Session, env: Env, ctx: GameContext) -> None:
+    """Nobody plays any more: the game ends, scores kept, won by nobody."""
+    game = ctx.game
+    game.status = ABANDONED
+    game.finished_at = env.now
+    game.updated_at = env.now
+    set_clock(session, game, TurnClock.stop())
+    game.paused_until = None
+    session.add(game)
+    session.flush()
+    stats.record_game_end(session, game, ctx.state, env.now)
+
+
+def play(session: Session, env: Env, ctx: GameContext, seat: SeatInfo, action: Action | str) -> PlayResult:
+    """A person's own action (a key, an inline pick): apply, write, bring them back from idle,
+    then let the seats that do not wait reply."""
+    state = ctx.playing_state()
+    after, events = apply_action(state, seat.seat, action)
+    code = action if isinstance(action, str) else encode(action)
+    outcome = MoveOutcome(seat.seat, code, "player", state, after, events)
+    result = PlayResult(ctx, earlier=earlier_in_turn(session, ctx) if outcome.main else [])
+    ctx = commit(session, env, ctx, outcome)
+    result.ctx = clear_idle(session, ctx, seat)
+    result.outcomes.append(outcome)
+    autoplay(session, env, result)
+    return result
+
+
+def earlier_in_turn(session: Session, ctx: GameContext) -> list[MoveOutcome]:
+    """The [T!] card played earlier in this turn, read back from the move log, so the turn's
+    report names it (the board edit that showed it is replaced by the report)."""
+    state = ctx.playing_state()
+    if state.t_played is None:
+        return []
+    move = session.exec(select(Move).where(Move.game_id == ctx.game_id, Move.seq == ctx.game.version)).first()
+    if move is None or move.events is None or move.seat is None:
+        return []
+    return [MoveOutcome(move.seat, move.code, move.source, state, state, load_events(move.events))]

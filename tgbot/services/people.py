@@ -1,0 +1,90 @@
+"""People and chats as the bot knows them: names, languages, whether it may write to them.
+
+Rows are created on first sight. Two instances creating the same row at once both succeed:
+PostgreSQL's ``ON CONFLICT DO NOTHING`` waits for the other insert instead of failing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import update
+from sqlmodel import Session, col, select
+
+from ..i18n import normalize
+from ..store.db import is_postgres
+from ..store.models import Chat, User
+from .env import Env
+
+
+@dataclass(frozen=True)
+class Person:
+    """The few facts about a Telegram user the services need (parsed by the handlers)."""
+
+    id: int
+    first_name: str
+    username: str | None = None
+    language_code: str | None = None
+
+
+def _insert_if_missing(session: Session, model: type[User] | type[Chat], key: int, env: Env) -> None:
+    if is_postgres(session):
+        from sqlalchemy.dialects.postgresql import insert
+
+        statement = (
+            insert(model).values(id=key, created_at=env.now).on_conflict_do_nothing(index_elements=["id"])
+        )
+        session.execute(statement)
+
+
+def upsert_user(session: Session, person: Person, env: Env, can_dm: bool | None = None) -> User:
+    user = session.get(User, person.id)
+    if user is None:
+        _insert_if_missing(session, User, person.id, env)
+        user = session.get(User, person.id) or User(id=person.id, created_at=env.now)
+    user.first_name = person.first_name[:128]
+    user.username = person.username
+    if person.language_code:
+        user.tg_language = person.language_code[:16]
+    if can_dm is not None:
+        user.can_dm = can_dm
+    session.add(user)
+    return user
+
+
+def language_of(session: Session, user_id: int, fallback: str | None) -> str:
+    """A person's language for popups and private messages: their /language, else Telegram's."""
+    row = session.exec(select(User.language, User.tg_language).where(User.id == user_id)).first()
+    if row is None:
+        return normalize(fallback)
+    return normalize(row[0] or row[1] or fallback)
+
+
+def upsert_chat(session: Session, chat_id: int, title: str | None, env: Env) -> Chat:
+    chat = session.get(Chat, chat_id)
+    if chat is None:
+        _insert_if_missing(session, Chat, chat_id, env)
+        chat = session.get(Chat, chat_id) or Chat(id=chat_id, created_at=env.now)
+    if title:
+        chat.title = title[:128]
+    session.add(chat)
+    return chat
+
+
+def lock_chat(session: Session, chat_id: int, env: Env) -> Chat:
+    """The chat row, locked until the transaction ends (PostgreSQL): chat-wide decisions such as
+    "one game per topic" are taken one instance at a time."""
+    chat = upsert_chat(session, chat_id, None, env)
+    if is_postgres(session):
+        session.flush()
+        session.exec(select(Chat.id).where(Chat.id == chat_id).with_for_update()).first()
+    return chat
+
+
+def chat_language(session: Session, chat_id: int, fallback: str) -> str:
+    chat = session.get(Chat, chat_id)
+    return chat.language if chat is not None and chat.language else fallback
+
+
+def set_can_dm(session: Session, user_id: int, can_dm: bool) -> None:
+    session.execute(update(User).where(col(User.id) == user_id).values(can_dm=can_dm))

@@ -1,0 +1,242 @@
+"""The outbox: what the services want shown, kept until a sender has shown it (DESIGN §6).
+
+Services call `put` inside the transaction that decided what to show (a move, a lobby change),
+so the state change and its messages commit together or not at all. `tgbot.delivery` reads the
+rows back per chat (`next_rows`) and records what it delivered (`delivered`).
+
+A *surface* is a message the bot keeps up to date: a game's board (``board:<game>:<n>``), its
+lobby (``lobby:<game>``), a player's panel (``panel:<game>:<seat>``). A surface has one wanted
+content at a time: `put` replaces the content of a row still waiting for that surface instead of
+queueing another, so a burst of draft previews becomes one edit and an unsent preview simply
+gives way to the move report.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import IntEnum
+from typing import Any
+
+from sqlalchemy import delete, func, update
+from sqlmodel import Session, col, select
+
+from .db import after_commit
+from .models import DeliveryChat, OutboxRow, ShownMessage
+
+Keyboard = list[list[dict[str, str]]]
+
+
+class Priority(IntEnum):
+    """Lower goes first. Previews are sent only with budget to spare, and dropped (replaced)
+    when a newer content of the same surface comes first."""
+
+    TURN = 0  # boards, move reports, round ends, replies to a person, reminders
+    INFO = 1  # panels, the score chart, notices
+    PREVIEW = 2  # draft previews, clean-ups of old keys
+
+
+@dataclass(frozen=True)
+class Message:
+    """One thing to show in a chat.
+
+    `surface`: the message is kept up to date (edited) instead of posted anew each time; None for
+    a new message. `edit_only`: change the surface's message if it is shown, never post it (taking
+    the keys off an old board). `bottom`: the surface should be the chat's last bot message, so an
+    older one is replaced by a new post rather than edited out of sight (a private panel).
+    `keys_only`: change only the keys (none: take them off). `fresh`: post the surface anew even
+    if it is shown (a reminder that should notify); the old message loses its keys.
+    `message_id`: edit exactly this message (one a key was tapped on). `reply_to`: a surface the new
+    message answers (a reminder under the board). `fallback`: where to say it instead when the
+    chat refuses the bot (a private reminder that becomes a group mention).
+    """
+
+    chat_id: int
+    text: str
+    keys: Keyboard | None = None
+    thread_id: int | None = None
+    surface: str | None = None
+    priority: Priority = Priority.TURN
+    notify: bool = False
+    edit_only: bool = False
+    keys_only: bool = False
+    bottom: bool = False
+    fresh: bool = False
+    message_id: int | None = None
+    reply_to: str | None = None
+    fallback: Message | None = None
+    game_id: int | None = None
+    #: A file instead of text: {"kind": "photo"|"document", "filename", "data" (base64) or "chart"}
+    media: dict[str, Any] | None = field(default=None, compare=False)
+
+    def payload(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"text": self.text}
+        for name in ("keys", "thread_id", "message_id", "reply_to", "media"):
+            value = getattr(self, name)
+            if value is not None:
+                data[name] = value
+        for flag in ("notify", "edit_only", "keys_only", "bottom", "fresh"):
+            if getattr(self, flag):
+                data[flag] = True
+        if self.fallback is not None:
+            data["fallback"] = {
+                "chat_id": self.fallback.chat_id,
+                "surface": self.fallback.surface,
+                **self.fallback.payload(),
+            }
+        return data
+
+
+def put(session: Session, message: Message, now: datetime) -> None:
+    """Queue `message`; for a surface, replace the content of its row that is still waiting.
+
+    The replaced row keeps its place in the queue and the more urgent of the two priorities.
+    """
+    payload = json.dumps(message.payload(), ensure_ascii=False, separators=(",", ":"))
+    after_commit(session).chats.add(message.chat_id)
+    if message.surface is not None:
+        waiting = session.exec(
+            select(OutboxRow)
+            .where(col(OutboxRow.chat_id) == message.chat_id, col(OutboxRow.surface) == message.surface)
+            .with_for_update()
+        ).first()
+        if waiting is not None:
+            waiting.payload = payload
+            waiting.priority = min(waiting.priority, int(message.priority))
+            waiting.rev += 1
+            session.add(waiting)
+            return
+    session.add(
+        OutboxRow(
+            chat_id=message.chat_id,
+            surface=message.surface,
+            priority=int(message.priority),
+            payload=payload,
+            game_id=message.game_id,
+            created_at=now,
+        )
+    )
+
+
+def discard_surface(session: Session, chat_id: int, surface: str) -> None:
+    """Forget a waiting content of a surface (its game was cancelled before it was shown)."""
+    session.execute(
+        delete(OutboxRow).where(col(OutboxRow.chat_id) == chat_id, col(OutboxRow.surface) == surface)
+    )
+
+
+# --- the sender's side ------------------------------------------------------------------------
+
+
+def chats_with_rows(session: Session, limit: int = 500) -> list[int]:
+    """Chats that have something waiting (the safety net after a restart or another instance)."""
+    return list(session.exec(select(OutboxRow.chat_id).distinct().limit(limit)).all())
+
+
+def has_rows(session: Session, chat_id: int) -> bool:
+    return session.exec(select(OutboxRow.id).where(OutboxRow.chat_id == chat_id).limit(1)).first() is not None
+
+
+def next_rows(session: Session, chat_id: int, limit: int = 20) -> list[OutboxRow]:
+    query = (
+        select(OutboxRow)
+        .where(col(OutboxRow.chat_id) == chat_id)
+        .order_by(col(OutboxRow.priority), col(OutboxRow.id))
+        .limit(limit)
+    )
+    return list(session.exec(query).all())
+
+
+def shown_message(session: Session, chat_id: int, surface: str) -> ShownMessage | None:
+    return session.get(ShownMessage, (chat_id, surface))
+
+
+def remember_shown(session: Session, chat_id: int, surface: str, message_id: int, digest: str) -> None:
+    shown = session.get(ShownMessage, (chat_id, surface))
+    if shown is None:
+        session.add(ShownMessage(chat_id=chat_id, surface=surface, message_id=message_id, digest=digest))
+    else:
+        shown.message_id, shown.digest = message_id, digest
+        session.add(shown)
+
+
+def forget_shown(session: Session, chat_id: int, surface: str) -> None:
+    session.execute(
+        delete(ShownMessage).where(col(ShownMessage.chat_id) == chat_id, col(ShownMessage.surface) == surface)
+    )
+
+
+def delivered(session: Session, row_id: int, rev: int) -> bool:
+    """Drop a delivered row, unless a newer content replaced it meanwhile (then it stays queued)."""
+    result = session.execute(delete(OutboxRow).where(col(OutboxRow.id) == row_id, col(OutboxRow.rev) == rev))
+    return bool(result.rowcount)  # type: ignore[attr-defined]
+
+
+def drop(session: Session, row_id: int) -> None:
+    session.execute(delete(OutboxRow).where(col(OutboxRow.id) == row_id))
+
+
+def drop_chat(session: Session, chat_id: int) -> int:
+    """Everything waiting for a chat the bot can no longer write to."""
+    result = session.execute(delete(OutboxRow).where(col(OutboxRow.chat_id) == chat_id))
+    return int(result.rowcount)  # type: ignore[attr-defined]
+
+
+def count_waiting(session: Session) -> int:
+    return int(session.exec(select(func.count()).select_from(OutboxRow)).one())
+
+
+def note_attempt(session: Session, row_id: int) -> None:
+    session.execute(
+        update(OutboxRow).where(col(OutboxRow.id) == row_id).values(attempts=col(OutboxRow.attempts) + 1)
+    )
+
+
+def move_chat(session: Session, old_id: int, new_id: int) -> None:
+    """A group became a supergroup: its waiting rows go to the new id; its shown messages stay
+    behind (they cannot be edited from the new chat), so surfaces are posted anew there."""
+    session.execute(update(OutboxRow).where(col(OutboxRow.chat_id) == old_id).values(chat_id=new_id))
+    session.execute(delete(ShownMessage).where(col(ShownMessage.chat_id) == old_id))
+    after_commit(session).chats.add(new_id)
+
+
+# --- leases and budget (shared by every instance) ----------------------------------------------
+
+
+def delivery_chat(session: Session, chat_id: int, *, lock: bool = False) -> DeliveryChat:
+    """The chat's delivery row, created on first use (two instances creating it at once both
+    succeed: PostgreSQL's ``ON CONFLICT DO NOTHING`` waits for the other insert)."""
+    row = session.get(DeliveryChat, chat_id, with_for_update=lock)
+    if row is not None:
+        return row
+    if session.get_bind().dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert
+
+        fresh = DeliveryChat(chat_id=chat_id).model_dump()
+        session.execute(insert(DeliveryChat).values(**fresh).on_conflict_do_nothing())
+        row = session.get(DeliveryChat, chat_id, with_for_update=lock, populate_existing=True)
+        assert row is not None
+        return row
+    row = DeliveryChat(chat_id=chat_id)
+    session.add(row)
+    session.flush()
+    return row
+
+
+def claim(session: Session, chat_id: int, holder: str, now: float, seconds: float) -> DeliveryChat | None:
+    """Take the chat for `seconds` unless another live instance holds it; the row when taken."""
+    row = delivery_chat(session, chat_id, lock=True)
+    if row.holder not in (None, holder) and row.lease_until > now:
+        return None
+    row.holder, row.lease_until = holder, now + seconds
+    session.add(row)
+    return row
+
+
+def release(session: Session, chat_id: int, holder: str) -> None:
+    session.execute(
+        update(DeliveryChat)
+        .where(col(DeliveryChat.chat_id) == chat_id, col(DeliveryChat.holder) == holder)
+        .values(holder=None, lease_until=0.0)
+    )
