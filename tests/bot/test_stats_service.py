@@ -298,3 +298,26 @@ def test_the_chart_waits_in_the_outbox_as_a_spec_and_is_drawn_from_it() -> None:
     png = from_spec(data)
     assert png.startswith(PNG)
     assert png == score_chart_png(["Ana", "Ben"], [[25, 3], [10, 30]], 60, texts, winners=[0])
+
+
+def test_the_goal_label_never_covers_a_data_point() -> None:
+    """Scores that end right at the goal, in the last round (where the old label sat): the label is
+    drawn in the right margin, outside the plot, so no line or marker can be under it."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.text import Annotation
+
+    from tgbot.render.chart import score_figure
+
+    texts = ChartTexts("Scores per round", "Round", "Points", "Goal 60")
+    rounds = [[20, 20, 10], [20, 20, 25], [20, 20, 25]]  # two players finish exactly on 60
+    figure = score_figure(["Ana", "Ben", "Cai"], rounds, 60, texts, winners=[0, 1])
+    canvas = FigureCanvasAgg(figure)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    axes = figure.axes[0]
+    goal = next(a for a in axes.texts if isinstance(a, Annotation) and a.get_text() == "Goal 60")
+    label = goal.get_window_extent(renderer)
+    plot = axes.get_window_extent(renderer)
+    assert label.x0 >= plot.x1  # right of the plot area
+    points = [axes.transData.transform(xy) for line in axes.get_lines() for xy in line.get_xydata()]
+    assert not any(label.contains(x, y) for x, y in points)

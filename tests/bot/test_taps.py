@@ -208,4 +208,9 @@ async def test_forged_game_ids_are_refused_on_postgresql(pg_url: str, seeds: Cal
         for data in ("h:999999999999", f"k:2147483648:{v}:h:0", "lj:99999999999", "ln:999999999999:t:-"):
             await assert_refused(rig, mover, board, data, invalid)
         await assert_refused(rig, other, board, f"h:{gid + 1000}", "This game no longer exists.")
+        # The board's 📱 Panel deep link with a forged id beyond the column: a plain answer.
+        chat = rig.fake.private(mover)
+        for forged in ("g2147483648", "g99999999999"):
+            await rig.tg.send(chat, mover, f"/start {forged}")
+            assert rig.fake.last_message(chat.id).text == "That game is not running any more."
         assert not rig.tg.errors

@@ -17,6 +17,10 @@ import io
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 WIDTH_PX = 1200
 HEIGHT_PX = 960
@@ -116,6 +120,23 @@ def score_chart_png(
     winners: Sequence[int] = (),
 ) -> bytes:
     """The PNG bytes of the chart; one line per seat, in seat order, `names[seat]` in the legend."""
+    import matplotlib
+
+    with matplotlib.rc_context({"font.family": _fonts()[0], "font.size": BASE_FONT}):
+        fig = score_figure(names, round_points, threshold, texts, winners)
+        buffer = io.BytesIO()
+        fig.savefig(buffer, format="png", dpi=DPI)
+    return buffer.getvalue()
+
+
+def score_figure(
+    names: Sequence[str],
+    round_points: Sequence[Sequence[int]],
+    threshold: int,
+    texts: ChartTexts,
+    winners: Sequence[int] = (),
+) -> Figure:
+    """The chart as a matplotlib figure (what `score_chart_png` saves)."""
     from matplotlib.figure import Figure
     from matplotlib.ticker import MaxNLocator
 
@@ -186,9 +207,7 @@ def score_chart_png(
             handlelength=1.8,
             columnspacing=1.5,
         )
-        buffer = io.BytesIO()
-        fig.savefig(buffer, format="png", dpi=DPI)
-    return buffer.getvalue()
+    return fig
 
 
 def spec(

@@ -25,7 +25,7 @@ def start(session: Session, env: Env, command: Command, payload: str) -> Replied
     people.upsert_user(session, command.person, env, can_dm=True)
     lang = reply_language(session, command)
     digits = payload[1:]
-    if payload.startswith("g") and digits.isascii() and digits.isdigit() and len(digits) <= 10:
+    if payload.startswith("g") and digits.isascii() and digits.isdigit() and len(digits) <= 12:
         return _open_panel(session, env, command, int(digits), lang)
     reply(
         session,
