@@ -133,13 +133,13 @@ async def test_board_reposts_the_board_and_the_old_one_loses_its_keys(rig: BotRi
     assert old.buttons == []
     new = board_of(rig, group)
     assert new.message_id != old.message_id and new is fake.last_message(group.id)
-    assert "✏️" not in new.text  # a fresh board: no draft
+    assert "✏️" in new.text  # the move being composed is kept
+    assert any(t == "👉🂠1" for t, _d in new.buttons)
     assert any(t == "👀 My hand" for t, _d in new.buttons)
     after = current_game(rig)
     assert after.version == game.version and state_of(after) == before
-    # the new board is the one that plays
+    # the new board is the one that plays, with the card chosen before the /board
     mover = mover_of(rig, {0: ana, 1: ben})
-    await tg.tap(mover, new, "🂠1")
     answer = await tg.tap(mover, new, "🗑 Discard")
     assert answer.text == "Done!" and current_game(rig).version == game.version + 1
 

@@ -12,7 +12,7 @@ import re
 
 from sqlmodel import Session, select
 
-from engine import seat_view
+from engine import Sum, legal_actions, seat_view
 from engine.cards import VALUE
 from tests.bot.conftest import BotRig
 from tests.bot.helpers import board_id, board_of, current_game, start_game, state_of
@@ -194,3 +194,25 @@ async def test_many_taps_at_once_in_many_groups_are_all_answered(rig: BotRig) ->
     for group, *_rest in tables:
         assert rig.fake.max_writes_in_window(group.id, 60) <= 20
     assert rig.fake.count_429() == 0
+
+
+async def test_a_player_can_claim_before_the_board_catches_up(rig: BotRig) -> None:
+    """In a group whose budget is spent the board lags behind the taps; Claim is always on it and
+    claims the draft the bot keeps, so the player need not wait for a redraw."""
+    _group, mover, _other, gid = await game_in(rig, "Lagging", 0)
+    senders_in_background(rig)
+    game = current_game(rig)
+    state = state_of(game)
+    sums = [a for a in legal_actions(state, state.current) if isinstance(a, Sum)]
+    choice = sums[0] if sums else None  # no sum on this deal: discard instead, with the same keys
+    board = board_of(rig, game)  # the keyboard as first shown: nothing selected
+    keys = [f"k:{gid}:{game.version}:h:{choice.hand if choice else 0}"]
+    keys += [f"k:{gid}:{game.version}:t:{p}" for p in (choice.table if choice else ())]
+    for key in keys:
+        await rig.tg.tap_data(mover, board, key)
+    final = "✅ Claim" if choice else "🗑 Discard"
+    answer = await rig.tg.tap(mover, board, final)  # on the old keyboard, straight away
+    assert answer.text == "Done!"
+    after = current_game(rig)
+    assert after.version == game.version + 1
+    await drain(rig)

@@ -39,7 +39,7 @@ from tgbot.clock import ManualClock
 from tgbot.errors import ServiceError
 from tgbot.services import moves, play, sweep, table_control
 from tgbot.services.command import Command
-from tgbot.services.context import load_game
+from tgbot.services.context import GameContext, contexts_of, load_game
 from tgbot.services.people import Person
 from tgbot.store.db import create_all, make_engine, session_scope
 from tgbot.store.models import Game, GamePlayer, Move
@@ -333,7 +333,9 @@ def test_the_sweep_loses_the_compare_and_set_to_a_tap_and_writes_nothing(
     assert discard_first_card(db, game_id, deadline).text == "Done!"  # ... a tap lands first
     with Session(db) as sweeper:
         with pytest.raises(ServiceError) as refused:
-            sweep.handle(sweeper, env_at(deadline), stale, sweep.SweepReport())
+            sweep.handle(
+                sweeper, env_at(deadline), contexts_of(sweeper, [stale])[game_id], sweep.SweepReport()
+            )
         assert refused.value.reason == "stale"
         sweeper.rollback()
     with Session(db) as session:
@@ -394,10 +396,10 @@ async def test_one_failing_game_does_not_hold_up_the_others(
     _g2, lobby2, fine = await open_lobby(rig, ana, [ben], rig.fake.group("Two"))
     real = sweep.handle
 
-    def failing(session: Session, env: Any, game: Game, report: sweep.SweepReport) -> None:
-        if game.id == broken:
+    def failing(session: Session, env: Any, ctx: GameContext, report: sweep.SweepReport) -> None:
+        if ctx.game_id == broken:
             raise RuntimeError("boom")
-        real(session, env, game, report)
+        real(session, env, ctx, report)
 
     monkeypatch.setattr(sweep, "handle", failing)
     await sweep_at(rig, rig.clock.now() + timedelta(days=1))

@@ -27,6 +27,9 @@ PREVIEW_LIMIT = 12
 PRIVATE_GAP = 1.05
 #: Writes per second by this process across all chats (Telegram: about 30).
 GLOBAL_RATE = 25
+#: Seconds added to every wait: a burst's writes leave the window together, and Telegram's clock
+#: and ours need not agree to the millisecond.
+MARGIN = 1.0
 
 
 def is_private(chat_id: int) -> bool:
@@ -59,8 +62,8 @@ def wait_before(
     limit = limits.preview if priority >= Priority.PREVIEW else limits.group
     if len(recent) < limit:
         return 0.0
-    # The write that must leave the window before this one fits.
-    return max(0.0, recent[len(recent) - limit] + GROUP_WINDOW - now)
+    # The write that must leave the window before this one fits, and the margin.
+    return max(0.0, recent[len(recent) - limit] + GROUP_WINDOW + MARGIN - now)
 
 
 class GlobalBudget:

@@ -255,15 +255,16 @@ def keyboard(lang: str, v: View, table: Table, draft: Draft | None = None) -> Ke
             playable = {code[0] for code in table.t_choices}
             kinds = [k for k, code in T_CODES.items() if code in playable]
             rows.extend(rows_of([button(t_label(lang, k), cb.TMenu(gid, ver, k).data) for k in kinds], 2))
-    actions = []
-    if draft.hand is not None and chosen:
-        actions.append(button(_(lang, "✅ Claim"), cb.Compose(gid, ver, "c").data))
-    if draft.hand is not None:
-        actions.append(button(_(lang, "🗑 Discard"), cb.Compose(gid, ver, "d").data))
-    if draft.hand is not None or chosen:
-        actions.append(button(_(lang, "↩️ Clear"), cb.Compose(gid, ver, "x").data))
-    if actions:
-        rows.append(actions)
+    # Always there: they act on the draft the bot keeps, not on this keyboard, so the player can
+    # claim as soon as the popup shows the sum, without waiting for the board to be redrawn (in a
+    # busy group a preview waits for the group's budget).
+    rows.append(
+        [
+            button(_(lang, "✅ Claim"), cb.Compose(gid, ver, "c").data),
+            button(_(lang, "🗑 Discard"), cb.Compose(gid, ver, "d").data),
+            button(_(lang, "↩️ Clear"), cb.Compose(gid, ver, "x").data),
+        ]
+    )
     utility = [button(_(lang, "👀 My hand"), cb.Hand(gid).data)]
     if table.inline:
         utility.insert(0, switch_inline(_(lang, "🎯 Play"), cb.inline_query(gid)))

@@ -152,6 +152,38 @@ def context_of(session: Session, game: Game) -> GameContext:
     )
 
 
+def contexts_of(session: Session, games: list[Game]) -> dict[int, GameContext]:
+    """Several games' contexts with one query for all their seats and one for their chats (the
+    sweep's batches)."""
+    ids = [g.id for g in games if g.id is not None]
+    if not ids:
+        return {}
+    seats: dict[int, list[SeatInfo]] = {game_id: [] for game_id in ids}
+    rows = session.exec(
+        select(GamePlayer, User)
+        .join(User, col(User.id) == col(GamePlayer.user_id), isouter=True)
+        .where(col(GamePlayer.game_id).in_(ids))
+        .order_by(col(GamePlayer.game_id), col(GamePlayer.seat))
+    ).all()
+    for player, user in rows:
+        seats[player.game_id].append(seat_of_row(player, user))
+    chat_ids = {g.chat_id for g in games}
+    chats = {c.id: c for c in session.exec(select(Chat).where(col(Chat.id).in_(chat_ids))).all()}
+    found: dict[int, GameContext] = {}
+    for game in games:
+        assert game.id is not None
+        chat = chats.get(game.chat_id)
+        found[game.id] = GameContext(
+            game=game,
+            seats=seats[game.id],
+            state=parse_state(game.state) if game.state else None,
+            settings=parse_settings(game.settings),
+            chat_title=(chat.title or "") if chat is not None else "",
+            quiet=quiet_hours(chat),
+        )
+    return found
+
+
 def require_game(session: Session, game_id: int, *, lock: bool = False) -> GameContext:
     ctx = load_game(session, game_id, lock=lock)
     if ctx is None:

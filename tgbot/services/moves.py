@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from sqlalchemy import update
+from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, col, select
 
 import engine
@@ -25,7 +26,7 @@ from ..store.models import ABANDONED, FINISHED, PLAYING, Game, GamePlayer, Move
 from . import stats
 from .context import GameContext, SeatInfo, dump_state
 from .env import Env
-from .turn_clock import TurnClock, set_clock
+from .turn_clock import TurnClock, note_wake, set_clock
 
 MAX_AUTOPLAY = 400  # a burst of computer/idle moves never runs away
 
@@ -78,18 +79,30 @@ def turn_clock(ctx: GameContext, env: Env) -> TurnClock:
 
 def commit(session: Session, env: Env, ctx: GameContext, outcome: MoveOutcome) -> GameContext:
     """Write one applied move; the context after it. ServiceError("stale") when the game moved
-    on since it was read (another instance, or the sweep): nothing is written then."""
+    on since it was read (another instance, or the sweep): nothing is written then.
+
+    One UPDATE writes the state, the version (compare-and-set), the game's end and the next turn's
+    clock; the loaded row takes the same values without being read back.
+    """
     game = ctx.game
     after = outcome.after
     version = game.version
+    clock = turn_clock(ctx, env)
+    values: dict[str, object] = {"state": dump_state(after), "version": version + 1, "updated_at": env.now}
+    if after.is_over:
+        values |= {"status": FINISHED, "finished_at": env.now, **clock.stop()}
+    elif outcome.main:
+        values |= clock.start(after.current, env.now)
+    elif (acted := clock.acted(game)) is not None:
+        values |= acted
     done = session.execute(
-        update(Game)
-        .where(col(Game.id) == game.id, col(Game.version) == version)
-        .values(state=dump_state(after), version=version + 1, updated_at=env.now)
+        update(Game).where(col(Game.id) == game.id, col(Game.version) == version).values(**values)
     )
     if done.rowcount != 1:  # type: ignore[attr-defined]
         raise ServiceError("stale")
-    session.refresh(game, ["state", "version", "updated_at"])
+    for key, value in values.items():
+        set_committed_value(game, key, value)
+    note_wake(session, game)
     session.add(
         Move(
             game_id=ctx.game_id,
@@ -102,16 +115,6 @@ def commit(session: Session, env: Env, ctx: GameContext, outcome: MoveOutcome) -
         )
     )
     metrics.note_move(session, outcome.source)
-    clock = turn_clock(ctx, env)
-    if after.is_over:
-        game.status = FINISHED
-        game.finished_at = env.now
-        set_clock(session, game, clock.stop())
-    elif outcome.main:
-        set_clock(session, game, clock.start(after.current, env.now))
-    elif (acted := clock.acted(game)) is not None:
-        set_clock(session, game, acted)
-    session.add(game)
     ctx = replace(ctx, state=after)
     if after.is_over:
         session.flush()

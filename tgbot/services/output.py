@@ -187,18 +187,18 @@ def group_board(
 def post_board(session: Session, env: Env, ctx: GameContext, header: list[str] | None = None) -> None:
     """A new board at the bottom of the group; the player to move is mentioned (notified).
 
-    A new board (and the mover's panel with it) is drawn without a draft, so the game's drafts go:
-    the keys act on what the player sees (a /board in mid-composition starts the move over)."""
+    The board (and the mover's panel) shows the move being composed, if any: a /board in the
+    middle of a move keeps it."""
     game = ctx.game
     game.board_no += 1
     session.add(game)
-    drafts.clear(session, ctx.game_id)
-    text, keys = group_board(ctx, env, None, header)
     mover = ctx.current
+    draft = drafts.load(session, ctx.game_id, mover.seat, game.version) if mover is not None else None
+    text, keys = group_board(ctx, env, draft, header)
     notify = mover is not None and not mover.autoplayed
     outbox.put(session, _to_group(ctx, text, keys=keys, surface=board_surface(game), notify=notify), env.now)
     if mover is not None and mover.gets_panel:
-        show_panel(session, env, ctx, mover)
+        show_panel(session, env, ctx, mover, draft)
 
 
 def refresh_board(

@@ -34,14 +34,15 @@ from ..store.db import is_postgres
 from ..store.models import LOBBY, PAUSED, PLAYING, Game, GamePlayer, SeenTap
 from ..store.outbox import Message
 from . import lobby, moves, output, table_control
-from .context import GameContext, context_of
+from .context import GameContext, contexts_of
 from .env import Env
 from .turn_clock import TurnClock, set_clock
 
 log = logging.getLogger("tweakbot.sweep")
 
 AWAY_AFTER_TIMEOUTS = 2
-BATCH = 50
+#: Due games per transaction: on SQLite a batch holds the write lock, and taps wait meanwhile.
+BATCH = 20
 TAPS_KEPT = timedelta(days=1)
 
 
@@ -76,14 +77,17 @@ def sweep_batch(session: Session, env: Env, game_ids: list[int]) -> SweepReport:
     query = select(Game).where(col(Game.id).in_(game_ids), col(Game.wake_at) <= env.now)
     if is_postgres(session):
         query = query.with_for_update(skip_locked=True)
-    for game in session.exec(query.order_by(col(Game.wake_at))).all():
+    games = list(session.exec(query.order_by(col(Game.wake_at))).all())
+    contexts = contexts_of(session, games)
+    for game in games:
         report.examined += 1
-        handle(session, env, game, report)
+        assert game.id is not None
+        handle(session, env, contexts[game.id], report)
     return report
 
 
-def handle(session: Session, env: Env, game: Game, report: SweepReport) -> None:
-    ctx = context_of(session, game)
+def handle(session: Session, env: Env, ctx: GameContext, report: SweepReport) -> None:
+    game = ctx.game
     if game.status == LOBBY:
         lobby.expire(session, env, ctx)
     elif game.status == PAUSED:

@@ -115,6 +115,11 @@ def set_clock(session: Session, game: Game, columns: Columns) -> None:
     for key, value in columns.items():
         setattr(game, key, value)
     session.add(game)
+    note_wake(session, game)
+
+
+def note_wake(session: Session, game: Game) -> None:
+    """After the commit, this process wakes for the game's `wake_at` (if it comes first)."""
     if isinstance(game.wake_at, datetime):
         notes = after_commit(session)
         if notes.wake_at is None or game.wake_at < notes.wake_at:
