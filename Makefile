@@ -41,6 +41,7 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check engine tgbot tests benchmarks setup.py
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports
+	PYBABEL=$(VENV)/bin/pybabel scripts/i18n.sh --check
 
 # Refresh the translation catalogs (extract + update + compile; see DEVELOPERS.md, Translations).
 i18n: $(STAMP)

@@ -295,14 +295,17 @@ def close_panel(session: Session, env: Env, ctx: GameContext, seat: SeatInfo, li
 
 
 def retire_panel(session: Session, env: Env, ctx: GameContext, seat: SeatInfo) -> None:
-    """The player composes on the group board now: their panel (if shown) loses its keys."""
+    """The player composes on the group board now: their panel (if shown) says so, without keys."""
     if seat.user_id is None or not seat.can_dm:
         return
+    text = _(
+        seat.language,
+        "↪️ You play this game on the group board now. Tap 📱 Panel there to play here again.",
+    )
     message = Message(
         seat.user_id,
-        "",
+        text,
         surface=panel_surface(ctx.game_id, seat.seat),
-        keys_only=True,
         edit_only=True,
         priority=Priority.INFO,
     )

@@ -61,8 +61,10 @@ def answer_refusal(lang: str, error: ServiceError) -> Answer:
 
 def first_time(session: Session, env: Env, tap: Tap) -> bool:
     """Record this tap; False when it was recorded before (a duplicate delivery)."""
-    if not tap.query_id or session.get(SeenTap, tap.query_id) is not None:
-        return not tap.query_id
+    if not tap.query_id:
+        return True  # nothing to tell it by
+    if session.get(SeenTap, tap.query_id[:64]) is not None:
+        return False
     session.add(SeenTap(query_id=tap.query_id[:64], seen_at=env.now))
     session.flush()
     return True
