@@ -9,34 +9,16 @@ from __future__ import annotations
 
 import asyncio
 import signal
-import sys
-from collections.abc import Callable
 from pathlib import Path
 
 from tests.fakes import FakeTelegram
 from tests.fakes.telegram import TEST_TOKEN, StoredMessage
 from tests.ops.fake_http import FakeBotApiServer
-from tests.ops.test_shutdown import START_TIMEOUT, bot_env
+from tests.ops.processes import bot_env, start_bot, until
 
 
-async def until(condition: Callable[[], object], timeout: float = START_TIMEOUT) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not condition():
-        assert loop.time() < deadline, "timed out waiting for the bot"
-        await asyncio.sleep(0.05)
-
-
-async def start_bot(tmp_path: Path, api: FakeBotApiServer) -> asyncio.subprocess.Process:
-    return await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "tgbot",
-        cwd=tmp_path,
-        env=bot_env(tmp_path, api),
-        stdout=asyncio.subprocess.DEVNULL,
-        stderr=asyncio.subprocess.PIPE,
-    )
+async def start(tmp_path: Path, api: FakeBotApiServer) -> asyncio.subprocess.Process:
+    return await start_bot(tmp_path, bot_env(tmp_path, api.base_url), stdout=asyncio.subprocess.DEVNULL)
 
 
 def keyed(fake: FakeTelegram, chat_id: int, prefix: str) -> list[StoredMessage]:
@@ -48,7 +30,7 @@ async def test_kill_9_with_messages_waiting_then_restart_delivers_each_once(tmp_
     ana, ben = fake.user(1, "Ana"), fake.user(2, "Ben")
     group = fake.group("Friends")
     async with FakeBotApiServer(fake, TEST_TOKEN) as api:
-        first = await start_bot(tmp_path, api)
+        first = await start(tmp_path, api)
         try:
             fake.queue_update(fake.command_update(group, ana, "/newgame@tweak_test_bot"))
             await until(lambda: keyed(fake, group.id, "lj:"))
@@ -77,7 +59,7 @@ async def test_kill_9_with_messages_waiting_then_restart_delivers_each_once(tmp_
         # Nothing of the move reached the group: the board still shows its keys, no new board.
         assert [m.message_id for m in keyed(fake, group.id, "k:")] == [board.message_id]
         fake.clear_faults()
-        second = await start_bot(tmp_path, api)
+        second = await start(tmp_path, api)
         try:
             await until(
                 lambda: len(keyed(fake, group.id, "k:")) == 1 and keyed(fake, group.id, "k:")[0] != board

@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
 import sqlite3
-import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 from sqlalchemy import inspect
@@ -17,26 +14,9 @@ from tests.fakes import FakeTelegram
 from tests.fakes.flood import FloodLimits
 from tests.fakes.telegram import TEST_TOKEN, FakeChat, StoredMessage
 from tests.ops.fake_http import FakeBotApiServer
+from tests.ops.processes import START_TIMEOUT, bot_env, start_bot, until
 from tgbot import migrations
 from tgbot.store.db import make_engine
-
-START_TIMEOUT = 60.0
-REPO = Path(__file__).resolve().parents[2]
-
-
-def bot_env(tmp_path: Path, api: FakeBotApiServer, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "WEBHOOK_URL", "METRICS_PORT")}
-    # Import this checkout's tgbot even when the project is not installed into the interpreter.
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
-    env.update(
-        TELEGRAM_BOT_TOKEN=TEST_TOKEN,
-        TELEGRAM_API_BASE_URL=api.base_url,
-        DATABASE_URL=f"sqlite:///{tmp_path / 'bot.sqlite3'}",
-        LOG_LEVEL="INFO",
-        TWEAKBOT_SWEEP_INTERVAL="1s",
-        **extra,
-    )
-    return env
 
 
 async def test_sigterm_finishes_the_update_in_flight_and_exits_cleanly(tmp_path: Path) -> None:
@@ -47,15 +27,7 @@ async def test_sigterm_finishes_the_update_in_flight_and_exits_cleanly(tmp_path:
         update = fake.command_update(group, ana, "/help@tweak_test_bot")
         fake.queue_update(update)
         api.hold("sendMessage", 1.0)  # the reply is in flight when SIGTERM arrives
-        process = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "tgbot",
-            cwd=tmp_path,
-            env=bot_env(tmp_path, api),
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-        )
+        process = await start_bot(tmp_path, bot_env(tmp_path, api.base_url))
         try:
             await asyncio.wait_for(api.arrived("sendMessage").wait(), START_TIMEOUT)
             process.send_signal(signal.SIGTERM)
@@ -92,16 +64,7 @@ async def test_sigterm_finishes_the_update_in_flight_and_exits_cleanly(tmp_path:
 async def test_migrate_command_only_migrates(tmp_path: Path) -> None:
     fake = FakeTelegram()
     async with FakeBotApiServer(fake, TEST_TOKEN) as api:
-        process = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "tgbot",
-            "migrate",
-            cwd=tmp_path,
-            env=bot_env(tmp_path, api),
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-        )
+        process = await start_bot(tmp_path, bot_env(tmp_path, api.base_url), "migrate")
         _out, err = await asyncio.wait_for(process.communicate(), START_TIMEOUT)
     assert process.returncode == 0, err.decode()
     assert f"schema revision {migrations.head()}" in err.decode()
@@ -125,31 +88,25 @@ async def _play_until_board(
 ) -> tuple[int, StoredMessage]:
     ana, ben = fake.user(1, "Ana"), fake.user(2, "Ben")
     fake.queue_update(fake.command_update(group, ana, "/newgame@tweak_test_bot"))
-    await _until(lambda: any(d == "lj:1" for m in fake.messages(group.id) for _t, d in m.buttons))
+    await until(lambda: any(d == "lj:1" for m in fake.messages(group.id) for _t, d in m.buttons))
     lobby = fake.last_message(group.id)
     fake.queue_update(fake.callback_update(ben, lobby, "lj:1"))
-    await _until(lambda: "Ben" in (fake.message(group.id, lobby.message_id).text or ""))
+    await until(lambda: "Ben" in (fake.message(group.id, lobby.message_id).text or ""))
     fake.queue_update(fake.callback_update(ana, lobby, "ls:1"))
-    await _until(
+    await until(
         lambda: any((d or "").startswith("k:") for m in fake.messages(group.id) for _t, d in m.buttons)
     )
     board = next(m for m in fake.messages(group.id) if any((d or "").startswith("k:") for _t, d in m.buttons))
     return 1, board
 
 
-async def _until(condition: Callable[[], object], timeout: float = START_TIMEOUT) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not condition():
-        assert loop.time() < deadline, "timed out waiting for the bot"
-        await asyncio.sleep(0.05)
-
-
 async def test_sigterm_with_taps_queued_and_messages_waiting_exits_within_10_s(tmp_path: Path) -> None:
     fake = FakeTelegram(flood=FloodLimits())
     group = fake.group("Friends")
     async with FakeBotApiServer(fake, TEST_TOKEN) as api:
-        process = await _start(tmp_path, api)
+        process = await start_bot(
+            tmp_path, bot_env(tmp_path, api.base_url), stdout=asyncio.subprocess.DEVNULL
+        )
         try:
             _gid, board = await _play_until_board(fake, api, group)
             users = {1: fake.user(1, "Ana"), 2: fake.user(2, "Ben")}
@@ -159,7 +116,7 @@ async def test_sigterm_with_taps_queued_and_messages_waiting_exits_within_10_s(t
             taps = [fake.callback_update(mover, board, f"k:1:1:t:{i % 2}") for i in range(30)]
             for tap in taps:
                 fake.queue_update(tap)
-            await _until(lambda: fake.count_429(group.id) >= 1)
+            await until(lambda: fake.count_429(group.id) >= 1)
             elapsed, log = await _stop_within(process, 10)
         finally:
             if process.returncode is None:
@@ -185,10 +142,12 @@ async def test_sigterm_while_the_database_hangs_exits_within_10_s(tmp_path: Path
     group = fake.group("Friends")
     ana = fake.user(1, "Ana")
     async with FakeBotApiServer(fake, TEST_TOKEN) as api:
-        process = await _start(tmp_path, api)
+        process = await start_bot(
+            tmp_path, bot_env(tmp_path, api.base_url), stdout=asyncio.subprocess.DEVNULL
+        )
         try:
             fake.queue_update(fake.command_update(group, ana, "/newgame@tweak_test_bot"))
-            await _until(lambda: bool(fake.messages(group.id)))
+            await until(lambda: bool(fake.messages(group.id)))
             holder = sqlite3.connect(tmp_path / "bot.sqlite3", isolation_level=None, timeout=1)
             holder.execute("BEGIN EXCLUSIVE")
             try:
@@ -207,15 +166,3 @@ async def test_sigterm_while_the_database_hangs_exits_within_10_s(tmp_path: Path
                 await process.wait()
     assert process.returncode == 0, log
     assert elapsed < 10, (elapsed, log)
-
-
-async def _start(tmp_path: Path, api: FakeBotApiServer) -> asyncio.subprocess.Process:
-    return await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "tgbot",
-        cwd=tmp_path,
-        env=bot_env(tmp_path, api),
-        stdout=asyncio.subprocess.DEVNULL,
-        stderr=asyncio.subprocess.PIPE,
-    )

@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import signal
 import socket
-import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -24,6 +22,7 @@ from tests.bot.conftest import make_settings
 from tests.fakes import FakeTelegram
 from tests.fakes.telegram import TEST_TOKEN
 from tests.ops.fake_http import FakeBotApiServer
+from tests.ops.processes import bot_env, start_bot, until
 from tgbot import runner
 from tgbot.app import build_application, make_deps
 from tgbot.clock import ManualClock
@@ -35,37 +34,12 @@ TIMEOUT = 60.0
 CONFLICT = "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running"
 
 
-def bot_env(tmp_path: Path, base_url: str, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "WEBHOOK_URL", "METRICS_PORT")}
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
-    env.update(
-        TELEGRAM_BOT_TOKEN=TEST_TOKEN,
-        TELEGRAM_API_BASE_URL=base_url,
-        DATABASE_URL=f"sqlite:///{tmp_path / 'bot.sqlite3'}",
-        LOG_LEVEL="INFO",
-        **extra,
-    )
-    return env
-
-
 def closed_port() -> int:
     """A local port nobody listens on: connecting to it fails at once, like an unreachable host."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
     return port
-
-
-async def start_bot(tmp_path: Path, env: dict[str, str]) -> asyncio.subprocess.Process:
-    return await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "tgbot",
-        cwd=tmp_path,
-        env=env,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
 
 
 async def read_until(process: asyncio.subprocess.Process, done: Callable[[list[str]], bool]) -> list[str]:
@@ -180,14 +154,6 @@ async def serving(
 def bot_records(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
     """The bot's and PTB's records (not the fake server's access log)."""
     return [r for r in caplog.records if r.name.startswith(("tweakbot", "telegram"))]
-
-
-async def until(condition: Callable[[], bool]) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + TIMEOUT
-    while not condition():
-        assert loop.time() < deadline, "timed out"
-        await asyncio.sleep(0.02)
 
 
 async def test_set_webhook_is_retried_until_telegram_takes_it(
