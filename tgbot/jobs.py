@@ -18,6 +18,7 @@ from telegram.ext import Application, ContextTypes
 from . import metrics
 from .deps import Deps, get_deps
 from .services import sweep as sweep_service
+from .services.env import Env
 from .store.db import DatabaseTrouble
 
 log = logging.getLogger("tweakbot.sweep")
@@ -33,7 +34,7 @@ async def run_sweep(deps: Deps) -> sweep_service.SweepReport:
     total = sweep_service.SweepReport()
     tried: set[int] = set()
     while True:
-        due = await deps.db.run(lambda s: sweep_service.due(s, env.now))
+        due = await deps.db.run(lambda s: sweep_service.due(s, env.now), background=True, read_only=True)
         fresh = [g for g in due if g not in tried]
         if not fresh:
             break
@@ -41,7 +42,7 @@ async def run_sweep(deps: Deps) -> sweep_service.SweepReport:
         for start in range(0, len(fresh), sweep_service.BATCH):
             batch = fresh[start : start + sweep_service.BATCH]
             try:
-                report = await deps.db.run(lambda s, b=batch: sweep_service.sweep_batch(s, env, b))  # type: ignore[misc]
+                report = await _sweep(deps, env, batch)
             except DatabaseTrouble:
                 raise
             except Exception:
@@ -49,7 +50,7 @@ async def run_sweep(deps: Deps) -> sweep_service.SweepReport:
                 report = sweep_service.SweepReport()
                 for game_id in batch:
                     try:
-                        one = await deps.db.run(lambda s, g=game_id: sweep_service.sweep_batch(s, env, [g]))  # type: ignore[misc]
+                        one = await _sweep(deps, env, [game_id])
                     except DatabaseTrouble:
                         raise
                     except Exception:
@@ -57,7 +58,7 @@ async def run_sweep(deps: Deps) -> sweep_service.SweepReport:
                         one = sweep_service.SweepReport(failed=[game_id])
                     _merge(report, one)
             _merge(total, report)
-    await deps.db.run(lambda s: sweep_service.forget_old_taps(s, env))
+    await deps.db.run(lambda s: sweep_service.forget_old_taps(s, env), background=True)
     elapsed = time.perf_counter() - started
     deps.stats["last_sweep_at"] = env.now
     deps.stats["last_sweep_seconds"] = elapsed
@@ -75,6 +76,11 @@ async def run_sweep(deps: Deps) -> sweep_service.SweepReport:
     return total
 
 
+async def _sweep(deps: Deps, env: Env, game_ids: list[int]) -> sweep_service.SweepReport:
+    """Some due games in one transaction, on the database's background lane."""
+    return await deps.db.run(lambda s: sweep_service.sweep_batch(s, env, game_ids), background=True)
+
+
 def _merge(into: sweep_service.SweepReport, other: sweep_service.SweepReport) -> None:
     into.examined += other.examined
     into.reminders += other.reminders
@@ -89,7 +95,7 @@ async def sweep_job(context: ContextTypes.DEFAULT_TYPE) -> None:
     deps = get_deps(context.bot_data)
     with contextlib.suppress(DatabaseTrouble):  # logged once by the database; the next run tries again
         await run_sweep(deps)
-        upcoming = await deps.db.run(sweep_service.next_wake)
+        upcoming = await deps.db.run(sweep_service.next_wake, background=True, read_only=True)
         if upcoming is not None:
             schedule_wake(context.application, deps, upcoming)
 

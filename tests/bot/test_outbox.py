@@ -9,6 +9,7 @@ arrive at the pace a person taps, whatever the senders are doing.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from sqlmodel import Session, select
 
@@ -216,3 +217,38 @@ async def test_a_player_can_claim_before_the_board_catches_up(rig: BotRig) -> No
     after = current_game(rig)
     assert after.version == game.version + 1
     await drain(rig)
+
+
+async def test_a_sender_waiting_for_the_budget_is_not_stirred_by_previews(rig: BotRig) -> None:
+    """In a spent group, a burst of draft previews costs the waiting sender no database work; the
+    move after them wakes it at once."""
+    group, mover, _other, gid = await game_in(rig, "Busy", 0)
+    senders_in_background(rig)
+    game = current_game(rig)
+    delivery = rig.deps.delivery
+    transactions: list[float] = []
+    original = delivery.store
+
+    async def counted(work: Any) -> Any:
+        transactions.append(rig.timer.monotonic())
+        return await original(work)
+
+    delivery.store = counted  # type: ignore[method-assign]
+    for i in range(40):  # previews until the group's budget is spent and the sender waits
+        board = rig.fake.message(group.id, board_id(rig, game) or 0)
+        await rig.tg.tap_data(mover, board, f"k:{gid}:{game.version}:t:{i % 2}")
+        await rig.tg.advance(0.5)
+    assert waiting(rig), "the budget should be spent, with a preview waiting"
+    before = len(transactions)
+    for i in range(20):
+        board = rig.fake.message(group.id, board_id(rig, game) or 0)
+        await rig.tg.tap_data(mover, board, f"k:{gid}:{game.version}:t:{i % 2}")
+        await rig.tg.advance(0.05)
+    assert len(transactions) - before <= 2
+    moved_at = rig.timer.monotonic()
+    board = rig.fake.message(group.id, board_id(rig, game) or 0)
+    await rig.tg.tap_data(mover, board, f"k:{gid}:{game.version}:h:0")
+    await rig.tg.tap_data(mover, board, f"k:{gid}:{game.version}:d")
+    await rig.tg.advance(0.05)
+    assert current_game(rig).version > game.version
+    assert any(t >= moved_at for t in transactions), "the move should wake the waiting sender"

@@ -22,7 +22,7 @@ import logging
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from sqlmodel import Session
 from telegram import Bot
@@ -39,7 +39,10 @@ from . import telegram_io as io
 
 log = logging.getLogger("tweakbot.delivery")
 
+T = TypeVar("T")
+
 LEASE_SECONDS = 15.0
+NOTHING_NEW = 99  # below every priority: nothing committed since the last read
 #: A wait longer than this lets the lease go (another instance may carry on meanwhile).
 HOLD_WHILE_WAITING = 2.0
 POLL_SECONDS = 2.0
@@ -101,18 +104,24 @@ class Delivery:
         self._poller: asyncio.Task[None] | None = None
         self._stopping = False
 
-    def wake(self, chat_ids: set[int] | list[int]) -> None:
-        """New rows for these chats were committed: make sure a sender is on each."""
+    def wake(self, chats: dict[int, int] | list[int]) -> None:
+        """New rows were committed for these chats (chat id -> their most urgent priority): make
+        sure a sender is on each."""
         if self._stopping or self.bot is None:
             return
-        for chat_id in chat_ids:
+        urgency = chats if isinstance(chats, dict) else dict.fromkeys(chats, int(Priority.TURN))
+        for chat_id, priority in urgency.items():
             sender = self._senders.get(chat_id)
             if sender is not None and not sender.done:
-                sender.wakeup.set()
+                sender.notice(priority)
                 continue
             sender = ChatSender(self, chat_id)
             self._senders[chat_id] = sender
             sender.task = asyncio.get_running_loop().create_task(sender.run(), name=f"send:{chat_id}")
+
+    async def store(self, work: Callable[[Session], T]) -> T:
+        """A sender's transaction, on the database's background lane (never ahead of a tap)."""
+        return await self.db.run(work, background=True)
 
     def start(self, bot: Bot) -> None:
         """Begin sending; with `poll_seconds` 0 only `wake` starts senders (tests that drive
@@ -126,7 +135,8 @@ class Delivery:
         """The safety net: rows that no sender of this process is working on."""
         while not self._stopping:
             with contextlib.suppress(DatabaseTrouble):
-                self.wake(await self.db.run(outbox.chats_with_rows))
+                waiting = await self.db.run(outbox.chats_with_rows, background=True, read_only=True)
+                self.wake([c for c in waiting if c not in self._senders or self._senders[c].done])
             await self.timer.sleep(self.poll_seconds)
 
     async def stop(self, grace: float = 3.0) -> None:
@@ -160,6 +170,12 @@ class ChatSender:
         self.task: asyncio.Task[None] | None = None
         self.done = False
         self._backoff = 0.0
+        #: The most urgent priority committed since this sender last read its rows.
+        self.urgency = NOTHING_NEW
+
+    def notice(self, priority: int) -> None:
+        self.urgency = min(self.urgency, priority)
+        self.wakeup.set()
 
     async def run(self) -> None:
         try:
@@ -178,18 +194,19 @@ class ChatSender:
         """One transaction per message sent (what it did, and the next row to send), plus one to
         take the chat and one to let it go."""
         d = self.delivery
-        db, timer = d.db, d.timer
+        timer = d.timer
         batch: Batch | None = None
         while not d._stopping:
             if batch is None:
                 self.wakeup.clear()
-                batch = await db.run(lambda s: _claim(s, self.chat_id, d.holder, timer.time()))
+                self.urgency = NOTHING_NEW
+                batch = await d.store(lambda s: _claim(s, self.chat_id, d.holder, timer.time()))
                 if batch is None:
                     return  # another instance sends to this chat now
             if not batch.rows:
                 # Let go; rows another instance queued while we held the lease (its sender gave
                 # up on the chat) are ours to send, so look once more, in the same transaction.
-                more = await db.run(lambda s: _release(s, self.chat_id, d.holder))
+                more = await d.store(lambda s: _release(s, self.chat_id, d.holder))
                 if self.wakeup.is_set() or more:
                     batch = None
                     continue
@@ -197,11 +214,24 @@ class ChatSender:
             wait = self._wait(batch)
             if wait > 0:
                 if wait > HOLD_WHILE_WAITING:
-                    await db.run(lambda s: outbox.release(s, self.chat_id, d.holder))
-                await timer.sleep(wait, self.wakeup)
+                    await d.store(lambda s: outbox.release(s, self.chat_id, d.holder))
+                await self._wait_for_budget(wait, batch.rows[0].priority)
                 batch = None
                 continue
             batch = await self._send(batch)
+
+    async def _wait_for_budget(self, seconds: float, waiting: int) -> None:
+        """Sleep until the budget allows the row in hand, unless something more urgent comes:
+        a burst of draft previews in a spent group costs no database work while it waits."""
+        timer = self.delivery.timer
+        until = timer.monotonic() + seconds
+        while not self.delivery._stopping:
+            remaining = until - timer.monotonic()
+            if remaining <= 0 or not await timer.sleep(remaining, self.wakeup):
+                return
+            self.wakeup.clear()
+            if self.urgency < waiting:
+                return  # a more urgent row: look at the queue again
 
     def _wait(self, batch: Batch) -> float:
         """Seconds before the first row may go (0: now)."""
@@ -231,7 +261,7 @@ class ChatSender:
             return work
 
         if plan.skip:
-            return await d.db.run(then_next(lambda s: outbox.delivered(s, row.id or 0, row.rev)))
+            return await d.store(then_next(lambda s: outbox.delivered(s, row.id or 0, row.rev)))
         media_bytes = await self._media(payload)
         await d.global_budget.take()
         outcome = await io.deliver(
@@ -246,21 +276,21 @@ class ChatSender:
         now = d.timer.time()
         if outcome.kind == io.NETWORK:
             self._backoff = min(BACKOFF_MAX, max(1.0, self._backoff * 2))
-            await d.db.run(lambda s: _attempted(s, self.chat_id, row, now))
+            await d.store(lambda s: _attempted(s, self.chat_id, row, now))
             return None
         self._backoff = 0.0
         if outcome.kind == io.FLOOD:
             log.warning("429 in chat %s: paused for %.0f s", self.chat_id, outcome.retry_after)
-            await d.db.run(lambda s: _paused(s, self.chat_id, now + outcome.retry_after + 0.5))
+            await d.store(lambda s: _paused(s, self.chat_id, now + outcome.retry_after + 0.5))
             return None
         if outcome.kind == io.BLOCKED:
-            await d.db.run(lambda s: self._blocked(s, row, payload))
+            await d.store(lambda s: self._blocked(s, row, payload))
             return None
         if outcome.kind == io.MIGRATED and outcome.new_chat_id is not None:
             new_id = outcome.new_chat_id
-            await d.db.run(lambda s: d.trouble.migrated(s, self.chat_id, new_id))
+            await d.store(lambda s: d.trouble.migrated(s, self.chat_id, new_id))
             return None
-        return await d.db.run(
+        return await d.store(
             then_next(lambda s: _finish(s, self.chat_id, row, outcome, plan, payload, now, d))
         )
 

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import threading
+import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -39,6 +41,8 @@ TRANSACTION_SECONDS = 8.0
 STATEMENT_TIMEOUT_MS = 5000
 LOCK_TIMEOUT_MS = 4000
 SQLITE_BUSY_SECONDS = 5
+#: Execution option of the engine that runs read-only transactions.
+READ_ONLY = "tweakbot_read_only"
 
 
 def make_engine(url: str, echo: bool = False) -> Engine:
@@ -60,7 +64,10 @@ def make_engine(url: str, echo: bool = False) -> Engine:
 
         @event.listens_for(engine, "begin")
         def _begin_immediate(conn: Any) -> None:
-            conn.exec_driver_sql("BEGIN IMMEDIATE")
+            # A read-only transaction (READ_ONLY below) needs no write lock: WAL readers never wait.
+            conn.exec_driver_sql(
+                "BEGIN" if conn.get_execution_options().get(READ_ONLY) else "BEGIN IMMEDIATE"
+            )
 
         return engine
     return create_engine(
@@ -142,11 +149,17 @@ class AfterCommit:
     """Work a transaction leaves for after its commit: chats with new outbox rows to deliver,
     and the earliest moment a game must be looked at again (the turn clock's next wake)."""
 
-    chats: set[int] = field(default_factory=set)
+    #: chat id -> the most urgent priority written for it (a sender waiting for its budget is
+    #: only disturbed by something more urgent than what it waits with)
+    chats: dict[int, int] = field(default_factory=dict)
     wake_at: datetime | None = None
 
+    def wrote(self, chat_id: int, priority: int) -> None:
+        self.chats[chat_id] = min(priority, self.chats.get(chat_id, priority))
+
     def merge(self, other: AfterCommit) -> None:
-        self.chats |= other.chats
+        for chat_id, priority in other.chats.items():
+            self.wrote(chat_id, priority)
         if other.wake_at is not None and (self.wake_at is None or other.wake_at < self.wake_at):
             self.wake_at = other.wake_at
 
@@ -183,22 +196,43 @@ class Database:
         self.timeout = timeout
         self.on_commit = on_commit
         sqlite = engine.dialect.name == "sqlite"
-        self._pool = ThreadPoolExecutor(max_workers=workers or (4 if sqlite else 16), thread_name_prefix="db")
+        # Two lanes: what a person waits for (taps, commands) never queues behind the senders and
+        # the sweep, which have threads of their own.
+        self._pool = ThreadPoolExecutor(max_workers=workers or (4 if sqlite else 12), thread_name_prefix="db")
+        self._background = ThreadPoolExecutor(max_workers=2 if sqlite else 4, thread_name_prefix="db-bg")
+        self._reader = engine.execution_options(**{READ_ONLY: True})
+        # SQLite has one writer at a time: the threads take turns here, woken the moment the
+        # writer before them is done, instead of polling the file lock in SQLite's busy handler.
+        self._write_lock = threading.Lock() if sqlite else None
         self._trouble = False
         self._waiters: set[asyncio.Future[None]] = set()
         self._count = threading.Lock()
         self._running = 0  # transactions inside worker threads now
 
-    async def run(self, work: Callable[[Session], T], *, timeout: float | None = None) -> T:
+    async def run(
+        self,
+        work: Callable[[Session], T],
+        *,
+        timeout: float | None = None,
+        background: bool = False,
+        read_only: bool = False,
+    ) -> T:
         """`work(session)` in one transaction, off the event loop; DatabaseTrouble when the
-        database fails or takes longer than `timeout` seconds, or the bot stops waiting for it."""
+        database fails or takes longer than `timeout` seconds, or the bot stops waiting for it.
+
+        `background`: delivery and the sweep, on their own threads. `read_only`: the work writes
+        nothing (on SQLite it then runs beside the writer)."""
         loop = asyncio.get_running_loop()
-        future = loop.run_in_executor(self._pool, self._transaction, work)
+        pool = self._background if background else self._pool
+        seconds = timeout or self.timeout
+        # The worker does not begin work its caller has stopped waiting for (it queued too long).
+        deadline = time.monotonic() + seconds
+        future = loop.run_in_executor(pool, self._transaction, work, read_only, deadline)
         given_up = loop.create_future()
         self._waiters.add(given_up)
         try:
             done, _pending = await asyncio.wait(
-                (future, given_up), timeout=timeout or self.timeout, return_when=asyncio.FIRST_COMPLETED
+                (future, given_up), timeout=seconds, return_when=asyncio.FIRST_COMPLETED
             )
             if future not in done:
                 future.cancel()  # only if it had not started: a running transaction ends on its own
@@ -214,21 +248,32 @@ class Database:
             raise DatabaseTrouble(type(exc).__name__) from exc
         finally:
             self._waiters.discard(given_up)
-        if self._trouble:
+        if self._trouble and not read_only:
+            # Only a write proves it: a locked SQLite file (or a read-only replica) still reads.
             self._trouble = False
             log.warning("the database answers again")
         if self.on_commit is not None and (notes.chats or notes.wake_at is not None):
             self.on_commit(notes)
         return result
 
-    def _transaction(self, work: Callable[[Session], T]) -> tuple[T, AfterCommit]:
+    def _transaction(
+        self, work: Callable[[Session], T], read_only: bool = False, deadline: float = math.inf
+    ) -> tuple[T, AfterCommit]:
         with self._count:
             self._running += 1
+        lock = None if read_only else self._write_lock
         try:
-            with session_scope(self.engine) as session:
-                result = work(session)
-                notes = after_commit(session)
-            return result, notes
+            left = min(deadline - time.monotonic(), self.timeout)
+            if left <= 0 or (lock is not None and not lock.acquire(timeout=left)):
+                raise TimeoutError("the database is busy")
+            try:
+                with session_scope(self._reader if read_only else self.engine) as session:
+                    result = work(session)
+                    notes = after_commit(session)
+                return result, notes
+            finally:
+                if lock is not None:
+                    lock.release()
         finally:
             with self._count:
                 self._running -= 1
@@ -255,6 +300,11 @@ class Database:
         with self._count:
             return self._running > 0
 
+    def shutdown(self, *, wait: bool = False) -> None:
+        """No new transactions; `wait`: until those running now are done."""
+        self._pool.shutdown(wait=wait, cancel_futures=not wait)
+        self._background.shutdown(wait=wait, cancel_futures=not wait)
+
     def close(self) -> None:
-        self._pool.shutdown(wait=False, cancel_futures=True)
+        self.shutdown()
         self.engine.dispose()

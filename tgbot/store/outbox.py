@@ -94,7 +94,7 @@ def put(session: Session, message: Message, now: datetime) -> None:
     The replaced row keeps its place in the queue and the more urgent of the two priorities.
     """
     payload = json.dumps(message.payload(), ensure_ascii=False, separators=(",", ":"))
-    after_commit(session).chats.add(message.chat_id)
+    after_commit(session).wrote(message.chat_id, int(message.priority))
     if message.surface is not None:
         waiting = session.exec(
             select(OutboxRow)
@@ -198,7 +198,7 @@ def move_chat(session: Session, old_id: int, new_id: int) -> None:
     behind (they cannot be edited from the new chat), so surfaces are posted anew there."""
     session.execute(update(OutboxRow).where(col(OutboxRow.chat_id) == old_id).values(chat_id=new_id))
     session.execute(delete(ShownMessage).where(col(ShownMessage.chat_id) == old_id))
-    after_commit(session).chats.add(new_id)
+    after_commit(session).wrote(new_id, Priority.TURN)
 
 
 # --- leases and budget (shared by every instance) ----------------------------------------------

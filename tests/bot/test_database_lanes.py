@@ -1,0 +1,106 @@
+"""How the bot's transactions share the database under load (issue "Flood-proof play"): a tap never
+queues behind delivery or the sweep, a read never waits for SQLite's writer, and work whose caller
+has stopped waiting is never begun (the player was told nothing changed, so nothing may change)."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+from sqlmodel import Session
+
+from tgbot.store.db import Database, DatabaseTrouble, make_engine
+
+
+def database(tmp_path: Path, **kw: float) -> Database:
+    engine = make_engine(f"sqlite:///{tmp_path / 'lanes.sqlite3'}")
+    with engine.begin() as conn:
+        conn.exec_driver_sql("CREATE TABLE marks (name TEXT)")
+    return Database(engine, workers=1, **kw)
+
+
+def mark(name: str) -> Callable[[Session], None]:
+    def work(session: Session) -> None:
+        session.execute(text("INSERT INTO marks VALUES (:n)"), {"n": name})
+
+    return work
+
+
+def marks(session: Session) -> list[str]:
+    return [row[0] for row in session.execute(text("SELECT name FROM marks ORDER BY rowid"))]
+
+
+def blocking(release: threading.Event, started: threading.Event, *, write: bool) -> Callable[[Session], None]:
+    """Work that holds its thread (and, if `write`, SQLite's write lock) until released."""
+
+    def work(session: Session) -> None:
+        if write:
+            session.execute(text("INSERT INTO marks VALUES ('slow')"))
+        started.set()
+        release.wait(10)
+
+    return work
+
+
+async def wait_for(event: threading.Event) -> None:
+    while not event.is_set():
+        await asyncio.sleep(0.01)
+
+
+async def test_a_tap_does_not_queue_behind_background_work(tmp_path: Path) -> None:
+    db = database(tmp_path)
+    release, started = threading.Event(), threading.Event()
+    try:
+        # both background threads busy (read-only: they hold no lock, only their threads)
+        slow = [
+            asyncio.ensure_future(
+                db.run(blocking(release, started, write=False), background=True, read_only=True)
+            )
+            for _ in range(2)
+        ]
+        await wait_for(started)
+        await db.run(mark("tap"), timeout=2)
+        assert await db.run(marks, read_only=True) == ["tap"]
+        release.set()
+        await asyncio.gather(*slow)
+    finally:
+        release.set()
+        db.close()
+
+
+async def test_a_read_does_not_wait_for_the_writer(tmp_path: Path) -> None:
+    db = database(tmp_path)
+    release, started = threading.Event(), threading.Event()
+    try:
+        writer = asyncio.ensure_future(db.run(blocking(release, started, write=True), background=True))
+        await wait_for(started)
+        # the write is not committed yet: the read sees the state before it, at once
+        assert await db.run(marks, read_only=True, timeout=1) == []
+        release.set()
+        await writer
+        assert await db.run(marks, read_only=True) == ["slow"]
+    finally:
+        release.set()
+        db.close()
+
+
+async def test_work_whose_caller_gave_up_is_never_begun(tmp_path: Path) -> None:
+    db = database(tmp_path)
+    release, started = threading.Event(), threading.Event()
+    try:
+        first = asyncio.ensure_future(db.run(blocking(release, started, write=True), background=True))
+        await wait_for(started)
+        # begun on a free thread, waiting for SQLite's writer; its caller stops waiting after 0.2 s
+        with pytest.raises(DatabaseTrouble):
+            await db.run(mark("too late"), timeout=0.2)
+        release.set()
+        await first
+        await asyncio.sleep(0.3)  # time enough for the waiting work to have run, had it gone on
+        assert await db.run(marks, read_only=True) == ["slow"]
+    finally:
+        release.set()
+        db.close()
