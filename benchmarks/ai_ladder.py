@@ -106,7 +106,7 @@ def interval(scores: Sequence[float]) -> tuple[float, float, float]:
 
 def bradley_terry(results: Sequence[tuple[str, str, float, int]], levels: Sequence[str]) -> dict[str, float]:
     """Elo-scale ratings (first level = 0) from (a, b, a's score, games) by the MM algorithm."""
-    wins: Counter[str] = Counter()
+    wins: dict[str, float] = defaultdict(float)
     games: dict[tuple[str, str], int] = defaultdict(int)
     for a, b, score, n in results:
         wins[a] += score

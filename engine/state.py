@@ -67,9 +67,8 @@ class GameState:
 
     def round_score(self, seat: int) -> int:
         """Points won this round so far, [T!] cards included (RULES §5.3)."""
-        return (
-            sum(POINTS[c] for c in self.piles[seat])
-            + T_POINTS * (len(self.used_t[seat]) + len(self.holdings[seat]))
+        return sum(POINTS[c] for c in self.piles[seat]) + T_POINTS * (
+            len(self.used_t[seat]) + len(self.holdings[seat])
         )
 
     def scores_round(self) -> list[int]:
@@ -178,7 +177,12 @@ class GameState:
         """Reject wrong shapes and unknown ids, so that the invariant checks can index safely."""
         n = self.players
         per_seat: tuple[Sized, ...] = (
-            self.hands, self.piles, self.used_t, self.holdings, self.totals, *self.round_points
+            self.hands,
+            self.piles,
+            self.used_t,
+            self.holdings,
+            self.totals,
+            *self.round_points,
         )
         if any(len(zone) != n for zone in per_seat):
             raise SchemaError("per-seat data does not match the player count")

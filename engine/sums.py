@@ -119,9 +119,7 @@ def concrete_sums(
     for i, c in enumerate(table):
         by_value.setdefault(VALUE[c], []).append(i)
     for option in sum_options(hand, table, target):
-        groups = [
-            list(combinations(by_value[v], n)) for v, n in zip(VALUES, option.counts, strict=True) if n
-        ]
+        groups = [list(combinations(by_value[v], n)) for v, n in zip(VALUES, option.counts, strict=True) if n]
         hand_indexes = [i for i, c in enumerate(hand) if VALUE[c] == option.hand_value]
         for h in hand_indexes:
             yield from ((h, tuple(sorted(p for g in picks for p in g))) for picks in _product(groups))

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import SecretStr
 
 from tests.fakes import FakeTelegram, TelegramTestClient
 from tests.fakes.flood import FloodLimits
@@ -33,7 +34,7 @@ class BotRig:
 
 
 def make_settings(db_url: str, **overrides: Any) -> Settings:
-    return Settings(telegram_bot_token=TEST_TOKEN, database_url=db_url, **overrides)
+    return Settings(telegram_bot_token=SecretStr(TEST_TOKEN), database_url=db_url, **overrides)
 
 
 @pytest.fixture

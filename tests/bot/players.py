@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -66,6 +67,17 @@ def choose_sum(
     return found[0] if rng.random() < 0.7 else rng.choice(found)
 
 
+def panel_hand(panel: StoredMessage) -> list[int]:
+    """The values of the hand a private panel shows."""
+    line = (panel.text or "").split("Your hand:")[1].split("\n")[0]
+    return [int(v) for _, v in EMOJI_VALUE.findall(line)]
+
+
+def data_is(want: str) -> Callable[[str, str | None], bool]:
+    """Picks the key whose callback data is `want`."""
+    return lambda _text, data: data == want
+
+
 def target_of(text: str) -> int:
     m = re.search(r"target (\d+) this turn", text)
     if m:
@@ -80,7 +92,9 @@ async def play_turn(
 ) -> str:
     """Compose and play one turn on `surface` (the group board or a private panel)."""
     if private:
-        hand = [int(v) for _, v in EMOJI_VALUE.findall(surface.text.split("Your hand:")[1].split("\n")[0])]
+        hand = [
+            int(v) for _, v in EMOJI_VALUE.findall((surface.text or "").split("Your hand:")[1].split("\n")[0])
+        ]
     else:
         popup = await tg.tap(player.user, surface, "👀 My hand")
         assert popup.show_alert
@@ -92,17 +106,20 @@ async def play_turn(
     t_keys = [(t, d) for t, d in keys if d.startswith("t:")]
     if t_keys and player.use_t_cards and player.rng.random() < 0.5:
         _label, data = player.rng.choice(t_keys)
-        await tg.tap(player.user, surface, lambda t, d, want=data: d == want)
+        await tg.tap(player.user, surface, data_is(data))
         sub = [(t, d) for t, d in buttons(fake, surface) if d.startswith("p:")]
         if sub:
             _, move = player.rng.choice(sub)
-            await tg.tap(player.user, surface, lambda t, d, want=move: d == want)
+            await tg.tap(player.user, surface, data_is(move))
             keys = buttons(fake, surface)
             if not any(d.startswith("k:") for _, d in keys):
                 return "t-then-gone"
             if private:
                 hand = [
-                    int(v) for _, v in EMOJI_VALUE.findall(surface.text.split("Your hand:")[1].split("\n")[0])
+                    int(v)
+                    for _, v in EMOJI_VALUE.findall(
+                        (surface.text or "").split("Your hand:")[1].split("\n")[0]
+                    )
                 ]
             hand_keys = keys[: len(hand)]
         else:
@@ -110,19 +127,19 @@ async def play_turn(
             keys = buttons(fake, surface)
     table = [(t, d) for t, d in keys[len(hand) :] if is_table_key(d) and EMOJI_VALUE.search(t)]
     table_values = [int(EMOJI_VALUE.search(t).group(2)) for t, _ in table]  # type: ignore[union-attr]
-    target = target_of(surface.text)
+    target = target_of(surface.text or "")
     choice = choose_sum(hand, table_values, target, player.rng)
     if choice is None:
         h = player.rng.randrange(len(hand))
-        await tg.tap(player.user, surface, lambda t, d, want=hand_keys[h][1]: d == want)
+        await tg.tap(player.user, surface, data_is(hand_keys[h][1]))
         await tg.tap(player.user, surface, "🗑 Discard")
         return "discard"
     h, subset = choice
-    await tg.tap(player.user, surface, lambda t, d, want=hand_keys[h][1]: d == want)
+    await tg.tap(player.user, surface, data_is(hand_keys[h][1]))
     for position in subset:
         # the keys change after every tap: find the key of this table position again
         current = buttons(fake, surface)
         table_now = [(t, d) for t, d in current[len(hand) :] if is_table_key(d) and EMOJI_VALUE.search(t)]
-        await tg.tap(player.user, surface, lambda t, d, want=table_now[position][1]: d == want)
+        await tg.tap(player.user, surface, data_is(table_now[position][1]))
     await tg.tap(player.user, surface, "✅ Claim")
     return "sum"

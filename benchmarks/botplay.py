@@ -1,0 +1,841 @@
+"""Real games through the real bot, for the benchmarks: scripted players at human pace, and the
+books that say what each tap cost.
+
+The bot is `tests.bot.conftest.running_bot`: the real PTB Application (`build_application`: the
+handlers, the services, the database in its worker threads, the outbox and its per-chat senders)
+over the in-memory Bot API `tests/fakes/telegram.py`, with Telegram's flood limits on and inline
+mode on (BotFather's /setinline and /setinlinefeedback), delivery paced on a virtual timer.
+
+Players only use what the bot showed them: the keys and texts of the messages as the fake holds
+them *now* (a preview the bot has not sent yet is not there), the hand popup, the inline list.
+Three ways of playing a turn, one per game:
+
+* **board**: on the group board. The player peeks at their hand (*👀 My hand*), taps a hand slot,
+  the table cards of a sum, waits for *✅ Claim* (or *🗑 Discard*) to show and taps it; now and then
+  a [T!] card first (its menu, then the card).
+* **panel**: in the private panel (opened once with the board's *📱 Panel* deep link). The same
+  taps on the panel, whose keys show the player's own cards.
+* **inline**: the board's *🎯 Play* key opens the inline list (an inline query), and a pick plays
+  the move (Telegram delivers it twice: the message posted "via" the bot, and, with inline
+  feedback, a `chosen_inline_result`). Now and then a [T!] card first, then a second list.
+
+Now and then someone taps a key that is refused: a player taps the board out of turn, or a key of
+a board that is no longer live (a stale keyboard).
+
+Time: the players act at human pace on the virtual timer (`READ` seconds before the first tap of
+a turn, `STEP` between taps; `tests.fakes.timer.VirtualTimer`, moved by
+`TelegramTestClient.advance`), and the bot's senders keep Telegram's budget on the same clock
+(18 writes a minute per group, draft previews only below 12). A player who needs a key the bot
+has not shown yet waits for it, half a second at a time. Games are events on that clock
+(`Driver.run`), so several games interleave as they would in real life; the CPU runs the whole
+thing as fast as it can (no real sleeping).
+
+The books (`Ledger`), kept by wrapping the bot's seams from outside (nothing in tgbot changes):
+
+* SQL: SQLAlchemy's ``before_cursor_execute``, ``begin`` and ``commit``/``rollback`` events on
+  the bot's engine. Each transaction is told apart by who ran it: `Database.run` is given a
+  function defined in `tgbot.handlers.wrap` (a tap, a query, a pick: the handler's service), in
+  `tgbot.delivery.sender` (a sender) or elsewhere.
+* Writes: every `outbox.put` is credited to the tap being handled (or, inside a sender's
+  `_finish`, to the tap whose message that sender just wrote: a post that replaces an older board
+  takes the old one's keys off). A write Telegram accepted (the fake's flood ledger) is credited
+  to the put whose content it carried, matched by chat and payload text. So a draft preview that
+  waited for budget and was replaced by a newer one before it went out costs its tap nothing
+  (it was coalesced), and one that went out late still counts for its own tap.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import heapq
+import json
+import random
+import re
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Generator, Iterator
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+from sqlalchemy import create_engine, event, text
+from sqlalchemy.engine import Engine
+
+from tests.bot.conftest import BotRig, running_bot
+from tests.bot.players import EMOJI_VALUE, HAND_SLOT, choose_sum, target_of
+from tests.fakes.flood import FloodLimits
+from tests.fakes.telegram import FakeChat, FakeTelegram, FakeUser, InlineAnswer, StoredMessage
+from tests.fakes.timer import VirtualTimer
+from tgbot.clock import ManualClock
+
+BOT = "@tweak_test_bot"
+NAMES = ("Ana", "Ben", "Cai", "Dee", "Eva", "Fin")
+#: Human pace, virtual seconds: reading the board before a turn's first tap, between two taps.
+READ = (1.0, 4.0)
+STEP = (0.5, 2.0)
+#: How often a player plays a [T!] card first when one is offered.
+T_CHANCE = 0.35
+#: Per turn: someone taps the board out of turn / the last mover taps their old board.
+OUT_OF_TURN = 0.08
+STALE = 0.08
+#: A player waits at most this long (virtual seconds) for a key the bot has to show.
+PATIENCE = 600.0
+POLL = 0.5
+
+WAYS = ("board", "panel", "inline")
+
+
+# --------------------------------------------------------------------------------------------
+# The books
+# --------------------------------------------------------------------------------------------
+
+_local = threading.local()  # .kind: who runs the transaction on this thread; .owner: a tap index
+#: The outbox row (chat, surface, payload) a sender is writing: set in the sender's own task.
+Key = tuple[int, str | None, str]
+_row: contextvars.ContextVar[Key | None] = contextvars.ContextVar("bench_row", default=None)
+
+TX_KINDS = {"tgbot.handlers.wrap": "tap", "tgbot.delivery.sender": "delivery", "tgbot.jobs": "sweep"}
+
+
+def verb(statement: str) -> str:
+    word = statement.lstrip().split(None, 1)[0].upper() if statement.strip() else "?"
+    if word == "RELEASE" or word == "SAVEPOINT":
+        return "SAVEPOINT"
+    if word == "ROLLBACK":
+        return "SAVEPOINT" if "SAVEPOINT" in statement.upper() else "ROLLBACK"
+    return word
+
+
+@dataclass
+class TapRecord:
+    index: int
+    kind: str
+    way: str
+    game: int
+    turn: int | None
+    started: float = 0.0
+    answered: float | None = None  # perf_counter when the bot answered (callback or inline query)
+    handled: float = 0.0  # perf_counter when the handler returned
+    statements: Counter[str] = field(default_factory=Counter)
+    transactions: int = 0
+    group_now: int = 0  # group writes carrying this tap's content, made before the game's next tap
+    group_total: int = 0  # ... made at any time
+    private_total: int = 0
+    outcome: str = ""  # the popup's text (callback queries)
+
+    @property
+    def answer_seconds(self) -> float:
+        return (self.answered if self.answered is not None else self.handled) - self.started
+
+    @property
+    def statement_count(self) -> int:
+        return sum(n for v, n in self.statements.items() if v != "BEGIN")
+
+
+@dataclass
+class TurnRecord:
+    way: str
+    game: int
+    version: int
+    taps: list[int] = field(default_factory=list)
+    t_card: bool = False
+    special: bool = False  # ended a round or the game
+    waited: float = 0.0  # virtual seconds the player waited for keys the bot had not shown yet
+
+
+class Ledger:
+    def __init__(self) -> None:
+        self.taps: list[TapRecord] = []
+        self.turns: list[TurnRecord] = []
+        self.current: int | None = None
+        self.latest_by_game: dict[int, int] = {}
+        self.owners: dict[Key, int | None] = {}
+        #: The statements of the first tap of each kind (``--trace``).
+        self.trace: dict[str, list[str]] = {}
+        self.tracing = False
+        self.other_sql: dict[str, Counter[str]] = {}
+        self.other_tx: Counter[str] = Counter()
+        self.writes: list[tuple[int, bool, int | None]] = []  # (chat, private, owner tap)
+        self.answered_at: dict[str, float] = {}
+
+    # -- taps --
+
+    def begin(
+        self, kind: str, way: str, game: int, turn: TurnRecord | None, *, player: bool = True
+    ) -> TapRecord:
+        """A tap starts; `player=False` for an update that is not a new act of the player (the
+        second copy of an inline pick): the writes of the first still count as "before the next
+        tap" meanwhile."""
+        record = TapRecord(len(self.taps), kind, way, game, len(self.turns) - 1 if turn else None)
+        self.taps.append(record)
+        if turn is not None:
+            turn.taps.append(record.index)
+        self.current = record.index
+        if player:
+            self.latest_by_game[game] = record.index
+        return record
+
+    def idle(self) -> None:
+        """Between taps (set-up, the driver's own reads): nothing is credited to a tap."""
+        self.current = None
+
+    # -- SQL --
+
+    def statement(self, word: str, statement: str) -> None:
+        kind = getattr(_local, "kind", None) or "driver"
+        if kind == "tap" and self.current is not None:
+            tap = self.taps[self.current]
+            tap.statements[word] += 1
+            if self.tracing and self.trace.get(tap.kind, [None])[0] in (None, f"#{tap.index}"):
+                self.trace.setdefault(tap.kind, [f"#{tap.index}"]).append(" ".join(statement.split())[:160])
+        else:
+            self.other_sql.setdefault(kind, Counter())[word] += 1
+            if self.tracing and kind == "delivery" and len(self.trace.get(kind, [])) < 120:
+                self.trace.setdefault(kind, ["the senders"]).append(" ".join(statement.split())[:160])
+
+    def transaction(self) -> None:
+        kind = getattr(_local, "kind", None) or "driver"
+        if kind == "tap" and self.current is not None:
+            self.taps[self.current].transactions += 1
+        else:
+            self.other_tx[kind] += 1
+            if self.tracing and kind == "delivery" and len(self.trace.get(kind, [])) < 120:
+                self.trace.setdefault(kind, ["the senders"]).append("-- a transaction")
+
+    # -- writes --
+
+    def put(self, key: Key) -> None:
+        owner = getattr(_local, "owner", None)
+        if owner is None and getattr(_local, "kind", None) == "tap":
+            owner = self.current
+        self.owners[key] = owner
+
+    def wrote(self, chat_id: int, private: bool) -> None:
+        row = _row.get()
+        owner = self.owners.get(row) if row is not None else None
+        self.writes.append((chat_id, private, owner))
+        if owner is None:
+            return
+        tap = self.taps[owner]
+        if private:
+            tap.private_total += 1
+        else:
+            tap.group_total += 1
+            if self.latest_by_game.get(tap.game) == owner:
+                tap.group_now += 1
+
+
+def instrument(rig: BotRig, ledger: Ledger, *, writes: bool = True) -> Callable[[], None]:
+    """Wrap the bot's seams (see the module docstring); returns the undo."""
+    from tgbot.delivery import sender
+    from tgbot.store import outbox
+
+    engine = rig.deps.db.engine
+    db = rig.deps.db
+
+    def before(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        ledger.statement(verb(statement), statement)
+
+    def begun(conn: Any) -> None:
+        ledger.transaction()
+
+    event.listen(engine, "before_cursor_execute", before)
+    event.listen(engine, "begin", begun)
+    original_tx = db._transaction
+
+    def transaction(work: Any, *rest: Any) -> Any:
+        _local.kind = TX_KINDS.get(getattr(work, "__module__", ""), "other")
+        try:
+            return original_tx(work, *rest)
+        finally:
+            _local.kind = None
+
+    db._transaction = transaction  # type: ignore[method-assign,assignment]
+    undo: list[Callable[[], None]] = [
+        lambda: event.remove(engine, "before_cursor_execute", before),
+        lambda: event.remove(engine, "begin", begun),
+        lambda: setattr(db, "_transaction", original_tx),
+    ]
+    if writes:
+        original_put, original_plan, original_finish = outbox.put, sender._plan, sender._finish
+
+        def put(session: Any, message: Any, now: Any) -> None:
+            original_put(session, message, now)
+            payload = json.dumps(message.payload(), ensure_ascii=False, separators=(",", ":"))
+            ledger.put((message.chat_id, message.surface, payload))
+
+        def plan(row: Any, payload: Any, batch: Any) -> Any:
+            # Runs in the sender's task just before it calls Telegram: the write that follows
+            # (if any) carries this row's content.
+            _row.set((row.chat_id, row.surface, row.payload))
+            return original_plan(row, payload, batch)
+
+        def finish(session: Any, chat_id: int, row: Any, *args: Any) -> None:
+            _local.owner = ledger.owners.get((chat_id, row.surface, row.payload))
+            try:
+                original_finish(session, chat_id, row, *args)
+            finally:
+                _local.owner = None
+
+        outbox.put, sender._plan, sender._finish = put, plan, finish  # type: ignore[assignment]
+
+        def restore() -> None:
+            outbox.put, sender._plan, sender._finish = original_put, original_plan, original_finish  # type: ignore[assignment]
+
+        undo.append(restore)
+
+    def undo_all() -> None:
+        for step in reversed(undo):
+            step()
+
+    return undo_all
+
+
+def time_transactions(rig: BotRig) -> tuple[dict[str, list[float]], Callable[[], None]]:
+    """CPU seconds (of the thread running it) and count of every transaction, by who ran it;
+    returns the books and the undo."""
+    db = rig.deps.db
+    books: dict[str, list[float]] = {}
+    original = db._transaction
+
+    def transaction(work: Any, *rest: Any) -> Any:
+        kind = TX_KINDS.get(getattr(work, "__module__", ""), "other")
+        started = time.thread_time()
+        try:
+            return original(work, *rest)
+        finally:
+            entry = books.setdefault(kind, [0.0, 0.0])
+            entry[0] += time.thread_time() - started
+            entry[1] += 1
+
+    db._transaction = transaction  # type: ignore[method-assign,assignment]
+    return books, lambda: setattr(db, "_transaction", original)
+
+
+class BenchTelegram(FakeTelegram):
+    """The fake Bot API, telling the ledger when the bot answered a query and when a write was
+    accepted."""
+
+    def __init__(self, ledger: Ledger, clock: ManualClock) -> None:
+        super().__init__(
+            clock=clock.now,
+            timer=VirtualTimer(),
+            flood=FloodLimits(),
+            inline_mode=True,
+            inline_feedback=True,
+        )
+        self.ledger = ledger
+
+    async def do_request(self, url: str, method: str, request_data: Any = None, *args: Any, **kw: Any) -> Any:  # type: ignore[override]
+        api = url.rstrip("/").rsplit("/", 1)[-1]
+        if api in ("answerCallbackQuery", "answerInlineQuery"):
+            params, _files = self._decode(request_data)
+            key = params.get("callback_query_id") or params.get("inline_query_id")
+            self.ledger.answered_at.setdefault(str(key), time.perf_counter())
+        return await super().do_request(url, method, request_data, *args, **kw)
+
+    def _admit(self, chat_id: int, private: bool, method: str) -> None:
+        super()._admit(chat_id, private, method)  # raises (429) when refused
+        self.ledger.wrote(chat_id, private)
+
+
+# --------------------------------------------------------------------------------------------
+# What players do
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Tap:
+    user: FakeUser
+    message: StoredMessage
+    data: str
+    kind: str
+
+
+@dataclass
+class Query:
+    user: FakeUser
+    chat: FakeChat
+    text: str
+
+
+@dataclass
+class Pick:
+    user: FakeUser
+    chat: FakeChat
+    answer: InlineAnswer
+    result_id: str
+
+
+@dataclass
+class Wait:
+    seconds: float
+
+
+Step = Tap | Query | Pick | Wait
+Script = Generator[Step, Any, None]
+
+
+@dataclass
+class Seat:
+    user: FakeUser
+    rng: random.Random
+
+
+@dataclass
+class Table:
+    way: str
+    group: FakeChat
+    seats: list[Seat]
+    rng: random.Random
+    game_id: int = 0
+    last_board: tuple[StoredMessage, str] | None = None  # a key of the previous turn's board
+    turn: TurnRecord | None = None  # the turn being played
+
+
+class Stuck(AssertionError):
+    pass
+
+
+def keys_of(message: StoredMessage) -> list[tuple[str, str]]:
+    return [(t, d) for t, d in message.buttons if d is not None]
+
+
+class Driver:
+    """Runs scripts (generators of steps) as events on the virtual clock; see the module docstring."""
+
+    def __init__(self, rig: BotRig, ledger: Ledger) -> None:
+        self.rig = rig
+        self.fake = rig.fake
+        self.tg = rig.tg
+        self.app = rig.tg.app
+        self.ledger = ledger
+        self.timer = rig.timer
+        self.peek: Engine = create_engine(rig.db_url)
+        self.stuck: list[str] = []
+
+    # -- running --
+
+    async def run(self, scripts: list[tuple[Table, Script]]) -> None:
+        queue: list[tuple[float, int, int]] = []
+        results: dict[int, Any] = {}
+        for i, (_table, _script) in enumerate(scripts):
+            heapq.heappush(queue, (self.timer.monotonic(), i, i))
+        seq = len(scripts)
+        while queue:
+            at, _seq, i = heapq.heappop(queue)
+            now = self.timer.monotonic()
+            if at > now:
+                self.ledger.idle()
+                await self.tg.advance(at - now)
+            table, script = scripts[i]
+            try:
+                step = script.send(results.pop(i, None))
+            except StopIteration:
+                continue
+            if isinstance(step, Wait):
+                heapq.heappush(queue, (self.timer.monotonic() + step.seconds, seq, i))
+            else:
+                results[i] = await self.execute(table, step)
+                heapq.heappush(queue, (self.timer.monotonic(), seq, i))
+            seq += 1
+        self.ledger.idle()
+
+    async def execute(self, table: Table, step: Step) -> Any:
+        turn = table.turn
+        if isinstance(step, Tap):
+            update = self.fake.callback_update(step.user, step.message, step.data)
+            query_id = update["callback_query"]["id"]
+            record = self.ledger.begin(step.kind, table.way, table.game_id, turn)
+            await self._process(record, update, query_id)
+            answer = self.fake.answers[query_id]
+            record.outcome = answer.text or ""
+            if not answer.answered:
+                raise AssertionError(f"{step.kind}: the callback query was not answered")
+            return answer
+        if isinstance(step, Query):
+            update = self.fake.inline_query_update(step.user, step.text, chat=step.chat)
+            query_id = update["inline_query"]["id"]
+            record = self.ledger.begin("inline: 🎯 Play list (query)", table.way, table.game_id, turn)
+            await self._process(record, update, query_id)
+            inline = self.fake.inline_answer(query_id)
+            if not inline.answered:
+                raise AssertionError("the inline query was not answered")
+            return inline
+        assert isinstance(step, Pick)
+        updates = self.fake.pick_inline_result(step.user, step.chat, step.answer, step.result_id)
+        for update in updates:
+            kind = (
+                "inline: pick (posted message)"
+                if "message" in update
+                else "inline: pick (chosen result, a duplicate)"
+            )
+            record = self.ledger.begin(kind, table.way, table.game_id, turn, player="message" in update)
+            await self._process(record, update, None)
+        return None
+
+    async def _process(self, record: TapRecord, update: dict[str, Any], query_id: str | None) -> None:
+        errors = len(self.tg.errors)
+        record.started = time.perf_counter()
+        await self.app.process_update(self.fake.to_update(update, self.app.bot))
+        record.handled = time.perf_counter()
+        if query_id is not None:
+            record.answered = self.ledger.answered_at.get(query_id)
+        if len(self.tg.errors) > errors:
+            raise self.tg.errors[errors]
+
+    # -- what the driver reads (its own engine: never counted) --
+
+    def game(self, game_id: int) -> tuple[str, int, dict[str, Any] | None]:
+        with self.peek.connect() as conn:
+            row = conn.execute(
+                text("SELECT status, version, state FROM games WHERE id = :id"), {"id": game_id}
+            ).one()
+        return str(row[0]), int(row[1]), json.loads(row[2]) if row[2] else None
+
+    def close(self) -> None:
+        self.peek.dispose()
+
+    # -- what the players see --
+
+    def board(self, table: Table, version: int) -> StoredMessage | None:
+        """The group board with keys of this version, if the bot has shown it."""
+        prefix = f"k:{table.game_id}:{version}:"
+        for message in reversed(self.fake.messages(table.group.id)):
+            if any(d.startswith(prefix) for _t, d in keys_of(message)):
+                return message
+        return None
+
+    def panel(self, table: Table, user: FakeUser, version: int) -> StoredMessage | None:
+        prefix = f"k:{table.game_id}:{version}:"
+        for message in reversed(self.fake.messages(user.id)):
+            if any(d.startswith(prefix) for _t, d in keys_of(message)):
+                return message
+        return None
+
+
+def wait_for(
+    driver: Driver, probe: Callable[[], Any], what: str, turn: TurnRecord | None = None
+) -> Generator[Step, Any, Any]:
+    waited = 0.0
+    while (found := probe()) is None:
+        if waited >= PATIENCE:
+            raise Stuck(f"waited {PATIENCE:.0f} s for {what}")
+        yield Wait(POLL)
+        waited += POLL
+    if turn is not None:
+        turn.waited += waited
+    return found
+
+
+def pace(rng: random.Random, span: tuple[float, float]) -> Wait:
+    return Wait(rng.uniform(*span))
+
+
+# --------------------------------------------------------------------------------------------
+# Set-up (settled step by step with the test client: not part of any figure)
+# --------------------------------------------------------------------------------------------
+
+_user_ids = iter(range(10_001, 10**7))
+
+
+async def new_table(rig: BotRig, way: str, players: int, goal_steps: int, seed: int) -> Table:
+    fake, tg = rig.fake, rig.tg
+    rng = random.Random(seed)
+    users = [fake.user(next(_user_ids), NAMES[i]) for i in range(players)]
+    for user in users:
+        await tg.send(fake.private(user), user, "/start")
+    group = fake.group(f"{way.title()} table {seed}")
+    await tg.send(group, users[0], f"/newgame{BOT}")
+    lobby = fake.last_message(group.id)
+    for user in users[1:]:
+        await tg.tap(user, lobby, "✋ Join")
+    if goal_steps:
+        await tg.tap(users[0], lobby, "⚙️ Settings")
+        for _ in range(goal_steps):
+            await tg.tap(users[0], lobby, "Goal −20")
+        await tg.tap(users[0], lobby, "↩️ Back")
+    await tg.tap(users[0], lobby, "▶️ Start")
+    gid = next(
+        int(d.split(":")[1])
+        for m in reversed(fake.messages(group.id))
+        for _t, d in keys_of(m)
+        if d.startswith("k:")
+    )
+    table = Table(way, group, [Seat(u, random.Random(rng.random())) for u in users], rng, gid)
+    if way == "panel":
+        for user in users:
+            await tg.send(fake.private(user), user, f"/start g{gid}")
+    return table
+
+
+# --------------------------------------------------------------------------------------------
+# Turns
+# --------------------------------------------------------------------------------------------
+
+
+def table_cards(keys: list[tuple[str, str]], prefix: str) -> list[tuple[int, str]]:
+    """(value, data) of the table keys, in position order."""
+    found = []
+    for label, data in keys:
+        if data.startswith(prefix + "t:"):
+            match = EMOJI_VALUE.search(label)
+            if match:
+                found.append((int(match.group(2)), data))
+    return found
+
+
+def play_game(driver: Driver, table: Table) -> Script:
+    """Turns until the game is over, each played the table's way."""
+    gid = table.game_id
+    while True:
+        status, version, state = driver.game(gid)
+        if status != "playing" or state is None:
+            return
+        current = int(state["current"])
+        seat = table.seats[current]
+        turn = TurnRecord(table.way, gid, version)
+        driver.ledger.turns.append(turn)
+        table.turn = turn
+        before_round = int(state["round"])
+        if table.way == "inline":
+            yield from inline_turn(driver, table, seat, version, turn)
+        else:
+            yield from key_turn(driver, table, seat, version, turn, private=table.way == "panel")
+        status, after_version, after = driver.game(gid)
+        if after_version == version:
+            raise Stuck(f"game {gid}: the turn at version {version} did not move")
+        turn.special = status != "playing" or (after is not None and int(after["round"]) != before_round)
+        table.turn = None
+        if status != "playing":
+            return
+        yield from mischief(driver, table, seat, after_version, after)
+
+
+def mischief(driver: Driver, table: Table, last: Seat, version: int, state: Any) -> Script:
+    """Refused taps, now and then: a key of the board that is no longer live; the live board
+    tapped out of turn."""
+    if table.last_board is not None and table.rng.random() < STALE:
+        message, data = table.last_board
+        yield pace(table.rng, STEP)
+        yield Tap(last.user, message, data, "refused: a key of an old board")
+    if table.rng.random() < OUT_OF_TURN and state is not None:
+        board = driver.board(table, version)
+        if board is not None:
+            mover = int(state["current"])
+            others = [s for i, s in enumerate(table.seats) if i != mover]
+            yield pace(table.rng, STEP)
+            yield Tap(
+                table.rng.choice(others).user,
+                board,
+                f"k:{table.game_id}:{version}:h:0",
+                "refused: out of turn",
+            )
+
+
+def key_turn(
+    driver: Driver, table: Table, seat: Seat, version: int, turn: TurnRecord, private: bool
+) -> Script:
+    """Compose on the group board or in the private panel, tap by tap."""
+    gid, rng, user = table.game_id, seat.rng, seat.user
+    where = "panel" if private else "board"
+
+    def surface(v: int) -> StoredMessage | None:
+        return driver.panel(table, user, v) if private else driver.board(table, v)
+
+    def showing(v: int, wanted: Callable[[str], bool]) -> Callable[[], StoredMessage | None]:
+        def probe() -> StoredMessage | None:
+            message = surface(v)
+            return message if message is not None and any(wanted(d) for _t, d in keys_of(message)) else None
+
+        return probe
+
+    message = yield from wait_for(driver, lambda: surface(version), f"the {where} of version {version}", turn)
+    board = driver.board(table, version)
+    if board is not None:
+        table.last_board = (board, f"k:{gid}:{version}:h:0")
+    yield pace(rng, READ)
+    prefix = f"k:{gid}:{version}:"
+    hand = yield from read_hand(table, seat, message, prefix, private)
+    t_keys = [d for _t, d in keys_of(message) if d.startswith(f"t:{gid}:{version}:")]
+    if t_keys and rng.random() < T_CHANCE:
+        yield Tap(user, surface(version) or message, rng.choice(t_keys), f"[T!] menu, {where}")
+        menu = yield from wait_for(
+            driver,
+            showing(version, lambda d: d.startswith(f"p:{gid}:{version}:") or d == prefix + "b"),
+            "the [T!] menu",
+            turn,
+        )
+        plays = [d for _t, d in keys_of(menu) if d.startswith(f"p:{gid}:{version}:")]
+        yield pace(rng, STEP)
+        if plays:
+            yield Tap(user, menu, rng.choice(plays), f"[T!] play, {where}")
+            turn.t_card = True
+            _status, now_version, state = driver.game(gid)
+            if (
+                state is None
+                or int(state["current"]) != table.seats.index(seat)
+                or now_version != version + 1
+            ):
+                return  # the [T!] card ended the turn (or the game)
+            version = now_version
+            prefix = f"k:{gid}:{version}:"
+            message = yield from wait_for(
+                driver, lambda: surface(version), f"the {where} after a [T!] card", turn
+            )
+            yield pace(rng, STEP)
+            hand = yield from read_hand(table, seat, message, prefix, private)
+        else:
+            yield Tap(user, menu, prefix + "b", f"back from the [T!] menu, {where}")
+            message = yield from wait_for(
+                driver, showing(version, lambda d: d.startswith(prefix + "h:")), "keys", turn
+            )
+    keys = keys_of(message)
+    hand_keys = [d for _t, d in keys if d.startswith(prefix + "h:")]
+    table_keys = table_cards(keys, prefix)
+    target = target_of(message.text or "")
+    fits = len(hand) == len(hand_keys)
+    choice = choose_sum(hand, [v for v, _d in table_keys], target, rng) if fits else None
+    yield pace(rng, STEP)
+    if choice is None:
+        yield Tap(user, surface(version) or message, rng.choice(hand_keys), f"compose, {where}")
+        final, kind = prefix + "d", f"discard, {where}"
+    else:
+        h, subset = choice
+        yield Tap(user, surface(version) or message, hand_keys[h], f"compose, {where}")
+        for position in subset:
+            yield pace(rng, STEP)
+            yield Tap(user, surface(version) or message, table_keys[position][1], f"compose, {where}")
+        final, kind = prefix + "c", f"claim, {where}"
+    shown = yield from wait_for(driver, showing(version, lambda d: d == final), f"the {kind} key", turn)
+    yield pace(rng, STEP)
+    answer = yield Tap(user, shown, final, kind)
+    if answer.text != "Done!":
+        raise Stuck(f"{kind} refused: {answer.text!r}")
+
+
+def read_hand(
+    table: Table, seat: Seat, message: StoredMessage, prefix: str, private: bool
+) -> Generator[Step, Any, list[int]]:
+    if private:
+        return [
+            int(EMOJI_VALUE.search(t).group(2))  # type: ignore[union-attr]
+            for t, d in keys_of(message)
+            if d.startswith(prefix + "h:") and EMOJI_VALUE.search(t)
+        ]
+    popup = yield Tap(seat.user, message, f"h:{table.game_id}", "👀 My hand (popup)")
+    yield pace(seat.rng, STEP)
+    return [int(m.group(3)) for m in HAND_SLOT.finditer(popup.text or "")]
+
+
+_ID = re.compile(r"g(\d+)v(\d+):(.+)")
+
+
+def _codes(result_id: str) -> list[str]:
+    match = _ID.fullmatch(result_id)
+    return match.group(3).split(" ") if match else []
+
+
+def inline_turn(driver: Driver, table: Table, seat: Seat, version: int, turn: TurnRecord) -> Script:
+    """The 🎯 Play list and a pick; a [T!] card first now and then (then a second list)."""
+    rng, user, gid = seat.rng, seat.user, table.game_id
+    t_first = rng.random() < T_CHANCE
+    for _attempt in range(3):
+        board = yield from wait_for(
+            driver, partial(driver.board, table, version), f"the board of version {version}", turn
+        )
+        if table.last_board is None or not table.last_board[1].startswith(f"k:{gid}:{version}:"):
+            table.last_board = (board, f"k:{gid}:{version}:h:0")
+        yield pace(rng, READ)
+        play = next(
+            (b for row in board.keyboard for b in row if "switch_inline_query_current_chat" in b), None
+        )
+        if play is None:
+            raise Stuck("no 🎯 Play key on the board")
+        answer: InlineAnswer = yield Query(user, table.group, play["switch_inline_query_current_chat"])
+        results = [r for r in answer.results if _codes(r["id"])]
+        cards = [r for r in results if _codes(r["id"])[-1][0] in "TFB"]
+        sums = [r for r in results if _codes(r["id"])[-1][0] == "S"]
+        discards = [r for r in results if _codes(r["id"])[-1][0] == "D"]
+        yield pace(rng, STEP)
+        if t_first and cards:
+            t_first = False
+            yield Pick(user, table.group, answer, rng.choice(cards)["id"])
+            turn.t_card = True
+            _status, now_version, state = driver.game(gid)
+            if state is None or int(state["current"]) != table.seats.index(seat):
+                return
+            version = now_version
+            continue
+        choice = (sums[0] if rng.random() < 0.7 else rng.choice(sums)) if sums else discards[0]
+        if _codes(choice["id"])[0].startswith("J"):
+            turn.t_card = True  # a Joker with the sum
+        yield Pick(user, table.group, answer, choice["id"])
+        return
+    raise Stuck("inline turn did not end")
+
+
+# --------------------------------------------------------------------------------------------
+# A bot to play with
+# --------------------------------------------------------------------------------------------
+
+
+class Bench:
+    """A running bot (see the module docstring) with the ledger wired in."""
+
+    def __init__(self, db_url: str, *, writes: bool = True, sql: bool = True, seed: int = 1) -> None:
+        self.ledger = Ledger()
+        self.sql = sql
+        self.clock = ManualClock()
+        self.fake = BenchTelegram(self.ledger, self.clock)
+        counter = iter(range(1, 10**6))
+        self._bot = running_bot(
+            db_url, lambda: seed * 1_000_000 + next(counter), clock=self.clock, fake=self.fake
+        )
+        self.writes = writes
+        self.rig: BotRig
+        self.driver: Driver
+        self._undo: Callable[[], None] = lambda: None
+
+    async def __aenter__(self) -> Bench:
+        self.rig = await self._bot.__aenter__()
+        self.rig.tg._settle_timeout = 600.0
+        self.driver = Driver(self.rig, self.ledger)
+        if self.sql:
+            self._undo = instrument(self.rig, self.ledger, writes=self.writes)
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self._undo()
+        self.driver.close()
+        # A 429 is a figure the scripts report (and a finding), not a reason to lose the run.
+        self.rejections = list(self.fake.flood_rejections)
+        self.fake.flood_ledger.rejections.clear()
+        await self._bot.__aexit__(*exc)
+
+
+def postgres_url() -> Iterator[str]:
+    """A fresh PostgreSQL database (tests/pg.py), dropped afterwards."""
+    from tests.pg import create_database, drop_database, unreachable_reason
+
+    reason = unreachable_reason()
+    if reason is not None:
+        raise SystemExit(f"PostgreSQL: {reason}")
+    name, url = create_database()
+    try:
+        yield url
+    finally:
+        drop_database(name)
+
+
+async def quiet_minute(bench: Bench) -> None:
+    """After the set-up: its burst of lobby writes leaves the budget window before play starts."""
+    bench.ledger.idle()
+    await bench.rig.tg.advance(61.0)
+
+
+async def settle_outbox(bench: Bench, seconds: float = 120.0) -> None:
+    """Let the senders finish what is still waiting for budget."""
+    bench.ledger.idle()
+    await bench.rig.tg.advance(seconds)

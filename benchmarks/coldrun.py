@@ -1,0 +1,125 @@
+"""Cold runs for the benchmarks: every figure is the median and the spread of N fresh processes.
+
+A benchmark script runs itself N times as a child (``--child``): a new Python process, so nothing
+(parse caches, the sum cache, SQLAlchemy's compiled statements, a warm database file) carries
+over from one run to the next. Each child prints its figures as one JSON line; the parent reports,
+for every figure, the median of the runs and their range (min–max), never a best-of.
+
+The machine is shared (2 cores, other people's jobs running), so the load average before and
+after each run is recorded and printed with the figures.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+MARK = "BENCH-RESULT "
+
+
+def emit(figures: dict[str, Any]) -> None:
+    """The child's figures: one line the parent reads back."""
+    print(MARK + json.dumps(figures, separators=(",", ":")), flush=True)
+
+
+def cold_runs(
+    script: str | Path, child_args: Sequence[str], runs: int, label: str = ""
+) -> list[dict[str, Any]]:
+    """Run ``script --child child_args`` `runs` times, each in a fresh process; their figures."""
+    results: list[dict[str, Any]] = []
+    for run in range(runs):
+        before = os.getloadavg()[0]
+        started = time.perf_counter()
+        command = [sys.executable, str(script), "--child", "--run", str(run), *child_args]
+        proc = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
+        elapsed = time.perf_counter() - started
+        if proc.returncode != 0:
+            sys.stderr.write(proc.stdout[-4000:] + proc.stderr[-8000:])
+            raise SystemExit(f"{label or script}: run {run + 1} failed (exit {proc.returncode})")
+        lines = [line for line in proc.stdout.splitlines() if line.startswith(MARK)]
+        if not lines:
+            sys.stderr.write(proc.stdout[-4000:] + proc.stderr[-4000:])
+            raise SystemExit(f"{label or script}: run {run + 1} printed no figures")
+        figures: dict[str, Any] = json.loads(lines[-1][len(MARK) :])
+        figures["_load"] = [before, os.getloadavg()[0]]
+        figures["_seconds"] = elapsed
+        results.append(figures)
+        print(
+            f"  [{label}] cold run {run + 1}/{runs}: {elapsed:.1f} s, load average {before:.1f}"
+            f"→{os.getloadavg()[0]:.1f}",
+            file=sys.stderr,
+            flush=True,
+        )
+    return results
+
+
+def spread(values: Iterable[float], fmt: Callable[[float], str] = lambda v: f"{v:,.1f}") -> str:
+    """`median (min–max)`; just the value when every run gave the same."""
+    got = sorted(values)
+    if not got:
+        return "—"
+    middle = statistics.median(got)
+    if got[0] == got[-1]:
+        return fmt(middle)
+    return f"{fmt(middle)} ({fmt(got[0])}–{fmt(got[-1])})"
+
+
+def column(results: Sequence[dict[str, Any]], *path: str | int) -> list[float]:
+    """One figure of every run (`path` into each run's JSON); runs without it are left out."""
+    values = []
+    for result in results:
+        value: Any = result
+        for key in path:
+            try:
+                value = value[key]
+            except (KeyError, IndexError, TypeError):
+                value = None
+                break
+        if value is not None:
+            values.append(float(value))
+    return values
+
+
+def cpu_name() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
+def machine(results: Sequence[dict[str, Any]] = ()) -> str:
+    """The machine and its load while the runs ran."""
+    loads = [v for r in results for v in r.get("_load", [])]
+    load = f"; load average {min(loads):.1f}–{max(loads):.1f} during the runs" if loads else ""
+    return (
+        f"{os.cpu_count()} shared cores ({cpu_name()}), shared with other work{load}; "
+        f"CPython {platform.python_version()}"
+    )
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:,.1f} ms"
+
+
+def add_child_arguments(parser: Any) -> None:
+    parser.add_argument("--child", action="store_true", help="(internal) one cold run, figures as JSON")
+    parser.add_argument("--run", type=int, default=0, help="(internal) which cold run this is")
+
+
+def fig(
+    results: Sequence[dict[str, Any]], *path: str | int, f: Callable[[float], str] = lambda v: f"{v:,.1f}"
+) -> str:
+    """`spread` of one figure of every run: ``fig(results, "moves", "bot_us")``."""
+    return spread(column(results, *path), f)

@@ -1,0 +1,1389 @@
+"""Load benchmark: many groups playing at human speed, with abuse, under Telegram's flood limits.
+
+``python benchmarks/load_bench.py [--groups 10 25 50 100] [--seconds 75] [--db sqlite|postgres|both]
+[--runs 3] [--seed 1] [--abuse-every 6] [--rtt-ms 0] [--json FILE] [--no-snapshot]
+[--trace-db] [--db-workers K] [--py-spy DIR]``
+
+Defaults take about 32 minutes on 2 cores (16 per database). The code under test is copied first
+(``--no-snapshot`` runs the tree as it is), so edits made while it runs cannot mix versions; the
+table names the copy's fingerprint. Diagnostics: ``--trace-db`` times every database transaction
+by caller (queue, SQLite's write lock, statements, CPU), ``--py-spy DIR`` records each run with
+py-spy, ``--db-workers K`` (an experiment) resizes the bot's database thread pool.
+
+What runs, in real time: the bot's real ``Application`` (``build_application``: PTB, the handlers,
+the services, the real ``SystemTimer`` and clock, the database in its worker threads, the outbox
+and its per-chat senders, the sweep job) over the fake Bot API ``tests/fakes/telegram.py`` with
+Telegram's flood limits enforced (``FloodLimits()``: 20 writes a minute per group, 1 a second per
+private chat, 30 a second in all; a write over a limit is refused with 429 and not applied) and
+callback queries that expire after 15 s. Updates are put on the Application's update queue as the
+Updater (or the webhook server) would; nothing is awaited between them except the players' own
+pauses.
+
+Who taps: N groups of 3 or 4 players (``FakeUser``), one game each, composed on the group board.
+Each group goes through the lobby (``/newgame``, *Join* taps a second or three apart, *Start*),
+then the player to move reads the board (1-4 s), peeks at their hand (*👀 My hand*, the popup
+says their cards), taps a hand card and the table cards of a sum one key every 0.5-2 s, waits
+until the bot shows *✅ Claim* (or *🗑 Discard* when they have no sum) and taps it; now and then
+they open the face-down *🎴 [T!]* menu and play a [T!] card, waiting for each menu to appear.
+The others peek at their hand every 5-20 s. Players only tap keys the bot showed them (read from
+the messages as the fake stores them now), and compute their sums from what the bot told them.
+
+Abuse, mixed in (one abusive tap every ``--abuse-every`` seconds per group on average, plus
+double taps): forged callback data (garbage, ids out of range, another game's keys, a lobby's
+*Cancel* by a bystander, a card position that does not exist), stale keys (kept from older
+boards of the game), a bystander who is not in the game tapping the board's keys, a player
+tapping card keys out of turn, and double taps (*Claim*/*Discard* tapped twice 50-200 ms apart,
+*👀 My hand* twice).
+
+Each run is cold: a fresh process (this script runs itself per run), a fresh database (a new
+SQLite file; a new PostgreSQL database from ``tests/pg.py``), engine and Application.
+
+Measured per run (times from the fake's clock, which is ``time.monotonic``):
+
+* taps sent and answered (an answer later than 15 s is refused by the fake: not answered);
+* answer latency p50/p99/max: from the moment the fake handed out the callback query (just
+  before it is put on the update queue) to the bot's answerCallbackQuery;
+* 429s; the most writes any group had in a 60 s window; writes per second in all (mean over the
+  steady part of the run, from 25 s in to the end; peak in any 1 s window);
+* moves played (claims, discards and [T!] plays the bot accepted);
+* how long what a tap caused took to show, on the fake's side: a move's *next board* (from the
+  move's answer to the first write in the group carrying the next version's keys), a draft
+  *preview* (from a compose tap's answer to the next edit of that board with that version's
+  keys), and the *Claim key* as the player waits for it;
+* the process's CPU use, the time its threads were runnable but got no core (schedstat: the
+  shared machine's share), the machine's load average, the event loop's lag (a 50 ms ticker's
+  overshoot), and the outbox backlog (rows waiting) at the end of the window.
+
+The parent process prints, per database and N, the median and the spread (min-max) over the
+runs, and where the total write rate meets the bot's 25/s pacing (Telegram's ceiling is 30/s).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import functools
+import hashlib
+import json
+import logging
+import math
+import os
+import random
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+#: Human speed (seconds): reading the board before the first tap, between two taps of a turn,
+#: between two peeks at one's hand, between joining the lobby.
+READ = (1.0, 4.0)
+STEP = (0.5, 2.0)
+PEEK = (5.0, 20.0)
+JOIN = (1.0, 3.0)
+#: A turn's taps use [T!] cards this often when the board offers them.
+T_CHANCE = 0.25
+#: The final Claim/Discard is tapped twice this often (a double tap).
+DOUBLE_CHANCE = 0.15
+#: Groups start over this many seconds (the first minute of a bot under load is no stampede).
+RAMP = 10.0
+#: The write rate's mean is taken from this many seconds after the start to the end.
+STEADY_FROM = 25.0
+#: After the window: how long to wait for answers still due (the fake refuses them after 15 s).
+DRAIN = 16.0
+ANSWER_TIMEOUT = 15.0
+NAMES = ("Ana", "Ben", "Cai", "Dee")
+BYSTANDER = "Zed"
+
+HAND_SLOT = re.compile(r"(\d):(🟥|🟧|🟨|🟩|🟦|🟪)([1-6])")
+CARD_VALUE = re.compile(r"(🟥|🟧|🟨|🟩|🟦|🟪)([1-6])")
+KEY_VERSION = re.compile(r"^[ktp]:(\d+):(\d+):")
+TARGET = re.compile(r"Target (\d+)")
+
+
+# --------------------------------------------------------------------------------------------------
+# The child: one cold run
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Tap:
+    query_id: str
+    group: int
+    kind: str  # lobby | play | peek | abuse:<what>
+    data: str
+    #: For moves and previews: the game version and board message the tap was made on.
+    version: int | None = None
+    message_id: int | None = None
+    op: str = ""  # compose op letter (h, t, c, d), "p" for a [T!] play, "" otherwise
+
+
+@dataclass
+class Write:
+    at: float
+    chat_id: int
+    method: str
+    message_id: int | None
+    version: int | None  # the game version of the keys it carries (None: no versioned keys)
+
+
+def _watched_fake(rtt: float) -> Any:
+    """FakeTelegram that time-stamps every accepted write, wakes players waiting on a chat and
+    resolves a future when a callback query is answered (or refused as too late)."""
+    from tests.fakes.flood import FloodLimits
+    from tests.fakes.telegram import MESSAGE_METHODS, FakeTelegram
+
+    class WatchedTelegram(FakeTelegram):
+        def __init__(self) -> None:
+            super().__init__(flood=FloodLimits())
+            self.writes: list[Write] = []
+            self.changed: dict[int, asyncio.Event] = {}
+            self.answered: dict[str, asyncio.Future[None]] = {}
+
+        def event(self, chat_id: int) -> asyncio.Event:
+            return self.changed.setdefault(chat_id, asyncio.Event())
+
+        async def do_request(self, url: str, method: str, request_data: Any = None, *args: Any, **kw: Any):  # type: ignore[no-untyped-def,override]
+            if rtt:
+                await asyncio.sleep(rtt / 2)
+            status, body = await super().do_request(url, method, request_data, *args, **kw)
+            # Every API method but getUpdates is synchronous in the fake: the call just made is
+            # the last one recorded.
+            call = self.calls[-1]
+            if call.method in MESSAGE_METHODS and call.ok and call.chat_id is not None:
+                result = call.response.get("result")
+                message_id = (
+                    result.get("message_id") if isinstance(result, dict) else call.params.get("message_id")
+                )
+                self.writes.append(
+                    Write(
+                        self.timer.monotonic(),
+                        call.chat_id,
+                        call.method,
+                        message_id,
+                        _markup_version(call.params),
+                    )
+                )
+                event = self.changed.pop(call.chat_id, None)
+                if event is not None:
+                    event.set()
+            elif call.method == "answerCallbackQuery":
+                future = self.answered.pop(str(call.params.get("callback_query_id")), None)
+                if future is not None and not future.done():
+                    future.set_result(None)
+            if rtt:
+                await asyncio.sleep(rtt / 2)
+            return status, body
+
+    return WatchedTelegram()
+
+
+def _markup_version(params: dict[str, Any]) -> int | None:
+    markup = params.get("reply_markup")
+    if isinstance(markup, str):
+        markup = json.loads(markup)
+    if not isinstance(markup, dict):
+        return None
+    for row in markup.get("inline_keyboard", []):
+        for key in row:
+            match = KEY_VERSION.match(str(key.get("callback_data", "")))
+            if match:
+                return int(match.group(2))
+    return None
+
+
+def _keys(message: Any) -> list[tuple[str, str]]:
+    """(text, callback data) of a message's keys as shown now (link keys left out)."""
+    return [
+        (b["text"], b["callback_data"]) for row in message.keyboard for b in row if b.get("callback_data")
+    ]
+
+
+def _version(buttons: Sequence[tuple[str, str | None]]) -> int | None:
+    for _text, data in buttons:
+        match = KEY_VERSION.match(data or "")
+        if match:
+            return int(match.group(2))
+    return None
+
+
+@dataclass
+class Member:
+    user: Any
+    name: str
+
+
+@dataclass
+class Group:
+    index: int
+    chat: Any
+    players: list[Member]
+    bystander: Member
+    rng: random.Random
+    game_id: int | None = None
+    #: (message, data) of keys seen on older boards: the stale keys the abusers reuse.
+    stale: list[tuple[Any, str]] = field(default_factory=list)
+    seen_versions: set[int] = field(default_factory=set)
+    games_started: int = 0
+    #: A turn stopped after some compose taps: the draft it left is cleared on the next try.
+    dirty: bool = False
+
+
+class Load:
+    """Drives the groups against the running Application and records every tap."""
+
+    def __init__(self, app: Any, fake: Any, args: argparse.Namespace, started: float) -> None:
+        self.app = app
+        self.fake = fake
+        self.args = args
+        self.started = started
+        self.deadline = started + args.seconds
+        self.taps: list[Tap] = []
+        self.claim_waits: list[float] = []
+        self.stuck_turns = 0
+        self.tasks: set[asyncio.Task[Any]] = set()
+        self.other_games: list[int] = []
+
+    # -- talking to the bot ------------------------------------------------------------------------
+
+    def now(self) -> float:
+        return float(self.fake.timer.monotonic())
+
+    def running(self) -> bool:
+        return bool(self.now() < self.deadline)
+
+    async def put(self, data: dict[str, Any]) -> None:
+        await self.app.update_queue.put(self.fake.to_update(data, self.app.bot))
+
+    def tap_nowait(self, g: Group, who: Member, message: Any, data: str, kind: str, op: str = "") -> Tap:
+        update = self.fake.callback_update(who.user, message, data)
+        query_id = update["callback_query"]["id"]
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.fake.answered[query_id] = future
+        match = KEY_VERSION.match(data)
+        record = Tap(
+            query_id, g.index, kind, data, int(match.group(2)) if match else None, message.message_id, op
+        )
+        self.taps.append(record)
+        self.app.update_queue.put_nowait(self.fake.to_update(update, self.app.bot))
+        return record
+
+    async def tap(self, g: Group, who: Member, message: Any, data: str, kind: str, op: str = "") -> Any:
+        """Tap and wait for the answer (what the user sees); None when none came in time."""
+        record = self.tap_nowait(g, who, message, data, kind, op)
+        future = self.fake.answered.get(record.query_id)
+        if future is not None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(future), ANSWER_TIMEOUT + 1)
+        answer = self.fake.answers[record.query_id]
+        return answer if answer.answered else None
+
+    async def pause(self, bounds: tuple[float, float], rng: random.Random) -> None:
+        await asyncio.sleep(rng.uniform(*bounds))
+
+    async def wait_chat(self, chat_id: int, predicate: Callable[[], Any], limit: float | None = None) -> Any:
+        """Wait until ``predicate()`` is truthy, re-checking whenever the bot writes to the chat."""
+        end = self.deadline if limit is None else min(self.deadline, self.now() + limit)
+        while True:
+            found = predicate()
+            if found:
+                return found
+            remaining = end - self.now()
+            if remaining <= 0:
+                return None
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.fake.event(chat_id).wait(), min(remaining, 5.0))
+
+    # -- reading what the bot shows ----------------------------------------------------------------
+
+    def board(self, g: Group) -> Any:
+        """The group's live board: the newest bot message with the game's *My hand* key."""
+        if g.game_id is None:
+            return None
+        want = f"h:{g.game_id}"
+        for message in reversed(self.fake.messages(g.chat.id)):
+            if any(d == want for _t, d in _keys(message)):
+                return message
+        return None
+
+    def remember(self, g: Group, message: Any) -> None:
+        """Keep the keys of each board version seen: the stale keys of later abuse."""
+        version = _version(_keys(message))
+        if version is None or version in g.seen_versions:
+            return
+        g.seen_versions.add(version)
+        g.stale.extend((message, d) for _t, d in _keys(message) if d and KEY_VERSION.match(d))
+        if len(g.stale) > 200:
+            del g.stale[:-200]
+
+    @staticmethod
+    def mover(board: Any, g: Group) -> Member | None:
+        for member in g.players:
+            if f"👉 {member.name}, your move!" in (board.text or ""):
+                return member
+        return None
+
+    # -- one group ---------------------------------------------------------------------------------
+
+    async def group_main(self, g: Group, delay: float) -> None:
+        await asyncio.sleep(delay)
+        while self.running():
+            if not await self.lobby(g):
+                return
+            g.games_started += 1
+            helpers = [asyncio.create_task(self.peeker(g, member)) for member in g.players] + [
+                asyncio.create_task(self.abuser(g))
+            ]
+            try:
+                await self.play(g)
+            finally:
+                for task in helpers:
+                    task.cancel()
+
+    async def lobby(self, g: Group) -> bool:
+        creator = g.players[0]
+        await self.put(self.fake.command_update(g.chat, creator.user, "/newgame@tweak_test_bot"))
+
+        def lobby_message() -> Any:
+            for message in reversed(self.fake.messages(g.chat.id)):
+                for _t, d in _keys(message):
+                    if d and d.startswith("lj:"):
+                        return message
+            return None
+
+        lobby = await self.wait_chat(g.chat.id, lobby_message, 60)
+        if lobby is None:
+            return False
+        join = next(d for _t, d in _keys(lobby) if d and d.startswith("lj:"))
+        g.game_id = int(join.split(":")[1])
+        for member in g.players[1:]:
+            await self.pause(JOIN, g.rng)
+            double = g.rng.random() < DOUBLE_CHANCE
+            await self.tap(g, member, lobby, join, "lobby")
+            if double:
+                self.tap_nowait(g, member, lobby, join, "abuse:double")
+        await self.pause(JOIN, g.rng)
+        start = next((d for _t, d in _keys(lobby) if d and d.startswith("ls:")), None)
+        if start is None:
+            return False
+        await self.tap(g, creator, lobby, start, "lobby")
+        return await self.wait_chat(g.chat.id, lambda: self.board(g), 60) is not None
+
+    async def play(self, g: Group) -> None:
+        attempted: tuple[int, int | None] | None = None
+        while self.running():
+            board = self.board(g)
+            if board is None:
+                if any(
+                    "Game over" in (m.text or m.caption or "") for m in self.fake.messages(g.chat.id)[-4:]
+                ):
+                    return  # a new game for this group
+                await self.wait_chat(g.chat.id, lambda: self.board(g), 5)
+                continue
+            self.remember(g, board)
+            version = _version(_keys(board))
+            mover = self.mover(board, g)
+            state = (board.message_id, version)
+            if mover is None or version is None or state == attempted:
+                # Nothing new to do: wait for the bot to show the next board.
+                await self.wait_chat(g.chat.id, functools.partial(self._changed, g, state), 30)
+                continue
+            attempted = state
+            if not await self.turn(g, mover, board, version):
+                attempted = None  # no move made (a [T!] menu closed again, a refusal): look again
+
+    def _changed(self, g: Group, seen: tuple[int, int | None]) -> bool:
+        return self._state(g) != seen
+
+    def _state(self, g: Group) -> tuple[int, int | None] | None:
+        board = self.board(g)
+        return None if board is None else (board.message_id, _version(_keys(board)))
+
+    def keys_now(self, g: Group, version: int) -> tuple[Any, list[tuple[str, str]]] | None:
+        """The live board's keys, if they still belong to ``version``."""
+        board = self.board(g)
+        if board is None:
+            return None
+        keys = [(t, d) for t, d in _keys(board) if d]
+        if _version(keys) != version:
+            return None
+        return board, keys
+
+    async def turn(self, g: Group, who: Member, board: Any, version: int) -> bool:
+        """One turn at human speed; False when it ended without a move (to be tried again)."""
+        rng = g.rng
+        gid = g.game_id
+        await self.pause(READ, rng)
+        answer = await self.tap(g, who, board, f"h:{gid}", "play")
+        if answer is None or not self.running():
+            return False
+        hand = [int(m.group(3)) for m in HAND_SLOT.finditer(answer.text or "")]
+        if not hand:
+            return False
+        now = self.keys_now(g, version)
+        if now is None:
+            return False
+        board, keys = now
+        clear = f"k:{gid}:{version}:x"
+        if g.dirty and any(d == clear for _t, d in keys):  # a draft left by an attempt that stopped
+            await self.pause(STEP, rng)
+            await self.tap(g, who, board, clear, "play", "x")
+        g.dirty = False
+        t_key = next((d for t, d in keys if d == f"t:{gid}:{version}:any"), None)
+        if t_key is not None and rng.random() < T_CHANCE:
+            return await self.t_card(g, who, board, version, t_key)
+        table = []
+        for text, data in keys:
+            if data.startswith(f"k:{gid}:{version}:t:"):
+                value = CARD_VALUE.search(text)
+                if value:
+                    table.append((int(data.rsplit(":", 1)[1]), int(value.group(2))))
+        target = TARGET.search(board.text or "")
+        if target is None:
+            return False
+        choice = _choose_sum(hand, [v for _p, v in table], int(target.group(1)), rng)
+        if choice is None:
+            h, positions, last = rng.randrange(len(hand)), [], "d"
+        else:
+            h, subset = choice
+            positions, last = [table[i][0] for i in subset], "c"
+        for op, index in [("h", h), *(("t", p) for p in positions)]:
+            await self.pause(STEP, rng)
+            if not self.running():
+                return False
+            answer = await self.tap(g, who, board, f"k:{gid}:{version}:{op}:{index}", "play", op)
+            g.dirty = True
+            if answer is None or answer.show_alert:
+                return False
+        final = f"k:{gid}:{version}:{last}"
+        waited_from = self.now()
+
+        def final_key_shown() -> Any:
+            now = self.keys_now(g, version)
+            return now if now is not None and any(d == final for _t, d in now[1]) else None
+
+        shown = await self.wait_chat(g.chat.id, final_key_shown)
+        if shown is None:
+            if not self.running():
+                self.stuck_turns += 1
+            return False
+        self.claim_waits.append(self.now() - waited_from)
+        board = shown[0]
+        await self.pause((0.3, 1.0), rng)
+        if not self.running():
+            return False
+        if rng.random() < DOUBLE_CHANCE:
+            asyncio.get_running_loop().call_later(
+                rng.uniform(0.05, 0.2), self.tap_nowait, g, who, board, final, "abuse:double", last
+            )
+        answer = await self.tap(g, who, board, final, "play", last)
+        moved = answer is not None and not answer.show_alert
+        g.dirty = not moved
+        return moved
+
+    async def t_card(self, g: Group, who: Member, board: Any, version: int, t_key: str) -> bool:
+        """Open the face-down [T!] menu, pick a kind, play it (waiting for each menu to show);
+        True when a [T!] card was played."""
+        rng = g.rng
+        gid = g.game_id
+        await self.pause(STEP, rng)
+        answer = await self.tap(g, who, board, t_key, "play", "t")
+        if answer is None or answer.show_alert:
+            return False
+
+        def menu(prefix: str) -> Any:
+            now = self.keys_now(g, version)
+            if now is None:
+                return None
+            found = [d for _t, d in now[1] if d.startswith(prefix) and d != t_key]
+            return (now[0], found) if found else None
+
+        kinds = await self.wait_chat(g.chat.id, lambda: menu(f"t:{gid}:{version}:"))
+        if kinds is None:
+            return False
+        await self.pause(STEP, rng)
+        answer = await self.tap(g, who, kinds[0], rng.choice(kinds[1]), "play", "t")
+        if answer is None:
+            return False
+        plays = await self.wait_chat(
+            g.chat.id,
+            lambda: menu(f"p:{gid}:{version}:") or menu(f"k:{gid}:{version}:b"),
+        )
+        if plays is None:
+            return False
+        await self.pause(STEP, rng)
+        data = rng.choice(plays[1])
+        played = data.startswith("p:")
+        answer = await self.tap(g, who, plays[0], data, "play", "p" if played else "b")
+        return played and answer is not None and not answer.show_alert
+
+    async def peeker(self, g: Group, member: Member) -> None:
+        while self.running():
+            await self.pause(PEEK, g.rng)
+            board = self.board(g)
+            if board is None or not self.running() or self.mover(board, g) is member:
+                continue
+            double = g.rng.random() < DOUBLE_CHANCE / 3
+            self.tap_nowait(g, member, board, f"h:{g.game_id}", "peek")
+            if double:
+                await asyncio.sleep(g.rng.uniform(0.05, 0.2))
+                self.tap_nowait(g, member, board, f"h:{g.game_id}", "abuse:double")
+
+    async def abuser(self, g: Group) -> None:
+        rng = g.rng
+        while self.running():
+            await asyncio.sleep(rng.expovariate(1.0 / self.args.abuse_every))
+            board = self.board(g)
+            if board is None or not self.running():
+                continue
+            gid = g.game_id
+            version = _version(_keys(board)) or 1
+            kind = rng.choice(("forged", "stale", "bystander", "out_of_turn"))
+            if kind == "stale" and g.stale:
+                message, data = rng.choice(g.stale)
+                if _version([("", data)]) == version:
+                    kind = "forged"  # not stale yet: fall through to a forgery
+                else:
+                    self.tap_nowait(g, rng.choice(g.players), message, data, "abuse:stale")
+                    continue
+            if kind == "bystander":
+                keys = [d for _t, d in _keys(board) if d]
+                self.tap_nowait(g, g.bystander, board, rng.choice(keys), "abuse:bystander")
+                continue
+            if kind == "out_of_turn":
+                mover = self.mover(board, g)
+                others = [m for m in g.players if m is not mover]
+                keys = [d for _t, d in _keys(board) if d and d.startswith("k:")]
+                if others and keys:
+                    self.tap_nowait(g, rng.choice(others), board, rng.choice(keys), "abuse:out_of_turn")
+                    continue
+            other = rng.choice(self.other_games) if self.other_games else gid
+            forged = rng.choice(
+                (
+                    "💥",
+                    "k:",
+                    "k:0:0:c",
+                    f"h:{2**31}",
+                    f"k:{gid}:{version}:h:9",
+                    f"k:{gid}:{version}:t:63",
+                    f"k:{gid}:{version}:q",
+                    f"k:{gid}:{version + 5}:c",
+                    f"k:{other}:{version}:c",
+                    f"h:{other}",
+                    f"p:{gid}:{version}:T9",
+                    f"lc:{gid}",
+                    f"ls:{gid}",
+                    f"dl:{gid}",
+                    "r:99",
+                    "lg:zz",
+                    f"ln:{gid}:t:-",
+                )
+            )
+            self.tap_nowait(g, rng.choice([g.bystander, *g.players]), board, forged, "abuse:forged")
+
+
+def _choose_sum(
+    hand: list[int], table: list[int], target: int, rng: random.Random
+) -> tuple[int, tuple[int, ...]] | None:
+    from tests.bot.players import choose_sum
+
+    return choose_sum(hand, table, target, rng)
+
+
+def _sched() -> tuple[float, float]:
+    """(CPU seconds, seconds runnable but waiting for a core) of all this process's threads
+    (``/proc/self/task/*/schedstat``; zeros where it is not available)."""
+    cpu = wait = 0.0
+    try:
+        for task in Path("/proc/self/task").iterdir():
+            try:
+                fields = (task / "schedstat").read_text().split()
+            except OSError:
+                continue
+            cpu += int(fields[0]) / 1e9
+            wait += int(fields[1]) / 1e9
+    except OSError:
+        pass
+    return cpu, wait
+
+
+def _loadavg() -> float | None:
+    try:
+        return float(Path("/proc/loadavg").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+async def _loop_lag(samples: list[float], stop: asyncio.Event) -> None:
+    loop = asyncio.get_running_loop()
+    while not stop.is_set():
+        before = loop.time()
+        await asyncio.sleep(0.05)
+        samples.append(max(0.0, loop.time() - before - 0.05))
+
+
+async def _backlog(
+    db: Any, samples: list[tuple[float, int]], stop: asyncio.Event, clock: Callable[[], float]
+) -> None:
+    from sqlalchemy import text
+
+    def count(session: Any) -> int:
+        return int(session.execute(text("SELECT count(*) FROM outbox")).scalar_one())
+
+    while not stop.is_set():
+        with contextlib.suppress(Exception):  # a sample is a bonus
+            samples.append((clock(), await db.run(count)))
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), 5.0)
+
+
+def _key_kind(work: Any, depth: int = 0) -> str:
+    """The kind of key a handler's transaction serves, found in its closures (tracing only)."""
+    from tgbot import callbacks as cb
+
+    for cell in getattr(work, "__closure__", None) or ():
+        try:
+            value = cell.cell_contents
+        except ValueError:
+            continue
+        if isinstance(value, cb.Compose):
+            names = {
+                "h": "hand card",
+                "t": "table card",
+                "c": "claim",
+                "d": "discard",
+                "x": "clear",
+                "b": "back",
+            }
+            return f"tap Compose {names.get(value.op, value.op)}"
+        if isinstance(value, cb.Callback):
+            return f"tap {type(value).__name__}"
+        if callable(value) and depth < 3:
+            found = _key_kind(value, depth + 1)
+            if found != "command/other":
+                return found
+    return "command/other"
+
+
+class DbTrace:
+    """Optional (``--trace-db``): where each database transaction's time goes, by caller.
+
+    Wraps the bot's ``Database.run`` on the instance and listens to the engine's cursor events
+    (no code of the bot changes): *queue* is from the call to a worker thread starting the
+    transaction, *work* the transaction itself up to its commit, of which *lock* is the time
+    ``BEGIN IMMEDIATE`` waited for SQLite's write lock and *sql* the time in statements (lock
+    included), *cpu* the worker thread's CPU time; *total* until the event loop has the result;
+    *stmts* the statements per transaction.
+    """
+
+    FIELDS = ("queue", "work", "lock", "sql", "cpu", "total", "stmts")
+
+    def __init__(self, db: Any) -> None:
+        import threading
+
+        from sqlalchemy import event
+
+        self.rows: dict[str, list[tuple[float, ...]]] = {}
+        local = threading.local()
+        original = db.run
+
+        @event.listens_for(db.engine, "before_cursor_execute")
+        def _before(*_a: Any) -> None:
+            local.t = time.perf_counter()
+
+        @event.listens_for(db.engine, "after_cursor_execute")
+        def _after(_conn: Any, _cursor: Any, statement: str, *_a: Any) -> None:
+            spent = time.perf_counter() - local.t
+            if getattr(local, "acc", None) is not None:
+                local.acc[1] += spent
+                local.acc[2] += 1
+                if statement.startswith("BEGIN"):
+                    local.acc[0] += spent
+
+        async def run(work: Callable[[Any], Any], **kw: Any) -> Any:
+            caller = sys._getframe(1)
+            kind = caller.f_code.co_qualname
+            # handlers.wrap.run: the key (or command) it serves; else which of the caller's
+            # transactions (the senders have several)
+            kind = _key_kind(work) if kind == "run" else f"{kind}:{caller.f_lineno}"
+            submitted = time.perf_counter()
+            marks: dict[str, Any] = {}
+
+            def timed(session: Any) -> Any:
+                marks["start"], cpu = time.perf_counter(), time.thread_time()
+                local.acc = [0.0, 0.0, 0]
+                try:
+                    result = work(session)
+                    session.flush()
+                    return result
+                finally:
+                    marks["end"], marks["cpu"], marks["acc"] = (
+                        time.perf_counter(),
+                        time.thread_time() - cpu,
+                        local.acc,
+                    )
+                    local.acc = None
+
+            try:
+                return await original(timed, **kw)
+            finally:
+                done = time.perf_counter()
+                if "end" in marks:
+                    lock, sql, stmts = marks["acc"]
+                    self.rows.setdefault(kind, []).append(
+                        (
+                            marks["start"] - submitted,
+                            marks["end"] - marks["start"],
+                            lock,
+                            sql,
+                            marks["cpu"],
+                            done - submitted,
+                            stmts,
+                        )
+                    )
+
+        db.run = run
+
+    def summary(self, seconds: float) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for kind, rows in sorted(self.rows.items(), key=lambda kv: -len(kv[1])):
+            entry: dict[str, Any] = {"n": len(rows), "per_s": round(len(rows) / seconds, 1)}
+            for i, name in enumerate(self.FIELDS):
+                values = [r[i] for r in rows]
+                scale = 1 if name == "stmts" else 1000
+                entry[name] = [round(scale * (_pct(values, q) or 0), 1) for q in (0.5, 0.99)] + [
+                    round(scale * max(values), 1)
+                ]
+            out[kind] = entry
+        return out
+
+
+async def run_child(args: argparse.Namespace) -> dict[str, Any]:
+    from tests.bot.conftest import make_settings
+    from tests.fakes.telegram import TEST_TOKEN
+    from tgbot import logs
+    from tgbot.app import build_application, make_deps
+    from tgbot.store.db import make_engine
+
+    logs.setup_logging("INFO", [TEST_TOKEN])
+    pg_name = None
+    tmp = tempfile.TemporaryDirectory(prefix="load_bench_")
+    if args.db == "postgres":
+        from tests.pg import create_database
+
+        pg_name, url = create_database()
+    else:
+        url = f"sqlite:///{tmp.name}/bot.sqlite3"
+    try:
+        settings = make_settings(url)
+        deps = make_deps(settings, db=make_engine(url))
+        seeds = iter(range(args.seed * 100_000, args.seed * 100_000 + 10**5))
+        deps.seed_source = lambda: next(seeds)
+        fake = _watched_fake(args.rtt_ms / 1000.0)
+        app = build_application(settings, deps=deps, request=fake)
+        if args.db_workers:
+            # An experiment, not the bot as shipped: another size of the bot's database thread pool.
+            from concurrent.futures import ThreadPoolExecutor
+
+            deps.db._pool.shutdown(wait=False)
+            deps.db._pool = ThreadPoolExecutor(max_workers=args.db_workers, thread_name_prefix="db")
+        trace = DbTrace(deps.db) if args.trace_db else None
+        await app.initialize()
+        if app.post_init:
+            await app.post_init(app)
+        await app.start()
+        cpu0, wall0 = time.process_time(), time.perf_counter()
+        sched0, load0 = _sched(), _loadavg()
+        started = fake.timer.monotonic()
+        load = Load(app, fake, args, started)
+        rng = random.Random(args.seed)
+        groups: list[Group] = []
+        for i in range(args.groups):
+            chat = fake.group(f"Load {i}")
+            size = rng.choice((3, 4))
+            base = 1_000_000 + i * 100
+            players = [Member(fake.user(base + j, NAMES[j]), NAMES[j]) for j in range(size)]
+            bystander = Member(fake.user(base + 9, BYSTANDER), BYSTANDER)
+            groups.append(Group(i, chat, players, bystander, random.Random(args.seed * 7919 + i)))
+        stop = asyncio.Event()
+        lag: list[float] = []
+        backlog: list[tuple[float, int]] = []
+        monitors = [
+            asyncio.create_task(_loop_lag(lag, stop)),
+            asyncio.create_task(_backlog(deps.db, backlog, stop, lambda: fake.timer.monotonic() - started)),
+        ]
+        ramp = min(RAMP, args.seconds / 5)
+        tasks = [
+            asyncio.create_task(load.group_main(g, ramp * i / max(1, args.groups)))
+            for i, g in enumerate(groups)
+        ]
+
+        async def learn_games() -> None:  # other groups' game ids, for forged keys
+            while load.running():
+                load.other_games = [g.game_id for g in groups if g.game_id is not None]
+                await asyncio.sleep(2)
+
+        monitors.append(asyncio.create_task(learn_games()))
+        await asyncio.wait(tasks, timeout=args.seconds + 70)
+        for task in tasks:
+            task.cancel()
+        window_end = fake.timer.monotonic()
+        cpu_window, wall_window = time.process_time() - cpu0, time.perf_counter() - wall0
+        sched1 = _sched()
+        machine = {
+            "loadavg_start": load0,
+            "loadavg_end": _loadavg(),
+            "runnable_waiting_per_s": (sched1[1] - sched0[1]) / wall_window,
+            "sched_cpu_per_s": (sched1[0] - sched0[0]) / wall_window,
+        }
+        # Let the answers still due arrive (or expire), then read what was sent.
+        pending = [f for f in fake.answered.values() if not f.done()]
+        if pending:
+            await asyncio.wait(pending, timeout=DRAIN)
+        backlog_end = backlog[-1][1] if backlog else None
+        stop.set()
+        for task in monitors:
+            task.cancel()
+        await asyncio.gather(*monitors, return_exceptions=True)
+        await app.stop()
+        if app.post_stop:
+            await app.post_stop(app)
+        await app.shutdown()
+        moves_db = _count_moves(deps)
+        deps.db.close()
+        figures = _figures(
+            load,
+            fake,
+            groups,
+            started,
+            window_end,
+            cpu_window,
+            wall_window,
+            lag,
+            backlog,
+            backlog_end,
+            moves_db,
+        )
+        figures.update(machine)
+        figures["code"] = code_fingerprint()
+        if trace is not None:
+            figures["db_trace"] = trace.summary(window_end - started)
+        return figures
+    finally:
+        if pg_name is not None:
+            from tests.pg import drop_database
+
+            drop_database(pg_name)
+        tmp.cleanup()
+
+
+def _count_moves(deps: Any) -> dict[str, int]:
+    from sqlalchemy import text
+
+    with deps.db.engine.connect() as connection:
+        rows = connection.execute(text("SELECT source, count(*) FROM moves GROUP BY source")).all()
+        games = connection.execute(text("SELECT status, count(*) FROM games GROUP BY status")).all()
+    return {f"moves_{s}": int(n) for s, n in rows} | {f"games_{s}": int(n) for s, n in games}
+
+
+def _pct(values: list[float], q: float) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    k = (len(ordered) - 1) * q
+    lo, hi = math.floor(k), math.ceil(k)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
+
+
+def _figures(
+    load: Load,
+    fake: Any,
+    groups: list[Group],
+    started: float,
+    window_end: float,
+    cpu: float,
+    wall: float,
+    lag: list[float],
+    backlog: list[tuple[float, int]],
+    backlog_end: int | None,
+    moves_db: dict[str, int],
+) -> dict[str, Any]:
+    answers = fake.answers
+    latencies: list[float] = []
+    unanswered: dict[str, int] = {}
+    kinds: dict[str, int] = {}
+    for tap in load.taps:
+        answer = answers[tap.query_id]
+        kinds[tap.kind] = kinds.get(tap.kind, 0) + 1
+        if answer.answered and not answer.expired:
+            latencies.append(answer.answered_at - answer.created_at)
+        else:
+            unanswered[tap.kind] = unanswered.get(tap.kind, 0) + 1
+    by_chat: dict[int, list[Write]] = {}
+    for write in fake.writes:
+        by_chat.setdefault(write.chat_id, []).append(write)
+    # A move's next board: from its answer to the first write in the group with newer keys.
+    turn_waits: list[float] = []
+    preview_waits: list[float] = []
+    superseded = 0
+    moves = 0
+    # What the group writes were: an edit of a message whose keys keep the version it already
+    # showed is a draft preview (or a [T!] menu); the rest are turns, lobbies, reports.
+    preview_writes = group_writes = 0
+    group_ids = {g.chat.id for g in groups}
+    shown_version: dict[int, int | None] = {}
+    for write in fake.writes:
+        if write.chat_id not in group_ids:
+            continue
+        group_writes += 1
+        before = shown_version.get(write.message_id) if write.message_id is not None else None
+        if write.method.startswith("edit") and write.version is not None and before == write.version:
+            preview_writes += 1
+        if write.message_id is not None:
+            shown_version[write.message_id] = write.version
+    for tap in load.taps:
+        if tap.kind != "play" or tap.version is None:
+            continue
+        answer = answers[tap.query_id]
+        if not answer.answered or answer.show_alert:
+            continue
+        chat_id = groups[tap.group].chat.id
+        writes = by_chat.get(chat_id, [])
+        if tap.op in ("c", "d", "p"):
+            moves += 1
+            nxt = next(
+                (w for w in writes if w.at >= answer.answered_at and (w.version or 0) > tap.version), None
+            )
+            if nxt is not None:
+                turn_waits.append(nxt.at - answer.answered_at)
+        elif tap.op in ("h", "t"):
+            nxt = next(
+                (
+                    w
+                    for w in writes
+                    if w.at >= answer.answered_at and w.version is not None and w.version >= tap.version
+                ),
+                None,
+            )
+            if nxt is None:
+                continue
+            if nxt.version == tap.version and nxt.method.startswith("edit"):
+                preview_waits.append(nxt.at - answer.answered_at)
+            else:
+                superseded += 1
+    group_windows = [fake.max_writes_in_window(g.chat.id, 60.0) for g in groups]
+    all_writes = [w.at for w in fake.writes]
+    steady_from = started + min(STEADY_FROM, 0.4 * (window_end - started))
+    steady = [t for t in all_writes if steady_from <= t < window_end]
+    steady_seconds = max(1e-9, window_end - steady_from)
+    per_group_minute = [
+        60.0 * sum(1 for w in by_chat.get(g.chat.id, []) if steady_from <= w.at < window_end) / steady_seconds
+        for g in groups
+    ]
+    texts: dict[str, dict[str, int]] = {}
+    for tap in load.taps:
+        answer = answers[tap.query_id]
+        label = re.sub(r"\d+", "#", (answer.text or "")[:60]) + (" [alert]" if answer.show_alert else "")
+        bucket = texts.setdefault(tap.kind, {})
+        bucket[label] = bucket.get(label, 0) + 1
+    debug = None
+    if load.args.debug:
+        debug = {
+            "taps": [
+                (
+                    round(answers[t.query_id].created_at - started, 3),
+                    t.group,
+                    t.kind,
+                    t.data,
+                    answers[t.query_id].text,
+                    answers[t.query_id].answered_at and round(answers[t.query_id].answered_at - started, 3),
+                )
+                for t in load.taps
+            ],
+            "writes": [
+                (round(w.at - started, 3), w.chat_id, w.method, w.message_id, w.version) for w in fake.writes
+            ],
+        }
+    return {
+        "answer_texts": texts,
+        "debug": debug,
+        "groups": len(groups),
+        "players": sum(len(g.players) for g in groups),
+        "window_s": round(window_end - started, 1),
+        "taps": len(load.taps),
+        "taps_by_kind": kinds,
+        "answered": len(latencies),
+        "unanswered_by_kind": unanswered,
+        "latency_p50_ms": 1000 * (_pct(latencies, 0.5) or 0),
+        "latency_p99_ms": 1000 * (_pct(latencies, 0.99) or 0),
+        "latency_max_ms": 1000 * max(latencies, default=0),
+        "count_429": fake.count_429(),
+        "flood_rejections": len(fake.flood_rejections),
+        "max_group_writes_60s": max(group_windows, default=0),
+        "writes_total": len(all_writes),
+        "writes_per_s_mean": len(steady) / steady_seconds,
+        "writes_per_s_peak_1s": fake.max_writes_in_window(None, 1.0),
+        "writes_per_s_peak_10s": fake.max_writes_in_window(None, 10.0) / 10.0,
+        "group_writes_per_min_mean": statistics.fmean(per_group_minute) if per_group_minute else 0.0,
+        "moves": moves,
+        "moves_db": moves_db,
+        "games_started": sum(g.games_started for g in groups),
+        "turn_wait_p50_s": _pct(turn_waits, 0.5),
+        "turn_wait_p99_s": _pct(turn_waits, 0.99),
+        "turn_wait_n": len(turn_waits),
+        "preview_wait_p50_s": _pct(preview_waits, 0.5),
+        "preview_wait_p99_s": _pct(preview_waits, 0.99),
+        "preview_n": len(preview_waits),
+        "preview_superseded": superseded,
+        "preview_write_share": preview_writes / group_writes if group_writes else 0.0,
+        "claim_wait_p50_s": _pct(load.claim_waits, 0.5),
+        "claim_wait_p99_s": _pct(load.claim_waits, 0.99),
+        "stuck_turns": load.stuck_turns,
+        "cpu_percent": 100.0 * cpu / wall if wall else 0.0,
+        "loop_lag_p99_ms": 1000 * (_pct(lag, 0.99) or 0),
+        "loop_lag_max_ms": 1000 * max(lag, default=0),
+        "backlog_end": backlog_end,
+        "backlog_max": max((n for _t, n in backlog), default=None),
+    }
+
+
+# --------------------------------------------------------------------------------------------------
+# The parent: cold runs, median and spread, the table
+# --------------------------------------------------------------------------------------------------
+
+
+def code_fingerprint(root: Path = ROOT) -> str:
+    """A short hash of the code a run imports (engine, tgbot, the fakes and players it uses)."""
+    digest = hashlib.sha256()
+    files = [*sorted((root / "engine").rglob("*.py")), *sorted((root / "tgbot").rglob("*.py"))]
+    files += [*sorted((root / "tests" / "fakes").rglob("*.py")), root / "tests" / "bot" / "players.py"]
+    for path in files:
+        digest.update(str(path.relative_to(root)).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+def snapshot(into: Path) -> Path:
+    """Copy the code a run imports, so edits made to the tree while the benchmark runs (it takes
+    a while) cannot mix versions between runs; returns the copy of this script."""
+    skip = shutil.ignore_patterns("__pycache__", "*.pyc", ".hypothesis", "*.sqlite3*")
+    for name in ("engine", "tgbot", "tests"):
+        shutil.copytree(ROOT / name, into / name, ignore=skip)
+    (into / "benchmarks").mkdir()
+    script = into / "benchmarks" / "load_bench.py"
+    shutil.copy2(Path(__file__).resolve(), script)
+    return script
+
+
+def _git_head() -> str:
+    try:
+        head = subprocess.run(
+            ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(ROOT), "status", "--porcelain", "--", "engine", "tgbot"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return head + (" + uncommitted changes" if dirty else "")
+
+
+def _child_command(
+    args: argparse.Namespace, script: Path, db: str, groups: int, seed: int, out: Path
+) -> list[str]:
+    command = [
+        sys.executable,
+        str(script),
+        "--child",
+        "--db",
+        db,
+        "--groups",
+        str(groups),
+        "--seconds",
+        str(args.seconds),
+        "--seed",
+        str(seed),
+        "--abuse-every",
+        str(args.abuse_every),
+        "--rtt-ms",
+        str(args.rtt_ms),
+        "--out",
+        str(out),
+    ]
+    if args.trace_db:
+        command.append("--trace-db")
+    if args.db_workers:
+        command += ["--db-workers", str(args.db_workers)]
+    if args.py_spy:
+        spy = Path(sys.executable).with_name("py-spy")
+        target = Path(args.py_spy) / f"{db}-{groups}-{seed}.txt"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        command = [
+            str(spy),
+            "record",
+            "--format",
+            "raw",
+            "--threads",
+            "--rate",
+            "100",
+            "-o",
+            str(target),
+            "--",
+            *command,
+        ]
+    return command
+
+
+def run_parent(args: argparse.Namespace) -> int:
+    dbs = ["sqlite", "postgres"] if args.db == "both" else [args.db]
+    results: dict[tuple[str, int], list[dict[str, Any]]] = {}
+    began = time.perf_counter()
+    work = Path(tempfile.mkdtemp(prefix="load_bench_runs_"))
+    script = Path(__file__).resolve()
+    if not args.no_snapshot:
+        script = snapshot(work / "code")
+    args.code = (
+        f"{code_fingerprint(script.parent.parent)} (git {_git_head()}, {time.strftime('%Y-%m-%d %H:%M')})"
+    )
+    print(f"code {args.code}; runs in {work}", flush=True)
+    for db in dbs:
+        db_began = time.perf_counter()
+        for groups in args.groups:
+            for run in range(args.runs):
+                seed = args.seed + run
+                out = work / f"{db}-{groups}-{seed}.json"
+                log_path = work / f"{db}-{groups}-{seed}.log"
+                t0 = time.perf_counter()
+                with open(log_path, "w") as log_file:
+                    done = subprocess.run(
+                        _child_command(args, script, db, groups, seed, out),
+                        stdout=log_file,
+                        stderr=subprocess.STDOUT,
+                        check=False,
+                    )
+                if done.returncode != 0 or not out.exists():
+                    print(
+                        f"{db} N={groups} run {run + 1}: FAILED (exit {done.returncode}); log: {log_path}",
+                        flush=True,
+                    )
+                    continue
+                figures = json.loads(out.read_text())
+                figures["errors_logged"] = _count_errors(log_path)
+                figures["run_wall_s"] = time.perf_counter() - t0
+                results.setdefault((db, groups), []).append(figures)
+                print(_one_line(db, groups, run + 1, figures), flush=True)
+        print(
+            f"-- {db}: {time.perf_counter() - db_began:.0f} s wall for {len(args.groups)} x {args.runs} runs",
+            flush=True,
+        )
+    print(f"\nAll runs: {time.perf_counter() - began:.0f} s wall; logs and figures in {work}\n")
+    if args.json:
+        Path(args.json).write_text(
+            json.dumps({f"{db}:{n}": runs for (db, n), runs in results.items()}, indent=1, default=str)
+        )
+    codes = {r.get("code") for runs in results.values() for r in runs}
+    if len(codes) > 1:
+        print(f"WARNING: the runs imported different code: {sorted(map(str, codes))}")
+    print(_table(results, dbs, args))
+    return 0
+
+
+def _count_errors(log_path: Path) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for line in log_path.read_text(errors="replace").splitlines():
+        for level in ("ERROR", "WARNING", "Traceback"):
+            if f" {level} " in line or line.startswith(level):
+                counts[level] = counts.get(level, 0) + 1
+    return counts
+
+
+def _one_line(db: str, groups: int, run: int, f: dict[str, Any]) -> str:
+    answered = 100 * f["answered"] / max(1, f["taps"])
+    return (
+        f"{db:8} N={groups:<4} run {run}: taps {f['taps']} answered {answered:.2f} % "
+        f"p50 {f['latency_p50_ms']:.0f} ms p99 {f['latency_p99_ms']:.0f} ms "
+        f"max {f['latency_max_ms']:.0f} ms; 429s {f['count_429']}; "
+        f"group max {f['max_group_writes_60s']}/60 s; writes/s {f['writes_per_s_mean']:.1f} "
+        f"(peak {f['writes_per_s_peak_1s']}); moves {f['moves']}; next board p50 {_s(f['turn_wait_p50_s'])} "
+        f"p99 {_s(f['turn_wait_p99_s'])}; CPU {f['cpu_percent']:.0f} %; backlog {f['backlog_end']}; "
+        f"errors {f.get('errors_logged', {})}; {f['run_wall_s']:.0f} s"
+    )
+
+
+def _s(value: float | None) -> str:
+    return "—" if value is None else f"{value:.1f} s"
+
+
+ROWS: list[tuple[str, Callable[[dict[str, Any]], float | None], str]] = [
+    ("Players (3–4 a group)", lambda f: f["players"], "{:.0f}"),
+    ("Taps sent (all kinds)", lambda f: f["taps"], "{:,.0f}"),
+    (
+        "  of which abusive",
+        lambda f: sum(n for k, n in f["taps_by_kind"].items() if k.startswith("abuse")),
+        "{:,.0f}",
+    ),
+    ("Taps answered", lambda f: 100 * f["answered"] / max(1, f["taps"]), "{:.2f} %"),
+    ("Answer latency p50", lambda f: f["latency_p50_ms"], "{:.0f} ms"),
+    ("Answer latency p99", lambda f: f["latency_p99_ms"], "{:.0f} ms"),
+    ("Answer latency max", lambda f: f["latency_max_ms"], "{:.0f} ms"),
+    ("429 answers", lambda f: f["count_429"], "{:.0f}"),
+    ("Most writes, one group, any 60 s", lambda f: f["max_group_writes_60s"], "{:.0f}"),
+    ("Writes per group per minute (mean)", lambda f: f["group_writes_per_min_mean"], "{:.1f}"),
+    ("Writes/s in all, mean (steady part)", lambda f: f["writes_per_s_mean"], "{:.1f}"),
+    ("Writes/s in all, peak 1 s / 10 s", lambda f: f["writes_per_s_peak_1s"], "{:.0f}"),
+    ("Group writes that were draft previews", lambda f: 100 * f.get("preview_write_share", 0), "{:.0f} %"),
+    ("Moves played (accepted claims, discards, [T!] cards)", lambda f: f["moves"], "{:,.0f}"),
+    ("  the bot's move log (player moves)", lambda f: f["moves_db"].get("moves_player", 0), "{:,.0f}"),
+    ("Next board shown after a move, p50", lambda f: f["turn_wait_p50_s"], "{:.2f} s"),
+    ("Next board shown after a move, p99", lambda f: f["turn_wait_p99_s"], "{:.2f} s"),
+    ("Draft preview shown, p50", lambda f: f["preview_wait_p50_s"], "{:.2f} s"),
+    ("Draft preview shown, p99", lambda f: f["preview_wait_p99_s"], "{:.2f} s"),
+    ("Claim/Discard key waited for, p50", lambda f: f["claim_wait_p50_s"], "{:.2f} s"),
+    ("Claim/Discard key waited for, p99", lambda f: f["claim_wait_p99_s"], "{:.2f} s"),
+    ("Turns still waiting for that key at the end", lambda f: f["stuck_turns"], "{:.0f}"),
+    ("Outbox rows waiting at the end", lambda f: f["backlog_end"], "{:.0f}"),
+    ("CPU of the process (bot + fake + players)", lambda f: f["cpu_percent"], "{:.0f} %"),
+    ("Event loop lag p99", lambda f: f["loop_lag_p99_ms"], "{:.0f} ms"),
+    ("Its threads runnable but waiting for a core", lambda f: f.get("runnable_waiting_per_s"), "{:.2f} s/s"),
+    ("Machine load average (1 min) at the start", lambda f: f.get("loadavg_start"), "{:.1f}"),
+]
+
+
+def _cell(runs: list[dict[str, Any]], get: Callable[[dict[str, Any]], float | None], fmt: str) -> str:
+    values = [v for v in (get(r) for r in runs) if v is not None]
+    if not values:
+        return "—"
+    mid = statistics.median(values)
+    if len(values) == 1 or min(values) == max(values):
+        return fmt.format(mid)
+    low, high = fmt.format(min(values)), fmt.format(max(values))
+    unit = ""
+    for suffix in (" ms", " s/s", " s", " %"):
+        if low.endswith(suffix) and high.endswith(suffix):
+            low, unit = low.removesuffix(suffix), suffix
+            high = high.removesuffix(suffix)
+    return f"{fmt.format(mid)} ({low}–{high}{unit})"
+
+
+def _table(
+    results: dict[tuple[str, int], list[dict[str, Any]]], dbs: list[str], args: argparse.Namespace
+) -> str:
+    lines = [
+        f"Load: {args.seconds:.0f} s per run, {args.runs} cold runs per cell, median (min–max); "
+        f"machine: {os.cpu_count()} shared cores, one bot process; code {args.code}.",
+        "",
+    ]
+    for db in dbs:
+        ns = [n for n in args.groups if (db, n) in results]
+        if not ns:
+            continue
+        name = "SQLite" if db == "sqlite" else "PostgreSQL"
+        lines.append(f"| {name} | " + " | ".join(f"N = {n} groups" for n in ns) + " |")
+        lines.append("|---|" + "---|" * len(ns))
+        for label, get, fmt in ROWS:
+            if label.startswith("Writes/s in all, peak"):
+                cells = [
+                    f"{_cell(results[(db, n)], get, fmt)} / "
+                    f"{_cell(results[(db, n)], lambda f: f['writes_per_s_peak_10s'], '{:.1f}')}"
+                    for n in ns
+                ]
+            else:
+                cells = [_cell(results[(db, n)], get, fmt) for n in ns]
+            lines.append(f"| {label} | " + " | ".join(cells) + " |")
+        lines.append("")
+        lines.append(_capacity(results, db, [int(n) for n in ns]))
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _goals_met(f: dict[str, Any]) -> bool:
+    return bool(
+        f["answered"] == f["taps"]
+        and f["latency_p99_ms"] < 250
+        and f["count_429"] == 0
+        and f["max_group_writes_60s"] <= 20
+    )
+
+
+def _capacity(results: dict[tuple[str, int], list[dict[str, Any]]], db: str, ns: list[int]) -> str:
+    """Which N meet the goals, and where the total write rate meets the bot's own pacing (25/s)
+    and Telegram's 30/s."""
+    lines = []
+    for n in ns:
+        runs = results[(db, n)]
+        met = sum(_goals_met(r) for r in runs)
+        lines.append(
+            f"N = {n}: goals met in {met} of {len(runs)} runs "
+            f"(answered {min(100 * r['answered'] / max(1, r['taps']) for r in runs):.2f} % at worst, "
+            f"p99 {statistics.median(r['latency_p99_ms'] for r in runs):.0f} ms median, "
+            f"writes {statistics.median(r['writes_per_s_mean'] for r in runs):.1f}/s)"
+        )
+    n0 = ns[0]
+    rate = statistics.median(r["writes_per_s_mean"] for r in results[(db, n0)]) / n0
+    if rate > 0:
+        lines.append(
+            f"At N = {n0} a group writes {rate * 60:.1f} times a minute: the bot's 25 writes/s would be "
+            f"reached at N ≈ {25 / rate:.0f}, Telegram's 30/s at N ≈ {30 / rate:.0f}."
+        )
+    name = "SQLite" if db == "sqlite" else "PostgreSQL"
+    return f"{name}: " + "; ".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--groups", type=int, nargs="+", default=[10, 25, 50, 100])
+    parser.add_argument("--seconds", type=float, default=75.0, help="length of each run's window")
+    parser.add_argument("--db", choices=("sqlite", "postgres", "both"), default="both")
+    parser.add_argument("--runs", type=int, default=3, help="cold runs per database and N")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--abuse-every", type=float, default=6.0, help="mean seconds between abusive taps per group"
+    )
+    parser.add_argument("--rtt-ms", type=float, default=0.0, help="Bot API round trip to simulate per call")
+    parser.add_argument("--py-spy", metavar="DIR", help="record each run with py-spy (raw stacks) into DIR")
+    parser.add_argument("--json", metavar="FILE", help="also write every run's figures to FILE")
+    parser.add_argument(
+        "--no-snapshot",
+        action="store_true",
+        help="run the tree as it is (default: a copy taken at the start)",
+    )
+    parser.add_argument("--debug", action="store_true", help="with --child: dump every tap and write")
+    parser.add_argument(
+        "--trace-db", action="store_true", help="time each database transaction by caller (in --json)"
+    )
+    parser.add_argument(
+        "--db-workers",
+        type=int,
+        default=0,
+        help="experiment: size of the bot's database thread pool (0: as shipped)",
+    )
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--out", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        args.groups = args.groups[0]
+        figures = asyncio.run(run_child(args))
+        Path(args.out).write_text(json.dumps(figures, default=str))
+        logging.shutdown()
+        return 0
+    return run_parent(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
