@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 from tests.fakes.telegram import TEST_TOKEN
@@ -43,6 +44,21 @@ async def start_bot(
         stdout=stdout,
         stderr=asyncio.subprocess.PIPE,
     )
+
+
+@asynccontextmanager
+async def running_bot(
+    tmp_path: Path, env: dict[str, str], *args: str, stdout: int | None = asyncio.subprocess.PIPE
+) -> AsyncIterator[asyncio.subprocess.Process]:
+    """`start_bot`, killed on the way out if the test left it running (a failed wait or assertion),
+    so no bot outlives its test."""
+    process = await start_bot(tmp_path, env, *args, stdout=stdout)
+    try:
+        yield process
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
 
 
 async def until(condition: Callable[[], object], timeout: float = START_TIMEOUT) -> None:

@@ -14,7 +14,7 @@ from tests.fakes import FakeTelegram
 from tests.fakes.flood import FloodLimits
 from tests.fakes.telegram import TEST_TOKEN, FakeChat, StoredMessage
 from tests.ops.fake_http import FakeBotApiServer
-from tests.ops.processes import START_TIMEOUT, bot_env, start_bot, until
+from tests.ops.processes import START_TIMEOUT, bot_env, running_bot, start_bot, until
 from tgbot import migrations
 from tgbot.store.db import make_engine
 
@@ -27,15 +27,10 @@ async def test_sigterm_finishes_the_update_in_flight_and_exits_cleanly(tmp_path:
         update = fake.command_update(group, ana, "/help@tweak_test_bot")
         fake.queue_update(update)
         api.hold("sendMessage", 1.0)  # the reply is in flight when SIGTERM arrives
-        process = await start_bot(tmp_path, bot_env(tmp_path, api.base_url))
-        try:
+        async with running_bot(tmp_path, bot_env(tmp_path, api.base_url)) as process:
             await asyncio.wait_for(api.arrived("sendMessage").wait(), START_TIMEOUT)
             process.send_signal(signal.SIGTERM)
             _out, err = await asyncio.wait_for(process.communicate(), 30)
-        finally:
-            if process.returncode is None:
-                process.kill()
-                await process.wait()
     log = err.decode()
     assert process.returncode == 0, log
     assert "stopping (SIGTERM): finishing the updates in flight" in log
@@ -103,25 +98,20 @@ async def _play_until_board(
 async def test_sigterm_with_taps_queued_and_messages_waiting_exits_within_10_s(tmp_path: Path) -> None:
     fake = FakeTelegram(flood=FloodLimits())
     group = fake.group("Friends")
-    async with FakeBotApiServer(fake, TEST_TOKEN) as api:
-        process = await start_bot(
-            tmp_path, bot_env(tmp_path, api.base_url), stdout=asyncio.subprocess.DEVNULL
-        )
-        try:
-            _gid, board = await _play_until_board(fake, api, group)
-            users = {1: fake.user(1, "Ana"), 2: fake.user(2, "Ben")}
-            mover = users[1] if "Ana, your move" in (board.text or "") else users[2]
-            # Telegram holds back the group's messages: whatever the taps change has to wait.
-            fake.fail_next("*", 429, retry_after=40, chat_id=group.id, times=1000)
-            taps = [fake.callback_update(mover, board, f"k:1:1:t:{i % 2}") for i in range(30)]
-            for tap in taps:
-                fake.queue_update(tap)
-            await until(lambda: fake.count_429(group.id) >= 1)
-            elapsed, log = await _stop_within(process, 10)
-        finally:
-            if process.returncode is None:
-                process.kill()
-                await process.wait()
+    async with (
+        FakeBotApiServer(fake, TEST_TOKEN) as api,
+        running_bot(tmp_path, bot_env(tmp_path, api.base_url), stdout=asyncio.subprocess.DEVNULL) as process,
+    ):
+        _gid, board = await _play_until_board(fake, api, group)
+        users = {1: fake.user(1, "Ana"), 2: fake.user(2, "Ben")}
+        mover = users[1] if "Ana, your move" in (board.text or "") else users[2]
+        # Telegram holds back the group's messages: whatever the taps change has to wait.
+        fake.fail_next("*", 429, retry_after=40, chat_id=group.id, times=1000)
+        taps = [fake.callback_update(mover, board, f"k:1:1:t:{i % 2}") for i in range(30)]
+        for tap in taps:
+            fake.queue_update(tap)
+        await until(lambda: fake.count_429(group.id) >= 1)
+        elapsed, log = await _stop_within(process, 10)
     assert process.returncode == 0, log
     assert elapsed < 10, (elapsed, log)
     assert log.rstrip().splitlines()[-1].endswith("tweakbot stopped cleanly"), log
@@ -141,28 +131,23 @@ async def test_sigterm_while_the_database_hangs_exits_within_10_s(tmp_path: Path
     fake = FakeTelegram()
     group = fake.group("Friends")
     ana = fake.user(1, "Ana")
-    async with FakeBotApiServer(fake, TEST_TOKEN) as api:
-        process = await start_bot(
-            tmp_path, bot_env(tmp_path, api.base_url), stdout=asyncio.subprocess.DEVNULL
-        )
+    async with (
+        FakeBotApiServer(fake, TEST_TOKEN) as api,
+        running_bot(tmp_path, bot_env(tmp_path, api.base_url), stdout=asyncio.subprocess.DEVNULL) as process,
+    ):
+        fake.queue_update(fake.command_update(group, ana, "/newgame@tweak_test_bot"))
+        await until(lambda: bool(fake.messages(group.id)))
+        holder = sqlite3.connect(tmp_path / "bot.sqlite3", isolation_level=None, timeout=1)
+        holder.execute("BEGIN EXCLUSIVE")
         try:
-            fake.queue_update(fake.command_update(group, ana, "/newgame@tweak_test_bot"))
-            await until(lambda: bool(fake.messages(group.id)))
-            holder = sqlite3.connect(tmp_path / "bot.sqlite3", isolation_level=None, timeout=1)
-            holder.execute("BEGIN EXCLUSIVE")
-            try:
-                lobby = fake.last_message(group.id)
-                for _ in range(5):
-                    fake.queue_update(fake.callback_update(ana, lobby, "lo:1"))
-                fake.queue_update(fake.command_update(group, ana, "/help@tweak_test_bot"))
-                await asyncio.sleep(1.0)  # the updates are waiting for the database now
-                elapsed, log = await _stop_within(process, 10)
-            finally:
-                holder.rollback()
-                holder.close()
+            lobby = fake.last_message(group.id)
+            for _ in range(5):
+                fake.queue_update(fake.callback_update(ana, lobby, "lo:1"))
+            fake.queue_update(fake.command_update(group, ana, "/help@tweak_test_bot"))
+            await asyncio.sleep(1.0)  # the updates are waiting for the database now
+            elapsed, log = await _stop_within(process, 10)
         finally:
-            if process.returncode is None:
-                process.kill()
-                await process.wait()
+            holder.rollback()
+            holder.close()
     assert process.returncode == 0, log
     assert elapsed < 10, (elapsed, log)

@@ -22,7 +22,7 @@ from tests.bot.conftest import make_settings
 from tests.fakes import FakeTelegram
 from tests.fakes.telegram import TEST_TOKEN
 from tests.ops.fake_http import FakeBotApiServer
-from tests.ops.processes import bot_env, start_bot, until
+from tests.ops.processes import bot_env, running_bot, start_bot, until
 from tgbot import runner
 from tgbot.app import build_application, make_deps
 from tgbot.clock import ManualClock
@@ -69,14 +69,9 @@ async def test_unreachable_telegram_is_retried_with_one_line_per_attempt_until_s
     tmp_path: Path,
 ) -> None:
     base_url = f"http://127.0.0.1:{closed_port()}/bot"
-    process = await start_bot(tmp_path, bot_env(tmp_path, base_url))
-    try:
+    async with running_bot(tmp_path, bot_env(tmp_path, base_url)) as process:
         lines = await read_until(process, lambda lines: sum("WARNING" in line for line in lines) >= 2)
         log = await stop_bot(process, lines)
-    finally:
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
     text = "\n".join(log)
     assert process.returncode == 0, text
     assert "Traceback" not in text and TEST_TOKEN.split(":")[1] not in text
@@ -95,16 +90,13 @@ async def test_telegram_coming_back_is_picked_up_without_a_restart(tmp_path: Pat
     group = fake.group("Friends")
     fake.fail_next("getMe", 502, times=2)  # a proxy in front of an unreachable Telegram
     fake.queue_update(fake.command_update(group, ana, "/help@tweak_test_bot"))
-    async with FakeBotApiServer(fake, TEST_TOKEN) as api:
-        process = await start_bot(tmp_path, bot_env(tmp_path, api.base_url))
-        try:
-            await asyncio.wait_for(api.arrived("sendMessage").wait(), TIMEOUT)
-            lines = await read_until(process, lambda lines: any("tweakbot running" in line for line in lines))
-            log = await stop_bot(process, lines)
-        finally:
-            if process.returncode is None:
-                process.kill()
-                await process.wait()
+    async with (
+        FakeBotApiServer(fake, TEST_TOKEN) as api,
+        running_bot(tmp_path, bot_env(tmp_path, api.base_url)) as process,
+    ):
+        await asyncio.wait_for(api.arrived("sendMessage").wait(), TIMEOUT)
+        lines = await read_until(process, lambda lines: any("tweakbot running" in line for line in lines))
+        log = await stop_bot(process, lines)
     text = "\n".join(log)
     assert process.returncode == 0, text
     assert "Traceback" not in text
