@@ -47,17 +47,8 @@ async def run_sweep(deps: Deps) -> sweep_service.SweepReport:
                 raise
             except Exception:
                 log.exception("a sweep batch failed; its games are swept one by one")
-                report = sweep_service.SweepReport()
-                for game_id in batch:
-                    try:
-                        one = await _sweep(deps, env, [game_id])
-                    except DatabaseTrouble:
-                        raise
-                    except Exception:
-                        log.exception("sweep of game %s failed; it is tried again on the next sweep", game_id)
-                        one = sweep_service.SweepReport(failed=[game_id])
-                    _merge(report, one)
-            _merge(total, report)
+                report = await _sweep_each(deps, env, batch)
+            total.merge(report)
     await deps.db.run(lambda s: sweep_service.forget_old_taps(s, env), background=True)
     elapsed = time.perf_counter() - started
     deps.stats["last_sweep_at"] = env.now
@@ -81,11 +72,18 @@ async def _sweep(deps: Deps, env: Env, game_ids: list[int]) -> sweep_service.Swe
     return await deps.db.run(lambda s: sweep_service.sweep_batch(s, env, game_ids), background=True)
 
 
-def _merge(into: sweep_service.SweepReport, other: sweep_service.SweepReport) -> None:
-    into.examined += other.examined
-    into.reminders += other.reminders
-    into.idle_moves += other.idle_moves
-    into.failed.extend(other.failed)
+async def _sweep_each(deps: Deps, env: Env, game_ids: list[int]) -> sweep_service.SweepReport:
+    """Each game in a transaction of its own (after their batch failed)."""
+    report = sweep_service.SweepReport()
+    for game_id in game_ids:
+        try:
+            report.merge(await _sweep(deps, env, [game_id]))
+        except DatabaseTrouble:
+            raise
+        except Exception:
+            log.exception("sweep of game %s failed; it is tried again on the next sweep", game_id)
+            report.failed.append(game_id)
+    return report
 
 
 async def sweep_job(context: ContextTypes.DEFAULT_TYPE) -> None:

@@ -47,7 +47,6 @@ NOTHING_NEW = 99  # below every priority: nothing committed since the last read
 HOLD_WHILE_WAITING = 2.0
 POLL_SECONDS = 2.0
 BACKOFF_MAX = 30.0
-ROWS_AT_ONCE = 20
 
 
 class ChatTrouble(Protocol):
@@ -72,8 +71,9 @@ def digest(payload: dict[str, Any]) -> str:
 class Batch:
     """What a sender read about its chat in one transaction."""
 
-    rows: list[OutboxRow]
+    row: OutboxRow | None  # the next row to send: only it is sent before the next read
     chat: DeliveryChat
+    payload: dict[str, Any] = field(default_factory=dict)  # the row's, decoded
     shown: dict[str, tuple[int, str]] = field(default_factory=dict)  # surface -> (message id, digest)
 
 
@@ -112,7 +112,7 @@ class Delivery:
         urgency = chats if isinstance(chats, dict) else dict.fromkeys(chats, int(Priority.TURN))
         for chat_id, priority in urgency.items():
             sender = self._senders.get(chat_id)
-            if sender is not None and not sender.done:
+            if sender is not None:  # a sender leaves `_senders` as it ends
                 sender.notice(priority)
                 continue
             sender = ChatSender(self, chat_id)
@@ -136,7 +136,7 @@ class Delivery:
         while not self._stopping:
             with contextlib.suppress(DatabaseTrouble):
                 waiting = await self.db.run(outbox.chats_with_rows, background=True, read_only=True)
-                self.wake([c for c in waiting if c not in self._senders or self._senders[c].done])
+                self.wake([c for c in waiting if c not in self._senders])
             await self.timer.sleep(self.poll_seconds)
 
     async def stop(self, grace: float = 3.0) -> None:
@@ -168,7 +168,6 @@ class ChatSender:
         self.chat_id = chat_id
         self.wakeup = Wakeup()
         self.task: asyncio.Task[None] | None = None
-        self.done = False
         self._backoff = 0.0
         #: The most urgent priority committed since this sender last read its rows.
         self.urgency = NOTHING_NEW
@@ -182,12 +181,9 @@ class ChatSender:
             await self._loop()
         except DatabaseTrouble:
             pass  # the poller brings the chat back once the database answers
-        except asyncio.CancelledError:
-            raise
         except Exception:
             log.exception("sender for chat %s failed; the poller will retry", self.chat_id)
         finally:
-            self.done = True
             self.delivery._finished(self)
 
     async def _loop(self) -> None:
@@ -203,7 +199,7 @@ class ChatSender:
                 batch = await d.store(lambda s: _claim(s, self.chat_id, d.holder, timer.time()))
                 if batch is None:
                     return  # another instance sends to this chat now
-            if not batch.rows:
+            if batch.row is None:
                 # Let go; rows another instance queued while we held the lease (its sender gave
                 # up on the chat) are ours to send, so look once more, in the same transaction.
                 more = await d.store(lambda s: _release(s, self.chat_id, d.holder))
@@ -215,7 +211,7 @@ class ChatSender:
             if wait > 0:
                 if wait > HOLD_WHILE_WAITING:
                     await d.store(lambda s: outbox.release(s, self.chat_id, d.holder))
-                await self._wait_for_budget(wait, batch.rows[0].priority)
+                await self._wait_for_budget(wait, batch.row.priority)
                 batch = None
                 continue
             batch = await self._send(batch)
@@ -242,14 +238,15 @@ class ChatSender:
         if self._backoff > 0:
             return self._backoff
         recent = json.loads(chat.recent)
-        return budget.wait_before(self.chat_id, recent, batch.rows[0].priority, now, self.delivery.limits)
+        assert batch.row is not None
+        return budget.wait_before(self.chat_id, recent, batch.row.priority, now, self.delivery.limits)
 
     async def _send(self, batch: Batch) -> Batch | None:
         """Send the batch's first row; the chat's next batch (None: take the chat again)."""
         d = self.delivery
         assert d.bot is not None
-        row = batch.rows[0]
-        payload: dict[str, Any] = json.loads(row.payload)
+        row, payload = batch.row, batch.payload
+        assert row is not None
         plan = _plan(row, payload, batch)
 
         def then_next(record: Callable[[Session], object]) -> Callable[[Session], Batch | None]:
@@ -361,11 +358,11 @@ def _claim(session: Session, chat_id: int, holder: str, now: float) -> Batch | N
     chat = outbox.claim(session, chat_id, holder, now, LEASE_SECONDS)
     if chat is None:
         return None
-    rows = outbox.next_rows(session, chat_id, ROWS_AT_ONCE)
-    batch = Batch(rows, chat)
-    if rows:  # only the first row is sent before the next read
-        first = rows[0]
-        for surface in (first.surface, json.loads(first.payload).get("reply_to")):
+    row = outbox.next_row(session, chat_id)
+    batch = Batch(row, chat)
+    if row is not None:
+        batch.payload = json.loads(row.payload)
+        for surface in (row.surface, batch.payload.get("reply_to")):
             shown = outbox.shown_message(session, chat_id, surface) if surface else None
             if shown is not None:
                 batch.shown[shown.surface] = (shown.message_id, shown.digest)
@@ -405,11 +402,12 @@ def _finish(
             chat.last_message_id = max(chat.last_message_id or 0, outcome.message_id)
         outbox.delivered(session, row.id, row.rev)
         if plan.replaces is not None:
-            _retire(session, chat_id, plan.replaces, row.game_id, delivery.clock)
+            # the older message of the surface, posted again below: its keys go when budget allows
+            outbox.drop_keys(session, chat_id, plan.replaces, delivery.clock.now(), game_id=row.game_id)
     elif kind == io.GONE:
-        if row.surface is not None and not payload_flag(payload, "message_id"):
+        if row.surface is not None and not payload.get("message_id"):
             outbox.forget_shown(session, chat_id, row.surface)  # posted anew on the next round
-            if payload_flag(payload, "edit_only"):
+            if payload.get("edit_only"):
                 outbox.drop(session, row.id)
         else:
             outbox.drop(session, row.id)
@@ -423,7 +421,7 @@ def _finish(
             log.warning("chat %s: the forum topic is gone; the game goes on in the general topic", chat_id)
             stored = session.get(OutboxRow, row.id)
             if stored is not None:
-                stored.payload = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+                stored.payload = outbox.encode_payload(payload)
                 session.add(stored)
         else:
             outbox.drop(session, row.id)
@@ -431,18 +429,6 @@ def _finish(
         log.error("chat %s: dropped an undeliverable message (%s)", chat_id, outcome.detail)
         outbox.drop(session, row.id)
     session.add(chat)
-
-
-def payload_flag(payload: dict[str, Any], name: str) -> bool:
-    return bool(payload.get(name))
-
-
-def _retire(session: Session, chat_id: int, message_id: int, game_id: int | None, clock: Clock) -> None:
-    """An older message of a surface that was posted again: its keys go (when budget allows)."""
-    retire = Message(
-        chat_id, "", message_id=message_id, keys_only=True, priority=Priority.PREVIEW, game_id=game_id
-    )
-    outbox.put(session, retire, clock.now())
 
 
 def _attempted(session: Session, chat_id: int, row: OutboxRow, now: float) -> None:

@@ -100,7 +100,7 @@ def _carry_waiting(session: Session, chat_id: int, live: set[str]) -> None:
             continue
         payload.pop("keys", None)
         payload.pop("message_id", None)
-        row.payload = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+        row.payload = outbox.encode_payload(payload)
         row.surface = None
         session.add(row)
 

@@ -13,7 +13,6 @@ place while it is the chat's latest message, and its keys go when the turn is ov
 
 from __future__ import annotations
 
-from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
@@ -147,8 +146,7 @@ def edit_message(
 
 def drop_keys(session: Session, env: Env, chat_id: int, message_id: int) -> None:
     """Take the keys off a message that is no longer live (a stale board someone tapped)."""
-    retire = Message(chat_id, "", message_id=message_id, keys_only=True, priority=Priority.PREVIEW)
-    outbox.put(session, replace(retire, surface=f"msg:{message_id}"), env.now)
+    outbox.drop_keys(session, chat_id, message_id, env.now, surface=f"msg:{message_id}")
 
 
 # --- boards -----------------------------------------------------------------------------------

@@ -26,7 +26,6 @@ from sqlmodel import Session, col, select
 import engine
 
 from .. import pacing
-from ..errors import ServiceError
 from ..i18n import _
 from ..render import cards as cards_render
 from ..store import outbox
@@ -52,6 +51,12 @@ class SweepReport:
     reminders: int = 0
     idle_moves: int = 0
     failed: list[int] = field(default_factory=list)
+
+    def merge(self, other: SweepReport) -> None:
+        self.examined += other.examined
+        self.reminders += other.reminders
+        self.idle_moves += other.idle_moves
+        self.failed.extend(other.failed)
 
 
 def due(session: Session, now: datetime, limit: int = 500) -> list[int]:
@@ -207,13 +212,3 @@ def _deadline(session: Session, env: Env, ctx: GameContext, report: SweepReport)
         set_clock(session, ctx.game, _clock(ctx, env).start(state.current, env.now))
         return
     output.report(session, env, result)
-
-
-def sweep_one(session: Session, env: Env, game_id: int) -> SweepReport:
-    """One game in a transaction of its own (after its batch failed)."""
-    try:
-        with session.begin_nested():
-            return sweep_batch(session, env, [game_id])
-    except ServiceError as exc:
-        log.warning("sweep of game %s refused: %s", game_id, exc.reason)
-        return SweepReport(failed=[game_id])

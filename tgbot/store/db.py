@@ -83,25 +83,10 @@ def make_engine(url: str, echo: bool = False) -> Engine:
     )
 
 
-def ping(engine: Engine) -> None:
-    """Raise unless the database answers a trivial query.
-
-    On the raw driver connection, outside any transaction: SQLite's transactions here take the
-    write lock first (`BEGIN IMMEDIATE`), and a health check must not wait behind a writer.
-    """
-    connection = engine.raw_connection()
-    try:
-        cursor = connection.cursor()
-        cursor.execute("SELECT 1")
-        cursor.close()
-        if engine.dialect.name != "sqlite":
-            connection.rollback()
-    finally:
-        connection.close()
-
-
 def outbox_waiting(engine: Engine) -> int:
-    """Messages waiting to be sent, counted outside any transaction (like `ping`)."""
+    """Messages waiting to be sent (and so proof that the database answers), counted on the raw
+    driver connection, outside any transaction: on SQLite the bot's transactions take the write
+    lock first (`BEGIN IMMEDIATE`), and a health check must not wait behind a writer."""
     connection = engine.raw_connection()
     try:
         cursor = connection.cursor()
@@ -156,12 +141,6 @@ class AfterCommit:
 
     def wrote(self, chat_id: int, priority: int) -> None:
         self.chats[chat_id] = min(priority, self.chats.get(chat_id, priority))
-
-    def merge(self, other: AfterCommit) -> None:
-        for chat_id, priority in other.chats.items():
-            self.wrote(chat_id, priority)
-        if other.wake_at is not None and (self.wake_at is None or other.wake_at < self.wake_at):
-            self.wake_at = other.wake_at
 
 
 def after_commit(session: Session) -> AfterCommit:
@@ -283,10 +262,6 @@ class Database:
         if not self._trouble:
             self._trouble = True
             log.error("the database is not answering (%s); updates get an apology until it is back", exc)
-
-    @property
-    def in_trouble(self) -> bool:
-        return self._trouble
 
     def abandon(self) -> None:
         """Stop waiting for every transaction in flight (the bot is stopping and the database is

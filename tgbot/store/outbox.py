@@ -2,7 +2,7 @@
 
 Services call `put` inside the transaction that decided what to show (a move, a lobby change),
 so the state change and its messages commit together or not at all. `tgbot.delivery` reads the
-rows back per chat (`next_rows`) and records what it delivered (`delivered`).
+rows back per chat (`next_row`) and records what it delivered (`delivered`).
 
 A *surface* is a message the bot keeps up to date: a game's board (``board:<game>:<n>``), its
 lobby (``lobby:<game>``), a player's panel (``panel:<game>:<seat>``). A surface has one wanted
@@ -19,10 +19,10 @@ from datetime import datetime
 from enum import IntEnum
 from typing import Any
 
-from sqlalchemy import delete, func, update
+from sqlalchemy import delete, update
 from sqlmodel import Session, col, select
 
-from .db import after_commit
+from .db import after_commit, is_postgres
 from .models import DeliveryChat, OutboxRow, ShownMessage
 
 Keyboard = list[list[dict[str, str]]]
@@ -88,12 +88,17 @@ class Message:
         return data
 
 
+def encode_payload(payload: dict[str, Any]) -> str:
+    """A row's payload as stored: compact JSON, emoji and every script kept as they are."""
+    return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+
+
 def put(session: Session, message: Message, now: datetime) -> None:
     """Queue `message`; for a surface, replace the content of its row that is still waiting.
 
     The replaced row keeps its place in the queue and the more urgent of the two priorities.
     """
-    payload = json.dumps(message.payload(), ensure_ascii=False, separators=(",", ":"))
+    payload = encode_payload(message.payload())
     after_commit(session).wrote(message.chat_id, int(message.priority))
     if message.surface is not None:
         waiting = session.exec(
@@ -138,14 +143,38 @@ def has_rows(session: Session, chat_id: int) -> bool:
     return session.exec(select(OutboxRow.id).where(OutboxRow.chat_id == chat_id).limit(1)).first() is not None
 
 
-def next_rows(session: Session, chat_id: int, limit: int = 20) -> list[OutboxRow]:
+def drop_keys(
+    session: Session,
+    chat_id: int,
+    message_id: int,
+    now: datetime,
+    *,
+    surface: str | None = None,
+    game_id: int | None = None,
+) -> None:
+    """Take the keys off a message that is no longer live, at the lowest priority (when the
+    chat's budget allows)."""
+    message = Message(
+        chat_id,
+        "",
+        message_id=message_id,
+        keys_only=True,
+        priority=Priority.PREVIEW,
+        surface=surface,
+        game_id=game_id,
+    )
+    put(session, message, now)
+
+
+def next_row(session: Session, chat_id: int) -> OutboxRow | None:
+    """The chat's most urgent row, the oldest first among equals."""
     query = (
         select(OutboxRow)
         .where(col(OutboxRow.chat_id) == chat_id)
         .order_by(col(OutboxRow.priority), col(OutboxRow.id))
-        .limit(limit)
+        .limit(1)
     )
-    return list(session.exec(query).all())
+    return session.exec(query).first()
 
 
 def shown_message(session: Session, chat_id: int, surface: str) -> ShownMessage | None:
@@ -183,10 +212,6 @@ def drop_chat(session: Session, chat_id: int) -> int:
     return int(result.rowcount)  # type: ignore[attr-defined]
 
 
-def count_waiting(session: Session) -> int:
-    return int(session.exec(select(func.count()).select_from(OutboxRow)).one())
-
-
 def note_attempt(session: Session, row_id: int) -> None:
     session.execute(
         update(OutboxRow).where(col(OutboxRow.id) == row_id).values(attempts=col(OutboxRow.attempts) + 1)
@@ -210,7 +235,7 @@ def delivery_chat(session: Session, chat_id: int, *, lock: bool = False) -> Deli
     row = session.get(DeliveryChat, chat_id, with_for_update=lock)
     if row is not None:
         return row
-    if session.get_bind().dialect.name == "postgresql":
+    if is_postgres(session):
         from sqlalchemy.dialects.postgresql import insert
 
         fresh = DeliveryChat(chat_id=chat_id).model_dump()
