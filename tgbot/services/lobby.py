@@ -262,7 +262,7 @@ def start(session: Session, env: Env, ctx: GameContext, players: list[GamePlayer
     set_clock(
         session,
         game,
-        TurnClock.of(ctx.settings.pace, env.custom_pace, ctx.quiet).start(state.current, env.now),
+        moves.turn_clock(ctx, env).start(state.current, env.now),
     )
     session.flush()
     ctx = context_of(session, game)

@@ -35,7 +35,7 @@ from ..store.outbox import Message
 from . import lobby, moves, output, table_control
 from .context import GameContext, contexts_of
 from .env import Env
-from .turn_clock import TurnClock, set_clock
+from .turn_clock import set_clock
 
 log = logging.getLogger("tweakbot.sweep")
 
@@ -111,14 +111,11 @@ def handle(session: Session, env: Env, ctx: GameContext, report: SweepReport) ->
         set_clock(session, game, {"wake_at": pacing.earliest(game.next_nudge_at, game.deadline_at)})
 
 
-def _clock(ctx: GameContext, env: Env) -> TurnClock:
-    return TurnClock.of(ctx.settings.pace, env.custom_pace, ctx.quiet)
-
 
 def _remind(session: Session, env: Env, ctx: GameContext) -> bool:
     """The turn's next reminder; False when nobody waits to be told (the clock moves on anyway)."""
     game = ctx.game
-    reminder, columns = _clock(ctx, env).remind(game, env.now)
+    reminder, columns = moves.turn_clock(ctx, env).remind(game, env.now)
     set_clock(session, game, columns)
     seat = ctx.current
     if seat is None or seat.autoplayed:
@@ -209,6 +206,6 @@ def _deadline(session: Session, env: Env, ctx: GameContext, report: SweepReport)
         output.say_in_game(session, env, result.ctx, text)
     if not result.outcomes and not result.abandoned:
         # Nothing could be played (should not happen): look again after a fresh turn clock.
-        set_clock(session, ctx.game, _clock(ctx, env).start(state.current, env.now))
+        set_clock(session, ctx.game, moves.turn_clock(ctx, env).start(state.current, env.now))
         return
     output.report(session, env, result)

@@ -41,9 +41,6 @@ def _manager(ctx: GameContext, command: Command, admin: bool) -> None:
         raise ServiceError("not_creator")
 
 
-def clock_of(ctx: GameContext, env: Env) -> TurnClock:
-    return TurnClock.of(ctx.settings.pace, env.custom_pace, ctx.quiet)
-
 
 # --- pause and resume -------------------------------------------------------------------------
 
@@ -83,7 +80,7 @@ def go_on(session: Session, env: Env, ctx: GameContext, header: str) -> None:
     game.status = PLAYING
     game.paused_until = None
     game.updated_at = env.now
-    set_clock(session, game, clock_of(ctx, env).start(ctx.playing_state().current, env.now))
+    set_clock(session, game, moves.turn_clock(ctx, env).start(ctx.playing_state().current, env.now))
     output.repost_board(session, env, ctx, [header])
 
 
@@ -292,7 +289,7 @@ def quiet(session: Session, env: Env, command: Command, arg: str, admin: bool) -
         for game in running:
             if game.status == PLAYING and game.turn_started_at is not None:
                 ctx = context_of(session, game)
-                set_clock(session, game, clock_of(ctx, env).rederive(game))
+                set_clock(session, game, moves.turn_clock(ctx, env).rederive(game))
         if hours is None:
             reply(session, env, command, _(lang, "🔔 Quiet hours are off."))
         else:
@@ -364,7 +361,7 @@ def change_pace(
     session.add(ctx.game)
     ctx = replace(ctx, settings=settings)
     if ctx.game.status == PLAYING:
-        set_clock(session, ctx.game, clock_of(ctx, env).start(ctx.playing_state().current, env.now))
+        set_clock(session, ctx.game, moves.turn_clock(ctx, env).start(ctx.playing_state().current, env.now))
     glang = ctx.language
     label = pacing.pace_label(glang, pace, env.custom_pace)
     text = _(glang, "⚙️ The pace of this game is now {pace}; the turn clock starts again.", pace=label)
