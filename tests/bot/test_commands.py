@@ -551,6 +551,27 @@ async def test_composing_on_the_group_board_turns_the_panel_off_for_that_game(ri
     assert not tg.errors
 
 
+async def test_a_move_played_from_a_retired_panel_closes_that_panel(rig: BotRig) -> None:
+    fake, tg = rig.fake, rig.tg
+    ana, ben = fake.user(1, "Ana"), fake.user(2, "Ben")
+    users = {0: ana, 1: ben}
+    group = fake.group("Friends")
+    game, _board = await start_game(rig, group, ana, [ben])
+    gid = game.id
+    assert gid is not None
+    first = users[state_of(game).current]
+    await tg.send(fake.private(first), first, f"/start g{gid}")
+    panel = live_panel(rig, gid, first)
+    await tg.tap(first, board_of(rig, group), "🂠1")
+    assert panel.buttons == [] and "↪️" in panel.text  # composing on the board retired it
+    # A Discard from that panel all the same (a key it still showed a moment ago): the move is
+    # played in private, so the panel is on again, and closes with what was played.
+    answer = await tg.tap_data(first, panel, f"k:{gid}:{current_game(rig).version}:d")
+    assert answer.text is not None and state_of(current_game(rig)).current != list(users.values()).index(first)
+    assert "↪️" not in panel.text and panel.buttons == []
+    assert not tg.errors
+
+
 async def test_newgame_with_the_lobby_deleted_still_answers_without_a_reply(rig: BotRig) -> None:
     fake, tg = rig.fake, rig.tg
     ana, ben = fake.user(1, "Ana"), fake.user(2, "Ben")

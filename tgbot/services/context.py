@@ -8,7 +8,7 @@ are serial already), so two taps or a tap and the sweep never both act on one ve
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from sqlmodel import Session, col, select
@@ -69,6 +69,10 @@ class GameContext:
     def language(self) -> str:
         """The group's language: boards, lobby and reports."""
         return self.game.language or "en"
+
+    def with_seat(self, seat: SeatInfo) -> GameContext:
+        """The game with one seat as this transaction has just changed it."""
+        return replace(self, seats=[seat if s.seat == seat.seat else s for s in self.seats])
 
     def seat_of(self, user_id: int) -> SeatInfo | None:
         return next((s for s in self.seats if s.user_id == user_id), None)

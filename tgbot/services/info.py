@@ -46,7 +46,7 @@ def _open_panel(session: Session, env: Env, command: Command, game_id: int, lang
     if seat is None:
         reply(session, env, command, refusal(lang, ServiceError("not_in_game")))
         return Replied("not_in_game")
-    seat = use_panel(session, env, ctx, seat, True)
+    ctx, seat = use_panel(session, env, ctx, seat, True)
     output.show_panel(session, env, ctx, seat, priority=Priority.TURN, fresh=True)
     return Replied(game_id=game_id)
 

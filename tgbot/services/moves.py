@@ -131,8 +131,7 @@ def clear_idle(session: Session, ctx: GameContext, seat: SeatInfo) -> GameContex
         .where(col(GamePlayer.game_id) == ctx.game_id, col(GamePlayer.seat) == seat.seat)
         .values(timeouts=0, away=False)
     )
-    seats = [replace(s, timeouts=0, away=False) if s.seat == seat.seat else s for s in ctx.seats]
-    return replace(ctx, seats=seats)
+    return ctx.with_seat(replace(ctx.seats[seat.seat], timeouts=0, away=False))
 
 
 def autoplay_action(ctx: GameContext, seat: SeatInfo) -> Action:

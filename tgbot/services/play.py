@@ -130,11 +130,16 @@ def _guarded(session: Session, env: Env, tap: Tap, game_id: int, act: Callable[[
         return _refused(session, env, tap, game_id, error, lang)
 
 
-def use_panel(session: Session, env: Env, ctx: GameContext, seat: SeatInfo, private: bool) -> SeatInfo:
+def use_panel(
+    session: Session, env: Env, ctx: GameContext, seat: SeatInfo, private: bool
+) -> tuple[GameContext, SeatInfo]:
     """Composing in private turns the panel on for this player; on the group board, off (and the
-    panel already shown loses its keys: it no longer follows the move)."""
+    panel already shown loses its keys: it no longer follows the move). The game and the seat
+    come back as they are now, so what follows in the transaction (closing the mover's panel
+    after the move, bringing them back from idle) sees the change."""
+    seat = ctx.seats[seat.seat]
     if seat.panel == private:
-        return seat
+        return ctx, seat
     session.execute(
         update(GamePlayer)
         .where(col(GamePlayer.game_id) == ctx.game_id, col(GamePlayer.seat) == seat.seat)
@@ -142,7 +147,8 @@ def use_panel(session: Session, env: Env, ctx: GameContext, seat: SeatInfo, priv
     )
     if not private:
         output.retire_panel(session, env, ctx, seat)
-    return replace(seat, panel=private)
+    seat = replace(seat, panel=private)
+    return ctx.with_seat(seat), seat
 
 
 def _show_draft(
@@ -171,7 +177,7 @@ def compose(
         _turn(ctx, seat, version)
         if op in ("h", "t") and not first_time(session, env, tap):
             return Answer()  # the same tap delivered again: it was applied already
-        seat = use_panel(session, env, ctx, seat, tap.private)
+        ctx, seat = use_panel(session, env, ctx, seat, tap.private)
         state = ctx.playing_state()
         draft = drafts.load(session, game_id, seat.seat, version)
         if op in ("c", "d"):
@@ -223,7 +229,7 @@ def open_t_menu(session: Session, env: Env, tap: Tap, game_id: int, version: int
             raise ServiceError("illegal", rule="t_not_held")
         if not state.hands[seat.seat]:
             raise ServiceError("illegal", rule="empty_hand")
-        seat = use_panel(session, env, ctx, seat, tap.private)
+        ctx, seat = use_panel(session, env, ctx, seat, tap.private)
         draft = replace(drafts.load(session, game_id, seat.seat, version), menu=kind)
         drafts.save(session, env, game_id, seat.seat, version, draft)
         _show_draft(session, env, ctx, seat, draft, tap.private)
@@ -239,7 +245,7 @@ def play_t(session: Session, env: Env, tap: Tap, game_id: int, version: int, cod
         ctx, seat = _checked(session, tap, game_id)
         ctx = moves.clear_idle(session, ctx, seat)
         _turn(ctx, seat, version)
-        seat = use_panel(session, env, ctx, seat, tap.private)
+        ctx, seat = use_panel(session, env, ctx, seat, tap.private)
         result = moves.play(session, env, ctx, seat, code)
         drafts.clear(session, game_id)
         output.report(session, env, result)
