@@ -8,12 +8,11 @@ transactions (`store.db.Database`), and each commit hands its outbox chats to th
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 from sqlalchemy.engine import Engine
 from telegram import LinkPreviewOptions, Update
 from telegram.constants import ParseMode
-from telegram.ext import Application, ApplicationBuilder, BaseHandler, CommandHandler, ContextTypes, Defaults
+from telegram.ext import Application, ApplicationBuilder, ContextTypes, Defaults
 from telegram.request import BaseRequest
 
 from . import jobs, logs, pacing
@@ -40,8 +39,8 @@ def make_deps(
     database = Database(db or make_engine(settings.database_url))
     clock = clock or SystemClock()
     timer = timer or SystemTimer()
-    deps_box: list[Deps] = []
-    delivery = Delivery(database, timer, clock, SenderTrouble(lambda: deps_box[0].env()))
+    # The senders' trouble handler needs the deps built below; the lambda looks them up when called.
+    delivery = Delivery(database, timer, clock, SenderTrouble(lambda: deps.env()))
     deps = Deps(
         db=database,
         delivery=delivery,
@@ -52,7 +51,6 @@ def make_deps(
         lobby_ttl_seconds=int(settings.lobby_ttl.total_seconds()),
         pause_max_seconds=int(settings.pause_max.total_seconds()),
     )
-    deps_box.append(deps)
     return deps
 
 
@@ -60,16 +58,11 @@ class TweakApplication(Application):  # type: ignore[type-arg]
     """PTB's Application, writing one structured log line per update (tgbot/logs.py)."""
 
     async def process_update(self, update: object) -> None:
-        token = logs.begin_update(logs.describe(update, self.command_names()))
+        token = logs.begin_update(logs.describe(update, commands.COMMAND_NAMES))
         try:
             await super().process_update(update)
         finally:
             logs.end_update(token)
-
-    def command_names(self) -> set[str]:
-        """Every registered command, so unknown ones never become a log/metric label."""
-        handlers: list[BaseHandler[Any, Any, Any]] = [h for group in self.handlers.values() for h in group]
-        return {name for h in handlers if isinstance(h, CommandHandler) for name in h.commands}
 
 
 async def _on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:

@@ -5,10 +5,11 @@ whichever handler ran (or none did), so every update gets exactly one line::
 
     INFO tweakbot.updates update=812 chat=-100123 game=42 action=move outcome=ok ms=12.3
 
-Handlers refine the game, action and outcome through `note_update` (called by
-``handlers.common.log_update``); they never log message text. Users' texts only ever appear in
-PTB's own DEBUG lines. The bot token and the webhook secret are removed from every record, at any
-level, by a log record factory: a line that would contain them shows ``<redacted>`` instead.
+Handlers refine the game, action and outcome through `note_update` (the wrappers in
+``handlers/wrap.py`` do it for every key and command); they never log message text. Users'
+texts only ever appear in PTB's own DEBUG lines. The bot token and the webhook secret are removed
+from every record, at any level, by a log record factory: a line that would contain them shows
+``<redacted>`` instead.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from __future__ import annotations
 import logging
 import re
 import time
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
@@ -45,8 +46,6 @@ class UpdateRecord:
     game_id: int | None = None
     outcome: str = "ok"
     extra: dict[str, Any] = field(default_factory=dict)
-    #: True once a handler described the update itself (its action is then a known one).
-    noted: bool = False
 
     def line(self) -> str:
         fields: dict[str, Any] = {
@@ -64,7 +63,7 @@ class UpdateRecord:
 _current: ContextVar[UpdateRecord | None] = ContextVar("tweakbot_update", default=None)
 
 
-def describe(update: object, known_commands: Iterable[str] = ()) -> UpdateRecord:
+def describe(update: object, known_commands: Collection[str] = ()) -> UpdateRecord:
     """A first description of an update: its kind (or command name), never its text."""
     if not isinstance(update, Update):
         return UpdateRecord(None, None, type(update).__name__.lower()[:32])
@@ -78,7 +77,7 @@ def describe(update: object, known_commands: Iterable[str] = ()) -> UpdateRecord
             action = "text"
         else:
             name = match.group(1).lower()
-            action = name if name in set(known_commands) else "unknown_command"
+            action = name if name in known_commands else "unknown_command"
     else:
         kinds = [key for key in update.to_dict() if key != "update_id"]
         if kinds:
@@ -101,19 +100,17 @@ def end_update(token: object) -> UpdateRecord | None:
     return record
 
 
-def note_update(game_id: int | None, action: str, outcome: str, **extra: Any) -> bool:
-    """Describe the current update; False when no update is being handled (then log yourself)."""
+def note_update(game_id: int | None, action: str, outcome: str, **extra: Any) -> None:
+    """Describe the current update (nothing to do outside one)."""
     record = _current.get()
     if record is None:
-        return False
+        return
     if game_id is not None:
         record.game_id = game_id
     record.action = action
     if record.outcome != "error":
         record.outcome = outcome
     record.extra.update(extra)
-    record.noted = True
-    return True
 
 
 def note_error() -> None:

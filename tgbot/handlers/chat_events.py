@@ -17,10 +17,11 @@ from __future__ import annotations
 
 from telegram import ChatMember, ChatMemberRestricted, Update
 from telegram.constants import ChatType
-from telegram.ext import BaseHandler, ChatMemberHandler, CommandHandler, MessageHandler, filters
+from telegram.ext import BaseHandler, ChatMemberHandler, MessageHandler, filters
 
 from .. import logs
 from ..services import chat_events, info, people
+from .commands import COMMAND_NAMES
 from .context import TweakContext, command_of, is_group
 from .wrap import on_command, quietly, run
 
@@ -92,17 +93,6 @@ async def on_left_member(update: Update, context: TweakContext) -> None:
         await run(context, lambda s, env: chat_events.member_left(s, env, chat_id, user.id))
 
 
-def known_commands(context: TweakContext) -> set[str]:
-    """Every command some CommandHandler of the application answers."""
-    return {
-        name
-        for handlers in context.application.handlers.values()
-        for handler in handlers
-        if isinstance(handler, CommandHandler)
-        for name in handler.commands
-    }
-
-
 async def on_unknown_command(update: Update, context: TweakContext) -> None:
     message = update.effective_message
     if message is None or not message.text or command_of(update) is None:
@@ -111,7 +101,7 @@ async def on_unknown_command(update: Update, context: TweakContext) -> None:
     name, _at, target = word.partition("@")
     if target and target.lower() != (context.bot.username or "").lower():
         return  # addressed to another bot
-    if name.lower() in known_commands(context):
+    if name.lower() in COMMAND_NAMES:
         return  # handled by its CommandHandler
     if is_group(update) and not target:
         return  # a bare /foo in a group may well be another bot's command

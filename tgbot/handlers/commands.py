@@ -101,4 +101,5 @@ def handlers() -> list[BaseHandler[Any, Any, Any]]:
     return found
 
 
-COMMAND_NAMES = (*SIMPLE, "start", "quiet", "stats")
+#: Every command `handlers()` answers (computed once: it labels every update's log line).
+COMMAND_NAMES = frozenset((*SIMPLE, "start", "quiet", "stats"))

@@ -9,7 +9,7 @@ from telegram import Update
 from telegram import User as TgUser
 from telegram.constants import ChatMemberStatus, ChatType
 from telegram.error import TelegramError
-from telegram.ext import Application, CallbackContext, ExtBot
+from telegram.ext import CallbackContext, ExtBot
 
 from ..deps import Deps, get_deps
 from ..i18n import normalize
@@ -30,11 +30,6 @@ class TweakContext(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any],
         except TelegramError:
             return False
         return member.status in (ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
-
-
-TweakApplication = Application[
-    ExtBot[None], TweakContext, dict[Any, Any], dict[Any, Any], dict[Any, Any], Any
-]
 
 
 def person(user: TgUser) -> Person:

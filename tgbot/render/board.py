@@ -22,8 +22,6 @@ from ..i18n import M_, _
 from .cards import HIDDEN_CARD, T_EMOJI, card, cards, fit, mention, name, t_label, t_list
 from .keys import Keyboard, button, link, rows_of, switch_inline
 
-GROUP = "group"
-PRIVATE = "private"
 TABLE_ROW = 6
 HINT_TABLE_CARDS = 12  # table cards spelled out in the sum popup
 #: What a [T!] menu offers, by the first letter of the engine's action codes.

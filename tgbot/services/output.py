@@ -501,7 +501,9 @@ def close_lobby(session: Session, env: Env, ctx: GameContext, text: str) -> None
 def sum_hint(ctx: GameContext, seat: SeatInfo, draft: Draft) -> str:
     view = seat_view(ctx.playing_state(), seat.seat)
     hand = view.hand or ()
+    # The search only matters for the hint of a hand card picked alone.
     can_sum = draft.hand is not None and draft.hand < len(hand)
+    can_sum = can_sum and not draft.menu and not draft.chosen(len(view.table))
     if can_sum and draft.hand is not None:
         can_sum = bool(sum_options([hand[draft.hand]], list(view.table), view.target))
     return board_render.sum_hint(seat.language, view, draft, can_sum)

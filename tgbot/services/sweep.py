@@ -111,7 +111,6 @@ def handle(session: Session, env: Env, ctx: GameContext, report: SweepReport) ->
         set_clock(session, game, {"wake_at": pacing.earliest(game.next_nudge_at, game.deadline_at)})
 
 
-
 def _remind(session: Session, env: Env, ctx: GameContext) -> bool:
     """The turn's next reminder; False when nobody waits to be told (the clock moves on anyway)."""
     game = ctx.game

@@ -41,7 +41,6 @@ def _manager(ctx: GameContext, command: Command, admin: bool) -> None:
         raise ServiceError("not_creator")
 
 
-
 # --- pause and resume -------------------------------------------------------------------------
 
 
