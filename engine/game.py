@@ -43,7 +43,7 @@ from .events import (
 )
 from .state import OVER, GameState
 from .sums import Counts, concrete_sums, count_vectors, value_counts
-from .views import draws_after_main, seat_view, target_weights
+from .views import View, draws_after_main, seat_view, target_weights
 
 
 def new_game(config: GameConfig, seed: int) -> GameState:
@@ -375,13 +375,9 @@ def _end_round(state: GameState, events: list[Event]) -> None:
 # --- the idle default ---------------------------------------------------
 
 
-def _opportunity(table: Sequence[str], target: int) -> tuple[int, int]:
-    """How good a table is for an unknown next hand: (TWEAK-able values, summable values)."""
-    return _chances(value_counts(table), target)
-
-
 @lru_cache(maxsize=1 << 14)
 def _chances(available: Counts, target: int) -> tuple[int, int]:
+    """How good a table is for an unknown next hand: (TWEAK-able values, summable values)."""
     tweaks = 0
     sums = 0
     for hv in range(1, 7):
@@ -411,10 +407,14 @@ def default_action(state: GameState, seat: int) -> Discard:
         raise GameOverError("the game is over")
     if seat != state.current:
         raise NotYourTurnError(f"it is seat {state.current}'s turn")
-    mine = seat_view(state, seat)
-    if not mine.hand:
+    return view_default(seat_view(state, seat))
+
+
+def view_default(v: View) -> Discard:
+    """The idle default from the seat's view alone (the computer players' quiet discard too)."""
+    if not v.hand:
         raise IllegalActionError("empty_hand", "no card to discard")
-    return Discard(safest_discard(mine.hand, mine.table, target_weights(mine, draws_after_main(mine))))
+    return Discard(safest_discard(v.hand, v.table, target_weights(v, draws_after_main(v))))
 
 
 def safest_discard(hand: Sequence[str], table: Sequence[str], weights: Mapping[int, int]) -> int:
@@ -426,8 +426,9 @@ def safest_discard(hand: Sequence[str], table: Sequence[str], weights: Mapping[i
     best: tuple[tuple[int, int, int, int], int] | None = None
     for i, card in enumerate(hand):
         tweaks = sums = 0
+        available = value_counts([*table, card])
         for target, weight in weights.items():
-            t, s = _opportunity([*table, card], target)
+            t, s = _chances(available, target)
             tweaks += weight * t
             sums += weight * s
         key = (tweaks, sums, POINTS[card], i)

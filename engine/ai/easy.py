@@ -12,9 +12,8 @@ from __future__ import annotations
 
 from .. import rng
 from ..actions import Action, Discard, PlayJoker, Sum, TAction
-from ..cards import POINTS
 from ..views import View
-from .tactics import sums_by_value
+from .tactics import cheapest_discard, sums_by_value
 
 #: Chance of spotting a sum, by how many table cards it uses (more: the last entry).
 NOTICE: tuple[float, ...] = (1.0, 0.85, 0.5, 0.2)
@@ -65,4 +64,4 @@ def easy_action(v: View, t_options: tuple[TAction, ...], seed: int) -> Action:
     if x < CARELESS:
         r, i = rng.below(r, len(hand))
         return Discard(i)
-    return Discard(min(range(len(hand)), key=lambda i: (POINTS[hand[i]], i)))
+    return cheapest_discard(hand)

@@ -27,7 +27,7 @@ from ..state import GameState
 from ..views import View, unseen_cards
 from .normal import normal_action
 from .sampling import sample_world, world_config
-from .tactics import best_sum, next_seat_with_cards, sum_value, sums_by_value
+from .tactics import best_sum, cheapest_discard, next_seat_with_cards, sum_value, sums_by_value
 
 #: Sampled games per decision, by player count: more seats make each sample dearer.
 SAMPLES: dict[int, int] = {2: 16, 3: 12, 4: 10, 5: 8, 6: 7}
@@ -109,7 +109,7 @@ def reply(state: GameState, seat: int) -> MainAction:
     best = best_sum(hand, table, state.target, bool(state.tdeck))
     if best is not None:
         return best[1]
-    return Discard(min(range(len(hand)), key=lambda i: (POINTS[hand[i]], i)))
+    return cheapest_discard(hand)
 
 
 def _turn(state: GameState, seat: int, events: list[Event]) -> None:

@@ -12,11 +12,11 @@ looks one move deep: it never asks what the others will do next.
 from __future__ import annotations
 
 from ..actions import Action, Discard, PlayThief, Sum, TAction
-from ..views import View, draws_after_main, unseen_cards
+from ..game import view_default
+from ..views import View, unseen_cards
 from .tactics import (
     main_value,
     next_seat_with_cards,
-    quiet_discard,
     sum_value,
     sums_by_value,
     t_outcome_value,
@@ -38,7 +38,7 @@ def normal_main(v: View) -> Sum | Discard:
             best = (key, action)
     if best is not None:
         return best[1]
-    return quiet_discard(v, hand, v.table, draws_after_main(v))
+    return view_default(v)
 
 
 def normal_action(v: View, t_options: tuple[TAction, ...], seed: int) -> Action:

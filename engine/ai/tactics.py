@@ -12,7 +12,6 @@ from collections.abc import Callable, Mapping, Sequence
 from .. import rng
 from ..actions import Discard, PlayBomb, PlayJoker, PlayShifter, PlayThief, Sum, TAction
 from ..cards import BALANCED_BACK, POINTS, T_POINTS, VALUE
-from ..game import safest_discard
 from ..sums import realise, sum_options
 from ..views import View, target_weights
 
@@ -59,9 +58,9 @@ def main_value(hand: Sequence[str], table: Sequence[str], target: int, tdeck_lef
     return best[0] if best is not None else 0.0
 
 
-def quiet_discard(v: View, hand: Sequence[str], table: Sequence[str], draws: int) -> Discard:
-    """The discard that leaves the next player least (the idle default's rule, on the seat's view)."""
-    return Discard(safest_discard(hand, table, target_weights(v, draws)))
+def cheapest_discard(hand: Sequence[str]) -> Discard:
+    """The card worth fewest points (the first of equals): what most players give away."""
+    return Discard(min(range(len(hand)), key=lambda i: (POINTS[hand[i]], i)))
 
 
 def next_seat_with_cards(v: View) -> int | None:
