@@ -108,19 +108,6 @@ def snapshot(rig: BotRig, game_id: int) -> tuple[str, int, str | None, int]:
         return game.status, game.version, game.state, count
 
 
-def keyed_messages(fake: FakeTelegram, chat_id: int) -> list[StoredMessage]:
-    return [m for m in fake.messages(chat_id) if any(d for _t, d in m.buttons)]
-
-
-def private_panel(fake: FakeTelegram, user: FakeUser) -> StoredMessage:
-    """The last message to ``user`` in private that still has keys: their turn panel."""
-    panels = [
-        m for m in keyed_messages(fake, user.id) if any((d or "").startswith("c:") for _t, d in m.buttons)
-    ]
-    assert panels, f"{user.first_name} has no private panel with keys"
-    return panels[-1]
-
-
 async def open_private_chats(rig: BotRig, users: Iterable[FakeUser]) -> None:
     for user in users:
         await rig.tg.send(rig.fake.private(user), user, "/start")
@@ -274,9 +261,7 @@ def live_panel(rig: BotRig, game_id: int, user: FakeUser) -> StoredMessage:
     """The message that shows ``user``'s private panel of a game now (its outbox surface)."""
     seat = next((p.seat for p in players_of(rig, game_id) if p.user_id == user.id), None)
     assert seat is not None, f"{user.first_name} has no seat in game {game_id}"
-    found = panel_id(rig, game_id, seat, user.id)
-    assert found is not None, f"{user.first_name} has no private panel of game {game_id}"
-    return rig.fake.message(user.id, found)
+    return seat_panel(rig, game_id, seat, user)
 
 
 # --- private panels ---------------------------------------------------------------------------------
@@ -301,6 +286,11 @@ async def open_panel(rig: BotRig, user: FakeUser, board: StoredMessage) -> list[
 def panel_of(rig: BotRig, game: Game, seat: int, user: FakeUser) -> StoredMessage:
     """The message in ``user``'s private chat that shows their panel of ``game`` now."""
     assert game.id is not None
-    found = panel_id(rig, game.id, seat, user.id)
-    assert found is not None, f"{user.first_name} has no panel of game {game.id}"
+    return seat_panel(rig, game.id, seat, user)
+
+
+def seat_panel(rig: BotRig | Any, game_id: int, seat: int, user: FakeUser) -> StoredMessage:
+    """The message in ``user``'s private chat that shows the panel of ``seat`` in a game now."""
+    found = panel_id(rig, game_id, seat, user.id)
+    assert found is not None, f"{user.first_name} has no private panel of game {game_id}"
     return rig.fake.message(user.id, found)

@@ -19,7 +19,7 @@ from tests.bot.helpers import (
     current_game,
     game_row,
     open_private_chats,
-    panel_id,
+    seat_panel,
     stored_state,
     texts,
 )
@@ -103,10 +103,7 @@ async def open_panel(rig: BotRig, table: Table, user: FakeUser) -> StoredMessage
 
 def panel(rig: BotRig, table: Table, user: FakeUser) -> StoredMessage:
     """The message that shows `user`'s private panel of the table's game now."""
-    seat = table.users.index(user)
-    found = panel_id(rig, table.game_id, seat, user.id)
-    assert found is not None, f"{user.first_name} has no private panel"
-    return rig.fake.message(user.id, found)
+    return seat_panel(rig, table.game_id, table.users.index(user), user)
 
 
 def to_move(rig: BotRig, table: Table) -> FakeUser:

@@ -92,9 +92,7 @@ async def play_turn(
 ) -> str:
     """Compose and play one turn on `surface` (the group board or a private panel)."""
     if private:
-        hand = [
-            int(v) for _, v in EMOJI_VALUE.findall((surface.text or "").split("Your hand:")[1].split("\n")[0])
-        ]
+        hand = panel_hand(surface)
     else:
         popup = await tg.tap(player.user, surface, "👀 My hand")
         assert popup.show_alert
@@ -115,12 +113,7 @@ async def play_turn(
             if not any(d.startswith("k:") for _, d in keys):
                 return "t-then-gone"
             if private:
-                hand = [
-                    int(v)
-                    for _, v in EMOJI_VALUE.findall(
-                        (surface.text or "").split("Your hand:")[1].split("\n")[0]
-                    )
-                ]
+                hand = panel_hand(surface)
             hand_keys = keys[: len(hand)]
         else:
             await tg.tap(player.user, surface, "↩️ Back")

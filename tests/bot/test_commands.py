@@ -567,7 +567,7 @@ async def test_a_move_played_from_a_retired_panel_closes_that_panel(rig: BotRig)
     # A Discard from that panel all the same (a key it still showed a moment ago): the move is
     # played in private, so the panel is on again, and closes with what was played.
     answer = await tg.tap_data(first, panel, f"k:{gid}:{current_game(rig).version}:d")
-    assert answer.text is not None and state_of(current_game(rig)).current != list(users.values()).index(first)
+    assert answer.text is not None and users[state_of(current_game(rig)).current] is not first
     assert "↪️" not in panel.text and panel.buttons == []
     assert not tg.errors
 
