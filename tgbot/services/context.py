@@ -125,6 +125,12 @@ def seat_of_row(player: GamePlayer, user: User | None) -> SeatInfo:
     )
 
 
+def player_rows(session: Session, game_id: int) -> list[GamePlayer]:
+    """A game's seats as stored, in seat order (the lobby changes them; history reads names)."""
+    query = select(GamePlayer).where(GamePlayer.game_id == game_id).order_by(col(GamePlayer.seat))
+    return list(session.exec(query).all())
+
+
 def load_seats(session: Session, game_id: int) -> list[SeatInfo]:
     rows = session.exec(
         select(GamePlayer, User)

@@ -18,20 +18,16 @@ from engine.replay import records_from_log
 
 from ..errors import ServiceError
 from ..render.stats import HistoryEntry, HistorySeat
-from ..store.models import ABANDONED, FINISHED, Game, GamePlayer
+from ..store.models import ABANDONED, FINISHED, Game
+from .context import parse_state, player_rows
 from .stats import game_moves
 
 HISTORY_SIZE = 10
 ENDED = (FINISHED, ABANDONED)
 
 
-def _players(session: Session, game_id: int) -> list[GamePlayer]:
-    query = select(GamePlayer).where(GamePlayer.game_id == game_id).order_by(col(GamePlayer.seat))
-    return list(session.exec(query).all())
-
-
 def _state(game: Game) -> GameState | None:
-    return GameState.from_json(json.loads(game.state)) if game.state else None
+    return parse_state(game.state) if game.state else None
 
 
 def recent_games(session: Session, chat_id: int, limit: int = HISTORY_SIZE) -> list[HistoryEntry]:
@@ -48,7 +44,7 @@ def recent_games(session: Session, chat_id: int, limit: int = HISTORY_SIZE) -> l
         state = _state(game)
         if state is None:
             continue
-        players = _players(session, game.id)
+        players = player_rows(session, game.id)
         entries.append(
             HistoryEntry(
                 game_id=game.id,
@@ -71,7 +67,7 @@ def replay_records(session: Session, game_id: int, chat_id: int | None = None) -
         raise ServiceError("not_finished")
     state = _state(game)
     assert state is not None
-    players = _players(session, game_id)
+    players = player_rows(session, game_id)
     ai = [p.ai_level for p in players]
     moves = [(m.seat, m.code, m.events) for m in game_moves(session, game_id) if m.seat is not None]
     records = records_from_log(state.config, game.seed, moves, game=0, ai=ai)

@@ -20,9 +20,9 @@ from ..errors import ServiceError
 from ..game_settings import GameSettings
 from ..i18n import M_, _
 from ..render import cards as cards_render
-from ..store.models import ACTIVE_STATUSES, CANCELLED, LOBBY, PLAYING, Game, GamePlayer, Move
+from ..store.models import ACTIVE_STATUSES, CANCELLED, EXPIRED, LOBBY, PLAYING, Game, GamePlayer, Move
 from . import moves, output, people
-from .context import GameContext, context_of, dump_state, require_game
+from .context import GameContext, context_of, dump_state, player_rows, require_game
 from .env import Env
 from .people import Person
 from .play import Answer, Tap, answer_refusal
@@ -112,11 +112,6 @@ def _lobby(session: Session, tap: Tap, game_id: int) -> GameContext:
     return ctx
 
 
-def _players(session: Session, game_id: int) -> list[GamePlayer]:
-    query = select(GamePlayer).where(GamePlayer.game_id == game_id).order_by(col(GamePlayer.seat))
-    return list(session.exec(query).all())
-
-
 def lobby_key(session: Session, env: Env, tap: Tap, game_id: int, op: str, admin: bool = False) -> Answer:
     """Join, leave, start, cancel, or switch between the lobby and its settings."""
     lang = people.language_of(session, tap.person.id, tap.person.language_code)
@@ -136,7 +131,7 @@ def _lobby_op(
 ) -> Answer:
     game_id = ctx.game_id
     person = tap.person
-    players = _players(session, game_id)
+    players = player_rows(session, game_id)
     if op == "join":
         if any(p.user_id == person.id for p in players):
             raise ServiceError("already_joined")
@@ -170,7 +165,7 @@ def _changed(session: Session, env: Env, ctx: GameContext, settings_screen: bool
 
 
 def leave_lobby(session: Session, env: Env, ctx: GameContext, user_id: int) -> None:
-    players = _players(session, ctx.game_id)
+    players = player_rows(session, ctx.game_id)
     mine = [p for p in players if p.user_id == user_id]
     if not mine:
         raise ServiceError("not_in_game")
@@ -194,7 +189,7 @@ def add_computer(
     try:
         with session.begin_nested():
             ctx = _lobby(session, tap, game_id)
-            players = _players(session, game_id)
+            players = player_rows(session, game_id)
             if len(players) >= MAX_PLAYERS:
                 raise ServiceError("lobby_full")
             same = sum(1 for p in players if p.ai_level == level)
@@ -298,7 +293,7 @@ def cancel(session: Session, env: Env, ctx: GameContext) -> None:
 def expire(session: Session, env: Env, ctx: GameContext) -> None:
     """Nobody started the lobby in time."""
     game = ctx.game
-    game.status = "expired"
+    game.status = EXPIRED
     game.finished_at = env.now
     game.updated_at = env.now
     set_clock(session, game, {"wake_at": None})

@@ -32,7 +32,7 @@ from ..render.keys import Keyboard
 from ..render.limits import fit_lines
 from ..render.results import AUTO_TAGS, event_line, final_standings, idle_line, round_summary
 from ..store import outbox
-from ..store.models import Game, Notice
+from ..store.models import PLAYING, Game, Notice
 from ..store.outbox import Message, Priority
 from . import drafts
 from .context import GameContext, SeatInfo
@@ -246,7 +246,7 @@ def panel_view(
     view = seat_view(state, seat.seat)
     table = table_of(ctx, env, seat.seat)
     text = board_render.board_text(seat.language, view, table, draft)
-    my_move = state.current == seat.seat and not state.is_over and ctx.game.status == "playing"
+    my_move = state.current == seat.seat and not state.is_over and ctx.game.status == PLAYING
     return text, board_render.keyboard(seat.language, view, table, draft) if my_move else None
 
 
@@ -423,7 +423,8 @@ def abandoned_text(lang: str, ctx: GameContext) -> str:
     state = ctx.state
     if state is None:
         return text
-    scores = {s.seat: state.totals[s.seat] + state.round_score(s.seat) for s in ctx.seats}
+    totals = state.scores_total()
+    scores = {s.seat: totals[s.seat] for s in ctx.seats}
     order = sorted(ctx.seats, key=lambda s: (-scores[s.seat], s.seat))
     return text + "\n\n" + "\n".join(f"{cards_render.name(s.name)} — {scores[s.seat]}" for s in order)
 

@@ -22,7 +22,6 @@ before events were stored are replayed with the engine instead (seed + codes).
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -42,6 +41,7 @@ from engine.tally import tally_events
 
 from ..render.stats import StatLine
 from ..store.models import ABANDONED, FINISHED, ComputerStats, Game, GamePlayer, Move, PlayerStats, User
+from .context import parse_state
 
 log = logging.getLogger("tweakbot.stats")
 
@@ -182,7 +182,7 @@ def record_game_end(session: Session, game: Game, state: GameState | None, now: 
     if state is None:
         if not game.state:
             return False
-        state = GameState.from_json(json.loads(game.state))
+        state = parse_state(game.state)
     for tally in tally_game(session, game, state):
         if tally.ai_level is not None:
             keys: dict[str, Any] = {"chat_id": game.chat_id, "level": tally.ai_level}
