@@ -84,20 +84,15 @@ def on_key(kind: type[K], action: str, service: KeyService[K]) -> Handler:
         try:
             data = kind.parse(query.data)
         except BadCallback:
-            lang = await tapper_language(update, context)
-            await io.answer(query.get_bot(), query.id, _(lang, "That key is not valid any more."), True)
-            logs.note_update(None, action, "bad_data")
+            await invalid_key(update, context, action)
             return
         game_id = getattr(data, "game_id", None)
         try:
             answer = await run(context, lambda s, env: service(s, env, tap, data, False))
-            if answer.need_admin and tap.chat_id is not None:
-                admin = await context.is_admin(tap.chat_id, tap.person.id)
-                if admin:
-                    answer = await run(context, lambda s, env: service(s, env, tap, data, True))
-                else:
-                    lang = await tapper_language(update, context)
-                    answer = Answer(_(lang, ERROR_TEXT["not_creator"]), alert=False)
+            # Only the creator may do that, or a group admin: ask Telegram (else the refusal stands).
+            chat_id = tap.chat_id
+            if answer.need_admin and chat_id is not None and await context.is_admin(chat_id, tap.person.id):
+                answer = await run(context, lambda s, env: service(s, env, tap, data, True))
         except DatabaseTrouble:
             await io.answer(query.get_bot(), query.id, trouble_text(own_language(update)), True)
             logs.note_update(game_id, action, "db_trouble")
@@ -108,13 +103,13 @@ def on_key(kind: type[K], action: str, service: KeyService[K]) -> Handler:
     return handler
 
 
-async def invalid_key(update: Update, context: TweakContext) -> None:
+async def invalid_key(update: Update, context: TweakContext, action: str = "callback") -> None:
     """Data no kind of key accepts: forged, or from a version of the bot long gone."""
     query = update.callback_query
     if query is not None:
         lang = await tapper_language(update, context)
-        await io.answer(query.get_bot(), query.id, _(lang, "That key is not valid any more."), True)
-        logs.note_update(None, "callback", "bad_data")
+        await io.answer(query.get_bot(), query.id, _(lang, ERROR_TEXT["malformed"]), True)
+        logs.note_update(None, action, "bad_data")
 
 
 def own_page(prefix: str, handler: Handler) -> Handler:

@@ -7,7 +7,7 @@ through the outbox, where a quick series of joins becomes one edit.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sqlmodel import Session, col, select
 
@@ -121,9 +121,7 @@ def lobby_key(session: Session, env: Env, tap: Tap, game_id: int, op: str, admin
             people.upsert_user(session, tap.person, env)
             return _lobby_op(session, env, tap, ctx, op, admin, lang)
     except ServiceError as error:
-        return (
-            answer_refusal(lang, error) if error.reason != "not_creator" or admin else Answer(need_admin=True)
-        )
+        return _refused(lang, error, admin)
 
 
 def _lobby_op(
@@ -228,9 +226,14 @@ def change_setting(
             _changed(session, env, ctx, settings_screen=True)
             return Answer()
     except ServiceError as error:
-        if error.reason == "not_creator" and not admin:
-            return Answer(need_admin=True)
-        return answer_refusal(lang, error)
+        return _refused(lang, error, admin)
+
+
+def _refused(lang: str, error: ServiceError, admin: bool) -> Answer:
+    """The refusal to show; one a group admin may overrule (only the creator may do that) also asks
+    the handler to check with Telegram, and is shown as it is if the tapper is no admin."""
+    answer = answer_refusal(lang, error)
+    return replace(answer, need_admin=True) if error.reason == "not_creator" and not admin else answer
 
 
 def start(session: Session, env: Env, ctx: GameContext, players: list[GamePlayer]) -> None:
