@@ -251,9 +251,12 @@ class ChatSender:
 
         def then_next(record: Callable[[Session], object]) -> Callable[[Session], Batch | None]:
             def work(session: Session) -> Batch | None:
+                # The chat's row is locked and loaded first: what `record` changes of it is then
+                # read from the session, not queried again.
+                chat = outbox.claim(session, self.chat_id, d.holder, d.timer.time(), LEASE_SECONDS)
                 record(session)
                 session.flush()
-                return _claim(session, self.chat_id, d.holder, d.timer.time())
+                return None if chat is None else _next_batch(session, chat)
 
             return work
 
@@ -356,8 +359,12 @@ def _plan(row: OutboxRow, payload: dict[str, Any], batch: Batch) -> _Plan:
 
 def _claim(session: Session, chat_id: int, holder: str, now: float) -> Batch | None:
     chat = outbox.claim(session, chat_id, holder, now, LEASE_SECONDS)
-    if chat is None:
-        return None
+    return None if chat is None else _next_batch(session, chat)
+
+
+def _next_batch(session: Session, chat: DeliveryChat) -> Batch:
+    """The chat's next row and what the chat shows of the surfaces it concerns."""
+    chat_id = chat.chat_id
     row = outbox.next_row(session, chat_id)
     batch = Batch(row, chat)
     if row is not None:
