@@ -439,6 +439,6 @@ def load_settings(
         settings = Settings(**values)
     except ValidationError as exc:
         raise _config_error(exc, values) from None
-    if require_token and settings.telegram_bot_token is None:
-        raise ConfigError(f"{TOKEN_ENV} is missing; {_BOTFATHER}")
+    if require_token:
+        settings.bot_token()  # the operator's one-line error when it is missing
     return settings

@@ -267,9 +267,8 @@ async def serve(
         give_up = loop.call_later(DATABASE_GRACE_SECONDS, deps.db.abandon)
         try:
             if application.running:
+                # (not post_stop: all it does is stop the senders, done above within their grace)
                 await application.stop()
-                if application.post_stop is not None:
-                    await application.post_stop(application)
         finally:
             give_up.cancel()
             await senders

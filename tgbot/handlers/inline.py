@@ -16,7 +16,7 @@ from telegram.ext import BaseHandler, ChosenInlineResultHandler, InlineQueryHand
 from .. import logs
 from ..services import inline
 from ..services.tx import DatabaseTrouble
-from .context import TweakContext, person
+from .context import TweakContext, own_language, person
 from .wrap import run, trouble_text
 
 
@@ -40,11 +40,10 @@ async def on_inline_query(update: Update, context: TweakContext) -> None:
         ]
         next_offset = found.next_offset
     except DatabaseTrouble:
+        sorry = trouble_text(own_language(update))
         results = [
             InlineQueryResultArticle(
-                id="trouble",
-                title=trouble_text(who.language_code or "en"),
-                input_message_content=InputTextMessageContent(trouble_text(who.language_code or "en")),
+                id="trouble", title=sorry, input_message_content=InputTextMessageContent(sorry)
             )
         ]
         next_offset = ""
