@@ -375,6 +375,14 @@ def _end_round(state: GameState, events: list[Event]) -> None:
 # --- the idle default ---------------------------------------------------
 
 
+def require_turn(state: GameState, seat: int) -> None:
+    """What every "what does this seat play now" asks first: a game going on, and this seat's turn."""
+    if state.is_over:
+        raise GameOverError("the game is over")
+    if seat != state.current:
+        raise NotYourTurnError(f"it is seat {state.current}'s turn")
+
+
 @lru_cache(maxsize=1 << 14)
 def _chances(available: Counts, target: int) -> tuple[int, int]:
     """How good a table is for an unknown next hand: (TWEAK-able values, summable values)."""
@@ -403,10 +411,7 @@ def default_action(state: GameState, seat: int) -> Discard:
     (`views.target_weights`); the real deck is never read, and two positions
     that look the same to the player get the same default (E4).
     """
-    if state.is_over:
-        raise GameOverError("the game is over")
-    if seat != state.current:
-        raise NotYourTurnError(f"it is seat {state.current}'s turn")
+    require_turn(state, seat)
     return view_default(seat_view(state, seat))
 
 
@@ -448,6 +453,7 @@ __all__ = [
     "is_legal",
     "legal_actions",
     "new_game",
+    "require_turn",
     "safest_discard",
     "t_actions",
 ]

@@ -15,8 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..actions import Action, Discard, Sum, TAction
-from ..errors import GameOverError, NotYourTurnError
-from ..game import t_actions
+from ..game import require_turn, t_actions
 from ..state import GameState
 from ..views import View, seat_view
 from .easy import easy_action
@@ -45,10 +44,7 @@ def level_name(level: str) -> str:
 def choose_action(state: GameState, seat: int, level: str, seed: int) -> Action:
     """The action a computer player of `level` takes now; always legal."""
     policy = POLICIES[level_name(level)]
-    if state.is_over:
-        raise GameOverError("the game is over")
-    if seat != state.current:
-        raise NotYourTurnError(f"it is seat {state.current}'s turn")
+    require_turn(state, seat)
     return policy(seat_view(state, seat), tuple(t_actions(state, seat)), seed)
 
 
@@ -58,10 +54,7 @@ def greedy_action(state: GameState, seat: int) -> Sum | Discard:
     A quick legal move for tests and benchmarks (and Hard's model of the other
     players): it reads only the seat's hand, the table and the target.
     """
-    if state.is_over:
-        raise GameOverError("the game is over")
-    if seat != state.current:
-        raise NotYourTurnError(f"it is seat {state.current}'s turn")
+    require_turn(state, seat)
     return reply(state, seat)
 
 
