@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import timedelta
 
 from sqlmodel import Session
@@ -496,17 +497,33 @@ async def test_start_with_a_game_payload_opens_that_games_panel(rig: BotRig) -> 
     assert not tg.errors
 
 
-async def test_a_panel_is_edited_while_it_is_the_newest_message_else_posted_anew(rig: BotRig) -> None:
-    fake, tg = rig.fake, rig.tg
+@dataclass
+class PanelGame:
+    """Ana and Ben playing in a group, the player to move with their private panel open."""
+
+    gid: int
+    group: FakeChat
+    users: dict[int, FakeUser]
+    mover: FakeUser
+    panel: StoredMessage
+
+
+async def panel_game(rig: BotRig) -> PanelGame:
+    fake = rig.fake
     ana, ben = fake.user(1, "Ana"), fake.user(2, "Ben")
     users = {0: ana, 1: ben}
     group = fake.group("Friends")
     game, _board = await start_game(rig, group, ana, [ben])
-    gid = game.id
-    assert gid is not None
+    assert game.id is not None
     mover = users[state_of(game).current]
-    await tg.send(fake.private(mover), mover, f"/start g{gid}")
-    panel = live_panel(rig, gid, mover)
+    await rig.tg.send(fake.private(mover), mover, f"/start g{game.id}")
+    return PanelGame(game.id, group, users, mover, live_panel(rig, game.id, mover))
+
+
+async def test_a_panel_is_edited_while_it_is_the_newest_message_else_posted_anew(rig: BotRig) -> None:
+    fake, tg = rig.fake, rig.tg
+    table = await panel_game(rig)
+    gid, mover, panel = table.gid, table.mover, table.panel
     # While it is the newest message of the chat, composing edits it in place.
     await tg.tap(mover, panel, lambda t, d: d == f"k:{gid}:1:h:0")
     assert live_panel(rig, gid, mover) is panel and "✏️" in panel.text
@@ -525,16 +542,9 @@ async def test_a_panel_is_edited_while_it_is_the_newest_message_else_posted_anew
 
 async def test_composing_on_the_group_board_turns_the_panel_off_for_that_game(rig: BotRig) -> None:
     fake, tg = rig.fake, rig.tg
-    ana, ben = fake.user(1, "Ana"), fake.user(2, "Ben")
-    users = {0: ana, 1: ben}
-    group = fake.group("Friends")
-    game, _board = await start_game(rig, group, ana, [ben])
-    gid = game.id
-    assert gid is not None
-    first = users[state_of(game).current]
-    second = users[1 - state_of(game).current]
-    await tg.send(fake.private(first), first, f"/start g{gid}")
-    panel = live_panel(rig, gid, first)
+    table = await panel_game(rig)
+    gid, group, users, first, panel = table.gid, table.group, table.users, table.mover, table.panel
+    second = next(u for u in users.values() if u is not first)
     assert panel.buttons
     # The panel user composes on the group board this time: the panel turns off for this game,
     # and the one on screen loses its keys at once (it no longer follows the move).
@@ -552,16 +562,9 @@ async def test_composing_on_the_group_board_turns_the_panel_off_for_that_game(ri
 
 
 async def test_a_move_played_from_a_retired_panel_closes_that_panel(rig: BotRig) -> None:
-    fake, tg = rig.fake, rig.tg
-    ana, ben = fake.user(1, "Ana"), fake.user(2, "Ben")
-    users = {0: ana, 1: ben}
-    group = fake.group("Friends")
-    game, _board = await start_game(rig, group, ana, [ben])
-    gid = game.id
-    assert gid is not None
-    first = users[state_of(game).current]
-    await tg.send(fake.private(first), first, f"/start g{gid}")
-    panel = live_panel(rig, gid, first)
+    tg = rig.tg
+    table = await panel_game(rig)
+    gid, group, users, first, panel = table.gid, table.group, table.users, table.mover, table.panel
     await tg.tap(first, board_of(rig, group), "🂠1")
     assert panel.buttons == [] and "↪️" in panel.text  # composing on the board retired it
     # A Discard from that panel all the same (a key it still showed a moment ago): the move is
