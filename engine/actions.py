@@ -73,6 +73,15 @@ T_ACTION_KIND: dict[type, TKind] = {
     PlayBomb: TKind.BOMB,
 }
 
+def t_kind(code: str) -> TKind | None:
+    """The kind of [T!] card an action code plays (None for a sum, a discard or garbage)."""
+    try:
+        action = decode(code)
+    except MalformedActionError:
+        return None
+    return T_ACTION_KIND.get(type(action))
+
+
 _SUM_RE = re.compile(r"S([0-9])\.([1-9a-f][0-9a-f]{0,15})")  # no leading zeros: one code per action
 
 

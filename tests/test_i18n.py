@@ -240,8 +240,6 @@ KEY_MENTIONS: dict[str, list[str]] = {
     "👀 My hand": [HELP_TEXT],
     "🎯 Play": ["⚠️ {name}, that pick came from an old list: nothing was played. Tap 🎯 Play again."],
     "📱 Panel": [HELP_TEXT, WELCOME_TEXT],
-    "🔀 Play the Shifter": [HELP_TEXT],
-    "💣 Play the Bomb": [HELP_TEXT],
     "✅ Claim": [HELP_TEXT, "{expr} = {total} ✅ Tap Claim!"],
     "🗑 Discard": [HELP_TEXT],
     "↩️ Clear": [HELP_TEXT],
@@ -270,6 +268,13 @@ def test_card_names_match_the_rules(lang: str) -> None:
         assert _(lang, english) in rules, f"{lang}: [T!] {kind} is {_(lang, english)!r}, not in the rules"
     for colour, english in COLOUR_NAMES.items():
         assert _(lang, english) in rules, f"{lang}: colour {colour} is {_(lang, english)!r}, not in the rules"
+
+
+@pytest.mark.parametrize("lang", ALL_LANGUAGES)
+def test_help_names_the_t_cards_as_their_keys_do(lang: str) -> None:
+    """The help tells how to play a [T!] card by its key, which carries the card's name."""
+    for kind, english in T_NAMES.items():
+        assert _(lang, english) in _(lang, HELP_TEXT), f"{lang}: the help does not name the {kind}"
 
 
 @pytest.mark.parametrize("lang", TRANSLATED)
@@ -436,7 +441,7 @@ def test_popups_fit_in_every_language(lang: str) -> None:
 @pytest.mark.parametrize("face_down", [False, True])
 @pytest.mark.parametrize("lang", ALL_LANGUAGES)
 def test_messages_fit_in_every_language(lang: str, face_down: bool) -> None:
-    from tgbot.render.limits import fit_lines
+    from tgbot.render.limits import chunks
 
     state = worst_state()
     seats = worst_seats(lang)
@@ -447,7 +452,8 @@ def test_messages_fit_in_every_language(lang: str, face_down: bool) -> None:
         if (line := results.event_line(lang, seats, event, face_down)) is not None
     ]
     assert len(report) == 8 * 6
-    header = "\n".join(fit_lines(lang, [f"{results.AUTO_TAGS['idle']} {line}" for line in report]))
+    # the longest run of report lines above a board (a longer report goes first in its own messages)
+    header = "\n".join(chunks([f"{results.AUTO_TAGS['ai']} {line}" for line in report])[0])
     messages: dict[str, str] = {
         "report": header,
         "lobby": lobby.lobby_text(lang, worst_lobby(face_down)),
@@ -468,7 +474,7 @@ def test_messages_fit_in_every_language(lang: str, face_down: bool) -> None:
         ),
         "final one": results.final_standings(lang, seats, GameEnded(winners=(0,), totals=(999,) * 6), 1),
         # a closed panel takes the move report as the services cut it (output.report_lines)
-        "closed panel": board.closed_panel_text(lang, "Ｗ" * 128, fit_lines(lang, report)),
+        "closed panel": board.closed_panel_text(lang, "Ｗ" * 128, chunks(report)[0]),
     }
     drafts = (board.Draft(), board.Draft(0, everything), board.Draft(None, everything), board.Draft(0, 0))
     for viewer in (None, 0):  # the group board, and seat 0's private panel
@@ -495,8 +501,8 @@ def test_keyboards_in_every_language(lang: str) -> None:
         view = public_view(state) if viewer is None else seat_view(state, viewer)
         table = worst_table(state, viewer)
         keyboards = [board.keyboard(lang, view, table, board.Draft(0, 0b11))]
-        for menu in ("thief", "joker", "shifter", "bomb", "any"):
-            keyboards.append(board.keyboard(lang, view, table, board.Draft(menu=menu)))
+        for code in ("T1", "J+", "J-", "F", "B"):
+            keyboards.append(board.keyboard(lang, view, table, board.Draft(0, 0b11, t_code=code)))
         for keys in keyboards:
             labels += keyboard_labels(keys)
             data += keyboard_data(keys)
@@ -512,7 +518,7 @@ def test_keyboards_in_every_language(lang: str) -> None:
         "👀 My hand",
         "📱 Panel",
         "🎯 Play",
-        "🃏 Target +1",
+        "🃏 " + _(lang, "Joker"),
         "✋ Join",
         "🤖 Hard",
     ):
@@ -561,7 +567,7 @@ def test_display_width() -> None:
 
 def board_keyboards(lang: str, names: list[str]) -> Iterator[tuple[str, Keyboard]]:
     """Every keyboard of a board: the group board (face up and face down) and seat 0's private
-    panel, with no draft, a hand card, a hand card and the whole table, and each [T!] menu."""
+    panel, with no draft, a hand card, a hand card and the whole table, and each [T!] play chosen."""
     for viewer, face_down in ((None, False), (None, True), (0, False)):
         state = worst_state()
         state.config = replace(state.config, won_t_face_down=face_down)
@@ -575,10 +581,7 @@ def board_keyboards(lang: str, names: list[str]) -> Iterator[tuple[str, Keyboard
             "no draft": board.Draft(),
             "a hand card": board.Draft(0, 0),
             "the whole table": board.Draft(2, all_table(state)),
-            **{
-                f"{menu} menu": board.Draft(menu=menu)
-                for menu in ("thief", "joker", "shifter", "bomb", "any")
-            },
+            **{f"{c} chosen": board.Draft(2, all_table(state), t_code=c) for c in ("T1", "J-", "F", "B")},
         }
         for what, draft in drafts.items():
             yield f"{where}, {what}", board.keyboard(lang, view, table, draft)

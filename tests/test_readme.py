@@ -57,7 +57,7 @@ def test_lobby_settings_table_names_every_pace_and_setting_key() -> None:
 
 def key_labels() -> set[str]:
     """Every key the bot shows in English: lobby, settings, boards (face up and down, with a draft),
-    [T!] menus, the rules pages and the welcome."""
+    [T!] plays chosen, the rules pages and the welcome."""
     from engine import new_game, public_view
     from tgbot.game_settings import GameSettings
     from tgbot.render import board, info, lobby
@@ -75,7 +75,7 @@ def key_labels() -> set[str]:
         state.holdings = [["thief", "joker", "shifter", "bomb"]] * 2
         players = (board.Player("Ana", 1, None), board.Player("Ben", 2, None))
         table = board.Table(1, 1, players, face_down, inline=True, t_choices=("T1", "J+", "J-", "F", "B"))
-        for draft in (board.Draft(), board.Draft(0, 1), board.Draft(menu="any"), board.Draft(menu="joker")):
+        for draft in (board.Draft(), board.Draft(0, 1), board.Draft(t_code="T1"), board.Draft(t_code="J+")):
             add(board.keyboard("en", public_view(state), table, draft))
     for page in range(3):
         add(info.rules_page("en", page)[1])

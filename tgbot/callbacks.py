@@ -9,9 +9,8 @@ range checks) and the services check everything again against the stored game. E
   la:<game>:<level>[:s]             lobby: add a computer player (s: from the settings screen)
   h:<game>                          "my hand" popup
   k:<game>:<ver>:<op>[:<i>]         compose a move on the server's draft: h(and card i),
-                                    t(able card i), c(laim), d(iscard), x (clear), b(ack)
-  t:<game>:<ver>:<kind>             open a [T!] menu
-  p:<game>:<ver>:<code>             play a [T!] card (an engine action code)
+                                    t(able card i), c(laim), d(iscard), x (clear)
+  t:<game>:<ver>:<kind>             choose a [T!] play of that kind (again: the next choice)
   r:<page>[:<lang>]                 rules page
   lg:<code>                         language choice
   dl:<game>                         a finished game's replay file
@@ -138,9 +137,9 @@ class Hand(Callback):
 class Compose(Callback):
     game_id: int
     version: int
-    op: str  # h(and card), t(able card), c(laim), d(iscard), x (clear), b(ack from a [T!] menu)
+    op: str  # h(and card), t(able card), c(laim), d(iscard), x (clear)
     index: int | None = None  # the hand or table position for h and t
-    PATTERN = re.compile(rf"k:{_ID}:{_ID}:([htcdxb])(?::(\d{{1,2}}))?")
+    PATTERN = re.compile(rf"k:{_ID}:{_ID}:([htcdx])(?::(\d{{1,2}}))?")
 
     @classmethod
     def _from(cls, g: tuple[str, ...]) -> Self:
@@ -156,7 +155,10 @@ class Compose(Callback):
 
 
 @dataclass(frozen=True)
-class TMenu(Callback):
+class TChoice(Callback):
+    """A [T!] key: choose a play of that kind ("any": of any kind the player holds, when the
+    group cannot see which); tapped again, the next choice. *Claim* plays it."""
+
     game_id: int
     version: int
     kind: str
@@ -169,22 +171,6 @@ class TMenu(Callback):
     @property
     def data(self) -> str:
         return _checked(f"t:{self.game_id}:{self.version}:{self.kind}")
-
-
-@dataclass(frozen=True)
-class TPlay(Callback):
-    game_id: int
-    version: int
-    code: str  # T<victim>, J+, J-, F, B
-    PATTERN = re.compile(rf"p:{_ID}:{_ID}:(T\d|J[+-]|F|B)")
-
-    @classmethod
-    def _from(cls, g: tuple[str, ...]) -> Self:
-        return cls(_game_id(g[0]), int(g[1]), g[2])
-
-    @property
-    def data(self) -> str:
-        return _checked(f"p:{self.game_id}:{self.version}:{self.code}")
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,10 @@ TARGET_MAX = 300
 class GameSettings:
     edition: str = "classic"
     colours: int = 0
-    target: int | None = None  # None = the threshold for the player count
+    target: int | None = None  # a fixed goal (games set up before goal_offset); None: by player count
+    #: The lobby's *Goal ±20* keys move the goal from the automatic one of the seat count the game
+    #: starts with (RULES §5.4), not of the count when they were tapped.
+    goal_offset: int = 0
     face_down: bool = False
     pace: str = DEFAULT_PACE
 
@@ -43,12 +46,26 @@ class GameSettings:
             players=players,
             edition=self.edition,
             colours=colours,
-            target_score=self.target,
+            target_score=self.target if self.target is not None else self._moved_goal(players),
             won_t_face_down=self.face_down,
         )
 
     def threshold(self, players: int) -> int:
-        return self.target if self.target is not None else THRESHOLDS[max(2, min(6, players))]
+        """The goal a game of `players` seats plays to."""
+        if self.target is not None:
+            return self.target
+        return self._moved_goal(players) or THRESHOLDS[max(2, min(6, players))]
+
+    def _moved_goal(self, players: int) -> int | None:
+        """The automatic goal moved by the offset (None without one: the engine's own)."""
+        if not self.goal_offset:
+            return None
+        auto = THRESHOLDS[max(2, min(6, players))]
+        return max(TARGET_MIN, min(TARGET_MAX, auto + self.goal_offset))
+
+    @property
+    def goal_is_auto(self) -> bool:
+        return self.target is None and not self.goal_offset
 
     def with_change(self, key: str, value: str, players: int) -> GameSettings | None:
         """Apply one lobby key; None when the value is not acceptable."""
@@ -58,10 +75,10 @@ class GameSettings:
             return replace(self, colours=int(value))
         if key == "t" and value in ("+", "-", "d"):
             if value == "d":
-                return replace(self, target=None)
-            base = self.threshold(players)
+                return replace(self, target=None, goal_offset=0)
             step = TARGET_STEP if value == "+" else -TARGET_STEP
-            return replace(self, target=max(TARGET_MIN, min(TARGET_MAX, base + step)))
+            goal = max(TARGET_MIN, min(TARGET_MAX, self.threshold(players) + step))
+            return replace(self, target=None, goal_offset=goal - THRESHOLDS[max(2, min(6, players))])
         if key == "f" and value in ("0", "1"):
             return replace(self, face_down=value == "1")
         if key == "p" and value.isalpha() and len(value) <= 8:

@@ -39,8 +39,13 @@ T = TypeVar("T")
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 #: SIGTERM to exit: Telegram (and systemd, docker) expect a bot to be gone within 10 s.
 STOP_SECONDS = 10.0
+#: Kept for the process to exit after the last step.
+STOP_MARGIN_SECONDS = 1.0
 SENDER_GRACE_SECONDS = 2.0
 DATABASE_GRACE_SECONDS = 5.0
+UPDATER_STOP_SECONDS = 2.0
+#: Kept for closing the HTTP client and the database after the updates in flight.
+SHUTDOWN_RESERVE_SECONDS = 1.5
 #: Waits between start-up attempts while Telegram is unreachable: 1 s, 2 s, 4 s ... then every minute.
 RETRY_FIRST_SECONDS = 1.0
 RETRY_MAX_SECONDS = 60.0
@@ -131,6 +136,34 @@ async def _until_reachable(what: str, action: Callable[[], Awaitable[T]], stop: 
         if stop.is_set():
             raise _StoppedWhileStarting
         delay = min(delay * 2, RETRY_MAX_SECONDS)
+
+
+async def _within(step: Awaitable[object], seconds: float) -> bool:
+    """Wait for a stop step at most `seconds`; False (and the step cancelled) when it ran out."""
+    task = asyncio.ensure_future(step)
+    done, _pending = await asyncio.wait((task,), timeout=seconds)
+    if done:
+        with contextlib.suppress(Exception):
+            task.result()
+        return True
+    task.cancel()
+    log.warning("stopping: a step took longer than %.1f s and was cut short", seconds)
+    return False
+
+
+async def _stop_application(application: Application, seconds: float) -> None:  # type: ignore[type-arg]
+    """PTB's stop waits for every update taken to be handled; updates still waiting on a
+    Telegram that does not answer are cut off by closing the bot's HTTP client (their calls fail
+    at once, and the handlers end)."""
+    stopping = asyncio.ensure_future(application.stop())
+    done, _pending = await asyncio.wait((stopping,), timeout=seconds)
+    if done:
+        stopping.result()
+        return
+    log.warning("stopping: updates still waiting for Telegram after %.0f s are cut off", seconds)
+    await _within(application.bot.shutdown(), 0.5)
+    if not await _within(stopping, 0.5):
+        log.warning("stopping: updates in flight were abandoned")
 
 
 def check_webhook_settings(settings: Settings) -> None:
@@ -256,25 +289,33 @@ async def serve(
             # initialize() may have been cut short, and then shutdown() below skips the bot.
             await application.bot.shutdown()
     finally:
+        # Within STOP_SECONDS whatever the database and Telegram do: every step gets what is left
+        # of the time. Senders stop now (what they have not sent stays in the outbox for the next
+        # start); updates in flight get a few seconds, then a hung database is given up on (its
+        # callers answer "trouble"), and calls still waiting on Telegram are cut off.
+        deadline = loop.time() + STOP_SECONDS - STOP_MARGIN_SECONDS
+
+        def left(reserve: float = 0.0) -> float:
+            return max(0.0, deadline - reserve - loop.time())
+
         for server in started:
-            await server.stop()
+            await _within(server.stop(), left(SHUTDOWN_RESERVE_SECONDS))
         if application.updater is not None and application.updater.running:
-            await application.updater.stop()
-        # Within STOP_SECONDS whatever the database does: senders stop now (what they have not
-        # sent stays in the outbox for the next start), updates in flight get a few seconds, then
-        # a hung database is given up on (its callers answer "trouble").
+            # Its last getUpdates confirms the updates taken; a Telegram that does not answer
+            # cannot be told, and sends them again after the restart (each is answered again).
+            await _within(application.updater.stop(), min(UPDATER_STOP_SECONDS, left()))
         senders = asyncio.ensure_future(deps.delivery.stop(grace=SENDER_GRACE_SECONDS))
         give_up = loop.call_later(DATABASE_GRACE_SECONDS, deps.db.abandon)
         try:
             if application.running:
                 # (not post_stop: all it does is stop the senders, done above within their grace)
-                await application.stop()
+                await _stop_application(application, left(SHUTDOWN_RESERVE_SECONDS))
         finally:
             give_up.cancel()
             await senders
-        await application.shutdown()
+        await _within(application.shutdown(), left())
         if application.post_shutdown is not None:
-            await application.post_shutdown(application)
+            await _within(application.post_shutdown(application), left())
         if handle_signals:
             for sig in STOP_SIGNALS:
                 with contextlib.suppress(Exception):

@@ -25,12 +25,13 @@ from tests.bot.helpers import (
 )
 from tests.fakes.telegram import ApiCall, FakeChat, FakeUser, StoredMessage
 from tgbot import jobs
-from tgbot.services import lobby, play
+from tgbot.services import lobby, play, surfaces
 from tgbot.services.context import load_game
 from tgbot.services.env import Env
 from tgbot.services.people import Person
 from tgbot.services.play import Answer, Tap
 from tgbot.services.sweep import SweepReport
+from tgbot.services.turn_clock import start_when_shown
 from tgbot.store.db import session_scope
 from tgbot.store.models import Game, OutboxRow
 
@@ -179,7 +180,17 @@ def service_game(db: Engine, chat_id: int, pace: str, now: datetime) -> int:
         lobby.lobby_key(session, env, tap_by(ANA.id, chat_id), created.game_id, "start")
         game = session.get(Game, created.game_id)
         assert game is not None and game.status == "playing", "the game started"
-        return created.game_id
+    board_seen(db, created.game_id, now)
+    return created.game_id
+
+
+def board_seen(db: Engine, game_id: int, now: datetime) -> None:
+    """What a sender does when the live board reaches the group (no bot runs here): the turn it
+    shows starts its clock now."""
+    with session_scope(db) as session:
+        game = session.get(Game, game_id)
+        assert game is not None
+        start_when_shown(session, env_at(now), game.chat_id, surfaces.board(game))
 
 
 def user_to_move(db: Engine, game_id: int) -> int:
@@ -197,7 +208,9 @@ def discard_first_card(db: Engine, game_id: int, now: datetime) -> Answer:
         assert game is not None
         tap, env = tap_by(user, game.chat_id), env_at(now)
         play.compose(session, env, tap, game_id, game.version, "h", 0)
-        return play.compose(session, env, tap, game_id, game.version, "d", None)
+        answer = play.compose(session, env, tap, game_id, game.version, "d", None)
+    board_seen(db, game_id, now)
+    return answer
 
 
 def waiting_texts(db: Engine, chat_id: int) -> list[str]:

@@ -78,7 +78,22 @@ def data_is(want: str) -> Callable[[str, str | None], bool]:
     return lambda _text, data: data == want
 
 
+def newest_keyed(fake: FakeTelegram, chat_id: int) -> StoredMessage | None:
+    """The newest message of a chat with compose keys: the live board (or panel)."""
+    for message in reversed(fake.messages(chat_id)):
+        if any(d is not None and d.startswith("k:") for _t, d in fake.buttons(message)):
+            return message
+    return None
+
+
+def board_part(text: str) -> str:
+    """A board's text without the report it opens with (from its status line on, in English)."""
+    at = text.find("TWEAK! · round")
+    return text[at:] if at >= 0 else text
+
+
 def target_of(text: str) -> int:
+    text = board_part(text)
     m = re.search(r"target (\d+) this turn", text)
     if m:
         return int(m.group(1))
@@ -100,27 +115,30 @@ async def play_turn(
     assert hand, surface.text
     keys = buttons(fake, surface)
     hand_keys = keys[: len(hand)]
-    # [T!] first, sometimes
+    target = target_of(surface.text or "")
+    # [T!] first, sometimes: its key chooses (again: the next choice), Claim plays it; a Joker is
+    # played by Claim together with the sum composed after it
     t_keys = [(t, d) for t, d in keys if d.startswith("t:")]
     if t_keys and player.use_t_cards and player.rng.random() < 0.5:
         _label, data = player.rng.choice(t_keys)
-        await tg.tap(player.user, surface, data_is(data))
-        sub = [(t, d) for t, d in buttons(fake, surface) if d.startswith("p:")]
-        if sub:
-            _, move = player.rng.choice(sub)
-            await tg.tap(player.user, surface, data_is(move))
+        popup = await tg.tap(player.user, surface, data_is(data))
+        while "again" in (popup.text or "") and player.rng.random() < 0.3:
+            popup = await tg.tap(player.user, surface, data_is(data))
+        joker = re.search(r"the target becomes (\d+)", popup.text or "")
+        if joker:
+            target = int(joker.group(1))
+        elif "chosen" in (popup.text or ""):
+            await tg.tap(player.user, surface, "✅ Claim")
+            surface = newest_keyed(fake, surface.chat_id) or surface  # a new board after the card
             keys = buttons(fake, surface)
             if not any(d.startswith("k:") for _, d in keys):
                 return "t-then-gone"
             if private:
                 hand = panel_hand(surface)
             hand_keys = keys[: len(hand)]
-        else:
-            await tg.tap(player.user, surface, "↩️ Back")
-            keys = buttons(fake, surface)
+            target = target_of(surface.text or "")
     table = [(t, d) for t, d in keys[len(hand) :] if is_table_key(d) and EMOJI_VALUE.search(t)]
     table_values = [int(EMOJI_VALUE.search(t).group(2)) for t, _ in table]  # type: ignore[union-attr]
-    target = target_of(surface.text or "")
     choice = choose_sum(hand, table_values, target, player.rng)
     if choice is None:
         h = player.rng.randrange(len(hand))

@@ -11,6 +11,7 @@ from tests.bot.conftest import BotRig
 from tests.bot.helpers import (
     BOT,
     current_game,
+    group_writes,
     live_panel,
     lobby_id,
     moves_of,
@@ -134,8 +135,7 @@ async def test_board_reposts_the_board_and_the_old_one_loses_its_keys(rig: BotRi
     assert old.buttons == []
     new = board_of(rig, group)
     assert new.message_id != old.message_id and new is fake.last_message(group.id)
-    assert "✏️" in new.text  # the move being composed is kept
-    assert any(t == "👉🂠1" for t, _d in new.buttons)
+    assert "✏️" not in new.text and not any("👉" in t for t, _d in new.buttons)  # a draft is private
     assert any(t == "👀 My hand" for t, _d in new.buttons)
     after = current_game(rig)
     assert after.version == game.version and state_of(after) == before
@@ -209,8 +209,9 @@ async def test_leave_in_a_game_autoplays_the_seat_and_the_last_human_ends_it(rig
     moves = moves_of(rig, game.id)
     assert [m.source for m in moves[1:]] == ["player", "left"]
     assert moves[-1].seat == list(users.values()).index(leaver)
-    report = board.text
+    report = board_of(rig, group).text  # the next board opens with the report of both moves
     assert f"🚪 {leaver.first_name}" in report  # the auto-played move is tagged in the report
+    assert board.buttons == [] and "🚪" not in board.text  # the old board lost its keys, not its text
     after = state_of(current_game(rig))
     assert users[after.current] not in (leaver, mover)
     assert f"{leaver.first_name} 🚪" in board_of(rig, group).text  # marked on the board
@@ -475,14 +476,18 @@ async def test_start_with_a_game_payload_opens_that_games_panel(rig: BotRig) -> 
     assert waiting_view is live_panel(rig, gid, waiting)
     assert f"Your hand: {cards(state.hands[1 - state.current])}" in waiting_view.text
     assert waiting_view.buttons == []
-    # the panel plays: a discard from private costs the group the report and the new board
+    # the panel plays: a discard from private costs the group one message, the new board with the
+    # report (and, last of all, the old board's keys)
     fake.reset_counts()
     answer = await tg.tap(mover, panel, lambda t, d: d == f"k:{gid}:1:h:0")
     assert answer.text and answer.text.startswith(card(hand[0]))
     assert fake.count_calls(chat_id=group.id, methods=MESSAGE_METHODS) == 0  # composing is private
+    old_text = board.text
+    first = len(fake.calls)
     await tg.tap(mover, panel, "🗑 Discard")
-    assert fake.count_calls(chat_id=group.id, methods=MESSAGE_METHODS) == 2
-    assert board.text.startswith(f"{mover.first_name} discards {card(hand[0])}")
+    assert group_writes(fake, group.id, first) == ["sendMessage", "editMessageReplyMarkup"]
+    assert board_of(rig, group).text.startswith(f"{mover.first_name} discards {card(hand[0])}")
+    assert board.text == old_text and board.buttons == []
     # the turn is over: the panel says what was played and has no keys
     assert panel.buttons == [] and panel.text.startswith("✔️ Played in Friends:")
     assert f"discards {card(hand[0])}" in panel.text

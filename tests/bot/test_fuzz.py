@@ -34,7 +34,7 @@ from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
 from engine import check_invariants, t_actions
-from engine.actions import Discard, Sum, encode
+from engine.actions import Discard, Sum, encode, t_kind
 from engine.ai import greedy_action
 from tests.bot.conftest import BotRig
 from tests.bot.helpers import BOT, board_id, lobby_id, panel_id, state_of
@@ -256,17 +256,18 @@ async def play_turn(world: World, table: Table) -> None:
         world.panel_turns += 1
     options = t_actions(state, state.current) if state.t_played is None else []
     if options and rng.random() < 0.3:
-        action = rng.choice(options)
-        code = encode(action)
-        kind = {"T": "thief", "J": "joker", "F": "shifter", "B": "bomb"}[code[0]]
-        opened = await tap_key(world, user, surface, cb.TMenu(gid, version, kind).data)
-        if not opened and await tap_key(world, user, surface, cb.TMenu(gid, version, "any").data):
-            opened = await tap_key(world, user, surface, cb.TMenu(gid, version, kind).data)
-        if opened:
-            if rng.random() < 0.1:  # changes their mind: back to the cards
-                await tap_key(world, user, surface, cb.Compose(gid, version, "b").data)
-            else:
-                await tap_key(world, user, surface, cb.TPlay(gid, version, code).data)
+        # a [T!] key chooses (again: the next choice), Claim plays it; sometimes the player
+        # taps past the last choice (none chosen) and claims with nothing
+        code = encode(rng.choice(options))
+        kind = str(t_kind(code))
+        chose = await tap_key(world, user, surface, cb.TChoice(gid, version, kind).data)
+        if not chose:
+            chose = await tap_key(world, user, surface, cb.TChoice(gid, version, "any").data)
+            kind = "any"
+        if chose:
+            for _ in range(rng.randrange(3)):
+                await tap_key(world, user, surface, cb.TChoice(gid, version, kind).data)
+            await tap_key(world, user, surface, cb.Compose(gid, version, "c").data)
         return
     main = greedy_action(state, state.current)
     if rng.random() < 0.1 or not isinstance(main, (Sum, Discard)):

@@ -370,9 +370,9 @@ async def test_a_deleted_board_is_replaced_by_board_command_a_move_and_a_reminde
     assert game_row(rig, game_id).version == version + 1
     fresh = board(rig, game_id)
     assert not fresh.deleted and fresh.buttons
-    # the report that could not replace the deleted board is a message of its own
+    # the new board opens with the report, as always (the deleted one only lost its keys)
     reports = [m for m in fake.messages(group.id) if m.content.startswith(f"{mover.first_name} discards")]
-    assert len(reports) == 1 and reports[0].message_id < fresh.message_id
+    assert reports == [fresh]
 
     # 3. a sweep reminder in the group (the second one: the first goes to the private chat)
     fresh.deleted = True
@@ -387,8 +387,10 @@ async def test_a_deleted_board_is_replaced_by_board_command_a_move_and_a_reminde
     replacement = board(rig, game_id)
     assert not replacement.deleted and replacement.buttons and replacement is not fresh
     last_calls = [m for m in fake.messages(group.id) if "Last call" in m.content]
-    assert len(last_calls) == 1 and last_calls[0].reply_to is None
-    assert replacement is fake.last_message(group.id)  # the board is back at the bottom
+    # the board is back at the bottom first (it is the game's record), and the last call answers it
+    assert len(last_calls) == 1 and last_calls[0].reply_to is not None
+    assert last_calls[0].reply_to.message_id == replacement.message_id
+    assert last_calls[0] is fake.last_message(group.id)
     assert any(c.method == "sendMessage" and c.chat_id == group.id for c in fake.calls[start:])
 
 
@@ -409,18 +411,24 @@ async def test_a_reminder_replies_to_the_board_when_it_is_there(rig: BotRig) -> 
 
 
 async def test_an_edit_that_fails_on_the_group_board_posts_a_fresh_one(rig: BotRig) -> None:
+    """The live board is redrawn in place when the group's language changes; Telegram refuses the
+    edit (the message is too old to edit): the board is posted again, its report kept."""
     fake, tg = rig.fake, rig.tg
     ana, ben = fake.user(1, "Ana"), fake.user(2, "Ben")
     group = fake.group("Friends")
     game_id = await started(rig, group, [ana, ben])
     old = board(rig, game_id)
-    mover = to_move(rig, game_id, [ana, ben])
-    fake.fail_next("editMessageText", 400, "Bad Request: message can't be edited", times=2)
-    answer = await tg.tap(mover, old, "🂠1")
+    await tg.send(group, ana, f"/language{BOT}")
+    picker = fake.last_message(group.id)
+    fake.fail_next("editMessageText", 400, "Bad Request: message can't be edited", times=1)
+    answer = await tg.tap(ana, picker, lambda _t, d: d == "lg:es")
     assert answer.answered
     fresh = board(rig, game_id)
     assert fresh.message_id != old.message_id and fresh.buttons
-    await discard(rig, game_id, [ana, ben])
+    assert "✅ Cantar" in [t for t, _d in fresh.buttons]  # in the group's new language
+    mover = to_move(rig, game_id, [ana, ben])
+    await tg.tap(mover, fresh, key_with(f"k:{game_id}:1:h:0"))
+    await tg.tap(mover, fresh, key_with(f"k:{game_id}:1:d"))
     assert game_row(rig, game_id).version == 2
 
 
@@ -490,28 +498,30 @@ async def test_six_long_names_a_full_table_and_many_t_cards_fit(rig: BotRig) -> 
         assert len(answer.text.encode("utf-16-le")) // 2 <= 200
         assert_within_limits(surface)
     chosen = (len(big.table) + 1) // 2
-    assert sum(1 for t, _d in surface.buttons if t.startswith("✅") and t != "✅ Claim") == chosen
-    # The private panel of the player to move and the [T!] sub-menus.
+    # (the group board is not redrawn while the player composes: the draft is in the popup)
+    assert not [t for t, _d in surface.buttons if t.startswith("✅") and t != "✅ Claim"]
+    # The private panel of the player to move shows the draft, and each [T!] play chosen in turn.
     await tg.send(fake.private(mover), mover, f"/start g{game_id}")
     panel = live_panel(rig, game_id, mover)
     assert_within_limits(panel)
-    for text, _data in [b for b in panel.buttons if (b[1] or "").startswith("t:")]:
-        await tg.tap(mover, panel, text)
-        assert_within_limits(panel)
-        await tg.tap(mover, panel, "↩️ Back")
-    assert game_row(rig, game_id).version == game.version  # looking changed nothing
+    assert sum(1 for t, _d in panel.buttons if t.startswith("✅") and t != "✅ Claim") == chosen
+    for _text, data in [b for b in panel.buttons if (b[1] or "").startswith("t:")]:
+        for _ in range(7):  # every choice of that kind, then none
+            answer = await tg.tap(mover, panel, key_with(data or ""))
+            assert answer.text and len(answer.text.encode("utf-16-le")) // 2 <= 200
+            assert_within_limits(panel)
+    assert game_row(rig, game_id).version == game.version  # choosing changed nothing
 
 
-def test_a_long_burst_report_is_cut_to_fit_above_a_board() -> None:
-    from tgbot.render.limits import fit_lines, visible_length
+def test_a_long_burst_report_is_cut_into_messages_that_fit_and_loses_no_line() -> None:
+    from tgbot.render.limits import chunks as _chunks
+    from tgbot.render.limits import visible_length
 
     lines = [f"🤖 <b>Bot Normal {i}</b>: 🟥1 + 🟧2 + 🟨3 = {i} · <b>TWEAK!</b>" for i in range(300)]
-    kept = fit_lines("en", lines)
-    assert sum(visible_length(line) + 1 for line in kept) <= REPORT_BUDGET
-    assert kept[0] == lines[0] and kept[-1] == lines[-1]
-    assert any("more" in line for line in kept)
-    short = lines[:3]
-    assert fit_lines("en", short) == short
+    runs = _chunks(lines)
+    assert len(runs) > 1 and [line for run in runs for line in run] == lines
+    assert all(sum(visible_length(line) + 1 for line in run) <= REPORT_BUDGET for run in runs)
+    assert _chunks(lines[:3]) == [lines[:3]] and _chunks([]) == [[]]
     assert visible_length("<b>a &amp; b</b>") == 5
 
 

@@ -87,7 +87,10 @@ async def test_the_play_key_lists_the_movers_moves_best_first_and_only_to_them(i
         assert isinstance(action, Sum)
         cards = [view.hand[action.hand], *(view.table[p] for p in action.table)]  # type: ignore[index]
         assert result["title"].startswith(" + ".join(f"{_emoji(c)}{VALUE[c]}" for c in cards))
-        assert result["title"].endswith(f"+{sum(POINTS[c] for c in cards)}")
+        # a TWEAK with [T!] cards left wins one, worth 2 points (RULES §5.3), whichever it is
+        wins_t = "TWEAK!" in result["title"] and view.tdeck_size > 0
+        assert ("wins a [T!] card" in result["title"]) == wins_t
+        assert result["title"].endswith(f"+{sum(POINTS[c] for c in cards) + (2 if wins_t else 0)}")
     # Every discard is offered too.
     discards = [r for r in answer.results if r["title"].startswith("🗑")]
     assert len(discards) == len(view.hand or ())

@@ -15,7 +15,7 @@ from tests.engine.helpers import playthrough
 from tgbot.game_settings import GameSettings
 from tgbot.render.board import Draft
 from tgbot.render.cards import card
-from tgbot.services import output
+from tgbot.services import panels, record
 from tgbot.services.context import GameContext, SeatInfo
 from tgbot.services.env import Env
 from tgbot.store.models import Game
@@ -87,15 +87,15 @@ def test_no_board_or_panel_shows_a_card_its_reader_may_not_see(
         mover = state.current
         hand = state.hands[mover]
         drafts = (
-            [None, Draft(0, 0b1), Draft(None, 0b11), Draft(menu="any"), Draft(menu="thief")]
+            [None, Draft(0, 0b1), Draft(None, 0b11), Draft(0, 0b1, t_code="J+"), Draft(t_code="T1")]
             if hand
             else [None]
         )
+        text, keys = record.group_board(ctx, env, ["a report above it"])
+        # The group sees the table, nothing else: not any hand (the draft is never on the board).
+        assert shown(text, keys) <= table, (text, state.table)
         for draft in drafts:
-            text, keys = output.group_board(ctx, env, draft)
-            # The group sees the table, nothing else: not the mover's chosen card, not any hand.
-            assert shown(text, keys) <= table, (text, state.table)
             for seat in ctx.seats:
                 own = {card(c) for c in state.hands[seat.seat]}
-                text, keys = output.panel_view(ctx, env, seat, draft if seat.seat == mover else None)
+                text, keys = panels.view(ctx, env, seat, draft if seat.seat == mover else None)
                 assert shown(text, keys) <= table | own, (seat.seat, text)

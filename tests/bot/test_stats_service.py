@@ -15,7 +15,6 @@ from sqlmodel import Session, select
 import engine
 from engine.actions import Discard, Sum
 from engine.ai import choose_action
-from engine.events import GameEnded, RoundEnded, Summed
 from tests.pg import pg_engine, pg_url  # noqa: F401  (fixtures)
 from tgbot import callbacks as cb
 from tgbot.game_settings import GameSettings
@@ -28,7 +27,7 @@ from tgbot.render.chart import (
     score_chart_png,
     spec,
 )
-from tgbot.services import history, lobby, moves, output, play, stats, table_control
+from tgbot.services import history, lobby, moves, play, record, stats, table_control
 from tgbot.services.command import Command
 from tgbot.services.context import load_game
 from tgbot.services.env import Env
@@ -109,7 +108,7 @@ def play_until_last_move(db: Engine, game_id: int) -> tuple[Person, int, Sum | D
             if isinstance(action, (Sum, Discard)) and engine.apply(state, state.current, action)[0].is_over:
                 return person_of(seat.user_id), ctx.game.version, action
             result = moves.play(session, env(), ctx, seat, action)
-            output.report(session, env(), result)
+            record.report(session, env(), result)
     raise AssertionError("the game never came near its end")
 
 
@@ -173,7 +172,7 @@ def test_the_final_move_and_the_stats_commit_together(db: Engine, monkeypatch: p
     def fails(*args: object, **kwargs: object) -> None:
         raise RuntimeError("crash after the move")
 
-    monkeypatch.setattr(output, "report", fails)
+    monkeypatch.setattr(record, "report", fails)
     with pytest.raises(RuntimeError):
         final_tap(db, game_id, person, version, action)
     assert stats_rows(db) == [] and move_count(db, game_id) == moves_before
@@ -254,22 +253,6 @@ def test_download_callback_data_is_strict() -> None:
 def _outcome(events: list[object]) -> MoveOutcome:
     state = engine.new_game(engine.GameConfig(players=2), 1)
     return MoveOutcome(0, "D0", "ai", state, state, events)  # type: ignore[arg-type]
-
-
-def test_a_burst_is_cut_after_each_round_end() -> None:
-    move = Summed(0, "R1a", ("O1a",), 2, False, None)
-    ended = RoundEnded(1, (3, 4), (3, 4), ())
-    a, b, c, d = (
-        _outcome([move]),
-        _outcome([move, ended]),
-        _outcome([move]),
-        _outcome([GameEnded((1,), (3, 4))]),
-    )
-    split = output.split_at_round_ends
-    assert split([a, b, c, d]) == [[a, b], [c, d]]
-    assert split([a, c]) == [[a, c]]
-    assert split([b]) == [[b]]
-    assert split([]) == [[]]
 
 
 def test_the_score_chart_is_a_phone_sized_png() -> None:

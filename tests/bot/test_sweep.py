@@ -243,7 +243,8 @@ async def test_a_tap_and_the_sweep_at_the_same_instant_apply_one_move(rig: BotRi
         assert applied[0].source == "idle"
         assert answer.text == STALE
         assert (report.examined, report.idle_moves) == (1, 1)
-        assert not surface.buttons and f"⏰ {player.first_name} was idle:" in surface.content
+        assert not surface.buttons  # the old board lost its keys; the new one opens with the report
+        assert f"⏰ {player.first_name} was idle:" in board(rig, table).content
     assert not rig.tg.errors
 
 
@@ -489,7 +490,9 @@ def test_one_batch_decides_each_game_as_on_its_own(db: sqlalchemy.engine.Engine)
     assert (a.nudges_sent, a.next_nudge_at, a.wake_at) == (1, T0 + 2.4 * MIN, T0 + 2.4 * MIN)
     assert (b.nudges_sent, b.next_nudge_at, b.wake_at) == (2, None, T0 - 48 * MIN + HOUR)
     assert (c.nudges_sent, c.wake_at) == (0, T0 + 2 * HOUR)
-    assert d.version == versions[deadline] + 1 and d.deadline_at == now + 3 * MIN
+    # the next turn's clock waits for its board to reach the group
+    assert d.version == versions[deadline] + 1
+    assert (d.turn_started_at, d.deadline_at, d.wake_at) == (None, None, None)
     assert [g.version for g in (a, b, c)] == [versions[g] for g in (first, last_call, later)]
     # nothing left to do until the next step is due
     with session_scope(db) as session:
@@ -536,9 +539,11 @@ def test_a_t_card_played_stops_the_reminders_but_not_the_deadline(db: sqlalchemy
         data["holdings"][data["current"]] = ["joker"]
         game.state = json.dumps(data)
         chat_id = game.chat_id
-    with session_scope(db) as session:
-        answer = play.play_t(session, env_at(T0 + 5 * MIN), tap_by(user, chat_id), game_id, 1, "J+")
-        assert answer.text == "Done!"
+    with session_scope(db) as session:  # the Joker's key chooses +1, Claim plays it
+        tap = tap_by(user, chat_id)
+        play.choose_t(session, env_at(T0 + 5 * MIN), tap, game_id, 1, "joker")
+        answer = play.compose(session, env_at(T0 + 5 * MIN), tap, game_id, 1, "c", None)
+        assert "Joker" in answer.text and not answer.alert
     assert [m.code for m in moves_of_db(db, game_id)] == ["start:7", "J+"]  # the turn goes on
     game = game_row_of(db, game_id)
     assert game.next_nudge_at is None and game.deadline_at == T0 + HOUR

@@ -63,6 +63,8 @@ class _ApiHandler(RequestHandler):
         delay = server.delays.get(method, 0.0)
         if delay:
             await asyncio.sleep(delay)
+        if server.gone:
+            await asyncio.Event().wait()  # the server stopped answering: the call hangs
         status, body = await server.fake.do_request(
             f"http://fake/bot{token}/{method}", "POST", cast(Any, _Params(params))
         )
@@ -78,6 +80,8 @@ class FakeBotApiServer:
         self.fake = fake
         self.token = token
         self.delays: dict[str, float] = {}
+        #: Every request from now on hangs with no answer (a Bot API server that went away).
+        self.gone = False
         self.requests: list[tuple[str, str]] = []
         self.port = 0
         self._events: dict[str, asyncio.Event] = {}
@@ -100,6 +104,16 @@ class FakeBotApiServer:
         self._server.add_sockets(sockets)
         self.port = sockets[0].getsockname()[1]
         return self
+
+    def go_away(self) -> None:
+        self.gone = True
+
+    async def shut(self) -> None:
+        """The server is gone: connections refused from now on."""
+        if self._server is not None:
+            self._server.stop()
+            await self._server.close_all_connections()
+            self._server = None
 
     async def __aexit__(self, *exc: object) -> None:
         if self._server is not None:

@@ -69,12 +69,13 @@ async def test_kill_9_with_messages_waiting_then_restart_delivers_each_once(tmp_
             second.send_signal(signal.SIGTERM)
             _out, err = await asyncio.wait_for(second.communicate(), 30)
         assert second.returncode == 0, err.decode()
-    # The old board became the report, once; one new board, with keys; nothing shown twice.
+    # One new board, with keys, under the move's report, once; the old board kept its text and
+    # lost its keys; nothing shown twice.
     old = fake.message(group.id, board.message_id)
-    assert old.buttons == [] and f"{mover.first_name} discards" in (old.text or "")
+    assert old.buttons == [] and f"{mover.first_name} discards" not in (old.text or "")
     reports = [m for m in fake.messages(group.id) if f"{mover.first_name} discards" in (m.text or "")]
-    assert len(reports) == 1
     boards = keyed(fake, group.id, "k:")
     assert len(boards) == 1 and boards[0].message_id != board.message_id
+    assert reports == boards
     texts = [m.text for m in fake.messages(group.id) if m.from_bot]
     assert len(texts) == len(set(texts)), texts

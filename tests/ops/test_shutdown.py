@@ -151,3 +151,29 @@ async def test_sigterm_while_the_database_hangs_exits_within_10_s(tmp_path: Path
             holder.close()
     assert process.returncode == 0, log
     assert elapsed < 10, (elapsed, log)
+
+
+async def test_sigterm_when_the_bot_api_server_has_gone_away_exits_within_10_s(tmp_path: Path) -> None:
+    """Forty taps are being handled, each waiting on Telegram twice in a row (a bystander's *Start*
+    asks whether they are a group admin, then answers), when the Bot API server stops answering:
+    every call hangs, polling included. A stop must not wait on it."""
+    fake = FakeTelegram()
+    group = fake.group("Friends")
+    ana = fake.user(1, "Ana")
+    async with (
+        FakeBotApiServer(fake, TEST_TOKEN) as api,
+        running_bot(tmp_path, bot_env(tmp_path, api.base_url), stdout=asyncio.subprocess.DEVNULL) as process,
+    ):
+        fake.queue_update(fake.command_update(group, ana, "/newgame@tweak_test_bot"))
+        await until(lambda: any(d == "ls:1" for m in fake.messages(group.id) for _t, d in m.buttons))
+        lobby = fake.last_message(group.id)
+        api.hold("getChatMember", 4.0)
+        for i in range(40):
+            bystander = fake.user(100 + i, f"Guest{i}")
+            fake.queue_update(fake.callback_update(bystander, lobby, "ls:1"))
+        await asyncio.wait_for(api.arrived("getChatMember").wait(), START_TIMEOUT)
+        api.go_away()
+        elapsed, log = await _stop_within(process, 10)
+    assert process.returncode == 0, log
+    assert elapsed < 10, (elapsed, log)
+    assert log.rstrip().splitlines()[-1].endswith("tweakbot stopped cleanly"), log

@@ -72,7 +72,7 @@ class Instance:
         self.deps.seed_source = seeds
         self.deps.delivery.poll_seconds = 0.2
         # Not a test of pacing: the group budget would make each step wait in real time.
-        self.deps.delivery.limits = Limits(group=10_000, preview=10_000, private_gap=0.0, overall=10_000)
+        self.deps.delivery.limits = Limits(group=10_000, cosmetic=10_000, private_gap=0.0, overall=10_000)
         self.app = build_application(settings, deps=self.deps, request=fake, create_tables=False)
         self.tg = TelegramTestClient(self.app, fake, settle_timeout=STEP_TIMEOUT)
         self.loop = asyncio.new_event_loop()

@@ -20,9 +20,10 @@ GROUP_WINDOW = 60.0
 #: Writes per window in a group: Telegram's 20, less headroom for calls we do not pace (a 400,
 #: a retry whose first try did land).
 GROUP_LIMIT = 18
-#: Draft previews only while fewer writes than this were spent: the rest is kept for turns
-#: (a move report and the next board), so a busy composer never delays a move.
-PREVIEW_LIMIT = 12
+#: Cosmetic writes (lobby edits, keys taken off old messages) only while fewer writes than this
+#: were spent: the rest is kept for the game's record (the next board, a round summary) and
+#: replies, so lobby taps just before *Start* never delay the first board.
+COSMETIC_LIMIT = 12
 #: Seconds between two writes into one private chat (Telegram: one a second).
 PRIVATE_GAP = 1.05
 #: Writes per second by this process across all chats (Telegram: about 30).
@@ -47,7 +48,7 @@ class Limits:
     loosen it)."""
 
     group: int = GROUP_LIMIT
-    preview: int = PREVIEW_LIMIT
+    cosmetic: int = COSMETIC_LIMIT
     private_gap: float = PRIVATE_GAP
     overall: int = GLOBAL_RATE
 
@@ -59,7 +60,7 @@ def wait_before(
     recent = sorted(prune(recent, now))
     if is_private(chat_id):
         return max(0.0, recent[-1] + limits.private_gap - now) if recent else 0.0
-    limit = limits.preview if priority >= Priority.PREVIEW else limits.group
+    limit = limits.cosmetic if priority >= Priority.COSMETIC else limits.group
     if len(recent) < limit:
         return 0.0
     # The write that must leave the window before this one fits, and the margin.

@@ -47,6 +47,8 @@ NOTHING_NEW = 99  # below every priority: nothing committed since the last read
 HOLD_WHILE_WAITING = 2.0
 POLL_SECONDS = 2.0
 BACKOFF_MAX = 30.0
+#: At a stop, the most time spent handing the chats' leases back.
+RELEASE_SECONDS = 1.0
 
 
 class ChatTrouble(Protocol):
@@ -59,6 +61,11 @@ class ChatTrouble(Protocol):
     def migrated(self, session: Session, old_id: int, new_id: int) -> None: ...
 
     def surface_lost(self, session: Session, chat_id: int, surface: str) -> None: ...
+
+    def surface_shown(self, session: Session, chat_id: int, surface: str) -> None:
+        """A board or panel reached the chat (or Telegram refused it for good): a turn it shows
+        may start its clock now, never before its player can see it."""
+        ...
 
 
 def digest(payload: dict[str, Any]) -> str:
@@ -154,6 +161,12 @@ class Delivery:
             if pending:
                 await asyncio.wait(pending, timeout=1.0)
         self._senders.clear()
+        # Hand the leases back: a restart (or another instance) sends at once. Not worth a wait
+        # on a database that does not answer: the leases then run out by themselves.
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(
+                self.db.run(lambda s: outbox.release_all(s, self.holder), background=True), RELEASE_SECONDS
+            )
 
     def _finished(self, sender: ChatSender) -> None:
         if self._senders.get(sender.chat_id) is sender:
@@ -402,6 +415,10 @@ def _finish(
     chat = outbox.delivery_chat(session, chat_id)
     _spent(chat, now)
     kind = outcome.kind
+    if row.surface is not None and kind in (io.SENT, io.EDITED, io.REFUSED) and not payload.get("keys_only"):
+        # First, while nothing of the outbox is locked yet: the game row comes before the outbox
+        # in every transaction that takes both (taps take the game, then its outbox rows).
+        delivery.trouble.surface_shown(session, chat_id, row.surface)
     if kind in (io.SENT, io.EDITED):
         if row.surface is not None and outcome.message_id is not None:
             outbox.remember_shown(session, chat_id, row.surface, outcome.message_id, plan.digest)

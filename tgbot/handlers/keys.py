@@ -36,12 +36,8 @@ def _compose(s: Session, env: Env, tap: Tap, key: cb.Compose, admin: bool) -> An
     return play.compose(s, env, tap, key.game_id, key.version, key.op, key.index)
 
 
-def _t_menu(s: Session, env: Env, tap: Tap, key: cb.TMenu, admin: bool) -> Answer:
-    return play.open_t_menu(s, env, tap, key.game_id, key.version, key.kind)
-
-
-def _t_play(s: Session, env: Env, tap: Tap, key: cb.TPlay, admin: bool) -> Answer:
-    return play.play_t(s, env, tap, key.game_id, key.version, key.code)
+def _t_choice(s: Session, env: Env, tap: Tap, key: cb.TChoice, admin: bool) -> Answer:
+    return play.choose_t(s, env, tap, key.game_id, key.version, key.kind)
 
 
 def _rules(s: Session, env: Env, tap: Tap, key: cb.Rules, admin: bool) -> Answer:
@@ -66,8 +62,7 @@ def handlers() -> list[BaseHandler]:  # type: ignore[type-arg]
         ),
         CallbackQueryHandler(on_key(cb.Hand, "hand", _hand), pattern=cb.Hand.PATTERN),
         CallbackQueryHandler(on_key(cb.Compose, "compose", _compose), pattern=cb.Compose.PATTERN),
-        CallbackQueryHandler(on_key(cb.TMenu, "t_menu", _t_menu), pattern=cb.TMenu.PATTERN),
-        CallbackQueryHandler(on_key(cb.TPlay, "t_play", _t_play), pattern=cb.TPlay.PATTERN),
+        CallbackQueryHandler(on_key(cb.TChoice, "t_choice", _t_choice), pattern=cb.TChoice.PATTERN),
         CallbackQueryHandler(own_page("r:", on_key(cb.Rules, "rules", _rules)), pattern=cb.Rules.PATTERN),
         CallbackQueryHandler(
             own_page("lg:", on_key(cb.Language, "language", _language)), pattern=cb.Language.PATTERN

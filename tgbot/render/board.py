@@ -4,9 +4,11 @@ Both are drawn from the engine's views (engine/views.py), never from a game stat
 board from the public view, which holds no hand card, and a panel from its player's own view.
 So a render cannot show a card its reader may not see, by construction.
 
-The keys carry one step each (pick this hand card, toggle that table card, claim…) with the game
-version; the draft they build up is kept on the server (`services.drafts`), so a tap acts on the
-draft as it is now, whatever keyboard it came from.
+The keys carry one step each (pick this hand card, toggle that table card, choose a [T!] play,
+claim…) with the game version; the draft they build up is kept on the server (`services.drafts`),
+so a tap acts on the draft as it is now, whatever keyboard it came from. The group board is never
+redrawn while its player composes: the popup after each tap shows the running draft, so nothing
+the player waits for spends the group's budget. A private panel (its own budget) shows the draft.
 """
 
 from __future__ import annotations
@@ -14,36 +16,40 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine import View
-from engine.actions import positions_of
+from engine.actions import positions_of, t_kind
 from engine.cards import VALUE
 
 from .. import callbacks as cb
 from ..i18n import M_, _
-from .cards import HIDDEN_CARD, T_EMOJI, card, cards, fit, mention, name, t_label, t_list
+from .cards import HIDDEN_CARD, T_EMOJI, card, cards, mention, name, plain_name, t_label, t_list
 from .keys import Keyboard, button, link, rows_of, switch_inline
 
 TABLE_ROW = 6
 HINT_TABLE_CARDS = 12  # table cards spelled out in the sum popup
-#: What a [T!] menu offers, by the first letter of the engine's action codes.
-T_CODES = {"thief": "T", "joker": "J", "shifter": "F", "bomb": "B"}
 #: How the computer levels are called on keys, boards and /top (the levels: `engine.ai.LEVELS`).
 COMPUTER_LEVELS = {"easy": M_("Easy"), "normal": M_("Normal"), "hard": M_("Hard")}
 
 
 @dataclass(frozen=True)
 class Draft:
-    """The move being composed: a hand card, table cards (bit i = table position i), an open menu."""
+    """The move being composed: a hand card, table cards (bit i = table position i), and the [T!]
+    play chosen with its key (an engine action code), which *Claim* plays."""
 
     hand: int | None = None
     mask: int = 0
-    menu: str | None = None
+    t_code: str | None = None
 
     def chosen(self, table_size: int) -> tuple[int, ...]:
         return tuple(p for p in positions_of(self.mask) if p < table_size)
 
     @property
+    def joker(self) -> int:
+        """The Joker's change of the target, when a Joker is chosen (it is played with the sum)."""
+        return {"J+": 1, "J-": -1}.get(self.t_code or "", 0)
+
+    @property
     def empty(self) -> bool:
-        return self.hand is None and not self.mask and self.menu is None
+        return self.hand is None and not self.mask and self.t_code is None
 
 
 @dataclass(frozen=True)
@@ -135,38 +141,42 @@ def status_lines(lang: str, v: View, table: Table) -> list[str]:
     return lines
 
 
-def _draft_line(lang: str, v: View, draft: Draft) -> str:
-    """The draft under the board. Only its composer sees their hand card: the group reads that a
-    hand card is chosen, not which."""
+def t_play_label(lang: str, code: str, players: tuple[Player, ...]) -> str:
+    """A [T!] play as its key and popups name it: '🥷 Thief → Bea', '🃏 Joker +1', '💣 Bomb'."""
+    kind = t_kind(code)
+    if kind is None:
+        return code
+    label = t_label(lang, kind)
+    if kind == "thief":
+        return f"{label} → {plain_name(players[int(code[1:])].name, 16)}"
+    if kind == "joker":
+        return f"{label} {code[1]}1"
+    return label
+
+
+def _draft_lines(lang: str, v: View, table: Table, draft: Draft) -> list[str]:
+    """The draft under a private panel: the [T!] play chosen, and the running sum."""
+    lines = []
+    if draft.t_code:
+        play = t_play_label(lang, draft.t_code, table.players)
+        lines.append(_(lang, "✏️ {play}: ✅ Claim plays it", play=play))
     chosen = draft.chosen(len(v.table))
-    if draft.hand is None and not chosen:
-        return ""
-    table_part = [card(v.table[p]) for p in chosen]
-    table_total = sum(VALUE[v.table[p]] for p in chosen)
+    target = v.target + draft.joker
     if v.hand is not None and draft.hand is not None and draft.hand < len(v.hand):
-        expr = " + ".join([card(v.hand[draft.hand]), *table_part])
-        total = table_total + VALUE[v.hand[draft.hand]]
-        return _(lang, "✏️ {expr} = {total} (target {target})", expr=expr, total=total, target=v.target)
-    if draft.hand is None:
-        expr = " + ".join(table_part)
-        return _(
-            lang,
-            "✏️ Table cards {expr} = {total}; no hand card chosen yet (target {target})",
-            expr=expr,
-            total=table_total,
-            target=v.target,
+        expr = " + ".join([card(v.hand[draft.hand]), *(card(v.table[p]) for p in chosen)])
+        total = VALUE[v.hand[draft.hand]] + sum(VALUE[v.table[p]] for p in chosen)
+        lines.append(_(lang, "✏️ {expr} = {total} (target {target})", expr=expr, total=total, target=target))
+    elif chosen:
+        lines.append(
+            _(
+                lang,
+                "✏️ Table cards {expr} = {total}; no hand card chosen yet (target {target})",
+                expr=" + ".join(card(v.table[p]) for p in chosen),
+                total=sum(VALUE[v.table[p]] for p in chosen),
+                target=target,
+            )
         )
-    if not chosen:
-        return _(
-            lang, "✏️ A hand card is chosen (hidden); no table cards yet (target {target})", target=v.target
-        )
-    return _(
-        lang,
-        "✏️ A hidden hand card + {expr} (table cards: {total}, target {target})",
-        expr=" + ".join(table_part),
-        total=table_total,
-        target=v.target,
-    )
+    return lines
 
 
 def board_text(lang: str, v: View, table: Table, draft: Draft | None = None, header: str = "") -> str:
@@ -187,49 +197,20 @@ def board_text(lang: str, v: View, table: Table, draft: Draft | None = None, hea
         lines.append(_(lang, "⏩ {name} is played by the bot.", name=name(current.name)))
     else:
         lines.append(_(lang, "👉 {mention}, your move!", mention=mention(current.user_id, current.name)))
-    line = _draft_line(lang, v, draft) if draft is not None else ""
-    if line:
-        lines.append(line)
+    if draft is not None and v.seat is not None:
+        lines.extend(_draft_lines(lang, v, table, draft))
     text = "\n".join(lines)
     return f"{header}\n\n{text}" if header else text
 
 
-def _t_menu(lang: str, v: View, table: Table, menu: str) -> Keyboard:
-    gid, ver = table.game_id, table.version
-    rows: Keyboard = []
-    if menu == "thief":
-        victims = [
-            button(f"🥷 {fit(table.players[int(code[1:])].name, 24)}", cb.TPlay(gid, ver, code).data)
-            for code in table.t_choices
-            if code.startswith("T")
-        ]
-        rows.extend(rows_of(victims, 1))  # one per row: a name can be long
-    elif menu == "joker":
-        rows.append(
-            [
-                button(_(lang, "🃏 Target +1"), cb.TPlay(gid, ver, "J+").data),
-                button(_(lang, "🃏 Target −1"), cb.TPlay(gid, ver, "J-").data),
-            ]
-        )
-    elif menu == "shifter":
-        rows.append([button(_(lang, "🔀 Play the Shifter"), cb.TPlay(gid, ver, "F").data)])
-    elif menu == "bomb":
-        rows.append([button(_(lang, "💣 Play the Bomb"), cb.TPlay(gid, ver, "B").data)])
-    else:  # "any": face-down holdings on the group board: offer every kind
-        rows.extend(rows_of([button(t_label(lang, k), cb.TMenu(gid, ver, k).data) for k in T_EMOJI], 2))
-    rows.append([button(_(lang, "↩️ Back"), cb.Compose(gid, ver, "b").data)])
-    return rows
-
-
 def keyboard(lang: str, v: View, table: Table, draft: Draft | None = None) -> Keyboard:
-    """The keys of a board: the mover's cards to compose with, [T!] menus, claim and discard.
+    """The keys of a board: the mover's cards to compose with, [T!] plays, claim and discard.
 
-    On the group board the hand keys are numbered slots (🂠1…); a panel shows its own cards.
+    On the group board the hand keys are numbered slots (🂠1…); a panel shows its own cards. A [T!]
+    key chooses a play (tapped again: the next choice, e.g. another victim), *Claim* plays it.
     """
     draft = draft or Draft()
     gid, ver = table.game_id, table.version
-    if draft.menu:
-        return _t_menu(lang, v, table, draft.menu)
     rows: Keyboard = []
     own = v.seat is not None and v.seat == v.current and v.hand is not None
     hand_keys = []
@@ -247,15 +228,18 @@ def keyboard(lang: str, v: View, table: Table, draft: Draft | None = None) -> Ke
     ]
     rows.extend(rows_of(table_keys, TABLE_ROW))
     if v.t_played is None and v.holding_counts[v.current]:
-        if v.holdings[v.current] is None:  # face down on the group board
-            rows.append([button("🎴 [T!]", cb.TMenu(gid, ver, "any").data)])
+        if v.holdings[v.current] is None:  # face down on the group board: which is the player's
+            rows.append([button("🎴 [T!]", cb.TChoice(gid, ver, "any").data)])
         else:
-            playable = {code[0] for code in table.t_choices}
-            kinds = [k for k, code in T_CODES.items() if code in playable]
-            rows.extend(rows_of([button(t_label(lang, k), cb.TMenu(gid, ver, k).data) for k in kinds], 2))
-    # Always there: they act on the draft the bot keeps, not on this keyboard, so the player can
-    # claim as soon as the popup shows the sum, without waiting for the board to be redrawn (in a
-    # busy group a preview waits for the group's budget).
+            picked = t_kind(draft.t_code) if draft.t_code else None
+            kinds = list(dict.fromkeys(k for code in table.t_choices if (k := t_kind(code)) is not None))
+            keys = [
+                button(("👉" if k == picked else "") + t_label(lang, k), cb.TChoice(gid, ver, k.value).data)
+                for k in kinds
+            ]
+            rows.extend(rows_of(keys, 2))
+    # They act on the draft the bot keeps, not on this keyboard: the player claims as soon as the
+    # popup shows the sum.
     rows.append(
         [
             button(_(lang, "✅ Claim"), cb.Compose(gid, ver, "c").data),
@@ -286,13 +270,13 @@ def hand_popup(lang: str, v: View) -> str:
 
 
 def sum_hint(lang: str, v: View, draft: Draft, can_sum: bool) -> str:
-    """The toast the composing player sees after each tap: the draft's true running sum.
+    """The toast the composing player sees after each tap: the draft's true running sum (with a
+    chosen Joker's target).
 
     `can_sum`: the chosen hand card makes some sum with the table (worked out by the caller).
     """
     chosen = draft.chosen(len(v.table))
-    if draft.menu:
-        return ""
+    target = v.target + draft.joker
     if draft.hand is None or v.hand is None or draft.hand >= len(v.hand):
         if chosen:
             return _(
@@ -311,9 +295,28 @@ def sum_hint(lang: str, v: View, draft: Draft, can_sum: bool) -> str:
         if can_sum:
             return _(lang, "{card} selected. Now pick table cards.", card=card(hand_card))
         return _(lang, "{card} selected. It makes no sum here: you can discard it.", card=card(hand_card))
-    if total == v.target:
+    if total == target:
         return _(lang, "{expr} = {total} ✅ Tap Claim!", expr=expr, total=total)
-    return _(lang, "{expr} = {total} (target {target})", expr=expr, total=total, target=v.target)
+    return _(lang, "{expr} = {total} (target {target})", expr=expr, total=total, target=target)
+
+
+def t_choice_popup(lang: str, v: View, table: Table, code: str | None, more: bool) -> str:
+    """The popup after a [T!] key: what *Claim* will play now (nothing is played yet)."""
+    if code is None:
+        return _(lang, "No [T!] card chosen.")
+    play = t_play_label(lang, code, table.players)
+    if t_kind(code) == "joker":
+        text = _(
+            lang,
+            "{play}: the target becomes {target}. Pick your sum, then ✅ Claim plays both.",
+            play=play,
+            target=v.target + (1 if code == "J+" else -1),
+        )
+    else:
+        text = _(lang, "{play} chosen: ✅ Claim plays it.", play=play)
+    if more:
+        text += " " + _(lang, "Tap the key again for another choice.")
+    return text
 
 
 def closed_panel_text(lang: str, chat_title: str, lines: list[str]) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.cards import POINTS, VALUE
+from engine.cards import POINTS, T_POINTS, VALUE
 
 from ..i18n import _
 from .cards import card, name, t_label
@@ -25,13 +25,19 @@ class Offer:
     table_cards: tuple[str, ...] = ()
     tweak: bool = False
     joker: int = 0  # a sum made with the Joker: its +1 or -1
+    wins_t: bool = False  # a TWEAK while [T!] cards are left: it wins one (which, nobody knows yet)
     t_kind: str | None = None  # a [T!] card played on its own (Thief, Shifter, Bomb)
     victim: str | None = None  # the Thief's victim, by name
 
     @property
-    def points(self) -> int:
+    def card_points(self) -> int:
         cards = [self.hand_card, *self.table_cards] if self.table_cards else []
         return sum(POINTS[c] for c in cards if c is not None)
+
+    @property
+    def points(self) -> int:
+        """What the move adds to the round: the cards, and the [T!] card a TWEAK wins."""
+        return self.card_points + (T_POINTS if self.wins_t else 0)
 
     @property
     def is_sum(self) -> bool:
@@ -45,6 +51,8 @@ def title(lang: str, offer: Offer) -> str:
         text = " + ".join(card(c) for c in cards) + f" = {sum(VALUE[c] for c in cards)}"
         if offer.tweak:
             text += " · TWEAK!"
+            if offer.wins_t:
+                text += " · " + _(lang, "wins a [T!] card")
         text += f" · +{offer.points}"
         if offer.joker:
             text = f"🃏 {offer.joker:+d} · " + text
@@ -59,9 +67,9 @@ def title(lang: str, offer: Offer) -> str:
 def description(lang: str, offer: Offer) -> str:
     if offer.is_sum:
         won = len(offer.table_cards) + 1
-        text = _(lang, "Takes {n} cards worth {points} points", n=won, points=offer.points)
-        if offer.tweak:
-            text += " · " + _(lang, "clears the table")
+        text = _(lang, "Takes {n} cards worth {points} points", n=won, points=offer.card_points)
+        if offer.wins_t:
+            text += " · " + _(lang, "and a [T!] card: +{points}", points=T_POINTS)
         return text
     if offer.t_kind is not None:
         return _(lang, "Play it first; then open this list again for your sum.")

@@ -13,15 +13,13 @@ Worst cases of this bot, checked by tests/bot/test_group_changes.py:
 * callback data: `c:<game>:<version>:<hand>:<mask>` with a 54-bit mask (14 hex
   digits) and 12-digit ids is 44 bytes;
 * a board with six 64-character names (shortened to 24) and a full table is
-  well under 2,000 characters; the move report above it is cut to
-  `REPORT_BUDGET` so the two together always fit.
+  well under 2,000 characters; the move report above it is told in runs of at
+  most `REPORT_BUDGET` (`chunks`), so the two together always fit.
 """
 
 from __future__ import annotations
 
 import re
-
-from ..i18n import _
 
 MESSAGE_LIMIT = 4096
 CALLBACK_LIMIT = 64
@@ -40,31 +38,16 @@ def visible_length(html: str) -> int:
     return len(plain.encode("utf-16-le")) // 2
 
 
-def fit_lines(lang: str, lines: list[str], budget: int = REPORT_BUDGET) -> list[str]:
-    """Keep whole lines (each is balanced HTML) within `budget`; say how many were left out.
-
-    The first and the last lines are the most useful (what started the burst,
-    what happened just before the board), so the middle is what goes.
-    """
-    total = sum(visible_length(line) + 1 for line in lines)
-    if total <= budget:
-        return lines
-    head: list[str] = []
-    tail: list[str] = []
-    used = 40  # room for the "… n more" line
-    i, j = 0, len(lines) - 1
-    while i <= j:
-        take_tail = len(tail) < len(head)
-        line = lines[j] if take_tail else lines[i]
+def chunks(lines: list[str], budget: int = REPORT_BUDGET) -> list[list[str]]:
+    """Whole lines (each is balanced HTML) in runs of at most `budget` characters: a long report
+    is told in several messages rather than cut (never empty: at least one run)."""
+    runs: list[list[str]] = [[]]
+    used = 0
+    for line in lines:
         cost = visible_length(line) + 1
-        if used + cost > budget:
-            break
+        if runs[-1] and used + cost > budget:
+            runs.append([])
+            used = 0
+        runs[-1].append(line)
         used += cost
-        if take_tail:
-            tail.insert(0, line)
-            j -= 1
-        else:
-            head.append(line)
-            i += 1
-    skipped = len(lines) - len(head) - len(tail)
-    return [*head, _(lang, "… ({n} more) …", n=skipped), *tail]
+    return runs

@@ -32,6 +32,16 @@ def _colours_text(lang: str, ctx: LobbyView) -> str:
     return "".join(COLOUR_EMOJI[c.value] for c in COLOUR_ORDER[:n])
 
 
+def _goal_text(lang: str, s: GameSettings, players: int) -> str:
+    """The goal that will be played with the players seated now (it follows the count)."""
+    goal = s.threshold(players)
+    if s.goal_is_auto:
+        return _(lang, "{points} (by player count)", points=goal)
+    if s.target is None:
+        return _(lang, "{points} (by player count {offset:+d})", points=goal, offset=s.goal_offset)
+    return str(goal)
+
+
 def lobby_text(lang: str, ctx: LobbyView, custom: Pace | None = None) -> str:
     s = ctx.settings
     players = max(MIN_PLAYERS, len(ctx.players))
@@ -53,7 +63,7 @@ def lobby_text(lang: str, ctx: LobbyView, custom: Pace | None = None) -> str:
             "Edition: {edition} · colours: {colours} · goal: {goal} · pace: {pace}",
             edition=_(lang, "classic") if s.edition == "classic" else _(lang, "extended"),
             colours=_colours_text(lang, ctx),
-            goal=s.threshold(players) if s.target is not None else _(lang, "by player count"),
+            goal=_goal_text(lang, s, players),
             pace=pace_label(lang, s.pace, custom),
         )
     )
@@ -110,9 +120,7 @@ def settings_keyboard(lang: str, ctx: LobbyView, custom: Pace | None = None) -> 
         [
             button(_(lang, "Goal −20"), cb.Setting(gid, "t", "-").data),
             button(
-                _mark(_(lang, "Goal auto"), s.target is None)
-                if s.target is None
-                else str(s.threshold(players)),
+                _mark(_(lang, "Goal auto"), True) if s.goal_is_auto else str(s.threshold(players)),
                 cb.Setting(gid, "t", "d").data,
             ),
             button(_(lang, "Goal +20"), cb.Setting(gid, "t", "+").data),

@@ -34,6 +34,7 @@ ERROR_TEXT = {
     "no_humans": M_("At least one human player is needed."),
     "bad_config": M_("Not enough cards for this many players: pick more colours in Settings."),
     "stale": M_("This board is out of date: the live one is at the bottom of the chat."),
+    "on_its_way": M_("⏳ The next board is on its way: it shows up at the bottom in a moment."),
     "not_your_turn": M_("It's {name}'s turn."),
     "paused": M_("The game is paused. /resume to continue."),
     "not_playing": M_("This game is over."),

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from engine.cards import VALUE
+from engine.cards import POINTS, T_POINTS, VALUE
 from engine.events import (
     Discarded,
     Event,
@@ -32,7 +32,27 @@ class Named(Protocol):
     def name(self) -> str: ...
 
 
-AUTO_TAGS = {"idle": "⏰", "away": "💤", "left": "🚪", "ai": "🤖"}
+#: Marks on the lines of a move the bot played for a seat (the idle default has a line of its own).
+AUTO_TAGS = {"away": "💤", "left": "🚪", "ai": "🤖"}
+
+
+def move_lines(
+    lang: str, seats: Sequence[Named], source: str, mover: int, events: Sequence[Event], face_down: bool
+) -> list[str]:
+    """The report of one move. Only the mover's own lines carry its tag: a computer's move may
+    report that the next player, a person, sits out or loses a turn."""
+    lines: list[str] = []
+    for event in events:
+        idle = idle_line(lang, seats, event) if source == "idle" else None
+        if idle:
+            lines.append(idle)
+            continue
+        line = event_line(lang, seats, event, face_down)
+        if not line:
+            continue
+        tag = AUTO_TAGS.get(source, "") if getattr(event, "seat", mover) == mover else ""
+        lines.append(f"{tag} {line}" if tag else line)
+    return lines
 
 
 def idle_line(lang: str, seats: Sequence[Named], event: Event) -> str | None:
@@ -89,7 +109,8 @@ def event_line(lang: str, seats: Sequence[Named], event: Event, face_down: bool)
                     line += " · " + _(lang, "wins a [T!] card")
                 else:
                     line += " · " + _(lang, "wins a {t}", t=t_name(lang, event.won_t))
-        return line
+        # What the move adds to the round's points, so the chat re-adds to the round summary.
+        return f"{line} · +{sum_points(parts, event.won_t is not None)}"
     if isinstance(event, Discarded):
         return _(lang, "{who} discards {card}", who=name(seats[event.seat].name), card=card(event.card))
     if isinstance(event, LostTurn):
@@ -102,6 +123,12 @@ def event_line(lang: str, seats: Sequence[Named], event: Event, face_down: bool)
     if isinstance(event, Skipped):
         return _(lang, "{who} has no cards and sits out the round", who=name(seats[event.seat].name))
     return None
+
+
+def sum_points(cards_won: Sequence[str], won_t: bool) -> int:
+    """Points a sum adds to its player's round: the cards it takes, and a [T!] card won by a
+    TWEAK (worth its points whether played or not)."""
+    return sum(POINTS[c] for c in cards_won) + (T_POINTS if won_t else 0)
 
 
 def round_summary(

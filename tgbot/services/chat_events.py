@@ -30,10 +30,10 @@ from ..i18n import _
 from ..render import cards as cards_render
 from ..store import outbox
 from ..store.models import ACTIVE_STATUSES, LOBBY, PAUSED, PLAYING, Chat, Game, OutboxRow
-from . import lobby, output, people, stats, table_control
+from . import lobby, output, people, record, stats, surfaces, table_control
 from .context import context_of, load_game
 from .env import Env
-from .turn_clock import TurnClock, set_clock
+from .turn_clock import TurnClock, set_clock, start_when_shown
 
 log = logging.getLogger("tweakbot.chat_events")
 
@@ -75,13 +75,13 @@ def migrate_chat(session: Session, env: Env, old_id: int, new_id: int) -> list[i
             output.show_lobby(session, env, ctx)
         else:
             note = _(ctx.language, "🔄 This group is now a supergroup: the game goes on here.")
-            output.post_board(session, env, ctx, [note])
+            record.post_board(session, env, ctx, note=[note])
     return sorted(moved)
 
 
 def _live_surfaces(game: Game) -> list[str]:
     assert game.id is not None
-    return [output.board_surface(game), output.lobby_surface(game.id)]
+    return [surfaces.board(game), surfaces.lobby(game.id)]
 
 
 def _carry_waiting(session: Session, chat_id: int, live: set[str]) -> None:
@@ -224,6 +224,9 @@ class SenderTrouble:
             return
         migrate_chat(session, self.make_env(), old_id, new_id)
 
+    def surface_shown(self, session: Session, chat_id: int, surface: str) -> None:
+        start_when_shown(session, self.make_env(), chat_id, surface)
+
     def surface_lost(self, session: Session, chat_id: int, surface: str) -> None:
         """A message a reminder answered is gone (deleted by an admin): the live board or lobby
         is posted again."""
@@ -237,5 +240,5 @@ class SenderTrouble:
         env = self.make_env()
         if kind == "lobby" and ctx.game.status == LOBBY:
             output.show_lobby(session, env, ctx)
-        elif kind == "board" and surface == output.board_surface(ctx.game) and ctx.game.status == PLAYING:
-            output.post_board(session, env, ctx)
+        elif kind == "board" and surface == surfaces.board(ctx.game) and ctx.game.status == PLAYING:
+            record.post_board(session, env, ctx)

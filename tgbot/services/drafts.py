@@ -18,18 +18,18 @@ def load(session: Session, game_id: int, seat: int, version: int) -> Draft:
     row = session.get(DraftRow, (game_id, seat))
     if row is None or row.version != version:
         return Draft()
-    return Draft(row.hand, row.mask, row.menu)
+    return Draft(row.hand, row.mask, row.t_code)
 
 
 def save(session: Session, env: Env, game_id: int, seat: int, version: int, draft: Draft) -> None:
     row = session.get(DraftRow, (game_id, seat))
     if row is None:
         row = DraftRow(game_id=game_id, seat=seat, version=version, updated_at=env.now)
-    row.version, row.hand, row.mask, row.menu, row.updated_at = (
+    row.version, row.hand, row.mask, row.t_code, row.updated_at = (
         version,
         draft.hand,
         draft.mask,
-        draft.menu,
+        draft.t_code,
         env.now,
     )
     session.add(row)

@@ -11,7 +11,7 @@ from ..render.refusals import refusal
 from ..store.models import LOBBY, PAUSED, PLAYING
 from ..store.outbox import Priority
 from ..texts import HELP_TEXT, WELCOME_TEXT
-from . import output, people
+from . import drafts, output, panels, people, record
 from .command import Command, Replied, reply, reply_language
 from .context import load_game
 from .env import Env
@@ -47,7 +47,8 @@ def _open_panel(session: Session, env: Env, command: Command, game_id: int, lang
         reply(session, env, command, refusal(lang, ServiceError("not_in_game")))
         return Replied("not_in_game")
     ctx, seat = use_panel(session, env, ctx, seat, True)
-    output.show_panel(session, env, ctx, seat, priority=Priority.TURN, fresh=True)
+    draft = drafts.load(session, game_id, seat.seat, ctx.game.version)  # a move begun on the board
+    panels.show(session, env, ctx, seat, draft, priority=Priority.TURN, fresh=True)
     return Replied(game_id=game_id)
 
 
@@ -121,7 +122,7 @@ def choose_language(session: Session, env: Env, tap: Tap, code: str) -> Answer:
             if game.status == LOBBY:
                 output.show_lobby(session, env, ctx)
             elif game.status == PLAYING and game.board_no:
-                output.refresh_board(session, env, ctx, priority=Priority.INFO)
+                record.redraw_board(session, env, ctx)
     done = _(code, "Language: {name}", name=LANGUAGES[code])
     if tap.message_id is not None:
         output.edit_message(session, env, tap.chat_id, tap.message_id, done, None)

@@ -30,7 +30,7 @@ from engine.sums import realise
 from ..render import inline as inline_render
 from ..render.cards import plain_name
 from ..store.models import PLAYING, Game, GamePlayer, Move
-from . import drafts, moves, output, people
+from . import drafts, moves, output, people, record
 from .context import GameContext, SeatInfo, load_game
 from .env import Env
 from .people import Person
@@ -82,7 +82,12 @@ def offers(ctx: GameContext, seat: SeatInfo) -> list[inline_render.Offer]:
             codes: tuple[str, ...] = (*joker, encode(Sum(h, positions)))
             sums.append(
                 inline_render.Offer(
-                    codes, hand[h], tuple(table[p] for p in positions), option.tweak, joker=delta
+                    codes,
+                    hand[h],
+                    tuple(table[p] for p in positions),
+                    option.tweak,
+                    joker=delta,
+                    wins_t=option.tweak and view.tdeck_size > 0,
                 )
             )
     sums.sort(key=lambda o: (not o.tweak, -o.points, o.joker != 0))
@@ -210,18 +215,18 @@ def _already_played(session: Session, game_id: int, version: int, seat: int, cod
 
 
 def _play(session: Session, env: Env, ctx: GameContext, seat: SeatInfo, codes: tuple[str, ...]) -> bool:
-    earlier: list[moves.MoveOutcome] = []
+    """Play the pick's moves (a Joker, then its sum). The player's own message announces it; the
+    record reports it on the next board, or, for a [T!] card alone, with the rest of the turn."""
+    outcomes: list[moves.MoveOutcome] = []
     result: moves.PlayResult | None = None
     for code in codes:
         result = moves.play(session, env, ctx, seat, code)
-        if not result.turn_over and code is not codes[-1]:
-            earlier.extend(result.outcomes)
-            ctx = result.ctx
-            refreshed = ctx.seat_of(seat.user_id or 0)
-            seat = refreshed or seat
+        outcomes.extend(result.outcomes)
+        ctx = result.ctx
+        seat = ctx.seats[seat.seat]
     if result is None:
         return False
-    result.earlier = earlier + result.earlier
+    result.outcomes = outcomes
     drafts.clear(session, ctx.game_id)
-    output.report(session, env, result, announced=True)
+    record.report(session, env, result)
     return True

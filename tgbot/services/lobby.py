@@ -21,7 +21,8 @@ from ..game_settings import GameSettings
 from ..i18n import M_, _
 from ..render import cards as cards_render
 from ..store.models import ACTIVE_STATUSES, CANCELLED, EXPIRED, LOBBY, PLAYING, Game, GamePlayer, Move
-from . import moves, output, people
+from ..store.outbox import Priority
+from . import moves, output, people, record, surfaces
 from .context import GameContext, context_of, dump_state, player_rows, require_game
 from .env import Env
 from .people import Person
@@ -96,7 +97,7 @@ def _point_at(session: Session, env: Env, game: Game) -> None:
     """A second /newgame is answered under the running game's board (or lobby), so one tap finds
     it; sixty in a row still get one answer a minute, not sixty."""
     assert game.id is not None
-    surface = output.board_surface(game) if game.status != LOBBY else output.lobby_surface(game.id)
+    surface = surfaces.board(game) if game.status != LOBBY else surfaces.lobby(game.id)
     text = _(game.language, "A game is already running here. Scroll up to its board, or send /board.")
     output.say_once(
         session, env, game.chat_id, f"exists:{game.id}", text, thread_id=game.thread_id, reply_to=surface
@@ -257,22 +258,19 @@ def start(session: Session, env: Env, ctx: GameContext, players: list[GamePlayer
     session.add(
         Move(game_id=ctx.game_id, seq=1, seat=None, code=f"start:{seed}", source="system", at=env.now)
     )
-    set_clock(
-        session,
-        game,
-        moves.turn_clock(ctx, env).start(state.current, env.now),
-    )
+    set_clock(session, game, TurnClock.waiting(state.current))  # it starts when the board is seen
     session.flush()
     ctx = context_of(session, game)
     lang = ctx.language
     names = ", ".join(cards_render.name(s.name) for s in ctx.seats)
-    output.close_lobby(session, env, ctx, _(lang, "🃏 <b>TWEAK!</b> has started: {names}", names=names))
+    started = _(lang, "🃏 <b>TWEAK!</b> has started: {names}", names=names)
+    output.close_lobby(session, env, ctx, started, Priority.COSMETIC)  # the board goes first
     result = moves.PlayResult(ctx)
     moves.autoplay(session, env, result)  # a computer may be first to move
     if result.outcomes or result.abandoned:
-        output.report(session, env, result)  # the first board, under the computers' moves
+        record.report(session, env, result)  # the first board, under the computers' moves
     else:
-        output.post_board(session, env, ctx)
+        record.post_board(session, env, ctx)
 
 
 def cancel(session: Session, env: Env, ctx: GameContext) -> None:
@@ -289,7 +287,7 @@ def cancel(session: Session, env: Env, ctx: GameContext) -> None:
     if was_lobby:
         output.close_lobby(session, env, ctx, text)
     else:
-        output.retire_board(session, env, ctx, text)
+        record.close(session, env, ctx, text)
         output.drop_reminder(session, ctx)
 
 

@@ -12,13 +12,13 @@ from dataclasses import dataclass, field, replace
 
 from sqlalchemy import update
 from sqlalchemy.orm.attributes import set_committed_value
-from sqlmodel import Session, col, select
+from sqlmodel import Session, col
 
 import engine
 from engine import EngineError, GameState, IllegalActionError
 from engine.actions import Action, encode
 from engine.ai import choose_action
-from engine.events import Event, GameEnded, TurnStarted, dump_events, load_events
+from engine.events import Event, GameEnded, TurnStarted, dump_events
 
 from .. import metrics
 from ..errors import ServiceError
@@ -51,8 +51,6 @@ class PlayResult:
     ctx: GameContext
     outcomes: list[MoveOutcome] = field(default_factory=list)
     abandoned: bool = False
-    #: Moves of this turn played before (a [T!] card): the report of the turn shows them too.
-    earlier: list[MoveOutcome] = field(default_factory=list)
 
     @property
     def ended(self) -> bool:
@@ -92,7 +90,7 @@ def commit(session: Session, env: Env, ctx: GameContext, outcome: MoveOutcome) -
     if after.is_over:
         values |= {"status": FINISHED, "finished_at": env.now, **clock.stop()}
     elif outcome.main:
-        values |= clock.start(after.current, env.now)
+        values |= clock.waiting(after.current)  # it starts when its player can see the turn
     elif (acted := clock.acted(game)) is not None:
         values |= acted
     done = session.execute(
@@ -190,21 +188,9 @@ def play(session: Session, env: Env, ctx: GameContext, seat: SeatInfo, action: A
     after, events = apply_action(state, seat.seat, action)
     code = action if isinstance(action, str) else encode(action)
     outcome = MoveOutcome(seat.seat, code, "player", state, after, events)
-    result = PlayResult(ctx, earlier=earlier_in_turn(session, ctx) if outcome.main else [])
+    result = PlayResult(ctx)
     ctx = commit(session, env, ctx, outcome)
     result.ctx = clear_idle(session, ctx, seat)
     result.outcomes.append(outcome)
     autoplay(session, env, result)
     return result
-
-
-def earlier_in_turn(session: Session, ctx: GameContext) -> list[MoveOutcome]:
-    """The [T!] card played earlier in this turn, read back from the move log, so the turn's
-    report names it (the board edit that showed it is replaced by the report)."""
-    state = ctx.playing_state()
-    if state.t_played is None:
-        return []
-    move = session.exec(select(Move).where(Move.game_id == ctx.game_id, Move.seq == ctx.game.version)).first()
-    if move is None or move.events is None or move.seat is None:
-        return []
-    return [MoveOutcome(move.seat, move.code, move.source, state, state, load_events(move.events))]

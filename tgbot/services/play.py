@@ -17,19 +17,23 @@ from dataclasses import dataclass, replace
 from sqlalchemy import update
 from sqlmodel import Session, col
 
-from engine.actions import Discard, Sum
+from engine import seat_view
+from engine.actions import Discard, Sum, encode, t_kind
+from engine.game import t_actions
 
 from ..errors import ServiceError
 from ..i18n import _
+from ..render import board as board_render
 from ..render.board import Draft
 from ..render.refusals import refusal
 from ..store import outbox
 from ..store.models import PAUSED, PLAYING, GamePlayer, SeenTap
 from ..store.outbox import Priority
-from . import drafts, moves, output, people
+from . import drafts, moves, output, panels, people, record, surfaces
 from .context import GameContext, SeatInfo, load_game, require_game
 from .env import Env
 from .people import Person
+from .table_view import table_of
 
 
 @dataclass(frozen=True)
@@ -84,40 +88,49 @@ def _checked(session: Session, tap: Tap, game_id: int) -> tuple[GameContext, Sea
 
 
 def _turn(ctx: GameContext, seat: SeatInfo, version: int) -> None:
+    """The tapper's turn, and a key drawn for it: a key of the board before a [T!] card of this
+    turn still counts (the card moves its player's hand and table positions nowhere)."""
     if ctx.game.status == PAUSED:
         raise ServiceError("paused")
-    if version != ctx.game.version:
-        raise ServiceError("stale")
     state = ctx.playing_state()
+    if version != ctx.game.version and not (state.t_played is not None and version == ctx.game.version - 1):
+        raise ServiceError("stale")
     if state.current != seat.seat:
         raise ServiceError("not_your_turn", name=ctx.seats[state.current].name)
 
 
 def _refused(session: Session, env: Env, tap: Tap, game_id: int, error: ServiceError, lang: str) -> Answer:
-    """What a refused tap still does: brings its player back, takes keys off a dead message."""
+    """What a refused tap still does: brings its player back, takes keys off a dead message. A tap
+    on the last board shown while the next one waits for the group's budget is early, not stale:
+    it says the board is on its way."""
     ctx = load_game(session, game_id)
     if ctx is not None:
         seat = ctx.seat_of(tap.person.id)
         if seat is not None:
             moves.clear_idle(session, ctx, seat)
         if error.reason == "stale" and tap.chat_id is not None and tap.message_id is not None:
-            _drop_dead_keys(session, env, ctx, tap)
+            if not tap.private and record.board_on_its_way(session, ctx):
+                error = ServiceError("on_its_way")
+            else:
+                _drop_dead_keys(session, env, ctx, tap)
     return answer_refusal(lang, error)
 
 
 def _drop_dead_keys(session: Session, env: Env, ctx: GameContext, tap: Tap) -> None:
     """A tap on an old board or panel: that message loses its keys (the live one keeps its own)."""
     assert tap.chat_id is not None and tap.message_id is not None
-    live = set()
-    board = outbox.shown_message(session, tap.chat_id, output.board_surface(ctx.game))
-    if board is not None:
-        live.add(board.message_id)
-    for seat in ctx.seats:
-        panel = outbox.shown_message(session, tap.chat_id, output.panel_surface(ctx.game_id, seat.seat))
-        if panel is not None:
-            live.add(panel.message_id)
-    if tap.message_id not in live:
-        output.drop_keys(session, env, tap.chat_id, tap.message_id)
+    if tap.private:
+        seat = ctx.seat_of(tap.person.id)
+        shown = (
+            outbox.shown_message(session, tap.chat_id, surfaces.panel(ctx.game_id, seat.seat))
+            if seat is not None
+            else None
+        )
+        live = shown.message_id if shown is not None else None
+    else:
+        live = record.live_board(session, ctx)
+    if tap.message_id != live:
+        output.drop_keys(session, env, tap.chat_id, tap.message_id, ctx.game_id)
 
 
 def _guarded(session: Session, env: Env, tap: Tap, game_id: int, act: Callable[[str], Answer]) -> Answer:
@@ -126,6 +139,8 @@ def _guarded(session: Session, env: Env, tap: Tap, game_id: int, act: Callable[[
     try:
         with session.begin_nested():
             return act(lang)
+    except _Duplicate:
+        return Answer()
     except ServiceError as error:
         return _refused(session, env, tap, game_id, error, lang)
 
@@ -146,65 +161,116 @@ def use_panel(
         .values(panel=private)
     )
     if not private:
-        output.retire_panel(session, env, ctx, seat)
+        panels.retire(session, env, ctx, seat)
     seat = replace(seat, panel=private)
     return ctx.with_seat(seat), seat
 
 
-def _show_draft(
-    session: Session, env: Env, ctx: GameContext, seat: SeatInfo, draft: Draft, private: bool
-) -> None:
-    if private:
-        output.show_panel(session, env, ctx, seat, draft, Priority.PREVIEW)
-    else:
-        output.refresh_board(session, env, ctx, draft, _turn_header(session, ctx))
+class _Duplicate(Exception):
+    """The same tap delivered again (a retried webhook, two instances): it was applied already."""
 
 
-def _turn_header(session: Session, ctx: GameContext) -> list[str] | None:
-    """A [T!] card played earlier this turn stays on the board while the move is composed."""
-    earlier = moves.earlier_in_turn(session, ctx)
-    return output.report_lines(ctx.language, ctx, earlier) if earlier else None
+def _your_turn(
+    session: Session, env: Env, tap: Tap, game_id: int, version: int, once: bool = False
+) -> tuple[GameContext, SeatInfo]:
+    """The checks of a key that acts on the turn: the game (locked), the tapper's seat (back from
+    idle), their turn, the key's version; `once`: the tap is new (a toggle must not apply twice).
+    Then the panel follows where they compose."""
+    ctx, seat = _checked(session, tap, game_id)
+    ctx = moves.clear_idle(session, ctx, seat)
+    _turn(ctx, seat, version)
+    if once and not first_time(session, env, tap):
+        raise _Duplicate
+    return use_panel(session, env, ctx, seat, tap.private)
 
 
 def compose(
     session: Session, env: Env, tap: Tap, game_id: int, version: int, op: str, index: int | None
 ) -> Answer:
-    """One compose key: change the draft as it is now, or play it (claim, discard)."""
+    """One compose key: change the draft as it is now, or play it (claim, discard).
+
+    On the group board the popup is the only thing that changes: the board is not redrawn, so
+    composing costs the group nothing. A private panel shows the draft."""
 
     def act(lang: str) -> Answer:
-        ctx, seat = _checked(session, tap, game_id)
-        ctx = moves.clear_idle(session, ctx, seat)
-        _turn(ctx, seat, version)
-        if op in ("h", "t") and not first_time(session, env, tap):
-            return Answer()  # the same tap delivered again: it was applied already
-        ctx, seat = use_panel(session, env, ctx, seat, tap.private)
+        ctx, seat = _your_turn(session, env, tap, game_id, version, once=op in ("h", "t"))
         state = ctx.playing_state()
-        draft = drafts.load(session, game_id, seat.seat, version)
+        draft = drafts.load(session, game_id, seat.seat, ctx.game.version)
         if op in ("c", "d"):
-            return _play_draft(session, env, ctx, seat, draft, op, lang)
+            return _play_draft(session, env, tap, ctx, seat, draft, op, lang)
         if op == "h":
             if index is None or index >= len(state.hands[seat.seat]):
                 raise ServiceError("illegal", rule="bad_hand_index")
-            draft = replace(draft, hand=None if draft.hand == index else index, menu=None)
+            draft = replace(draft, hand=None if draft.hand == index else index)
         elif op == "t":
             if index is None or index >= len(state.table):
                 raise ServiceError("illegal", rule="bad_table_index")
-            draft = replace(draft, mask=draft.mask ^ (1 << index), menu=None)
-        elif op == "x":
+            draft = replace(draft, mask=draft.mask ^ (1 << index))
+        else:  # "x": clear
             draft = Draft()
-        else:  # "b": back from a [T!] menu, the selection kept
-            draft = replace(draft, menu=None)
-        drafts.save(session, env, game_id, seat.seat, version, draft)
-        _show_draft(session, env, ctx, seat, draft, tap.private)
+        _save_draft(session, env, ctx, seat, draft, tap.private)
         return Answer(output.sum_hint(ctx, seat, draft))
 
     return _guarded(session, env, tap, game_id, act)
 
 
+def _save_draft(
+    session: Session, env: Env, ctx: GameContext, seat: SeatInfo, draft: Draft, private: bool
+) -> None:
+    drafts.save(session, env, ctx.game_id, seat.seat, ctx.game.version, draft)
+    if private:
+        panels.show(session, env, ctx, seat, draft, Priority.COSMETIC)
+
+
+def choose_t(session: Session, env: Env, tap: Tap, game_id: int, version: int, kind: str) -> Answer:
+    """A [T!] key: the draft takes the next play of that kind ("any": of any kind held), after the
+    last none; nothing is played until *Claim*. Answered by the popup alone."""
+
+    def act(lang: str) -> Answer:
+        ctx, seat = _your_turn(session, env, tap, game_id, version, once=True)
+        state = ctx.playing_state()
+        if state.t_played is not None:
+            raise ServiceError("illegal", rule="one_t_per_turn")
+        if not state.hands[seat.seat]:
+            raise ServiceError("illegal", rule="empty_hand")
+        held = [encode(action) for action in t_actions(state, seat.seat)]
+        options = [code for code in held if kind == "any" or t_kind(code) == kind]
+        if not options:
+            raise ServiceError("illegal", rule="t_not_held")
+        draft = drafts.load(session, game_id, seat.seat, ctx.game.version)
+        chosen = _next_choice(options, draft.t_code)
+        draft = replace(draft, t_code=chosen)
+        _save_draft(session, env, ctx, seat, draft, tap.private)
+        view = seat_view(state, seat.seat)
+        more = len(options) > 1 and chosen != options[-1]
+        return Answer(board_render.t_choice_popup(lang, view, table_of(ctx, env, seat.seat), chosen, more))
+
+    return _guarded(session, env, tap, game_id, act)
+
+
+def _next_choice(options: list[str], current: str | None) -> str | None:
+    """The choice after `current`: the first, the next, then none (a way back without a key)."""
+    if current not in options:
+        return options[0]
+    at = options.index(current) + 1
+    return options[at] if at < len(options) else None
+
+
 def _play_draft(
-    session: Session, env: Env, ctx: GameContext, seat: SeatInfo, draft: Draft, op: str, lang: str
+    session: Session,
+    env: Env,
+    tap: Tap,
+    ctx: GameContext,
+    seat: SeatInfo,
+    draft: Draft,
+    op: str,
+    lang: str,
 ) -> Answer:
+    """*Claim* plays the chosen [T!] card (and, after a Joker, the sum composed with it), else the
+    sum; *Discard* discards the chosen hand card."""
     state = ctx.playing_state()
+    if op == "c" and draft.t_code is not None:
+        return _play_t(session, env, tap, ctx, seat, draft, lang)
     if draft.hand is None:
         raise ServiceError("pick_hand")
     chosen = draft.chosen(len(state.table))
@@ -213,49 +279,38 @@ def _play_draft(
     action = Sum(draft.hand, chosen) if op == "c" else Discard(draft.hand)
     result = moves.play(session, env, ctx, seat, action)
     drafts.clear(session, ctx.game_id)
-    output.report(session, env, result)
+    record.report(session, env, result)
     return Answer(_(lang, "Done!"))
 
 
-def open_t_menu(session: Session, env: Env, tap: Tap, game_id: int, version: int, kind: str) -> Answer:
-    def act(lang: str) -> Answer:
-        ctx, seat = _checked(session, tap, game_id)
-        ctx = moves.clear_idle(session, ctx, seat)
-        _turn(ctx, seat, version)
-        state = ctx.playing_state()
-        if state.t_played is not None:
-            raise ServiceError("illegal", rule="one_t_per_turn")
-        if kind != "any" and kind not in state.holdings[seat.seat]:
-            raise ServiceError("illegal", rule="t_not_held")
-        if not state.hands[seat.seat]:
-            raise ServiceError("illegal", rule="empty_hand")
-        ctx, seat = use_panel(session, env, ctx, seat, tap.private)
-        draft = replace(drafts.load(session, game_id, seat.seat, version), menu=kind)
-        drafts.save(session, env, game_id, seat.seat, version, draft)
-        _show_draft(session, env, ctx, seat, draft, tap.private)
-        return Answer()
-
-    return _guarded(session, env, tap, game_id, act)
-
-
-def play_t(session: Session, env: Env, tap: Tap, game_id: int, version: int, code: str) -> Answer:
-    """A [T!] card from its menu; the turn goes on (the board shows its effect)."""
-
-    def act(lang: str) -> Answer:
-        ctx, seat = _checked(session, tap, game_id)
-        ctx = moves.clear_idle(session, ctx, seat)
-        _turn(ctx, seat, version)
-        ctx, seat = use_panel(session, env, ctx, seat, tap.private)
-        result = moves.play(session, env, ctx, seat, code)
-        drafts.clear(session, game_id)
-        output.report(session, env, result)
-        if tap.private and not result.turn_over:
-            me = result.ctx.seat_of(tap.person.id)
-            if me is not None:
-                output.show_panel(session, env, result.ctx, me, priority=Priority.TURN)
+def _play_t(
+    session: Session, env: Env, tap: Tap, ctx: GameContext, seat: SeatInfo, draft: Draft, lang: str
+) -> Answer:
+    """The chosen [T!] card. A Joker with a sum composed is played with it, in one report. Alone,
+    the turn goes on: the popup says what happened, a panel shows it, and on the group board a
+    card that changed the table brings a new board (the player needs its keys); a Joker does not
+    (the popups count with the new target)."""
+    assert draft.t_code is not None
+    state = ctx.playing_state()
+    chosen = draft.chosen(len(state.table))
+    result = moves.play(session, env, ctx, seat, draft.t_code)
+    drafts.clear(session, ctx.game_id)
+    if draft.joker and draft.hand is not None and chosen:
+        me = result.ctx.seats[seat.seat]
+        after = moves.play(session, env, result.ctx, me, Sum(draft.hand, chosen))
+        after.outcomes = result.outcomes + after.outcomes
+        record.report(session, env, after)
         return Answer(_(lang, "Done!"))
-
-    return _guarded(session, env, tap, game_id, act)
+    ctx = result.ctx
+    me = ctx.seats[seat.seat]
+    kept = Draft(draft.hand, draft.mask)  # the cards chosen keep their places on the table
+    drafts.save(session, env, ctx.game_id, me.seat, ctx.game.version, kept)
+    if tap.private:
+        panels.show(session, env, ctx, me, kept, Priority.TURN)
+    elif not draft.joker:
+        record.post_board(session, env, ctx, result.outcomes)
+    lines = record.report_lines(lang, ctx, result.outcomes)
+    return Answer("\n".join(lines) or _(lang, "Done!"))
 
 
 def hand(session: Session, env: Env, tap: Tap, game_id: int) -> Answer:

@@ -32,7 +32,7 @@ from ..store import outbox
 from ..store.db import is_postgres
 from ..store.models import LOBBY, PAUSED, PLAYING, Game, GamePlayer, SeenTap
 from ..store.outbox import Message
-from . import lobby, moves, output, table_control
+from . import lobby, moves, output, panels, record, surfaces, table_control
 from .context import GameContext, contexts_of
 from .env import Env
 from .turn_clock import set_clock
@@ -120,13 +120,13 @@ def _remind(session: Session, env: Env, ctx: GameContext) -> bool:
     if seat is None or seat.autoplayed:
         return False  # nobody waits to be told
     if not reminder.last_call and seat.gets_panel:
-        text, keys = output.panel_view(ctx, env, seat)
+        text, keys = panels.view(ctx, env, seat)
         assert seat.user_id is not None
         message = Message(
             seat.user_id,
             _(seat.language, "⏳ Reminder: it's your turn!") + "\n\n" + text,
             keys,
-            surface=output.panel_surface(ctx.game_id, seat.seat),
+            surface=surfaces.panel(ctx.game_id, seat.seat),
             fresh=True,
             notify=True,
             game_id=ctx.game_id,
@@ -136,9 +136,9 @@ def _remind(session: Session, env: Env, ctx: GameContext) -> bool:
         return True
     # Each reminder is a message of its own (a waiting one is replaced, and dropped if the turn
     # moves on before it is sent: `output.drop_reminder`).
-    outbox.forget_shown(session, ctx.game.chat_id, output.reminder_surface(ctx.game_id))
+    outbox.forget_shown(session, ctx.game.chat_id, surfaces.reminder(ctx.game_id))
     message = replace(
-        _group_reminder(ctx, env, seat, reminder.last_call), surface=output.reminder_surface(ctx.game_id)
+        _group_reminder(ctx, env, seat, reminder.last_call), surface=surfaces.reminder(ctx.game_id)
     )
     outbox.put(session, message, env.now)
     return True
@@ -160,7 +160,7 @@ def _group_reminder(ctx: GameContext, env: Env, seat: object, last_call: bool) -
         text,
         thread_id=ctx.game.thread_id,
         notify=True,
-        reply_to=output.board_surface(ctx.game),
+        reply_to=surfaces.board(ctx.game),
         game_id=ctx.game_id,
     )
 
@@ -174,7 +174,6 @@ def _deadline(session: Session, env: Env, ctx: GameContext, report: SweepReport)
         action = engine.default_action(state, seat.seat)
         after, events = moves.apply_action(state, seat.seat, action)
         outcome = moves.MoveOutcome(seat.seat, engine.encode(action), "idle", state, after, events)
-        result.earlier = moves.earlier_in_turn(session, ctx)
         ctx = moves.commit(session, env, ctx, outcome)
         result.outcomes.append(outcome)
         report.idle_moves += 1
@@ -207,4 +206,4 @@ def _deadline(session: Session, env: Env, ctx: GameContext, report: SweepReport)
         # Nothing could be played (should not happen): look again after a fresh turn clock.
         set_clock(session, ctx.game, moves.turn_clock(ctx, env).start(state.current, env.now))
         return
-    output.report(session, env, result)
+    record.report(session, env, result)

@@ -18,7 +18,7 @@ from ..i18n import _, _n
 from ..render import cards as cards_render
 from ..render.lobby import pace_rows
 from ..store.models import LOBBY, PAUSED, PLAYING, Game, GamePlayer
-from . import chat_events, lobby, moves, output, people
+from . import chat_events, lobby, moves, output, people, record
 from .command import Command, Replied, guarded, reply, reply_language
 from .context import GameContext, context_of, require_game
 from .env import Env
@@ -65,7 +65,7 @@ def pause(session: Session, env: Env, command: Command, admin: bool) -> Replied:
             "by itself in {n} days.",
             days,
         )
-        output.retire_board(session, env, ctx)
+        record.retire_board(session, env, ctx)
         output.drop_reminder(session, ctx)
         reply(session, env, command, text, notify=False)
         return Replied(game_id=ctx.game_id)
@@ -79,8 +79,8 @@ def go_on(session: Session, env: Env, ctx: GameContext, header: str) -> None:
     game.status = PLAYING
     game.paused_until = None
     game.updated_at = env.now
-    set_clock(session, game, moves.turn_clock(ctx, env).start(ctx.playing_state().current, env.now))
-    output.repost_board(session, env, ctx, [header])
+    set_clock(session, game, TurnClock.waiting(ctx.playing_state().current))
+    record.post_board(session, env, ctx, note=[header])
 
 
 def resume(session: Session, env: Env, command: Command, admin: bool) -> Replied:
@@ -111,7 +111,7 @@ def board(session: Session, env: Env, command: Command) -> Replied:
             chat_events.bot_is_here(session, ctx.game.chat_id)
             go_on(session, env, ctx, _(ctx.language, "▶️ The game goes on!"))
         else:
-            output.repost_board(session, env, ctx)
+            record.post_board(session, env, ctx)
         return Replied(game_id=ctx.game_id)
 
     return guarded(session, env, command, False, act)
@@ -121,10 +121,7 @@ def cancel(session: Session, env: Env, command: Command, admin: bool) -> Replied
     def act() -> Replied:
         ctx = _here(session, command)
         _manager(ctx, command, admin)
-        was_lobby = ctx.game.status == LOBBY
-        lobby.cancel(session, env, ctx)
-        if not was_lobby:
-            reply(session, env, command, _(ctx.language, "✖️ The game was cancelled."), notify=False)
+        lobby.cancel(session, env, ctx)  # its lobby, or the game's record, says so once
         return Replied(game_id=ctx.game_id)
 
     return guarded(session, env, command, admin, act)
@@ -174,7 +171,7 @@ def leave_game(session: Session, env: Env, ctx: GameContext, user_id: int, notic
     elif ctx.game.status == PLAYING:
         moves.autoplay(session, env, result)
     if result.outcomes or result.abandoned:
-        output.report(session, env, result)
+        record.report(session, env, result)
     return seat.name
 
 
@@ -360,11 +357,13 @@ def change_pace(
     session.add(ctx.game)
     ctx = replace(ctx, settings=settings)
     if ctx.game.status == PLAYING:
-        set_clock(session, ctx.game, moves.turn_clock(ctx, env).start(ctx.playing_state().current, env.now))
+        clock = moves.turn_clock(ctx, env)
+        set_clock(session, ctx.game, clock.restart(ctx.game, ctx.playing_state().current, env.now))
     glang = ctx.language
     label = pacing.pace_label(glang, pace, env.custom_pace)
     text = _(glang, "⚙️ The pace of this game is now {pace}; the turn clock starts again.", pace=label)
     output.say_in_game(session, env, ctx, text)
-    if tap.chat_id is not None and tap.message_id is not None:
-        output.drop_keys(session, env, tap.chat_id, tap.message_id)
+    on_board = tap.message_id == record.live_board(session, ctx)  # a forged key: the board keeps its own
+    if tap.chat_id is not None and tap.message_id is not None and not on_board:
+        output.drop_keys(session, env, tap.chat_id, tap.message_id)  # the /settings message
     return Answer(_(lang, "Pace: {pace}", pace=pacing.pace_label(lang, pace, env.custom_pace)))

@@ -17,8 +17,11 @@ from sqlmodel import Session
 
 from .. import pacing
 from ..pacing import Pace, QuietHours
-from ..store.db import after_commit
-from ..store.models import Game
+from ..store.db import after_commit, is_postgres
+from ..store.models import PLAYING, Chat, Game
+from . import surfaces
+from .context import parse_settings, quiet_hours
+from .env import Env
 
 Columns = dict[str, object]
 
@@ -61,6 +64,13 @@ class TurnClock:
         }
 
     @staticmethod
+    def waiting(seat: int) -> Columns:
+        """A turn whose board (or panel) has not reached its player yet: no clock runs until one
+        has (`start_when_shown`), so nobody is reminded of, or played for, a turn they cannot
+        see (a busy group's next board may wait a minute for Telegram's budget)."""
+        return {**_NO_CLOCK, "current_seat": seat}
+
+    @staticmethod
     def stop() -> Columns:
         """No turn is running (the game ended, or is not started)."""
         return dict(_NO_CLOCK)
@@ -88,6 +98,11 @@ class TurnClock:
             "wake_at": pacing.earliest(step.next_at, game.deadline_at),
         }
 
+    def restart(self, game: Game, seat: int, now: datetime) -> Columns:
+        """The clock of the running turn starts again (a new pace); a turn still waiting to be
+        seen keeps waiting."""
+        return self.waiting(seat) if is_waiting(game) else self.start(seat, now)
+
     def rederive(self, game: Game) -> Columns:
         """The running turn's reminder and deadline, as if these quiet hours had applied from its
         start (they were just changed)."""
@@ -108,6 +123,33 @@ class TurnClock:
         """Every clock stops; a pause with an end lifts itself then (None: held until /board)."""
         until = now + longest if longest is not None else None
         return {"paused_until": until, "next_nudge_at": None, "deadline_at": None, "wake_at": until}
+
+
+def is_waiting(game: Game) -> bool:
+    """A turn is on, but its clock waits until its player can see it."""
+    return game.status == PLAYING and game.current_seat is not None and game.turn_started_at is None
+
+
+def start_when_shown(session: Session, env: Env, chat_id: int, surface: str) -> None:
+    """A board or a panel reached its chat: the turn it shows starts its clock, if it waits.
+
+    Only the live board of the game counts (an older one shows an older turn), or the panel of
+    the player to move.
+    """
+    named = surfaces.parse(surface)
+    if named is None or named.kind not in ("board", "panel"):
+        return
+    game = session.get(Game, named.game_id, with_for_update=is_postgres(session))
+    if game is None or not is_waiting(game):
+        return
+    if named.kind == "board" and (named.number != game.board_no or game.chat_id != chat_id):
+        return
+    if named.kind == "panel" and named.number != game.current_seat:
+        return
+    assert game.current_seat is not None
+    chat = session.get(Chat, game.chat_id)
+    clock = TurnClock.of(parse_settings(game.settings).pace, env.custom_pace, quiet_hours(chat))
+    set_clock(session, game, clock.start(game.current_seat, env.now))
 
 
 def set_clock(session: Session, game: Game, columns: Columns) -> None:

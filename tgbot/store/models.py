@@ -75,6 +75,14 @@ class Game(SQLModel, table=True):
     #: bottom of the chat) takes the next number, so which message is live is decided here, in
     #: the game's own transaction, and never by a process's memory.
     board_no: int = 0
+    #: The report the live board opens with (the moves since the board before it), one line per
+    #: row. While that board has not reached the chat, whatever the game says next (the next
+    #: board, a round summary) takes its place and opens with these lines too, so no move's line
+    #: is lost or shown twice (`services.record`).
+    board_report: str = Field(default="", sa_column=Column(Text, nullable=False))
+    #: Moves up to this version have their line in the group's record (a board, a summary). A
+    #: [T!] card played without a board of its own waits for the report of the turn.
+    reported_version: int = 0
     current_seat: int | None = None
     turn_started_at: datetime | None = Field(default=None, sa_column=_utc_column(nullable=True))
     next_nudge_at: datetime | None = Field(default=None, sa_column=_utc_column(nullable=True))
@@ -178,7 +186,8 @@ class Draft(SQLModel, table=True):
     version: int
     hand: int | None = None  # index into the hand
     mask: int = 0  # bit i: table position i is chosen
-    menu: str | None = Field(default=None, max_length=16)  # an open [T!] menu
+    #: The [T!] play chosen with its key (an engine action code), played by *Claim*.
+    t_code: str | None = Field(default=None, max_length=16)
     updated_at: datetime = Field(sa_column=_utc_column(nullable=False))
 
 

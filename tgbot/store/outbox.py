@@ -29,12 +29,15 @@ Keyboard = list[list[dict[str, str]]]
 
 
 class Priority(IntEnum):
-    """Lower goes first. Previews are sent only with budget to spare, and dropped (replaced)
-    when a newer content of the same surface comes first."""
+    """A chat's rows go in (priority, id) order, lower first. The last two bands are cosmetic:
+    sent only while the group has budget to spare (`delivery.budget`), so nothing a player waits
+    for ever queues behind them."""
 
-    TURN = 0  # boards, move reports, round ends, replies to a person, reminders
-    INFO = 1  # panels, the score chart, notices
-    PREVIEW = 2  # draft previews, clean-ups of old keys
+    BOARD = 0  # the game's record, in order: the next board, round summaries, final standings
+    TURN = 1  # replies to a person, reminders, notices of the game
+    INFO = 2  # private panels, the score chart
+    COSMETIC = 3  # lobby edits, draft previews in a private panel
+    CLEANUP = 4  # keys taken off messages that are no longer live
 
 
 @dataclass(frozen=True)
@@ -149,21 +152,34 @@ def drop_keys(
     message_id: int,
     now: datetime,
     *,
-    surface: str | None = None,
     game_id: int | None = None,
 ) -> None:
-    """Take the keys off a message that is no longer live, at the lowest priority (when the
-    chat's budget allows)."""
+    """Take the keys off a message that is no longer live, last of all (when the chat's budget
+    allows). Asked again for the same message (a stale tap, then the next board), it is queued
+    once, and never again once its keys are gone."""
+    surface = keys_off_surface(message_id)
+    if shown_message(session, chat_id, surface) is not None:
+        return  # taken already
+    waiting = session.exec(
+        select(OutboxRow.id).where(col(OutboxRow.chat_id) == chat_id, col(OutboxRow.surface) == surface)
+    ).first()
+    if waiting is not None:
+        return
     message = Message(
         chat_id,
         "",
         message_id=message_id,
         keys_only=True,
-        priority=Priority.PREVIEW,
+        priority=Priority.CLEANUP,
         surface=surface,
         game_id=game_id,
     )
     put(session, message, now)
+
+
+def keys_off_surface(message_id: int) -> str:
+    """The surface of a message's keys being taken off: recorded as shown once they are."""
+    return f"keys:{message_id}"
 
 
 def next_row(session: Session, chat_id: int) -> OutboxRow | None:
@@ -257,6 +273,14 @@ def claim(session: Session, chat_id: int, holder: str, now: float, seconds: floa
     row.holder, row.lease_until = holder, now + seconds
     session.add(row)
     return row
+
+
+def release_all(session: Session, holder: str) -> None:
+    """Every chat `holder` sends to is free again (it stops): another instance, or this one
+    restarted, sends at once instead of waiting for the leases to run out."""
+    session.execute(
+        update(DeliveryChat).where(col(DeliveryChat.holder) == holder).values(holder=None, lease_until=0.0)
+    )
 
 
 def release(session: Session, chat_id: int, holder: str) -> None:

@@ -1,0 +1,96 @@
+"""A player's private panel: their turn in their chat with the bot, with their real cards on the
+keys (DESIGN §3).
+
+Panels go only to players who use them (`SeatInfo.gets_panel`); a panel is edited in place while
+it is the chat's latest message, and says what was played, without keys, when the turn is over.
+Private chats have their own budget, so a panel follows every tap of its player.
+"""
+
+from __future__ import annotations
+
+from sqlmodel import Session
+
+from engine import seat_view
+
+from ..i18n import _
+from ..render import board as board_render
+from ..render.keys import Keyboard
+from ..render.limits import chunks
+from ..store import outbox
+from ..store.models import PLAYING
+from ..store.outbox import Message, Priority
+from . import surfaces
+from .context import GameContext, SeatInfo
+from .env import Env
+from .table_view import table_of
+
+
+def view(
+    ctx: GameContext, env: Env, seat: SeatInfo, draft: board_render.Draft | None = None
+) -> tuple[str, Keyboard | None]:
+    """The panel's text and keys (keys only while it is this player's move)."""
+    state = ctx.playing_state()
+    seen = seat_view(state, seat.seat)
+    table = table_of(ctx, env, seat.seat)
+    text = board_render.board_text(seat.language, seen, table, draft)
+    my_move = state.current == seat.seat and not state.is_over and ctx.game.status == PLAYING
+    return text, board_render.keyboard(seat.language, seen, table, draft) if my_move else None
+
+
+def show(
+    session: Session,
+    env: Env,
+    ctx: GameContext,
+    seat: SeatInfo,
+    draft: board_render.Draft | None = None,
+    priority: Priority = Priority.INFO,
+    fresh: bool = False,
+) -> None:
+    """The player's panel, kept at the bottom of their chat with the bot (`fresh`: posted anew
+    even if it is, e.g. when they asked for it)."""
+    assert seat.user_id is not None
+    text, keys = view(ctx, env, seat, draft)
+    message = Message(
+        seat.user_id,
+        text,
+        keys,
+        surface=surfaces.panel(ctx.game_id, seat.seat),
+        bottom=True,
+        fresh=fresh,
+        priority=priority,
+        game_id=ctx.game_id,
+    )
+    outbox.put(session, message, env.now)
+
+
+def close(session: Session, env: Env, ctx: GameContext, seat: SeatInfo, lines: list[str]) -> None:
+    """The turn is over: the panel says what was played and loses its keys (if it was shown)."""
+    if seat.user_id is None:
+        return
+    text = board_render.closed_panel_text(seat.language, ctx.chat_title, chunks(lines)[-1])
+    message = Message(
+        seat.user_id,
+        text,
+        surface=surfaces.panel(ctx.game_id, seat.seat),
+        edit_only=True,
+        priority=Priority.INFO,
+    )
+    outbox.put(session, message, env.now)
+
+
+def retire(session: Session, env: Env, ctx: GameContext, seat: SeatInfo) -> None:
+    """The player composes on the group board now: their panel (if shown) says so, without keys."""
+    if seat.user_id is None or not seat.can_dm:
+        return
+    text = _(
+        seat.language,
+        "↪️ You play this game on the group board now. Tap 📱 Panel there to play here again.",
+    )
+    message = Message(
+        seat.user_id,
+        text,
+        surface=surfaces.panel(ctx.game_id, seat.seat),
+        edit_only=True,
+        priority=Priority.INFO,
+    )
+    outbox.put(session, message, env.now)

@@ -1,0 +1,328 @@
+"""The group chat as the game's record: boards, round summaries and final standings.
+
+A turn costs the group one bot message (DESIGN §6): the next board, which opens with the report
+of every move since the board before it (the [T!] card and its effect, the sum or discard with
+the points it won, each computer's move). Players scroll up to check a sum or a score, so the
+record must re-add to every round summary:
+
+* A report, once in the chat, is never changed. An old board loses its keys (last of all, when
+  the group's budget allows), never its text.
+* Every move is reported once. `games.reported_version` marks the moves already in the record;
+  a [T!] card played without a board of its own (from a panel, an inline pick, a Joker) waits
+  for the report of its turn.
+* A board that has not reached the chat yet (Telegram's budget, an outage) is not followed by
+  another: whatever the game says next takes its place and opens with its lines too
+  (`games.board_report`): the next board, a round summary, the standings. So a busy group gets
+  one message where a quiet one would have had two, and no line is lost or doubled.
+
+Round summaries, the standings and the chart are messages of their own, sent silently.
+"""
+
+from __future__ import annotations
+
+from sqlmodel import Session, col, select
+
+from engine import public_view
+from engine.events import GameEnded, RoundEnded, Summed, load_events
+
+from ..i18n import _
+from ..render import board as board_render
+from ..render import cards as cards_render
+from ..render import chart
+from ..render.keys import Keyboard
+from ..render.limits import chunks
+from ..render.results import final_standings, move_lines, round_summary
+from ..store import outbox
+from ..store.models import Move
+from ..store.outbox import Message, Priority
+from . import drafts, output, panels, surfaces
+from .context import GameContext
+from .env import Env
+from .moves import MoveOutcome, PlayResult
+from .table_view import table_of
+
+# --- what the record says of moves ------------------------------------------------------------
+
+
+def report_lines(lang: str, ctx: GameContext, outcomes: list[MoveOutcome]) -> list[str]:
+    """What the group reads of these moves, one line per thing that happened."""
+    face_down = ctx.settings.face_down
+    return [
+        line
+        for o in outcomes
+        for line in move_lines(lang, ctx.seats, o.source, o.seat, o.events, face_down)
+    ]
+
+
+def unreported(session: Session, ctx: GameContext, outcomes: list[MoveOutcome]) -> list[MoveOutcome]:
+    """The moves not yet in the record, oldest first: those in the log before `outcomes` (a [T!]
+    card played earlier in the turn, with no board of its own), then `outcomes`."""
+    game = ctx.game
+    first = game.version - len(outcomes) + 1  # each move made one version
+    if game.reported_version + 1 >= first:
+        return list(outcomes)
+    state = ctx.playing_state()
+    logged = session.exec(
+        select(Move)
+        .where(Move.game_id == ctx.game_id, col(Move.seq) > game.reported_version, col(Move.seq) < first)
+        .order_by(col(Move.seq))
+    ).all()
+    earlier = [
+        MoveOutcome(m.seat, m.code, m.source, state, state, load_events(m.events))
+        for m in logged
+        if m.seat is not None and m.events is not None
+    ]
+    return earlier + list(outcomes)
+
+
+# --- boards -----------------------------------------------------------------------------------
+
+
+def group_board(ctx: GameContext, env: Env, header: list[str]) -> tuple[str, Keyboard]:
+    """The board as the group sees it: the public view only, so it cannot show a hidden card."""
+    lang = ctx.language
+    view = public_view(ctx.playing_state())
+    table = table_of(ctx, env, None)
+    return board_render.board_text(lang, view, table, None, "\n".join(header)), board_render.keyboard(
+        lang, view, table
+    )
+
+
+def post_board(
+    session: Session,
+    env: Env,
+    ctx: GameContext,
+    outcomes: list[MoveOutcome] | None = None,
+    note: list[str] | None = None,
+) -> None:
+    """The next board, at the bottom of the group, opening with `note` (e.g. "the game goes on")
+    and the report of the moves not yet in the record; the board before it keeps its text and
+    loses its keys."""
+    lines = report_lines(ctx.language, ctx, unreported(session, ctx, outcomes or []))
+    _board(session, env, ctx, [*(note or []), *lines])
+
+
+def _board(session: Session, env: Env, ctx: GameContext, lines: list[str]) -> None:
+    """The board under `lines`; the player to move is mentioned (their one notification), and gets
+    their panel too if they play there."""
+    mover = ctx.current
+    # A board in the middle of a turn (after a [T!] card) needs no second notification.
+    notify = mover is not None and not mover.autoplayed and not ctx.playing_state().t_played
+    _put(session, env, ctx, lines, board=True, notify=notify)
+    if mover is not None and mover.gets_panel:
+        draft = drafts.load(session, ctx.game_id, mover.seat, ctx.game.version)
+        panels.show(session, env, ctx, mover, draft)
+
+
+def redraw_board(session: Session, env: Env, ctx: GameContext) -> None:
+    """The live board again in place, its report kept (the group's language changed)."""
+    if not ctx.game.board_no or ctx.state is None or ctx.state.is_over:
+        return
+    header = _lines(ctx.game.board_report)
+    text, keys = group_board(ctx, env, header)
+    outbox.put(session, _message(ctx, text, keys, surfaces.board(ctx.game)), env.now)
+
+
+def retire_board(session: Session, env: Env, ctx: GameContext) -> None:
+    """The live board stops being live (a pause): it keeps its text and loses its keys. One that
+    has not reached the chat yet goes out as it is (its keys then answer that the game is
+    paused) and is replaced by the next board."""
+    shown = live_board(session, ctx)
+    if shown is not None:
+        output.drop_keys(session, env, ctx.game.chat_id, shown)
+
+
+def live_board(session: Session, ctx: GameContext) -> int | None:
+    """The message id of the live board, if it has reached the chat."""
+    if not ctx.game.board_no:
+        return None
+    shown = outbox.shown_message(session, ctx.game.chat_id, surfaces.board(ctx.game))
+    return shown.message_id if shown is not None else None
+
+
+def board_on_its_way(session: Session, ctx: GameContext) -> bool:
+    """The game's next board waits to be sent (the group's budget): a tap on the board before it
+    is early, not stale."""
+    return bool(ctx.game.board_no) and live_board(session, ctx) is None
+
+
+# --- after moves ------------------------------------------------------------------------------
+
+
+def report(session: Session, env: Env, result: PlayResult) -> None:
+    """After a turn: panels closed, then the record: a summary for each round that ended (each
+    under the report of its last moves), the standings and the chart at the end of the game, and
+    the next board under the report of the moves after the last round end.
+
+    A [T!] card alone does not end the turn: it waits for the report of the turn (the caller
+    posts a board when the player needs one to go on).
+    """
+    ctx = result.ctx
+    output.drop_reminder(session, ctx)  # the player acted: a reminder still waiting would mislead
+    if not result.turn_over:
+        return
+    lang = ctx.language
+    outcomes = unreported(session, ctx, result.outcomes)
+    _close_panels(session, env, ctx, outcomes)
+    lines: list[str] = []
+    for outcome in outcomes:
+        lines += report_lines(lang, ctx, [outcome])
+        for event in outcome.events:
+            if isinstance(event, RoundEnded):
+                won = won_cards(outcomes, event.round, len(ctx.seats))
+                summary = round_summary(lang, ctx.seats, event, won, ctx.settings.threshold(len(ctx.seats)))
+                _put(session, env, ctx, lines, body=summary)
+                lines = []
+            elif isinstance(event, GameEnded):
+                rounds = len(ctx.state.round_points) if ctx.state else 0
+                _put(session, env, ctx, lines, body=final_standings(lang, ctx.seats, event, rounds))
+                lines = []
+                score_chart(session, env, ctx, event)
+    if result.abandoned:
+        _put(session, env, ctx, lines, body=abandoned_text(lang, ctx))
+    elif ctx.state is not None and not ctx.state.is_over:
+        _board(session, env, ctx, lines)
+
+
+def close(session: Session, env: Env, ctx: GameContext, text: str) -> None:
+    """The game ends without a result (cancelled): the record says so once, under any moves not
+    yet reported; the live board loses its keys."""
+    if ctx.state is None:
+        return
+    lines = report_lines(ctx.language, ctx, unreported(session, ctx, []))
+    _put(session, env, ctx, lines, body=text)
+
+
+def _close_panels(session: Session, env: Env, ctx: GameContext, outcomes: list[MoveOutcome]) -> None:
+    """Panels of players whose turn is over (a move, or the idle default at the deadline) say what
+    was played, [T!] card included, and lose their keys."""
+    closing = ("player", "idle")
+    movers = {o.seat for o in outcomes if o.source in closing and o.main}
+    for seat in ctx.seats:
+        if seat.seat in movers and seat.panel and seat.user_id is not None:
+            mine = [o for o in outcomes if o.seat == seat.seat and o.source in closing]
+            panels.close(session, env, ctx, seat, report_lines(seat.language, ctx, mine))
+
+
+def won_cards(outcomes: list[MoveOutcome], round_no: int, seats: int) -> list[int]:
+    """Cards each seat won in a round: read from the round's last move before it was played
+    (the next deal empties the piles), plus what that move itself won."""
+    last = next((o for o in reversed(outcomes) if o.before.round == round_no), None)
+    if last is None:
+        return [0] * seats
+    counts = [len(last.before.piles[s]) for s in range(seats)]
+    for event in last.events:
+        if isinstance(event, Summed):
+            counts[event.seat] += 1 + len(event.table_cards)
+    return counts
+
+
+def abandoned_text(lang: str, ctx: GameContext) -> str:
+    """The end of a game nobody plays any more, with the scores as they stood (this round included)."""
+    text = _(lang, "🛑 Every player has left or is away: the game is over, scores kept.")
+    state = ctx.state
+    if state is None:
+        return text
+    totals = state.scores_total()
+    scores = {s.seat: totals[s.seat] for s in ctx.seats}
+    order = sorted(ctx.seats, key=lambda s: (-scores[s.seat], s.seat))
+    return text + "\n\n" + "\n".join(f"{cards_render.name(s.name)} — {scores[s.seat]}" for s in order)
+
+
+def score_chart(session: Session, env: Env, ctx: GameContext, event: GameEnded) -> None:
+    """The final standings' picture, drawn by the sender just before it goes (never on a tap)."""
+    state = ctx.state
+    if state is None or not state.round_points:
+        return
+    lang = ctx.language
+    threshold = ctx.settings.threshold(len(ctx.seats))
+    spec = chart.spec(
+        chart_texts(lang, threshold),
+        chart_texts("en", threshold),
+        [s.name for s in ctx.seats],
+        state.round_points,
+        threshold,
+        list(event.winners),
+    )
+    message = output.to_group(
+        ctx,
+        _(lang, "📈 Scores per round"),
+        priority=Priority.INFO,
+        media={"kind": "photo", "filename": f"tweak-{ctx.game_id}.png", "chart": spec},
+    )
+    outbox.put(session, message, env.now)
+
+
+def chart_texts(lang: str, threshold: int) -> chart.ChartTexts:
+    return chart.ChartTexts(
+        title=_(lang, "Scores per round"),
+        round_label=_(lang, "Round"),
+        points_label=_(lang, "Points"),
+        goal_label=_(lang, "Goal {points}", points=threshold),
+    )
+
+
+# --- the next message of the record -------------------------------------------------------------
+
+
+def _put(
+    session: Session,
+    env: Env,
+    ctx: GameContext,
+    lines: list[str],
+    *,
+    body: str | None = None,
+    board: bool = False,
+    notify: bool = False,
+) -> None:
+    """The next message of the game's record: a board (`board`) or a text (`body`), under the
+    report `lines`.
+
+    If the live board has not reached the chat, this message takes its place and opens with
+    that board's report too. A report too long for one message goes first as messages of its
+    own, so no line is ever cut.
+    """
+    game = ctx.game
+    surface: str | None = None
+    report = list(lines)
+    if game.board_no:
+        live = surfaces.board(game)
+        shown = outbox.shown_message(session, game.chat_id, live)
+        if shown is None:
+            surface, report = live, _lines(game.board_report) + report
+            game.board_report = ""  # its lines are in this message now
+        else:
+            output.drop_keys(session, env, game.chat_id, shown.message_id, game_id=ctx.game_id)
+    *before, report = chunks(report)
+    for chunk in before:  # a long burst (computers, an outage): the record stays whole
+        outbox.put(session, _message(ctx, "\n".join(chunk), None, surface), env.now)
+        if surface is not None:
+            game.board_no += 1
+            surface = None
+    if board:
+        if surface is None:
+            game.board_no += 1
+            surface = surfaces.board(game)
+        game.board_report = "\n".join(report)
+        text, keys = group_board(ctx, env, report)
+    else:
+        if surface is not None:
+            game.board_no += 1  # the surface now holds this text; the next board is a new one
+        text, keys = _under(report, body or ""), None
+    game.reported_version = game.version
+    session.add(game)
+    outbox.put(session, _message(ctx, text, keys, surface, notify), env.now)
+
+
+def _message(
+    ctx: GameContext, text: str, keys: Keyboard | None, surface: str | None, notify: bool = False
+) -> Message:
+    return output.to_group(ctx, text, keys=keys, surface=surface, notify=notify, priority=Priority.BOARD)
+
+
+def _lines(text: str) -> list[str]:
+    return text.split("\n") if text else []
+
+
+def _under(header: list[str], text: str) -> str:
+    return "\n".join(header) + "\n\n" + text if header else text
