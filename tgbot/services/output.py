@@ -28,6 +28,7 @@ from ..render import board as board_render
 from ..render import cards as cards_render
 from ..render import chart
 from ..render import lobby as lobby_render
+from ..render import results as results_render
 from ..render.keys import Keyboard
 from ..render.limits import fit_lines
 from ..render.results import AUTO_TAGS, event_line, final_standings, idle_line, round_summary
@@ -131,8 +132,16 @@ def say_once(
     return True
 
 
-def say_in_game(session: Session, env: Env, ctx: GameContext, text: str, *, notify: bool = False) -> None:
-    outbox.put(session, _to_group(ctx, text, notify=notify), env.now)
+def say_in_game(
+    session: Session,
+    env: Env,
+    ctx: GameContext,
+    text: str,
+    *,
+    notify: bool = False,
+    keys: Keyboard | None = None,
+) -> None:
+    outbox.put(session, _to_group(ctx, text, notify=notify, keys=keys), env.now)
 
 
 def edit_message(
@@ -388,8 +397,9 @@ def report(session: Session, env: Env, result: PlayResult, announced: bool = Fal
                 header = []
             elif isinstance(event, GameEnded):
                 rounds = len(ctx.state.round_points) if ctx.state else 0
+                standings = _under(header, final_standings(lang, ctx.seats, event, rounds))
                 say_in_game(
-                    session, env, ctx, _under(header, final_standings(lang, ctx.seats, event, rounds))
+                    session, env, ctx, standings, keys=results_render.standings_keys(lang, ctx.game_id)
                 )
                 header = []
                 score_chart(session, env, ctx, event)
