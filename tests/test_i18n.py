@@ -228,7 +228,12 @@ def test_plural_forms_follow_the_language(lang: str) -> None:
 
 #: Key label -> the texts that tell people to tap it (they must use the key's translated name).
 KEY_MENTIONS: dict[str, list[str]] = {
-    "✋ Join": [HELP_TEXT, "Tap Join to play ({low}–{high} players)."],
+    "✋ Join": [
+        HELP_TEXT,
+        "Tap Join to play ({low}–{high} players).",
+        "A lobby is already open here: tap ✋ Join on it.",
+        "🔁 The new lobby is open and you're in. The others join with ✋ Join.",
+    ],
     "🚪 Leave": [HELP_TEXT],
     "▶️ Start": [HELP_TEXT],
     "⚙️ Settings": [
@@ -279,7 +284,7 @@ def test_help_names_the_t_cards_as_their_keys_do(lang: str) -> None:
 
 @pytest.mark.parametrize("lang", TRANSLATED)
 def test_board_keys_are_translated(lang: str) -> None:
-    for key in ("✅ Claim", "🗑 Discard", "↩️ Clear", "👀 My hand", "✋ Join", "▶️ Start"):
+    for key in ("✅ Claim", "🗑 Discard", "↩️ Clear", "👀 My hand", "✋ Join", "▶️ Start", "🔁 Rematch"):
         assert _(lang, key) != key
         assert emoji(_(lang, key)) == emoji(key)
 
@@ -425,6 +430,7 @@ def test_popups_fit_in_every_language(lang: str) -> None:
         "A computer player joined.",
         "You're in!",
         "You left the lobby.",
+        "🔁 The new lobby is open and you're in. The others join with ✋ Join.",
         "Done!",
         "Unknown language.",
     ):
@@ -614,6 +620,7 @@ def other_keyboards(lang: str) -> Iterator[tuple[str, Keyboard]]:
         yield f"rules page {page + 1}", info.rules_page(lang, page)[1] or []
     yield "language picker", info.language_keyboard()
     yield "welcome", info.welcome_keys(lang, "tweak_test_bot")
+    yield "final standings", results.standings_keys(lang, MAX_GAME_ID)
     yield from history_keyboard(lang, 9_999_990)  # 7-digit game numbers
 
 

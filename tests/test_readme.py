@@ -60,7 +60,7 @@ def key_labels() -> set[str]:
     [T!] plays chosen, the rules pages and the welcome."""
     from engine import new_game, public_view
     from tgbot.game_settings import GameSettings
-    from tgbot.render import board, info, lobby
+    from tgbot.render import board, info, lobby, results
 
     labels: set[str] = set()
 
@@ -80,6 +80,7 @@ def key_labels() -> set[str]:
     for page in range(3):
         add(info.rules_page("en", page)[1])
     add(info.welcome_keys("en", "tweakbot"))
+    add(results.standings_keys("en", 1))
     return labels
 
 

@@ -14,6 +14,7 @@ range checks) and the services check everything again against the stored game. E
   r:<page>[:<lang>]                 rules page
   lg:<code>                         language choice
   dl:<game>                         a finished game's replay file
+  rm:<game>                         a finished game's rematch: a lobby with its settings and computers
 """
 
 from __future__ import annotations
@@ -214,6 +215,20 @@ class Download(Callback):
     @property
     def data(self) -> str:
         return _checked(f"dl:{self.game_id}")
+
+
+@dataclass(frozen=True)
+class Rematch(Callback):
+    game_id: int  # the finished game whose standings carry the key
+    PATTERN = re.compile(rf"rm:{_ID}")
+
+    @classmethod
+    def _from(cls, g: tuple[str, ...]) -> Self:
+        return cls(_game_id(g[0]))
+
+    @property
+    def data(self) -> str:
+        return _checked(f"rm:{self.game_id}")
 
 
 def inline_query(game_id: int) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from engine import GameConfig
@@ -26,7 +26,7 @@ class GameSettings:
     target: int | None = None  # a fixed goal (games set up before goal_offset); None: by player count
     #: The lobby's *Goal ±20* keys move the goal from the automatic one of the seat count the game
     #: starts with (RULES §5.4), not of the count when they were tapped.
-    goal_offset: int = 0
+    goal_offset: int = field(default=0, kw_only=True)
     face_down: bool = False
     pace: str = DEFAULT_PACE
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from telegram.ext import BaseHandler, CallbackQueryHandler
 
 from .. import callbacks as cb
-from ..services import info, lobby, play, records
+from ..services import info, lobby, play, records, rematch
 from ..services.env import Env
 from ..services.play import Answer, Tap
 from ..services.tx import Tx as Session
@@ -52,6 +52,10 @@ def _download(s: Session, env: Env, tap: Tap, key: cb.Download, admin: bool) -> 
     return records.download(s, env, tap, key.game_id)
 
 
+def _rematch(s: Session, env: Env, tap: Tap, key: cb.Rematch, admin: bool) -> Answer:
+    return rematch.rematch(s, env, tap, key.game_id)
+
+
 def handlers() -> list[BaseHandler]:  # type: ignore[type-arg]
     """One handler per kind, then one for data no kind accepts (a forged or very old key)."""
     routes = [
@@ -68,6 +72,7 @@ def handlers() -> list[BaseHandler]:  # type: ignore[type-arg]
             own_page("lg:", on_key(cb.Language, "language", _language)), pattern=cb.Language.PATTERN
         ),
         CallbackQueryHandler(on_key(cb.Download, "download", _download), pattern=cb.Download.PATTERN),
+        CallbackQueryHandler(on_key(cb.Rematch, "rematch", _rematch), pattern=cb.Rematch.PATTERN),
         CallbackQueryHandler(invalid_key),
     ]
     return list(routes)

@@ -21,8 +21,10 @@ from engine.events import (
     TPlayed,
 )
 
+from .. import callbacks as cb
 from ..i18n import _, _n
 from .cards import card, cards, name, t_label, t_name
+from .keys import Keyboard, button
 
 
 class Named(Protocol):
@@ -176,3 +178,8 @@ def final_standings(lang: str, seats: Sequence[Named], event: GameEnded, rounds:
     lines.append("")
     lines.append(_(lang, "Play again with /newgame"))
     return "\n".join(lines)
+
+
+def standings_keys(lang: str, game_id: int) -> Keyboard:
+    """Under the final standings: one tap opens a lobby for the same table (services/rematch.py)."""
+    return [[button(_(lang, "🔁 Rematch"), cb.Rematch(game_id).data)]]

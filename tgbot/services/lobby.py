@@ -7,6 +7,7 @@ through the outbox, where a quick series of joins becomes one edit.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from sqlmodel import Session, col, select
@@ -20,7 +21,17 @@ from ..errors import ServiceError
 from ..game_settings import GameSettings
 from ..i18n import M_, _
 from ..render import cards as cards_render
-from ..store.models import ACTIVE_STATUSES, CANCELLED, EXPIRED, LOBBY, PLAYING, Game, GamePlayer, Move
+from ..store.models import (
+    ACTIVE_STATUSES,
+    CANCELLED,
+    EXPIRED,
+    LOBBY,
+    PLAYING,
+    Chat,
+    Game,
+    GamePlayer,
+    Move,
+)
 from ..store.outbox import Priority
 from . import moves, output, people, record, surfaces
 from .context import GameContext, context_of, dump_state, player_rows, require_game
@@ -69,17 +80,32 @@ def create(
     if existing is not None:
         _point_at(session, env, existing)
         return Created(None, existing)
+    game = open_lobby(session, env, chat, thread_id, creator, GameSettings(pace=env.default_pace))
+    return Created(game.id)
+
+
+def open_lobby(
+    session: Session,
+    env: Env,
+    chat: Chat,
+    thread_id: int | None,
+    creator: Person,
+    settings: GameSettings,
+    computers: Sequence[str] = (),
+) -> Game:
+    """A new lobby in `chat` (locked by the caller, with no game open in that topic): the creator
+    in the first seat, then a computer player of each level in `computers`."""
     people.upsert_user(session, creator, env)
     if not chat.language:
         chat.language = people.language_of(session, creator.id, creator.language_code)
     session.add(chat)
     game = Game(
-        chat_id=chat_id,
+        chat_id=chat.id,
         thread_id=thread_id,
         status=LOBBY,
         creator_id=creator.id,
         language=chat.language,
-        settings=GameSettings(pace=env.default_pace).to_json(),
+        settings=settings.to_json(),
         created_at=env.now,
         updated_at=env.now,
     )
@@ -87,10 +113,21 @@ def create(
     session.flush()
     assert game.id is not None
     session.add(GamePlayer(game_id=game.id, seat=0, user_id=creator.id, name=creator.first_name[:128]))
+    levels: list[str] = []
+    for level in computers:
+        name = computer_name(game.language, levels, level)
+        levels.append(level)
+        session.add(GamePlayer(game_id=game.id, seat=len(levels), user_id=None, name=name, ai_level=level))
     set_clock(session, game, {"wake_at": env.now + env.lobby_ttl})  # an unstarted lobby expires
     session.flush()
     output.show_lobby(session, env, context_of(session, game))
-    return Created(game.id)
+    return game
+
+
+def computer_name(lang: str, seated: Sequence[str | None], level: str) -> str:
+    """A new computer player's name: "Bot Normal", or "Bot Normal 2" when one of that level sits there."""
+    same = sum(1 for seated_level in seated if seated_level == level)
+    return _(lang, COMPUTER_NAMES[level]) + (f" {same + 1}" if same else "")
 
 
 def _point_at(session: Session, env: Env, game: Game) -> None:
@@ -191,8 +228,7 @@ def add_computer(
             players = player_rows(session, game_id)
             if len(players) >= MAX_PLAYERS:
                 raise ServiceError("lobby_full")
-            same = sum(1 for p in players if p.ai_level == level)
-            label = _(ctx.language, COMPUTER_NAMES[level]) + (f" {same + 1}" if same else "")
+            label = computer_name(ctx.language, [p.ai_level for p in players], level)
             session.add(
                 GamePlayer(game_id=game_id, seat=len(players), user_id=None, name=label, ai_level=level)
             )

@@ -31,7 +31,7 @@ from ..render import cards as cards_render
 from ..render import chart
 from ..render.keys import Keyboard
 from ..render.limits import chunks
-from ..render.results import final_standings, move_lines, round_summary
+from ..render.results import final_standings, move_lines, round_summary, standings_keys
 from ..store import outbox
 from ..store.models import Move
 from ..store.outbox import Message, Priority
@@ -175,7 +175,8 @@ def report(session: Session, env: Env, result: PlayResult) -> None:
                 lines = []
             elif isinstance(event, GameEnded):
                 rounds = len(ctx.state.round_points) if ctx.state else 0
-                _put(session, env, ctx, lines, body=final_standings(lang, ctx.seats, event, rounds))
+                standings = final_standings(lang, ctx.seats, event, rounds)
+                _put(session, env, ctx, lines, body=standings, keys=standings_keys(lang, ctx.game_id))
                 lines = []
                 score_chart(session, env, ctx, event)
     if result.abandoned:
@@ -272,11 +273,12 @@ def _put(
     lines: list[str],
     *,
     body: str | None = None,
+    keys: Keyboard | None = None,
     board: bool = False,
     notify: bool = False,
 ) -> None:
-    """The next message of the game's record: a board (`board`) or a text (`body`), under the
-    report `lines`.
+    """The next message of the game's record: a board (`board`) or a text (`body`, with `keys`),
+    under the report `lines`.
 
     If the live board has not reached the chat, this message takes its place and opens with
     that board's report too. A report too long for one message goes first as messages of its
@@ -308,7 +310,7 @@ def _put(
     else:
         if surface is not None:
             game.board_no += 1  # the surface now holds this text; the next board is a new one
-        text, keys = _under(report, body or ""), None
+        text = _under(report, body or "")
     game.reported_version = game.version
     session.add(game)
     outbox.put(session, _message(ctx, text, keys, surface, notify), env.now)

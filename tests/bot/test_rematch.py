@@ -1,0 +1,207 @@
+"""🔁 Rematch under the final standings, through the real bot and the fake Telegram (issue 19)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from datetime import timedelta
+
+import pytest
+from sqlmodel import Session, col, select
+
+from tests.bot.conftest import BotRig
+from tests.bot.helpers import BOT, board_of, current_game, game_row, lobby_id, players_of
+from tests.bot.pacing_support import sweep_after
+from tests.bot.players import Player, play_turn, to_move
+from tests.fakes.telegram import FakeChat, StoredMessage
+from tgbot import callbacks as cb
+from tgbot.game_settings import GameSettings
+from tgbot.store.models import Game
+
+MAX_TURNS = 400
+OPENED = "🔁 The new lobby is open and you're in. The others join with ✋ Join."
+NOT_A_PLAYER = "🔁 Rematch is for the players of this game. Start a new one with /newgame."
+LOBBY_OPEN = "A lobby is already open here: tap ✋ Join on it."
+RUNNING = "A game is already running here."
+OLD = "A newer game has been played here since. Start a new one with /newgame."
+INVALID = "That key is not valid any more."
+
+
+async def finished_game(
+    rig: BotRig,
+    group: FakeChat,
+    players: Sequence[Player],
+    computers: Sequence[str] = ("Easy",),
+    settings: Sequence[str] = (),
+    thread: int | None = None,
+) -> tuple[int, StoredMessage]:
+    """A game to the lowest goal, with these computers and settings keys; its id and standings."""
+    fake, tg = rig.fake, rig.tg
+    creator = players[0].user
+    await tg.send(group, creator, f"/newgame{BOT}", thread_id=thread)
+    lobby = fake.last_message(group.id)
+    for player in players[1:]:
+        await tg.tap(player.user, lobby, "✋ Join")
+    await tg.tap(creator, lobby, "⚙️ Settings")
+    for level in computers:
+        await tg.tap(creator, lobby, f"🤖 {level}")
+    game_id = current_game(rig, group.id).id
+    for key in settings:
+        await tg.tap(creator, lobby, lambda _text, data, key=key: data == f"ln:{game_id}:{key}")
+    for _ in range(7):  # down to the lowest goal whatever the player count
+        await tg.tap(creator, lobby, "Goal −20")
+    await tg.tap(creator, lobby, "↩️ Back")
+    await tg.tap(creator, lobby, "▶️ Start")
+    for _turn in range(MAX_TURNS):
+        game = current_game(rig, group.id)
+        if game.status != "playing":
+            break
+        board = board_of(rig, game)
+        player = to_move(board.text or "", list(players))
+        assert player is not None, board.text
+        await play_turn(tg, fake, board, player, private=False)
+    game = current_game(rig, group.id)
+    assert game.status == "finished" and game.id == game_id
+    standings = [m for m in fake.messages(group.id) if "Game over" in m.content]
+    assert len(standings) == 1
+    return game_id, standings[0]
+
+
+def games_in(rig: BotRig, chat_id: int) -> list[Game]:
+    with Session(rig.deps.db.engine) as session:
+        query = select(Game).where(Game.chat_id == chat_id).order_by(col(Game.id))
+        return list(session.exec(query).all())
+
+
+async def test_a_rematch_opens_a_lobby_for_the_same_table(rig: BotRig) -> None:
+    fake, tg = rig.fake, rig.tg
+    ana, ben, cai = fake.user(1, "Ana"), fake.user(2, "Ben"), fake.user(3, "Cai")
+    group = fake.group("Friends")
+    players = [Player(ana, random.Random(3)), Player(ben, random.Random(4))]
+    # every setting away from its default: extended, 5 colours, [T!] face down, quick, goal 20
+    game_id, standings = await finished_game(
+        rig, group, players, ("Easy", "Normal"), ("e:x", "c:5", "f:1", "p:quick")
+    )
+    finished = game_row(rig, game_id)
+    # (4 seats: the automatic goal 100, moved down to the lowest, 20)
+    expected = GameSettings("extended", 5, None, True, "quick", goal_offset=-80)
+    assert GameSettings.from_json(finished.settings) == expected
+    assert standings.buttons == [("🔁 Rematch", f"rm:{game_id}")]
+
+    # Someone who did not play: refused, nothing opened (decision B15).
+    answer = await tg.tap(cai, standings, "🔁 Rematch")
+    assert answer.text == NOT_A_PLAYER and not answer.show_alert
+    assert len(games_in(rig, group.id)) == 1
+
+    # Ben taps twice at once: one lobby, with him in it.
+    updates = [fake.callback_update(ben, standings, f"rm:{game_id}") for _ in "12"]
+    await tg.process_many(updates)
+    answers = sorted(fake.answers[u["callback_query"]["id"]].text or "" for u in updates)
+    assert answers == sorted([OPENED, "You're already in."])
+    games = games_in(rig, group.id)
+    assert len(games) == 2
+    rematch = games[1]
+    assert rematch.id is not None and rematch.status == "lobby" and rematch.creator_id == ben.id
+    assert rematch.thread_id == finished.thread_id
+    assert GameSettings.from_json(rematch.settings) == GameSettings.from_json(finished.settings)
+    seats = [(p.seat, p.user_id, p.ai_level) for p in players_of(rig, rematch.id)]
+    assert seats == [(0, ben.id, None), (1, None, "easy"), (2, None, "normal")]  # Ana is not seated
+    lobby_message = fake.message(group.id, lobby_id(rig, rematch) or 0)
+    assert lobby_message.message_id > standings.message_id  # posted at the bottom
+    text = lobby_message.content
+    assert "• Ben" in text and "• Bot Easy 🤖 Easy" in text and "• Bot Normal 🤖 Normal" in text
+    assert "Ana" not in text
+    # the goal moved down from the automatic one follows the seats: 3 now (120 − 80), 4 once Ana joins
+    assert "Edition: extended · colours: 🟥🟧🟨🟩🟦 · goal: 40 (by player count -80) · pace: quick" in text
+    assert "Won [T!] cards are kept face down." in text
+
+    # Ana: the lobby is open, she joins it with one tap.
+    assert (await tg.tap(ana, standings, "🔁 Rematch")).text == LOBBY_OPEN
+    assert (await tg.tap(ana, lobby_message, "✋ Join")).text == "You're in!"
+    assert [p.user_id for p in players_of(rig, rematch.id)] == [ben.id, None, None, ana.id]
+    assert "goal: 20 (by player count -80)" in lobby_message.content
+
+    # Started, it is a game like any other; the old standings' key is refused while it runs...
+    await tg.tap(ben, lobby_message, "▶️ Start")
+    assert game_row(rig, rematch.id).status == "playing"
+    assert (await tg.tap(ana, standings, "🔁 Rematch")).text == RUNNING
+    assert standings.buttons  # the key stays: it is refused for now only
+    # ...and once it is over too: a newer game was played, those standings are old and lose it.
+    await tg.send(group, ben, f"/cancel{BOT}")
+    assert game_row(rig, rematch.id).status == "cancelled"
+    assert (await tg.tap(ana, standings, "🔁 Rematch")).text == OLD
+    assert standings.buttons == []
+    assert len(games_in(rig, group.id)) == 2
+    assert not tg.errors
+
+
+async def test_a_rematch_lobby_expires_like_any_lobby_and_stays_in_its_topic(rig: BotRig) -> None:
+    fake, tg = rig.fake, rig.tg
+    ana, ben, cai = fake.user(1, "Ana"), fake.user(2, "Ben"), fake.user(3, "Cai")
+    forum = fake.forum("Club", topics={11: "Table one", 12: "Table two"})
+    game_id, standings = await finished_game(rig, forum, [Player(ana, random.Random(5))], thread=11)
+    # a game running in the other topic is no obstacle
+    await tg.send(forum, ben, f"/newgame{BOT}", thread_id=12)
+    other_lobby = fake.last_message(forum.id)
+    await tg.tap(cai, other_lobby, "✋ Join")
+    await tg.tap(ben, other_lobby, "▶️ Start")
+    elsewhere = current_game(rig, forum.id)
+    assert elsewhere.thread_id == 12 and elsewhere.status == "playing"
+
+    assert (await tg.tap(ana, standings, "🔁 Rematch")).text == OPENED
+    rematch = current_game(rig, forum.id)
+    assert rematch.id not in (game_id, elsewhere.id) and rematch.status == "lobby"
+    assert rematch.thread_id == 11
+    lobby_message = fake.message(forum.id, lobby_id(rig, rematch) or 0)
+    assert lobby_message.message_thread_id == 11
+    await sweep_after(rig, timedelta(hours=24))
+    assert game_row(rig, rematch.id or 0).status == "expired"
+    assert lobby_message.text == (
+        "⌛ This lobby closed: nobody started the game in time. Send /newgame to try again."
+    )
+    assert not lobby_message.buttons
+    # Nothing was played in that topic since: the standings' key opens a lobby again.
+    assert (await tg.tap(ana, standings, "🔁 Rematch")).text == OPENED
+    again = current_game(rig, forum.id)
+    assert again.id not in (game_id, rematch.id, elsewhere.id) and again.status == "lobby"
+    assert [p.ai_level for p in players_of(rig, again.id or 0)] == [None, "easy"]
+    # Forged into another group, the key opens nothing there.
+    group = fake.group("Elsewhere")
+    await tg.send(group, ana, f"/rules{BOT}")
+    answer = await tg.tap_data(ana, fake.last_message(group.id), f"rm:{game_id}")
+    assert answer.text == INVALID
+    assert games_in(rig, group.id) == []
+    assert not tg.errors
+
+
+async def test_forged_rematch_keys_are_refused(rig: BotRig) -> None:
+    fake, tg = rig.fake, rig.tg
+    ana, ben = fake.user(1, "Ana"), fake.user(2, "Ben")
+    group = fake.group("Friends")
+    await tg.send(group, ana, f"/newgame{BOT}")
+    lobby_message = fake.last_message(group.id)
+    await tg.tap(ben, lobby_message, "✋ Join")
+    lobby_game = current_game(rig, group.id)
+    # a lobby is no finished game
+    assert (await tg.tap_data(ana, lobby_message, f"rm:{lobby_game.id}")).text == INVALID
+    await tg.tap(ana, lobby_message, "▶️ Start")
+    game = current_game(rig, group.id)
+    board = board_of(rig, game)
+    # a running game neither, nor a game that does not exist, nor data no key has
+    assert (await tg.tap_data(ana, board, f"rm:{game.id}")).text == INVALID
+    gone = await tg.tap_data(ben, board, f"rm:{(game.id or 0) + 1000}")
+    assert gone.text == "This game no longer exists."
+    for data in ("rm:0", "rm:-1", "rm:x", f"rm:{cb.MAX_GAME_ID + 1}", "rm:99999999999", f"rm:{game.id}:1"):
+        assert (await tg.tap_data(ana, board, data)).text == INVALID, data
+    assert [g.id for g in games_in(rig, group.id)] == [game.id]
+    assert game_row(rig, game.id or 0).status == "playing"
+    assert not tg.errors
+
+
+def test_rematch_callback_data_is_strict() -> None:
+    assert cb.Rematch(12345).data == "rm:12345"
+    assert cb.Rematch.parse("rm:12345") == cb.Rematch(12345)
+    assert cb.Rematch.parse(f"rm:{cb.MAX_GAME_ID}") == cb.Rematch(cb.MAX_GAME_ID)
+    for forged in ("rm:", "rm:x1", "rm:1:2", "rm:-1", "rm:0", f"rm:{cb.MAX_GAME_ID + 1}", "rm:" + "9" * 13):
+        with pytest.raises(cb.BadCallback):
+            cb.Rematch.parse(forged)

@@ -1,0 +1,70 @@
+"""Texts as native speakers read them (issue 19): one word for one thing, two things never one word.
+
+What a machine can check of it: the keys of a screen never read the same, a language calls a tap
+by one verb, and the wordings readers found wrong do not come back. The rest (natural phrasing)
+is docs/glossary.md's, read by people.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from datetime import timedelta
+
+import pytest
+
+from tests.test_i18n import ALL_LANGUAGES, TRANSLATED, catalog, forms, template_messages
+from tgbot.game_settings import GameSettings
+from tgbot.i18n import _
+from tgbot.pacing import custom_pace
+from tgbot.render import lobby
+from tgbot.render.board import Player
+
+#: The verb each language uses for tapping a key (a pattern, lower case). Spanish "toca" already
+#: means "it's your turn" ("te toca"), so a key is "pulsado"; Vietnamese says "bấm", not "chạm".
+TAP_VERBS = {"es": r"puls", "id": r"ketuk|mengetuk", "ja": r"タップ", "vi": r"bấm", "hi": r"दबा"}
+
+#: Wordings readers found wrong, which must not come back.
+AVOID = {
+    "vi": ["chạm"],  # one verb for a tap: "bấm"
+    # quiet hours hold reminders back until they end; they are not dropped
+    "ja": ["リマインダーを送らず", "リマインダーを送らない"],
+}
+
+
+def words(label: str) -> str:
+    """A key's words as a reader tells keys apart: without the ✅ of a ticked choice and the
+    emoji in front, case aside ("🤖 Normal" and a pace called "normal" read the same)."""
+    return re.sub(r"^(✅ )?[^\w\[]+", "", label).strip().casefold()
+
+
+@pytest.mark.parametrize("lang", ALL_LANGUAGES)
+def test_no_two_keys_of_a_lobby_screen_read_the_same(lang: str) -> None:
+    """Every key of the lobby and of its settings does something else, so no two may carry the
+    same words: in Japanese the colours' and the goal's "auto" were both 自動."""
+    custom = custom_pace(timedelta(minutes=30), timedelta(hours=2))
+    everything_auto = GameSettings()
+    everything_set = GameSettings("extended", 4, 100, True, "slow")
+    for settings in (everything_auto, everything_set):
+        view = lobby.LobbyView(1, (Player("Ana", 1, None),), settings)
+        for screen in (lobby.lobby_keyboard(lang, view), lobby.settings_keyboard(lang, view, custom)):
+            labels = [words(key["text"]) for row in screen for key in row]
+            twice = [label for label, count in Counter(labels).items() if count > 1]
+            assert not twice, f"{lang}: {twice} on one screen ({settings})"
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_a_language_calls_a_tap_by_one_verb(lang: str) -> None:
+    said = [m for m in template_messages() if isinstance(m.id, str) and re.search(r"\b[Tt]ap\b", m.id)]
+    assert len(said) > 5
+    for message in said:
+        text = _(lang, str(message.id)).casefold()
+        assert re.search(TAP_VERBS[lang], text), f"{lang}: {text[:120]!r} does not say {TAP_VERBS[lang]!r}"
+
+
+@pytest.mark.parametrize("lang", sorted(AVOID))
+def test_wordings_found_wrong_stay_gone(lang: str) -> None:
+    for message in catalog(lang):
+        for text in forms(message):
+            found = [word for word in AVOID[lang] if word in text.casefold()]
+            assert not found, f"{lang}: {found} in {text[:120]!r}"

@@ -1,0 +1,84 @@
+"""🔁 Rematch, under a finished game's standings: a new lobby with the same table.
+
+The lobby takes the finished game's settings (edition, colours, goal, [T!] face down, pace) and its
+computer players (same levels), with the tapper in the first seat as its creator. The other
+players join with ✋ Join like in any lobby: nobody is seated in a game they did not ask for. From
+then on it is an ordinary lobby (it expires, its creator or an admin starts or cancels it).
+
+Refused (decision B15): to someone who did not play that game; while a game (lobby or running) is
+open in that chat or topic, so a double tap opens one lobby; and, once that is over, if a newer
+game was played there: those standings are old, and their key goes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from sqlmodel import Session, col, select
+
+from engine.ai import ALIASES, LEVELS
+
+from .. import pacing
+from ..errors import ServiceError
+from ..game_settings import GameSettings
+from ..i18n import _
+from ..store.models import FINISHED, LOBBY, Game
+from . import lobby, output, people
+from .context import GameContext, player_rows, require_game
+from .env import Env
+from .play import Answer, Tap, answer_refusal
+
+
+def rematch(session: Session, env: Env, tap: Tap, game_id: int) -> Answer:
+    lang = people.language_of(session, tap.person.id, tap.person.language_code)
+    try:
+        with session.begin_nested():
+            return _open(session, env, tap, game_id, lang)
+    except ServiceError as error:
+        if error.reason == "rematch_old" and tap.chat_id is not None and tap.message_id is not None:
+            output.drop_keys(session, env, tap.chat_id, tap.message_id)  # those standings are history
+        return answer_refusal(lang, error)
+
+
+def _open(session: Session, env: Env, tap: Tap, game_id: int, lang: str) -> Answer:
+    ctx = require_game(session, game_id)
+    game = ctx.game
+    if tap.private or tap.chat_id != game.chat_id or game.status != FINISHED:
+        raise ServiceError("malformed")  # forged: another chat, or a game that did not finish
+    if ctx.seat_of(tap.person.id) is None:
+        raise ServiceError("rematch_not_player")
+    chat = people.lock_chat(session, game.chat_id, env)  # one lobby, even for a double tap
+    here = lobby.active_game(session, game.chat_id, game.thread_id)
+    if here is not None:
+        if here.status != LOBBY:
+            raise ServiceError("game_exists")
+        assert here.id is not None
+        if any(p.user_id == tap.person.id for p in player_rows(session, here.id)):
+            raise ServiceError("already_joined")
+        raise ServiceError("lobby_open")
+    if _played_since(session, game):
+        raise ServiceError("rematch_old")
+    levels = (ALIASES.get(s.ai_level, s.ai_level) for s in ctx.seats if s.ai_level is not None)
+    computers = [level for level in levels if level in LEVELS]  # an older bot's names, today's
+    lobby.open_lobby(session, env, chat, game.thread_id, tap.person, _settings(ctx, env), computers)
+    return Answer(_(lang, "🔁 The new lobby is open and you're in. The others join with ✋ Join."))
+
+
+def _settings(ctx: GameContext, env: Env) -> GameSettings:
+    """The finished game's settings; a custom pace the bot no longer offers becomes the default."""
+    settings = ctx.settings
+    if not pacing.is_known(settings.pace, env.custom_pace):
+        settings = replace(settings, pace=env.default_pace)
+    return settings
+
+
+def _played_since(session: Session, game: Game) -> bool:
+    """A newer game was started in the same chat and topic (an expired or cancelled lobby was not)."""
+    query = select(Game.id).where(
+        Game.chat_id == game.chat_id, col(Game.id) > game.id, col(Game.state).is_not(None)
+    )
+    if game.thread_id is None:
+        query = query.where(col(Game.thread_id).is_(None))
+    else:
+        query = query.where(Game.thread_id == game.thread_id)
+    return session.exec(query.limit(1)).first() is not None
