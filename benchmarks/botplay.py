@@ -7,14 +7,19 @@ over the in-memory Bot API `tests/fakes/telegram.py`, with Telegram's flood limi
 mode on (BotFather's /setinline and /setinlinefeedback), delivery paced on a virtual timer.
 
 Players only use what the bot showed them: the keys and texts of the messages as the fake holds
-them *now* (a preview the bot has not sent yet is not there), the hand popup, the inline list.
+them *now* (a board the bot has not sent yet is not there), the popups, the inline list.
 Three ways of playing a turn, one per game:
 
 * **board**: on the group board. The player peeks at their hand (*👀 My hand*), taps a hand slot,
-  the table cards of a sum, waits for *✅ Claim* (or *🗑 Discard*) to show and taps it; now and then
-  a [T!] card first (its menu, then the card).
+  the table cards of a sum (each popup says the running sum; the board is not redrawn) and *✅
+  Claim* (or *🗑 Discard*), which are always on the board. Now and then a [T!] card first: its key
+  tapped one to three times (each tap the next choice, the popup says which), then *Claim* plays
+  a Thief, Shifter or Bomb and the player goes on on the board it brings; for a Joker they
+  compose a sum for the target its popup announced and *Claim* plays both (with no such sum, they
+  tap the key until "No [T!] card chosen." and play as usual).
 * **panel**: in the private panel (opened once with the board's *📱 Panel* deep link). The same
-  taps on the panel, whose keys show the player's own cards.
+  taps on the panel, whose keys show the player's own cards (a [T!] card played there brings no
+  board: the panel shows it).
 * **inline**: the board's *🎯 Play* key opens the inline list (an inline query), and a pick plays
   the move (Telegram delivers it twice: the message posted "via" the bot, and, with inline
   feedback, a `chosen_inline_result`). Now and then a [T!] card first, then a second list.
@@ -25,8 +30,8 @@ a board that is no longer live (a stale keyboard).
 Time: the players act at human pace on the virtual timer (`READ` seconds before the first tap of
 a turn, `STEP` between taps; `tests.fakes.timer.VirtualTimer`, moved by
 `TelegramTestClient.advance`), and the bot's senders keep Telegram's budget on the same clock
-(18 writes a minute per group, draft previews only below 12). A player who needs a key the bot
-has not shown yet waits for it, half a second at a time. Games are events on that clock
+(18 writes a minute per group; lobby edits and keys-off edits only below 12). A player waits for
+the board (or panel) of their turn to be shown, half a second at a time. Games are events on that clock
 (`Driver.run`), so several games interleave as they would in real life; the CPU runs the whole
 thing as fast as it can (no real sleeping).
 
@@ -39,9 +44,10 @@ The books (`Ledger`), kept by wrapping the bot's seams from outside (nothing in 
 * Writes: every `outbox.put` is credited to the tap being handled (or, inside a sender's
   `_finish`, to the tap whose message that sender just wrote: a post that replaces an older board
   takes the old one's keys off). A write Telegram accepted (the fake's flood ledger) is credited
-  to the put whose content it carried, matched by chat and payload text. So a draft preview that
-  waited for budget and was replaced by a newer one before it went out costs its tap nothing
-  (it was coalesced), and one that went out late still counts for its own tap.
+  to the put whose content it carried, matched by chat and payload text. So a board that waited
+  for budget and was replaced by the next content before it went out costs its tap nothing (it
+  was coalesced), and one that went out late still counts for its own tap. Keys taken off an old
+  message (a ``keys:<message>`` surface) are counted apart from the other group writes.
 """
 
 from __future__ import annotations
@@ -76,6 +82,12 @@ READ = (1.0, 4.0)
 STEP = (0.5, 2.0)
 #: How often a player plays a [T!] card first when one is offered.
 T_CHANCE = 0.35
+#: A [T!] key is tapped this many times at first (each tap: the next choice) ...
+T_TAPS = (1, 3)
+#: ... and at most this many in all to get back to "No [T!] card chosen.".
+T_TAPS_MAX = 10
+JOKER_TARGET = re.compile(r"the target becomes (\d+)")
+NO_T_CHOSEN = "No [T!] card chosen."
 #: Per turn: someone taps the board out of turn / the last mover taps their old board.
 OUT_OF_TURN = 0.08
 STALE = 0.08
@@ -120,7 +132,8 @@ class TapRecord:
     statements: Counter[str] = field(default_factory=Counter)
     transactions: int = 0
     group_now: int = 0  # group writes carrying this tap's content, made before the game's next tap
-    group_total: int = 0  # ... made at any time
+    group_total: int = 0  # ... made at any time (keys-off edits apart)
+    keys_off: int = 0  # keys taken off an old message, for this tap (a group write too)
     private_total: int = 0
     outcome: str = ""  # the popup's text (callback queries)
 
@@ -140,8 +153,10 @@ class TurnRecord:
     version: int
     taps: list[int] = field(default_factory=list)
     t_card: bool = False
+    #: a Thief, Shifter or Bomb played on the group board: it brings a board of its own
+    t_board: bool = False
     special: bool = False  # ended a round or the game
-    waited: float = 0.0  # virtual seconds the player waited for keys the bot had not shown yet
+    waited: float = 0.0  # virtual seconds the player waited for the board (or panel) of the turn
 
 
 class Ledger:
@@ -220,6 +235,8 @@ class Ledger:
         tap = self.taps[owner]
         if private:
             tap.private_total += 1
+        elif row is not None and (row[1] or "").startswith("keys:"):
+            tap.keys_off += 1
         else:
             tap.group_total += 1
             if self.latest_by_game.get(tap.game) == owner:
@@ -637,19 +654,13 @@ def mischief(driver: Driver, table: Table, last: Seat, version: int, state: Any)
 def key_turn(
     driver: Driver, table: Table, seat: Seat, version: int, turn: TurnRecord, private: bool
 ) -> Script:
-    """Compose on the group board or in the private panel, tap by tap."""
+    """Compose on the group board or in the private panel, tap by tap; a [T!] card first now and
+    then (`t_card`)."""
     gid, rng, user = table.game_id, seat.rng, seat.user
     where = "panel" if private else "board"
 
     def surface(v: int) -> StoredMessage | None:
         return driver.panel(table, user, v) if private else driver.board(table, v)
-
-    def showing(v: int, wanted: Callable[[str], bool]) -> Callable[[], StoredMessage | None]:
-        def probe() -> StoredMessage | None:
-            message = surface(v)
-            return message if message is not None and any(wanted(d) for _t, d in keys_of(message)) else None
-
-        return probe
 
     message = yield from wait_for(driver, lambda: surface(version), f"the {where} of version {version}", turn)
     board = driver.board(table, version)
@@ -658,20 +669,17 @@ def key_turn(
     yield pace(rng, READ)
     prefix = f"k:{gid}:{version}:"
     hand = yield from read_hand(table, seat, message, prefix, private)
+    target = target_of(message.text or "")
     t_keys = [d for _t, d in keys_of(message) if d.startswith(f"t:{gid}:{version}:")]
     if t_keys and rng.random() < T_CHANCE:
-        yield Tap(user, surface(version) or message, rng.choice(t_keys), f"[T!] menu, {where}")
-        menu = yield from wait_for(
-            driver,
-            showing(version, lambda d: d.startswith(f"p:{gid}:{version}:") or d == prefix + "b"),
-            "the [T!] menu",
-            turn,
+        played = yield from t_card(
+            driver, table, seat, version, turn, private, message, rng.choice(t_keys), hand
         )
-        plays = [d for _t, d in keys_of(menu) if d.startswith(f"p:{gid}:{version}:")]
-        yield pace(rng, STEP)
-        if plays:
-            yield Tap(user, menu, rng.choice(plays), f"[T!] play, {where}")
-            turn.t_card = True
+        if played is None:
+            pass  # no [T!] card chosen in the end: the turn goes on as usual
+        elif played[0] == "joker":
+            return  # played with its sum
+        else:
             _status, now_version, state = driver.game(gid)
             if (
                 state is None
@@ -686,33 +694,112 @@ def key_turn(
             )
             yield pace(rng, STEP)
             hand = yield from read_hand(table, seat, message, prefix, private)
-        else:
-            yield Tap(user, menu, prefix + "b", f"back from the [T!] menu, {where}")
-            message = yield from wait_for(
-                driver, showing(version, lambda d: d.startswith(prefix + "h:")), "keys", turn
-            )
+            target = target_of(message.text or "")
+    yield from compose(driver, table, seat, version, message, hand, target, private, "")
+
+
+def compose(
+    driver: Driver,
+    table: Table,
+    seat: Seat,
+    version: int,
+    message: StoredMessage,
+    hand: list[int],
+    target: int,
+    private: bool,
+    joker: str,
+) -> Script:
+    """Tap a hand card and the table cards of a sum for `target` (a hand card to discard if there
+    is none), then *Claim* (or *Discard*): always on the surface, no waiting for a key. `joker`:
+    a Joker is chosen (its Claim plays both; the caller made sure a sum exists)."""
+    gid, rng, user = table.game_id, seat.rng, seat.user
+    where = "panel" if private else "board"
+    prefix = f"k:{gid}:{version}:"
+
+    def surface() -> StoredMessage:
+        return (driver.panel(table, user, version) if private else driver.board(table, version)) or message
+
     keys = keys_of(message)
     hand_keys = [d for _t, d in keys if d.startswith(prefix + "h:")]
     table_keys = table_cards(keys, prefix)
-    target = target_of(message.text or "")
     fits = len(hand) == len(hand_keys)
     choice = choose_sum(hand, [v for v, _d in table_keys], target, rng) if fits else None
     yield pace(rng, STEP)
     if choice is None:
-        yield Tap(user, surface(version) or message, rng.choice(hand_keys), f"compose, {where}")
+        assert not joker, "a Joker is only kept with a sum"
+        yield Tap(user, surface(), rng.choice(hand_keys), f"compose, {where}")
         final, kind = prefix + "d", f"discard, {where}"
     else:
         h, subset = choice
-        yield Tap(user, surface(version) or message, hand_keys[h], f"compose, {where}")
+        yield Tap(user, surface(), hand_keys[h], f"compose, {where}")
         for position in subset:
             yield pace(rng, STEP)
-            yield Tap(user, surface(version) or message, table_keys[position][1], f"compose, {where}")
-        final, kind = prefix + "c", f"claim, {where}"
-    shown = yield from wait_for(driver, showing(version, lambda d: d == final), f"the {kind} key", turn)
+            yield Tap(user, surface(), table_keys[position][1], f"compose, {where}")
+        final, kind = prefix + "c", (f"claim a Joker and its sum, {where}" if joker else f"claim, {where}")
     yield pace(rng, STEP)
-    answer = yield Tap(user, shown, final, kind)
+    answer = yield Tap(user, surface(), final, kind)
     if answer.text != "Done!":
         raise Stuck(f"{kind} refused: {answer.text!r}")
+
+
+def t_card(
+    driver: Driver,
+    table: Table,
+    seat: Seat,
+    version: int,
+    turn: TurnRecord,
+    private: bool,
+    message: StoredMessage,
+    t_key: str,
+    hand: list[int],
+) -> Generator[Step, Any, tuple[str] | None]:
+    """Choose a [T!] card with its key (one to three taps, each the next choice; the popup says
+    which) and play it: ("joker",) when a Joker was played with its sum, ("card",) when a Thief,
+    Shifter or Bomb was played by *Claim* (the turn goes on), None when no [T!] card is chosen in
+    the end (tapped until "No [T!] card chosen.")."""
+    gid, rng, user = table.game_id, seat.rng, seat.user
+    where = "panel" if private else "board"
+    prefix = f"k:{gid}:{version}:"
+    taps = 0
+
+    def surface() -> StoredMessage:
+        return (driver.panel(table, user, version) if private else driver.board(table, version)) or message
+
+    def choose() -> Generator[Step, Any, str]:
+        nonlocal taps
+        taps += 1
+        yield pace(rng, STEP)
+        answer = yield Tap(user, surface(), t_key, f"[T!] choice, {where}")
+        if answer.show_alert:
+            raise Stuck(f"[T!] key refused: {answer.text!r}")
+        return str(answer.text or "")
+
+    popup = ""
+    for _ in range(rng.randint(*T_TAPS)):
+        popup = yield from choose()
+        if NO_T_CHOSEN in popup:
+            return None
+    joker = JOKER_TARGET.search(popup)
+    if joker is None:  # a Thief, Shifter or Bomb: Claim plays it
+        yield pace(rng, STEP)
+        answer = yield Tap(user, surface(), prefix + "c", f"[T!] card played (Claim), {where}")
+        if answer.show_alert or driver.game(gid)[1] == version:
+            raise Stuck(f"[T!] card refused: {answer.text!r}")
+        turn.t_card = True
+        turn.t_board = not private
+        return ("card",)
+    keys = keys_of(surface())
+    table_values = [v for v, _d in table_cards(keys, prefix)]
+    fits = len(hand) == len([d for _t, d in keys if d.startswith(prefix + "h:")])
+    if fits and choose_sum(hand, table_values, int(joker.group(1)), random.Random(0)) is not None:
+        turn.t_card = True
+        yield from compose(driver, table, seat, version, surface(), hand, int(joker.group(1)), private, "J")
+        return ("joker",)
+    while taps < T_TAPS_MAX:  # no sum for the Joker's target: back to no [T!] card
+        popup = yield from choose()
+        if NO_T_CHOSEN in popup:
+            return None
+    raise Stuck("the [T!] key never came back to no choice")
 
 
 def read_hand(
@@ -741,12 +828,12 @@ def inline_turn(driver: Driver, table: Table, seat: Seat, version: int, turn: Tu
     """The 🎯 Play list and a pick; a [T!] card first now and then (then a second list)."""
     rng, user, gid = seat.rng, seat.user, table.game_id
     t_first = rng.random() < T_CHANCE
+    board = yield from wait_for(
+        driver, partial(driver.board, table, version), f"the board of version {version}", turn
+    )
+    table.last_board = (board, f"k:{gid}:{version}:h:0")
     for _attempt in range(3):
-        board = yield from wait_for(
-            driver, partial(driver.board, table, version), f"the board of version {version}", turn
-        )
-        if table.last_board is None or not table.last_board[1].startswith(f"k:{gid}:{version}:"):
-            table.last_board = (board, f"k:{gid}:{version}:h:0")
+        # A [T!] card picked alone brings no board: the list is opened again from the same one.
         yield pace(rng, READ)
         play = next(
             (b for row in board.keyboard for b in row if "switch_inline_query_current_chat" in b), None
@@ -763,10 +850,9 @@ def inline_turn(driver: Driver, table: Table, seat: Seat, version: int, turn: Tu
             t_first = False
             yield Pick(user, table.group, answer, rng.choice(cards)["id"])
             turn.t_card = True
-            _status, now_version, state = driver.game(gid)
+            _status, _version, state = driver.game(gid)
             if state is None or int(state["current"]) != table.seats.index(seat):
                 return
-            version = now_version
             continue
         choice = (sums[0] if rng.random() < 0.7 else rng.choice(sums)) if sums else discards[0]
         if _codes(choice["id"])[0].startswith("J"):

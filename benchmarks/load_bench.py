@@ -22,18 +22,24 @@ pauses.
 Who taps: N groups of 3 or 4 players (``FakeUser``), one game each, composed on the group board.
 Each group goes through the lobby (``/newgame``, *Join* taps a second or three apart, *Start*),
 then the player to move reads the board (1-4 s), peeks at their hand (*👀 My hand*, the popup
-says their cards), taps a hand card and the table cards of a sum one key every 0.5-2 s, waits
-until the bot shows *✅ Claim* (or *🗑 Discard* when they have no sum) and taps it; now and then
-they open the face-down *🎴 [T!]* menu and play a [T!] card, waiting for each menu to appear.
-The others peek at their hand every 5-20 s. Players only tap keys the bot showed them (read from
-the messages as the fake stores them now), and compute their sums from what the bot told them.
+says their cards and the target), taps a hand card and the table cards of a sum one key every
+0.5-2 s (each popup shows the running sum; the board is not redrawn) and taps *✅ Claim* (*🗑
+Discard* when they have no sum): both are always on the board, nobody waits for a key. In about a
+quarter of the turns that offer one they choose a [T!] card first: its key (``t:…:any`` on a
+face-down board, else the key of a kind) tapped one to three times, each popup saying what is
+chosen; then *Claim* plays a Thief, Shifter or Bomb and the player goes on on the board it brings
+(the next board, with new keys); for a Joker they compose a sum for the target its popup
+announced and *Claim* plays both, or, with no such sum, tap the key until "No [T!] card chosen."
+and play as usual. The others peek at their hand every 5-20 s. Players only tap keys the bot
+showed them (read from the messages as the fake stores them now), and compute their sums from
+what the bot told them.
 
 Abuse, mixed in (one abusive tap every ``--abuse-every`` seconds per group on average, plus
 double taps): forged callback data (garbage, ids out of range, another game's keys, a lobby's
-*Cancel* by a bystander, a card position that does not exist), stale keys (kept from older
-boards of the game), a bystander who is not in the game tapping the board's keys, a player
-tapping card keys out of turn, and double taps (*Claim*/*Discard* tapped twice 50-200 ms apart,
-*👀 My hand* twice).
+*Cancel* by a bystander, a card position that does not exist, a [T!] kind the game has not),
+stale keys (kept from boards older than the one before the live one), a bystander who is not in
+the game tapping the board's keys, a player tapping card and [T!] keys out of turn, and double
+taps (*Claim*/*Discard* tapped twice 50-200 ms apart, *👀 My hand* twice).
 
 Each run is cold: a fresh process (this script runs itself per run), a fresh database (a new
 SQLite file; a new PostgreSQL database from ``tests/pg.py``), engine and Application.
@@ -42,14 +48,22 @@ Measured per run (times from the fake's clock, which is ``time.monotonic``):
 
 * taps sent and answered (an answer later than 15 s is refused by the fake: not answered);
 * answer latency p50/p99/max: from the moment the fake handed out the callback query (just
-  before it is put on the update queue) to the bot's answerCallbackQuery;
+  before it is put on the update queue) to the bot's answerCallbackQuery; the same for the
+  [T!] keys alone (*[T!] choice latency*), and their share answered within 1 s;
 * 429s; the most writes any group had in a 60 s window; writes per second in all (mean over the
   steady part of the run, from 25 s in to the end; peak in any 1 s window);
-* moves played (claims, discards and [T!] plays the bot accepted);
-* how long what a tap caused took to show, on the fake's side: a move's *next board* (from the
-  move's answer to the first write in the group carrying the next version's keys), a draft
-  *preview* (from a compose tap's answer to the next edit of that board with that version's
-  keys), and the *Claim key* as the player waits for it;
+* moves played (claims, discards and [T!] cards the bot accepted; a Joker played with its sum
+  is two moves), against the bot's move log;
+* the group's writes (every Telegram call that counts against its budget: send, edit, delete),
+  sorted: lobby messages, each game's first board, boards, other record messages (round
+  summaries, standings, the chart), and the keys taken off old boards (``editMessageReplyMarkup``
+  with no keys); per turn (a turn is a sum or a discard in the move log, whoever played it),
+  keys-off edits apart; the writes and the move log are read after the window, once the
+  senders have sent every row but the keys-off ones (at most ``SETTLE`` seconds);
+* *next board*: from a move's answer to the first write in its group carrying a newer version's
+  keys (the next board, as the players see it: the outbox wait, the budget wait and the send),
+  for the moves that end a turn (a Joker with its sum included) and, apart, for a Thief,
+  Shifter or Bomb played on the board (which brings a board of its own);
 * the process's CPU use, the time its threads were runnable but got no core (schedstat: the
   shared machine's share), the machine's load average, the event loop's lag (a 50 ms ticker's
   overshoot), and the outbox backlog (rows waiting) at the end of the window.
@@ -93,6 +107,10 @@ PEEK = (5.0, 20.0)
 JOIN = (1.0, 3.0)
 #: A turn's taps use [T!] cards this often when the board offers them.
 T_CHANCE = 0.25
+#: A [T!] key is tapped this many times at first (each tap: the next choice).
+T_TAPS = (1, 3)
+#: Tapped at most this many times in all to get back to "No [T!] card chosen.".
+T_TAPS_MAX = 10
 #: The final Claim/Discard is tapped twice this often (a double tap).
 DOUBLE_CHANCE = 0.15
 #: Groups start over this many seconds (the first minute of a bot under load is no stampede).
@@ -101,14 +119,25 @@ RAMP = 10.0
 STEADY_FROM = 25.0
 #: After the window: how long to wait for answers still due (the fake refuses them after 15 s).
 DRAIN = 16.0
+#: After the window: how long to let the senders send what is still waiting (keys-off edits
+#: apart), so that the writes counted per turn are those of the turns played.
+SETTLE = 60.0
 ANSWER_TIMEOUT = 15.0
 NAMES = ("Ana", "Ben", "Cai", "Dee")
 BYSTANDER = "Zed"
+#: A game id that exists nowhere (the largest a key may carry).
+MAX_GAME_ID = 2**31 - 1
 
 HAND_SLOT = re.compile(r"(\d):(🟥|🟧|🟨|🟩|🟦|🟪)([1-6])")
 CARD_VALUE = re.compile(r"(🟥|🟧|🟨|🟩|🟦|🟪)([1-6])")
-KEY_VERSION = re.compile(r"^[ktp]:(\d+):(\d+):")
+KEY_VERSION = re.compile(r"^[kt]:(\d+):(\d+):")
 TARGET = re.compile(r"Target (\d+)")
+#: The [T!] key's popup for a Joker: the target it would make.
+JOKER_TARGET = re.compile(r"the target becomes (\d+)")
+NO_T_CHOSEN = "No [T!] card chosen."
+DONE = "Done!"
+#: Callback data of lobby keys (a message that carries one is a lobby message).
+LOBBY_KEY = re.compile(r"^(lj|ll|ls|lc|lo|lb|ln|la):")
 
 
 # --------------------------------------------------------------------------------------------------
@@ -122,10 +151,12 @@ class Tap:
     group: int
     kind: str  # lobby | play | peek | abuse:<what>
     data: str
-    #: For moves and previews: the game version and board message the tap was made on.
+    #: For moves: the game version and board message the tap was made on.
     version: int | None = None
     message_id: int | None = None
-    op: str = ""  # compose op letter (h, t, c, d), "p" for a [T!] play, "" otherwise
+    #: compose op letter (h, t, c, d, x); "tchoice" a [T!] key; "tc" the Claim that plays a
+    #: chosen Thief, Shifter or Bomb; "jc" the Claim that plays a Joker and its sum; "" otherwise
+    op: str = ""
 
 
 @dataclass
@@ -135,6 +166,9 @@ class Write:
     method: str
     message_id: int | None
     version: int | None  # the game version of the keys it carries (None: no versioned keys)
+    game: int | None  # the game of those keys
+    lobby: bool  # a lobby message: sent with lobby keys, or a later write to one
+    keys_off: bool  # an editMessageReplyMarkup that leaves no keys (an old board's keys taken off)
 
 
 def _watched_fake(rtt: float) -> Any:
@@ -147,6 +181,7 @@ def _watched_fake(rtt: float) -> Any:
         def __init__(self) -> None:
             super().__init__(flood=FloodLimits())
             self.writes: list[Write] = []
+            self.lobbies: set[tuple[int, int | None]] = set()  # (chat, message) of lobby messages
             self.changed: dict[int, asyncio.Event] = {}
             self.answered: dict[str, asyncio.Future[None]] = {}
 
@@ -165,13 +200,26 @@ def _watched_fake(rtt: float) -> Any:
                 message_id = (
                     result.get("message_id") if isinstance(result, dict) else call.params.get("message_id")
                 )
+                data = _markup_data(call.params)
+                version = game = None
+                for item in data:
+                    match = KEY_VERSION.match(item)
+                    if match:
+                        game, version = int(match.group(1)), int(match.group(2))
+                        break
+                where = (call.chat_id, message_id)
+                if any(LOBBY_KEY.match(item) for item in data):
+                    self.lobbies.add(where)
                 self.writes.append(
                     Write(
                         self.timer.monotonic(),
                         call.chat_id,
                         call.method,
                         message_id,
-                        _markup_version(call.params),
+                        version,
+                        game,
+                        where in self.lobbies,
+                        call.method == "editMessageReplyMarkup" and not data,
                     )
                 )
                 event = self.changed.pop(call.chat_id, None)
@@ -188,18 +236,19 @@ def _watched_fake(rtt: float) -> Any:
     return WatchedTelegram()
 
 
-def _markup_version(params: dict[str, Any]) -> int | None:
+def _markup_data(params: dict[str, Any]) -> list[str]:
+    """The callback data of the keys a write leaves on its message."""
     markup = params.get("reply_markup")
     if isinstance(markup, str):
         markup = json.loads(markup)
     if not isinstance(markup, dict):
-        return None
-    for row in markup.get("inline_keyboard", []):
-        for key in row:
-            match = KEY_VERSION.match(str(key.get("callback_data", "")))
-            if match:
-                return int(match.group(2))
-    return None
+        return []
+    return [
+        str(key["callback_data"])
+        for row in markup.get("inline_keyboard", [])
+        for key in row
+        if key.get("callback_data")
+    ]
 
 
 def _keys(message: Any) -> list[tuple[str, str]]:
@@ -249,8 +298,6 @@ class Load:
         self.started = started
         self.deadline = started + args.seconds
         self.taps: list[Tap] = []
-        self.claim_waits: list[float] = []
-        self.stuck_turns = 0
         self.tasks: set[asyncio.Task[Any]] = set()
         self.other_games: list[int] = []
 
@@ -400,7 +447,7 @@ class Load:
                 continue
             attempted = state
             if not await self.turn(g, mover, board, version):
-                attempted = None  # no move made (a [T!] menu closed again, a refusal): look again
+                attempted = None  # no move made (a refusal, the answer late): look again
 
     def _changed(self, g: Group, seen: tuple[int, int | None]) -> bool:
         return self._state(g) != seen
@@ -420,7 +467,8 @@ class Load:
         return board, keys
 
     async def turn(self, g: Group, who: Member, board: Any, version: int) -> bool:
-        """One turn at human speed; False when it ended without a move (to be tried again)."""
+        """One turn at human speed; False when it ended without a move (to be tried again). A
+        Thief, Shifter or Bomb played is a move: the player goes on on the board it brings."""
         rng = g.rng
         gid = g.game_id
         await self.pause(READ, rng)
@@ -428,7 +476,8 @@ class Load:
         if answer is None or not self.running():
             return False
         hand = [int(m.group(3)) for m in HAND_SLOT.finditer(answer.text or "")]
-        if not hand:
+        target = TARGET.search(answer.text or "")  # the popup says the target on one's turn
+        if not hand or target is None:
             return False
         now = self.keys_now(g, version)
         if now is None:
@@ -439,93 +488,120 @@ class Load:
             await self.pause(STEP, rng)
             await self.tap(g, who, board, clear, "play", "x")
         g.dirty = False
-        t_key = next((d for t, d in keys if d == f"t:{gid}:{version}:any"), None)
-        if t_key is not None and rng.random() < T_CHANCE:
-            return await self.t_card(g, who, board, version, t_key)
         table = []
         for text, data in keys:
             if data.startswith(f"k:{gid}:{version}:t:"):
                 value = CARD_VALUE.search(text)
                 if value:
                     table.append((int(data.rsplit(":", 1)[1]), int(value.group(2))))
-        target = TARGET.search(board.text or "")
-        if target is None:
-            return False
+        t_keys = [d for _t, d in keys if d.startswith(f"t:{gid}:{version}:")]
+        if t_keys and rng.random() < T_CHANCE:
+            played = await self.t_card(g, who, board, version, rng.choice(t_keys), hand, table)
+            if played is not None:
+                return played
         choice = _choose_sum(hand, [v for _p, v in table], int(target.group(1)), rng)
+        return await self.compose(g, who, board, version, hand, table, choice, "c" if choice else "d")
+
+    async def compose(
+        self,
+        g: Group,
+        who: Member,
+        board: Any,
+        version: int,
+        hand: list[int],
+        table: list[tuple[int, int]],
+        choice: tuple[int, tuple[int, ...]] | None,
+        op: str,
+    ) -> bool:
+        """Tap the hand card and table cards of `choice` (a random hand card to discard when
+        None), then *Claim* (``op`` "c", or "jc" for a Joker chosen before) or *Discard* ("d");
+        True when the bot played it."""
+        rng = g.rng
+        gid = g.game_id
         if choice is None:
-            h, positions, last = rng.randrange(len(hand)), [], "d"
+            h, positions = rng.randrange(len(hand)), []
         else:
             h, subset = choice
-            positions, last = [table[i][0] for i in subset], "c"
-        for op, index in [("h", h), *(("t", p) for p in positions)]:
+            positions = [table[i][0] for i in subset]
+        for step, index in [("h", h), *(("t", p) for p in positions)]:
             await self.pause(STEP, rng)
             if not self.running():
                 return False
-            answer = await self.tap(g, who, board, f"k:{gid}:{version}:{op}:{index}", "play", op)
+            answer = await self.tap(g, who, board, f"k:{gid}:{version}:{step}:{index}", "play", step)
             g.dirty = True
             if answer is None or answer.show_alert:
                 return False
-        final = f"k:{gid}:{version}:{last}"
-        waited_from = self.now()
-
-        def final_key_shown() -> Any:
-            now = self.keys_now(g, version)
-            return now if now is not None and any(d == final for _t, d in now[1]) else None
-
-        shown = await self.wait_chat(g.chat.id, final_key_shown)
-        if shown is None:
-            if not self.running():
-                self.stuck_turns += 1
-            return False
-        self.claim_waits.append(self.now() - waited_from)
-        board = shown[0]
-        await self.pause((0.3, 1.0), rng)
+        # Claim and Discard are always on the board: the popup said the sum, the player taps.
+        final = f"k:{gid}:{version}:{'d' if op == 'd' else 'c'}"
+        await self.pause(STEP, rng)
         if not self.running():
             return False
         if rng.random() < DOUBLE_CHANCE:
             asyncio.get_running_loop().call_later(
-                rng.uniform(0.05, 0.2), self.tap_nowait, g, who, board, final, "abuse:double", last
+                rng.uniform(0.05, 0.2), self.tap_nowait, g, who, board, final, "abuse:double", op
             )
-        answer = await self.tap(g, who, board, final, "play", last)
-        moved = answer is not None and not answer.show_alert
+        answer = await self.tap(g, who, board, final, "play", op)
+        moved = answer is not None and answer.text == DONE
         g.dirty = not moved
         return moved
 
-    async def t_card(self, g: Group, who: Member, board: Any, version: int, t_key: str) -> bool:
-        """Open the face-down [T!] menu, pick a kind, play it (waiting for each menu to show);
-        True when a [T!] card was played."""
+    async def t_card(
+        self,
+        g: Group,
+        who: Member,
+        board: Any,
+        version: int,
+        t_key: str,
+        hand: list[int],
+        table: list[tuple[int, int]],
+    ) -> bool | None:
+        """Choose a [T!] card with its key (one to three taps, each the next choice) and play it:
+        True when it was played (a Joker with its sum), False when the turn stopped, None when
+        no [T!] card is chosen in the end (the turn goes on as usual)."""
         rng = g.rng
         gid = g.game_id
-        await self.pause(STEP, rng)
-        answer = await self.tap(g, who, board, t_key, "play", "t")
-        if answer is None or answer.show_alert:
-            return False
+        taps = 0
 
-        def menu(prefix: str) -> Any:
-            now = self.keys_now(g, version)
-            if now is None:
+        async def choose() -> str | None:
+            nonlocal taps
+            taps += 1
+            await self.pause(STEP, rng)
+            if not self.running():
                 return None
-            found = [d for _t, d in now[1] if d.startswith(prefix) and d != t_key]
-            return (now[0], found) if found else None
+            answer = await self.tap(g, who, board, t_key, "play", "tchoice")
+            if answer is None or answer.show_alert or _refused(answer.text or ""):
+                return None
+            return str(answer.text or "")
 
-        kinds = await self.wait_chat(g.chat.id, lambda: menu(f"t:{gid}:{version}:"))
-        if kinds is None:
-            return False
-        await self.pause(STEP, rng)
-        answer = await self.tap(g, who, kinds[0], rng.choice(kinds[1]), "play", "t")
-        if answer is None:
-            return False
-        plays = await self.wait_chat(
-            g.chat.id,
-            lambda: menu(f"p:{gid}:{version}:") or menu(f"k:{gid}:{version}:b"),
-        )
-        if plays is None:
-            return False
-        await self.pause(STEP, rng)
-        data = rng.choice(plays[1])
-        played = data.startswith("p:")
-        answer = await self.tap(g, who, plays[0], data, "play", "p" if played else "b")
-        return played and answer is not None and not answer.show_alert
+        popup = ""
+        for _ in range(rng.randint(*T_TAPS)):
+            got = await choose()
+            if got is None:
+                return False
+            popup = got
+            g.dirty = True  # a choice in the draft: cleared if this attempt stops
+            if NO_T_CHOSEN in popup:
+                return None
+        joker = JOKER_TARGET.search(popup)
+        if joker is None:  # a Thief, Shifter or Bomb chosen: Claim plays it, a new board comes
+            await self.pause(STEP, rng)
+            if not self.running():
+                return False
+            answer = await self.tap(g, who, board, f"k:{gid}:{version}:c", "play", "tc")
+            played = answer is not None and not answer.show_alert and not _refused(answer.text or "")
+            g.dirty = not played
+            return played
+        choice = _choose_sum(hand, [v for _p, v in table], int(joker.group(1)), rng)
+        if choice is not None:  # the sum for the Joker's target; Claim plays both
+            g.dirty = True
+            return await self.compose(g, who, board, version, hand, table, choice, "jc")
+        while taps < T_TAPS_MAX:  # no sum for it: back to no [T!] card, then as usual
+            got = await choose()
+            if got is None:
+                return False
+            if NO_T_CHOSEN in got:
+                return None
+        return False
 
     async def peeker(self, g: Group, member: Member) -> None:
         while self.running():
@@ -551,8 +627,10 @@ class Load:
             kind = rng.choice(("forged", "stale", "bystander", "out_of_turn"))
             if kind == "stale" and g.stale:
                 message, data = rng.choice(g.stale)
-                if _version([("", data)]) == version:
-                    kind = "forged"  # not stale yet: fall through to a forgery
+                if (_version([("", data)]) or 0) >= version - 1:
+                    # not stale yet (the board before a [T!] card of this turn keeps working
+                    # for its mover): fall through to a forgery
+                    kind = "forged"
                 else:
                     self.tap_nowait(g, rng.choice(g.players), message, data, "abuse:stale")
                     continue
@@ -563,11 +641,12 @@ class Load:
             if kind == "out_of_turn":
                 mover = self.mover(board, g)
                 others = [m for m in g.players if m is not mover]
-                keys = [d for _t, d in _keys(board) if d and d.startswith("k:")]
+                keys = [d for _t, d in _keys(board) if d and d.startswith(("k:", "t:"))]
                 if others and keys:
                     self.tap_nowait(g, rng.choice(others), board, rng.choice(keys), "abuse:out_of_turn")
                     continue
-            other = rng.choice(self.other_games) if self.other_games else gid
+            others_games = [game for game in self.other_games if game != gid]
+            other = rng.choice(others_games) if others_games else MAX_GAME_ID  # never this game's
             forged = rng.choice(
                 (
                     "💥",
@@ -580,7 +659,10 @@ class Load:
                     f"k:{gid}:{version + 5}:c",
                     f"k:{other}:{version}:c",
                     f"h:{other}",
-                    f"p:{gid}:{version}:T9",
+                    f"t:{gid}:{version + 5}:joker",
+                    f"t:{other}:{version}:any",
+                    f"t:{gid}:{version}:T9",
+                    f"k:{gid}:{version}:b",
                     f"lc:{gid}",
                     f"ls:{gid}",
                     f"dl:{gid}",
@@ -590,6 +672,22 @@ class Load:
                 )
             )
             self.tap_nowait(g, rng.choice([g.bystander, *g.players]), board, forged, "abuse:forged")
+
+
+@functools.cache
+def _refusals() -> re.Pattern[str]:
+    """Every refusal the bot answers a key with, in English (its templates, fields as wildcards)."""
+    from tgbot.render.refusals import ERROR_TEXT, ILLEGAL_TEXT
+
+    patterns = [
+        ".*".join(re.escape(part) for part in re.split(r"\{\w+\}", str(template)))
+        for template in (*ERROR_TEXT.values(), *ILLEGAL_TEXT.values())
+    ]
+    return re.compile("|".join(f"(?:{p})" for p in patterns))
+
+
+def _refused(text: str) -> bool:
+    return _refusals().fullmatch(text) is not None
 
 
 def _choose_sum(
@@ -851,6 +949,7 @@ async def run_child(args: argparse.Namespace) -> dict[str, Any]:
         if pending:
             await asyncio.wait(pending, timeout=DRAIN)
         backlog_end = backlog[-1][1] if backlog else None
+        settled = await _settle(deps.db, SETTLE)
         stop.set()
         for task in monitors:
             task.cancel()
@@ -875,6 +974,7 @@ async def run_child(args: argparse.Namespace) -> dict[str, Any]:
             moves_db,
         )
         figures.update(machine)
+        figures.update(settled)
         figures["code"] = code_fingerprint()
         if trace is not None:
             figures["db_trace"] = trace.summary(window_end - started)
@@ -888,12 +988,76 @@ async def run_child(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _count_moves(deps: Any) -> dict[str, int]:
+    """The bot's move log: moves by source; turns (a sum or a discard, whoever played it), [T!]
+    cards, round and game ends; games by status."""
     from sqlalchemy import text
 
     with deps.db.engine.connect() as connection:
-        rows = connection.execute(text("SELECT source, count(*) FROM moves GROUP BY source")).all()
+        rows = connection.execute(text("SELECT source, code, events FROM moves")).all()
         games = connection.execute(text("SELECT status, count(*) FROM games GROUP BY status")).all()
-    return {f"moves_{s}": int(n) for s, n in rows} | {f"games_{s}": int(n) for s, n in games}
+    counts: dict[str, int] = {"turns": 0, "t_cards": 0, "round_ends": 0, "game_ends": 0}
+    for source, code, events in rows:
+        counts[f"moves_{source}"] = counts.get(f"moves_{source}", 0) + 1
+        if code[:1] in ("S", "D"):
+            counts["turns"] += 1
+        elif code[:1] in ("T", "J", "F", "B"):
+            counts["t_cards"] += 1
+        counts["round_ends"] += '"RoundEnded"' in (events or "")
+        counts["game_ends"] += '"GameEnded"' in (events or "")
+    return counts | {f"games_{s}": int(n) for s, n in games}
+
+
+async def _settle(db: Any, limit: float) -> dict[str, float]:
+    """After the window: wait (at most `limit` seconds) until the outbox holds nothing but keys-off
+    edits, so every turn played has had its writes; what is left then."""
+    from sqlalchemy import text
+
+    from tgbot.store.outbox import Priority
+
+    def left(session: Any) -> dict[int, int]:
+        rows = session.execute(text("SELECT priority, count(*) FROM outbox GROUP BY priority")).all()
+        return {int(p): int(n) for p, n in rows}
+
+    began = time.monotonic()
+    while True:
+        rows = await db.run(left)
+        urgent = sum(n for p, n in rows.items() if p < Priority.CLEANUP)
+        if urgent == 0 or time.monotonic() - began >= limit:
+            return {
+                "settle_s": time.monotonic() - began,
+                "settle_rows_left": urgent,
+                "keys_off_rows_left": rows.get(int(Priority.CLEANUP), 0),
+            }
+        await asyncio.sleep(0.5)
+
+
+def _move_accepted(op: str, answer: Any) -> bool:
+    """A Claim or Discard the bot played: "Done!"; a [T!] card played alone answers with what it did."""
+    if op == "tc":
+        return not answer.show_alert and not _refused(answer.text or "")
+    return bool(answer.text == DONE)
+
+
+def _per_turn(sorts: dict[str, int], moves_db: dict[str, int], t_boards: int) -> dict[str, Any]:
+    """The group's writes per turn (lobbies and each game's first board apart; keys-off edits
+    apart, as the goal does)."""
+    turns = moves_db.get("turns", 0)
+    boards = sorts.get("board", 0) + sorts.get("preview", 0)
+    record = sorts.get("record", 0)
+    keys_off = sorts.get("keys_off", 0)
+    total = sum(sorts.values())
+    if not turns:
+        return {"turns": 0}
+    return {
+        "turns": turns,
+        "writes_per_turn": (boards + record) / turns,
+        "writes_per_turn_no_t_boards": (boards + record - t_boards) / turns,
+        "boards_per_turn": boards / turns,
+        "record_per_turn": record / turns,
+        "keys_off_per_turn": keys_off / turns,
+        "keys_off_share": keys_off / total if total else 0.0,
+        "group_writes": total,
+    }
 
 
 def _pct(values: list[float], q: float) -> float | None:
@@ -933,54 +1097,52 @@ def _figures(
     for write in fake.writes:
         by_chat.setdefault(write.chat_id, []).append(write)
     # A move's next board: from its answer to the first write in the group with newer keys.
-    turn_waits: list[float] = []
-    preview_waits: list[float] = []
-    superseded = 0
+    turn_waits: list[float] = []  # moves that end a turn (a Joker with its sum included)
+    t_board_waits: list[float] = []  # a Thief, Shifter or Bomb played on the board
+    t_choice: list[float] = []  # the [T!] keys' answers
     moves = 0
-    # What the group writes were: an edit of a message whose keys keep the version it already
-    # showed is a draft preview (or a [T!] menu); the rest are turns, lobbies, reports.
-    preview_writes = group_writes = 0
-    group_ids = {g.chat.id for g in groups}
-    shown_version: dict[int, int | None] = {}
-    for write in fake.writes:
-        if write.chat_id not in group_ids:
-            continue
-        group_writes += 1
-        before = shown_version.get(write.message_id) if write.message_id is not None else None
-        if write.method.startswith("edit") and write.version is not None and before == write.version:
-            preview_writes += 1
-        if write.message_id is not None:
-            shown_version[write.message_id] = write.version
+    played: dict[str, int] = {}
     for tap in load.taps:
         if tap.kind != "play" or tap.version is None:
             continue
         answer = answers[tap.query_id]
-        if not answer.answered or answer.show_alert:
+        if not answer.answered or answer.expired:
             continue
-        chat_id = groups[tap.group].chat.id
-        writes = by_chat.get(chat_id, [])
-        if tap.op in ("c", "d", "p"):
-            moves += 1
-            nxt = next(
-                (w for w in writes if w.at >= answer.answered_at and (w.version or 0) > tap.version), None
-            )
-            if nxt is not None:
-                turn_waits.append(nxt.at - answer.answered_at)
-        elif tap.op in ("h", "t"):
-            nxt = next(
-                (
-                    w
-                    for w in writes
-                    if w.at >= answer.answered_at and w.version is not None and w.version >= tap.version
-                ),
-                None,
-            )
-            if nxt is None:
-                continue
-            if nxt.version == tap.version and nxt.method.startswith("edit"):
-                preview_waits.append(nxt.at - answer.answered_at)
-            else:
-                superseded += 1
+        if tap.op == "tchoice":
+            t_choice.append(answer.answered_at - answer.created_at)
+            continue
+        if tap.op not in ("c", "d", "jc", "tc") or not _move_accepted(tap.op, answer):
+            continue
+        played[tap.op] = played.get(tap.op, 0) + 1
+        moves += 2 if tap.op == "jc" else 1
+        writes = by_chat.get(groups[tap.group].chat.id, [])
+        nxt = next((w for w in writes if w.at >= answer.answered_at and (w.version or 0) > tap.version), None)
+        if nxt is not None:
+            (t_board_waits if tap.op == "tc" else turn_waits).append(nxt.at - answer.answered_at)
+    # The group writes, sorted (see the module docstring); an edit that keeps the keys' version
+    # would be a draft preview (there should be none).
+    group_ids = {g.chat.id for g in groups}
+    sorts: dict[str, int] = {}
+    first_board: set[int] = set()
+    shown_version: dict[tuple[int, int], int | None] = {}
+    for write in fake.writes:
+        if write.chat_id not in group_ids:
+            continue
+        where = (write.chat_id, write.message_id or 0)
+        if write.lobby:
+            sort = "lobby"
+        elif write.keys_off:
+            sort = "keys_off"
+        elif write.version is not None and write.game not in first_board:
+            first_board.add(write.game or 0)
+            sort = "first_board"
+        elif write.version is not None:
+            same = write.method.startswith("edit") and shown_version.get(where) == write.version
+            sort = "preview" if same else "board"
+        else:
+            sort = "record"  # round summaries, standings, the chart, replies
+        shown_version[where] = write.version
+        sorts[sort] = sorts.get(sort, 0) + 1
     group_windows = [fake.max_writes_in_window(g.chat.id, 60.0) for g in groups]
     all_writes = [w.at for w in fake.writes]
     steady_from = started + min(STEADY_FROM, 0.4 * (window_end - started))
@@ -1038,17 +1200,26 @@ def _figures(
         "moves": moves,
         "moves_db": moves_db,
         "games_started": sum(g.games_started for g in groups),
+        "moves_by_op": played,
         "turn_wait_p50_s": _pct(turn_waits, 0.5),
         "turn_wait_p99_s": _pct(turn_waits, 0.99),
+        "turn_wait_max_s": max(turn_waits, default=None),
         "turn_wait_n": len(turn_waits),
-        "preview_wait_p50_s": _pct(preview_waits, 0.5),
-        "preview_wait_p99_s": _pct(preview_waits, 0.99),
-        "preview_n": len(preview_waits),
-        "preview_superseded": superseded,
-        "preview_write_share": preview_writes / group_writes if group_writes else 0.0,
-        "claim_wait_p50_s": _pct(load.claim_waits, 0.5),
-        "claim_wait_p99_s": _pct(load.claim_waits, 0.99),
-        "stuck_turns": load.stuck_turns,
+        "t_board_wait_p50_s": _pct(t_board_waits, 0.5),
+        "t_board_wait_p99_s": _pct(t_board_waits, 0.99),
+        "t_board_wait_n": len(t_board_waits),
+        "t_choice_n": len(t_choice),
+        "t_choice_p50_ms": 1000 * (_pct(t_choice, 0.5) or 0),
+        "t_choice_p99_ms": 1000 * (_pct(t_choice, 0.99) or 0),
+        "t_choice_max_ms": 1000 * max(t_choice, default=0),
+        "t_choice_within_1s": sum(1 for t in t_choice if t <= 1.0) / len(t_choice) if t_choice else None,
+        "t_choice_unanswered": sum(
+            1
+            for t in load.taps
+            if t.op == "tchoice" and not (answers[t.query_id].answered and not answers[t.query_id].expired)
+        ),
+        "group_writes_by_sort": sorts,
+        **_per_turn(sorts, moves_db, played.get("tc", 0)),
         "cpu_percent": 100.0 * cpu / wall if wall else 0.0,
         "loop_lag_p99_ms": 1000 * (_pct(lag, 0.99) or 0),
         "loop_lag_max_ms": 1000 * max(lag, default=0),
@@ -1221,7 +1392,11 @@ def _one_line(db: str, groups: int, run: int, f: dict[str, Any]) -> str:
         f"max {f['latency_max_ms']:.0f} ms; 429s {f['count_429']}; "
         f"group max {f['max_group_writes_60s']}/60 s; writes/s {f['writes_per_s_mean']:.1f} "
         f"(peak {f['writes_per_s_peak_1s']}); moves {f['moves']}; next board p50 {_s(f['turn_wait_p50_s'])} "
-        f"p99 {_s(f['turn_wait_p99_s'])}; CPU {f['cpu_percent']:.0f} %; backlog {f['backlog_end']}; "
+        f"p99 {_s(f['turn_wait_p99_s'])}; [T!] choices {f['t_choice_n']} p99 {f['t_choice_p99_ms']:.0f} ms; "
+        f"group writes/turn {f.get('writes_per_turn', 0):.2f}"
+        f" + keys-off {f.get('keys_off_per_turn', 0):.2f}; "
+        f"load {f.get('loadavg_start')}→{f.get('loadavg_end')}; CPU {f['cpu_percent']:.0f} %; "
+        f"backlog {f['backlog_end']}; "
         f"errors {f.get('errors_logged', {})}; {f['run_wall_s']:.0f} s"
     )
 
@@ -1247,22 +1422,58 @@ ROWS: list[tuple[str, Callable[[dict[str, Any]], float | None], str]] = [
     ("Writes per group per minute (mean)", lambda f: f["group_writes_per_min_mean"], "{:.1f}"),
     ("Writes/s in all, mean (steady part)", lambda f: f["writes_per_s_mean"], "{:.1f}"),
     ("Writes/s in all, peak 1 s / 10 s", lambda f: f["writes_per_s_peak_1s"], "{:.0f}"),
-    ("Group writes that were draft previews", lambda f: 100 * f.get("preview_write_share", 0), "{:.0f} %"),
     ("Moves played (accepted claims, discards, [T!] cards)", lambda f: f["moves"], "{:,.0f}"),
     ("  the bot's move log (player moves)", lambda f: f["moves_db"].get("moves_player", 0), "{:,.0f}"),
-    ("Next board shown after a move, p50", lambda f: f["turn_wait_p50_s"], "{:.2f} s"),
-    ("Next board shown after a move, p99", lambda f: f["turn_wait_p99_s"], "{:.2f} s"),
-    ("Draft preview shown, p50", lambda f: f["preview_wait_p50_s"], "{:.2f} s"),
-    ("Draft preview shown, p99", lambda f: f["preview_wait_p99_s"], "{:.2f} s"),
-    ("Claim/Discard key waited for, p50", lambda f: f["claim_wait_p50_s"], "{:.2f} s"),
-    ("Claim/Discard key waited for, p99", lambda f: f["claim_wait_p99_s"], "{:.2f} s"),
-    ("Turns still waiting for that key at the end", lambda f: f["stuck_turns"], "{:.0f}"),
+    ("Turns (sums and discards in the move log)", lambda f: f["moves_db"].get("turns"), "{:,.0f}"),
+    ("  of which ended a round", lambda f: f["moves_db"].get("round_ends"), "{:,.0f}"),
+    (
+        "[T!] cards played on the board: Thief/Shifter/Bomb",
+        lambda f: f["moves_by_op"].get("tc", 0),
+        "{:,.0f}",
+    ),
+    ("  a Joker with its sum (one Claim)", lambda f: f["moves_by_op"].get("jc", 0), "{:,.0f}"),
+    ("[T!] key taps (choices)", lambda f: f["t_choice_n"], "{:,.0f}"),
+    ("[T!] choice latency p50", lambda f: f["t_choice_p50_ms"], "{:.0f} ms"),
+    ("[T!] choice latency p99", lambda f: f["t_choice_p99_ms"], "{:.0f} ms"),
+    ("[T!] choice latency max", lambda f: f["t_choice_max_ms"], "{:.0f} ms"),
+    ("[T!] choices answered within 1 s", lambda f: _share(f.get("t_choice_within_1s")), "{:.1f} %"),
+    ("Group writes per turn (keys-off apart)", lambda f: f.get("writes_per_turn"), "{:.2f}"),
+    (
+        "  without the boards a Thief, Shifter or Bomb brings",
+        lambda f: f.get("writes_per_turn_no_t_boards"),
+        "{:.2f}",
+    ),
+    ("  boards / other record messages", lambda f: f.get("boards_per_turn"), "{:.2f}"),
+    ("Keys-off edits per turn", lambda f: f.get("keys_off_per_turn"), "{:.2f}"),
+    ("  share of the group's writes", lambda f: _share(f.get("keys_off_share")), "{:.1f} %"),
+    ("  still waiting at the end", lambda f: f.get("keys_off_rows_left"), "{:,.0f}"),
+    (
+        "Draft previews (board edits that keep the version)",
+        lambda f: f["group_writes_by_sort"].get("preview", 0),
+        "{:.0f}",
+    ),
+    ("Next board after a turn's move, p50", lambda f: f["turn_wait_p50_s"], "{:.2f} s"),
+    ("Next board after a turn's move, p99", lambda f: f["turn_wait_p99_s"], "{:.2f} s"),
+    ("Next board after a turn's move, max", lambda f: f.get("turn_wait_max_s"), "{:.2f} s"),
+    ("Next board after a Thief/Shifter/Bomb, p50", lambda f: f.get("t_board_wait_p50_s"), "{:.2f} s"),
+    ("Next board after a Thief/Shifter/Bomb, p99", lambda f: f.get("t_board_wait_p99_s"), "{:.2f} s"),
     ("Outbox rows waiting at the end", lambda f: f["backlog_end"], "{:.0f}"),
     ("CPU of the process (bot + fake + players)", lambda f: f["cpu_percent"], "{:.0f} %"),
     ("Event loop lag p99", lambda f: f["loop_lag_p99_ms"], "{:.0f} ms"),
     ("Its threads runnable but waiting for a core", lambda f: f.get("runnable_waiting_per_s"), "{:.2f} s/s"),
-    ("Machine load average (1 min) at the start", lambda f: f.get("loadavg_start"), "{:.1f}"),
+    ("Machine load average (1 min) at the start / end", lambda f: f.get("loadavg_start"), "{:.1f}"),
 ]
+
+#: Rows whose cell is two figures: the second one's getter and format.
+SECOND: dict[str, tuple[Callable[[dict[str, Any]], float | None], str]] = {
+    "Writes/s in all, peak 1 s / 10 s": (lambda f: f["writes_per_s_peak_10s"], "{:.1f}"),
+    "  boards / other record messages": (lambda f: f.get("record_per_turn"), "{:.2f}"),
+    "Machine load average (1 min) at the start / end": (lambda f: f.get("loadavg_end"), "{:.1f}"),
+}
+
+
+def _share(value: float | None) -> float | None:
+    return None if value is None else 100 * value
 
 
 def _cell(runs: list[dict[str, Any]], get: Callable[[dict[str, Any]], float | None], fmt: str) -> str:
@@ -1297,10 +1508,10 @@ def _table(
         lines.append(f"| {name} | " + " | ".join(f"N = {n} groups" for n in ns) + " |")
         lines.append("|---|" + "---|" * len(ns))
         for label, get, fmt in ROWS:
-            if label.startswith("Writes/s in all, peak"):
+            if label in SECOND:
+                second, fmt2 = SECOND[label]
                 cells = [
-                    f"{_cell(results[(db, n)], get, fmt)} / "
-                    f"{_cell(results[(db, n)], lambda f: f['writes_per_s_peak_10s'], '{:.1f}')}"
+                    f"{_cell(results[(db, n)], get, fmt)} / {_cell(results[(db, n)], second, fmt2)}"
                     for n in ns
                 ]
             else:

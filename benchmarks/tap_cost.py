@@ -17,9 +17,13 @@ and inline mode on). Per run, with seed = the run's number:
    the transactions and SQL statements of its handler (`begin` and `before_cursor_execute`
    events; SQLite's ``BEGIN IMMEDIATE`` is not counted as a statement), and the writes into the
    group that carried its content: *before the next tap* of that game, and *in the end* (the
-   senders keep Telegram's budget, so a draft preview may wait, and a newer one may replace it
-   before it goes out: coalesced). Writes to private chats (panels) are counted apart. After the
-   games the virtual clock runs two more minutes so nothing stays in the outbox.
+   senders keep Telegram's budget, so a board may wait, and the next content may replace it
+   before it goes out: coalesced). Keys taken off old messages (the lowest-priority edits) and
+   writes to private chats (panels) are counted apart. Per turn and way of playing: the group
+   writes of its taps, keys-off edits apart, for all turns, steady play (turns that end no
+   round), steady play without the board a Thief, Shifter or Bomb played on the group board
+   brings (by design), and turns that end a round. After the games the virtual clock runs two
+   more minutes so nothing stays in the outbox.
 2. **Inline answer time**: a 2-player game in inline mode; before each of ``--queries`` inline
    queries the game's state is replaced (same version) by a deal with **20 cards on the table**
    (the deck's cards shuffled onto it; every other query the mover also holds a Joker, whose
@@ -65,12 +69,12 @@ KIND_ORDER = [
     "👀 My hand (popup)",
     "compose, board",
     "compose, panel",
-    "[T!] menu, board",
-    "[T!] menu, panel",
-    "back from the [T!] menu, board",
-    "back from the [T!] menu, panel",
-    "[T!] play, board",
-    "[T!] play, panel",
+    "[T!] choice, board",
+    "[T!] choice, panel",
+    "[T!] card played (Claim), board",
+    "[T!] card played (Claim), panel",
+    "claim a Joker and its sum, board",
+    "claim a Joker and its sum, panel",
     "claim, board",
     "claim, panel",
     "discard, board",
@@ -121,6 +125,7 @@ def summarise_taps(taps: list[TapRecord]) -> dict[str, Any]:
             "group_now": _mean([r.group_now for r in records]),
             "group_total": _mean([r.group_total for r in records]),
             "group_max": max(r.group_total for r in records),
+            "keys_off": _mean([r.keys_off for r in records]),
             "private": _mean([r.private_total for r in records]),
             "answer_p50": _pct([r.answer_seconds for r in records], 0.5),
             "answer_max": max(r.answer_seconds for r in records),
@@ -146,19 +151,30 @@ def summarise_turns(bench: Bench) -> dict[str, Any]:
                 for t in turns
             ]
 
-        ordinary = [t for t in turns if not t.special and not t.t_card]
+        steady = [t for t in turns if not t.special]
+        plain = [t for t in steady if not t.t_board]
+        ends = [t for t in turns if t.special]
         group = per(turns, "group_total")
         out[way] = {
             "turns": len(turns),
-            "special": sum(1 for t in turns if t.special),
+            "special": len(ends),
             "t_turns": sum(1 for t in turns if t.t_card),
+            "t_board_turns": sum(1 for t in turns if t.t_board),
             "taps": _mean(taps(turns)),
             "taps_max": max(taps(turns)),
             "group": _mean(group),
             "group_max": max(group),
             "group_now": _mean(per(turns, "group_now")),
-            "group_ordinary": _mean(per(ordinary, "group_total")) if ordinary else 0.0,
-            "group_ordinary_max": max(per(ordinary, "group_total")) if ordinary else 0,
+            "steady": _mean(per(steady, "group_total")),
+            "steady_max": max(per(steady, "group_total"), default=0),
+            "steady_plain": _mean(per(plain, "group_total")),
+            "steady_plain_max": max(per(plain, "group_total"), default=0),
+            "steady_t_board": _mean(per([t for t in steady if t.t_board], "group_total")),
+            "ends": _mean(per(ends, "group_total")),
+            "ends_max": max(per(ends, "group_total"), default=0),
+            "keys_off": _mean(per(turns, "keys_off")),
+            "keys_off_max": max(per(turns, "keys_off")),
+            "keys_off_share": sum(per(turns, "keys_off")) / max(1, sum(per(turns, "keys_off")) + sum(group)),
             "private": _mean(per(turns, "private_total")),
             "private_max": max(per(turns, "private_total")),
             "sql": _mean([sum(ledger.taps[i].statement_count for i in t.taps) for t in turns]),
@@ -265,8 +281,8 @@ def taps_table(results: list[dict[str, Any]]) -> list[str]:
         "| Tap | Taps (all runs) | Transactions | SQL statements: mean (min–max) "
         "| of which SELECT / INSERT / "
         "UPDATE / DELETE / SAVEPOINT (mean) | Group writes: before the next tap / in the end | "
-        "Private writes | Answer time p50 |",
-        "|---|---|---|---|---|---|---|---|",
+        "Keys-off edits | Private writes | Answer time p50 |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for kind in kinds:
         got = [r["games"]["taps"][kind] for r in results if kind in r["games"]["taps"]]
@@ -277,6 +293,7 @@ def taps_table(results: list[dict[str, Any]]) -> list[str]:
             f"| {spread([g['sql'] for g in got], fmt)} ({min(g['sql_min'] for g in got)}–"
             f"{max(g['sql_max'] for g in got)}) | {verbs} | {spread([g['group_now'] for g in got], fmt)} / "
             f"{spread([g['group_total'] for g in got], fmt)} (max {max(g['group_max'] for g in got)}) | "
+            f"{spread([g.get('keys_off', 0) for g in got], fmt)} | "
             f"{spread([g['private'] for g in got], fmt)} | "
             f"{spread([g['answer_p50'] * 1000 for g in got], lambda v: f'{v:.1f}')} ms |"
         )
@@ -284,26 +301,36 @@ def taps_table(results: list[dict[str, Any]]) -> list[str]:
 
 
 def turns_table(results: list[dict[str, Any]]) -> list[str]:
+    """Group writes per turn (keys-off edits apart), by way of playing: all turns, steady play
+    (turns that end no round), steady play without the boards a Thief, Shifter or Bomb played on
+    the group board brings (by design), turns that end a round (or the game)."""
     lines = [
-        "| Way of playing | Turns (all runs) | Taps per turn: mean / max | Group writes per turn: mean / max "
-        "| of which before the player's next tap | Ordinary turns (no [T!] card, no round end): group "
-        "writes mean / max | Private writes per turn: mean / max | SQL statements / transactions per "
-        "turn | Waited for keys per turn |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| Way of playing | Turns (all runs) | Taps per turn: mean / max | **Group writes per turn, "
+        "all turns**: mean / max | **Steady play** (no round end): mean / max | Steady, without a "
+        "Thief/Shifter/Bomb board: mean / max (those turns alone) | Turns ending a round: mean / max "
+        "| Keys-off edits per turn: mean / max (share of the group writes) | Private writes per "
+        "turn: mean / max | SQL statements / transactions per turn | Waited for the board or panel "
+        "per turn |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for way in WAYS:
         got = [r["games"]["turns"][way] for r in results if way in r["games"]["turns"]]
         if not got:
             continue
         turns = sum(int(g["turns"]) for g in got)
+        t_boards = sum(int(g.get("t_board_turns", 0)) for g in got)
         lines.append(
-            f"| {way} | {turns:,} ({sum(int(g['t_turns']) for g in got)} with a [T!] card, "
-            f"{sum(int(g['special']) for g in got)} ending a round) "
+            f"| {way} | {turns:,} ({sum(int(g['t_turns']) for g in got)} with a [T!] card"
+            + (f", {t_boards} of them a board of its own" if t_boards else "")
+            + f", {sum(int(g['special']) for g in got)} ending a round) "
             f"| {spread([g['taps'] for g in got], fmt)} / {max(g['taps_max'] for g in got)} "
             f"| {spread([g['group'] for g in got], fmt)} / {max(g['group_max'] for g in got)} "
-            f"| {spread([g['group_now'] for g in got], fmt)} "
-            f"| {spread([g['group_ordinary'] for g in got], fmt)} / "
-            f"{max(g['group_ordinary_max'] for g in got)} "
+            f"| {spread([g['steady'] for g in got], fmt)} / {max(g['steady_max'] for g in got)} "
+            f"| {spread([g['steady_plain'] for g in got], fmt)} / {max(g['steady_plain_max'] for g in got)}"
+            + (f" ({spread([g['steady_t_board'] for g in got], fmt)})" if t_boards else "")
+            + f" | {spread([g['ends'] for g in got], fmt)} / {max(g['ends_max'] for g in got)} "
+            f"| {spread([g['keys_off'] for g in got], fmt)} / {max(g['keys_off_max'] for g in got)} "
+            f"({spread([100 * g['keys_off_share'] for g in got], lambda v: f'{v:.0f}')} %) "
             f"| {spread([g['private'] for g in got], fmt)} / {max(g['private_max'] for g in got)} "
             f"| {spread([g['sql'] for g in got], fmt)} / {spread([g['tx'] for g in got], fmt)} "
             f"| {spread([g['waited'] for g in got], lambda v: f'{v:.1f}')} s |"
