@@ -27,6 +27,10 @@ class GameSettings:
     #: The lobby's *Goal ±20* keys move the goal from the automatic one of the seat count the game
     #: starts with (RULES §5.4), not of the count when they were tapped.
     goal_offset: int = field(default=0, kw_only=True)
+    #: Sum hints (issue "Keep the game a game"): on, 🎯 Play lists the legal sums best first and
+    #: the popups say when a card makes no sum; off (the default), the player finds the sum and
+    #: types its values, and only exact legal matches are offered.
+    hints: bool = field(default=False, kw_only=True)
     face_down: bool = False
     pace: str = DEFAULT_PACE
 
@@ -38,6 +42,8 @@ class GameSettings:
         data: dict[str, Any] = json.loads(text) if text else {}
         known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
         known.setdefault("pace", default_pace)
+        # Tables set up before the setting existed played with the hints: they keep them.
+        known.setdefault("hints", bool(data))
         return cls(**known)
 
     def engine_config(self, players: int) -> GameConfig:
@@ -81,6 +87,8 @@ class GameSettings:
             return replace(self, target=None, goal_offset=goal - THRESHOLDS[max(2, min(6, players))])
         if key == "f" and value in ("0", "1"):
             return replace(self, face_down=value == "1")
+        if key == "h" and value in ("0", "1"):
+            return replace(self, hints=value == "1")
         if key == "p" and value.isalpha() and len(value) <= 8:
             return replace(self, pace=value)  # checked against known paces by the caller
         return None

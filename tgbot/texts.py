@@ -5,7 +5,8 @@ Every text is marked with ``M_`` for extraction and translated when sent, with `
 use only <b> and <i>, and write &amp; &lt; &gt; for the three reserved characters.
 
 Limits, checked in every language by tests/test_texts.py: at most 1,500 characters per rules page and
-2,500 for the help. Translations must keep the HTML tags and the {placeholders} unchanged.
+3,000 for the help (well inside one message, 4,096). Translations must keep the HTML tags and the
+{placeholders} unchanged.
 
 The catalogs are refreshed with ``scripts/i18n.sh`` (or ``make i18n``), which runs:
 
@@ -72,7 +73,12 @@ RULES_PAGES: tuple[str, ...] = (
         "You may discard even when a sum is possible, but that chance is gone: nobody else can take it.\n"
         "\n"
         "At the end of your turn, draw from the deck until you hold 3 cards again. Each card drawn "
-        "uncovers a new target."
+        "uncovers a new target.\n"
+        "\n"
+        "<b>Say your sum</b>: at a real table you say it aloud so the others can check it. Here the "
+        "bot checks every sum, and the table chooses how much it helps: with <b>sum hints off</b> "
+        "(the usual way) you find the sum yourself; with <b>sum hints on</b> (for learning) 🎯 Play "
+        "lists every sum you can make."
     ),
     # 4. TWEAK! and how to use [T!] cards
     M_(
@@ -173,6 +179,8 @@ HELP_TEXT = M_(
     "A [T!] card first? Tap its key (🥷 Thief, 🃏 Joker, 🔀 Shifter, 💣 Bomb) to choose it, again for "
     "another choice (another player, −1), and <b>✅ Claim</b> plays it. A Joker is played with the sum "
     "you compose after choosing it, by the same Claim.\n"
+    "<b>Sum hints</b> (a <b>Settings</b> choice before Start): off, you find the sum; tap 🎯 Play and "
+    "type its values (5 3 1) to play it in two taps. On, 🎯 Play lists every sum, best first.\n"
     "\n"
     "<b>Your private panel</b>\n"
     "Tap <b>📱 Panel</b> on the board: your turns in that game then also come to our private chat, "

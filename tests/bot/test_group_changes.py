@@ -21,7 +21,6 @@ from tests.bot.helpers import (
     game_row,
     live_panel,
     lobby_id,
-    open_private_chats,
     players_of,
     set_state,
     stored_state,
@@ -374,23 +373,21 @@ async def test_a_deleted_board_is_replaced_by_board_command_a_move_and_a_reminde
     reports = [m for m in fake.messages(group.id) if m.content.startswith(f"{mover.first_name} discards")]
     assert reports == [fresh]
 
-    # 3. a sweep reminder in the group (the second one: the first goes to the private chat)
+    # 3. a sweep reminder in the group, as a reply to the board (the player blocked the bot in
+    # private, so the reminder falls back to the group mention): the board is gone
     fresh.deleted = True
     waiting = to_move(rig, game_id, [ana, ben])
+    fake.block_user(waiting.id)
     rig.clock.advance(timedelta(hours=3))
-    calls = await tg.run_job("sweep")  # private reminder: the panel user's panel, anew
-    assert [c.chat_id for c in calls if c.method == "sendMessage" and c.ok] == [waiting.id]
-    assert "⏳ Reminder: it's your turn!" in live_panel(rig, game_id, waiting).content
-    rig.clock.advance(timedelta(hours=8))
     start = len(fake.calls)
-    await tg.run_job("sweep")  # last call in the group, as a reply to the board: it's gone
+    await tg.run_job("sweep")
     replacement = board(rig, game_id)
     assert not replacement.deleted and replacement.buttons and replacement is not fresh
-    last_calls = [m for m in fake.messages(group.id) if "Last call" in m.content]
-    # the board is back at the bottom first (it is the game's record), and the last call answers it
-    assert len(last_calls) == 1 and last_calls[0].reply_to is not None
-    assert last_calls[0].reply_to.message_id == replacement.message_id
-    assert last_calls[0] is fake.last_message(group.id)
+    reminders = [m for m in fake.messages(group.id) if "it's your turn" in m.content]
+    # the board is back at the bottom first (it is the game's record), and the reminder answers it
+    assert len(reminders) == 1 and reminders[0].reply_to is not None
+    assert reminders[0].reply_to.message_id == replacement.message_id
+    assert reminders[0] is fake.last_message(group.id)
     assert any(c.method == "sendMessage" and c.chat_id == group.id for c in fake.calls[start:])
 
 
@@ -398,12 +395,10 @@ async def test_a_reminder_replies_to_the_board_when_it_is_there(rig: BotRig) -> 
     fake, tg = rig.fake, rig.tg
     ana, ben = fake.user(1, "Ana"), fake.user(2, "Ben")
     group = fake.group("Friends")
-    await open_private_chats(rig, (ana, ben))  # a private chat, but no panel in use:
-    game_id = await started(rig, group, [ana, ben])
+    game_id = await started(rig, group, [ana, ben])  # no private chat: reminders are in the group
     old_board = board_id(rig, game_row(rig, game_id))
     rig.clock.advance(timedelta(hours=3))
     calls = await tg.run_job("sweep")
-    assert not [c for c in calls if c.chat_id in (ana.id, ben.id)]  # the reminder is in the group
     reminder = [c for c in sends_to(calls, group.id) if c.ok]
     assert len(reminder) == 1 and reminder[0].params["reply_parameters"]["message_id"] == old_board
     assert reminder[0].params.get("disable_notification") in (None, False)  # a reminder notifies

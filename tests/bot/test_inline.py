@@ -13,7 +13,7 @@ from engine import apply, decode, seat_view, sum_options
 from engine.actions import Sum
 from engine.cards import COLOUR_OF, POINTS, VALUE
 from tests.bot.conftest import BotRig, running_bot
-from tests.bot.helpers import board_of, current_game, moves_of, set_state, start_game, state_of
+from tests.bot.helpers import board_of, current_game, moves_of, set_state, state_of
 from tests.fakes.flood import FloodLimits
 from tests.fakes.telegram import FakeChat, FakeTelegram, FakeUser
 from tests.fakes.timer import VirtualTimer
@@ -37,19 +37,21 @@ async def inline_rig(db_url: str, seeds: Callable[[], int]) -> AsyncIterator[Bot
         yield bot
 
 
-async def two_players(rig: BotRig, lang: str = "en") -> tuple[FakeChat, Game, FakeUser, FakeUser]:
+async def two_players(
+    rig: BotRig, lang: str = "en", hints: bool = True
+) -> tuple[FakeChat, Game, FakeUser, FakeUser]:
+    """Ana and Ben at a table (with sum hints on unless `hints` is False)."""
     ana = rig.fake.user(1, "Ana", language_code=lang)
     ben = rig.fake.user(2, "Ben", language_code=lang)
     group = rig.fake.group("Friends")
-    if lang == "en":
-        game, _board = await start_game(rig, group, ana, [ben])
-    else:  # the keys are in the group's language: tap them by their data
-        await rig.tg.send(group, ana, "/newgame@tweak_test_bot")
-        lobby = rig.fake.last_message(group.id)
-        gid = next(d for _t, d in lobby.buttons if d and d.startswith("lj:")).split(":")[1]
-        await rig.tg.tap_data(ben, lobby, f"lj:{gid}")
-        await rig.tg.tap_data(ana, lobby, f"ls:{gid}")
-        game = current_game(rig, group.id)
+    # the keys are in the group's language: tap them by their data
+    await rig.tg.send(group, ana, "/newgame@tweak_test_bot")
+    lobby = rig.fake.last_message(group.id)
+    gid = next(d for _t, d in lobby.buttons if d and d.startswith("lj:")).split(":")[1]
+    await rig.tg.tap_data(ben, lobby, f"lj:{gid}")
+    await rig.tg.tap_data(ana, lobby, f"ln:{gid}:h:{int(hints)}")
+    await rig.tg.tap_data(ana, lobby, f"ls:{gid}")
+    game = current_game(rig, group.id)
     mover, other = (ana, ben) if state_of(game).current == 0 else (ben, ana)
     return group, game, mover, other
 

@@ -109,9 +109,9 @@ async def test_relaxed_reminds_once_a_day_and_never_plays_for_anyone(rig: BotRig
 # --- reminders ----------------------------------------------------------------------------------
 
 
-async def test_first_reminder_goes_privately_with_the_turn_panel_and_the_last_call_to_the_group(
-    rig: BotRig,
-) -> None:
+async def test_reminders_go_privately_with_the_turn_panel(rig: BotRig) -> None:
+    """Like the turn's own notification: the player who has a private chat is reminded there,
+    the last call too, and the group is not woken for them."""
     table = await start_table(rig, panels=("Ana", "Ben"))
     start = rig.clock.now()
     idle = to_move(rig, table)
@@ -128,8 +128,9 @@ async def test_first_reminder_goes_privately_with_the_turn_panel_and_the_last_ca
     assert any((d or "").startswith(f"k:{table.game_id}:") for _t, d in reminder.buttons), "with the keys"
     assert not panel_before.buttons, "the old panel lost its keys: one live panel"
     calls = await sweep_at(rig, start + 12 * HOUR * 0.8)
-    assert sent(calls, idle.id) == []
-    assert [t.split(",")[0] for t in texts(sent(calls, table.group.id))] == ["⏰ Last call"]
+    assert sent(calls, table.group.id) == []
+    assert [t.split(":")[0] for t in texts(sent(calls, idle.id))] == ["⏰ Last call in <b>Friends</b>"]
+    reminder = panel(rig, table, idle)  # the last call came with the panel again
     # the reminder panel works: the player discards from it
     version = game_row(rig, table.game_id).version
     await rig.tg.tap(idle, reminder, lambda _t, d: d == f"k:{table.game_id}:{version}:h:0")
@@ -146,14 +147,18 @@ async def test_without_a_private_chat_the_first_reminder_is_a_group_mention(rig:
     assert not sent(calls, table.group.id)[0].params.get("disable_notification"), "a reminder notifies"
 
 
-async def test_a_private_chat_without_the_panel_gets_no_private_reminder(rig: BotRig) -> None:
-    """/start alone turns no panel on: a player who plays on the group board is reminded there."""
+async def test_a_private_chat_without_the_panel_gets_a_private_note(rig: BotRig) -> None:
+    """/start alone turns no panel on: a player who plays on the group board is reminded with a
+    note in private (not the whole group woken); if they block the bot, the group mention."""
     table = await start_table(rig, dm=("Ana", "Ben"))
     idle = to_move(rig, table)
     assert [p.panel for p in players_of(rig, table.game_id)] == [False, False]
     calls = await sweep_after(rig, 2 * HOUR)
-    assert [c.chat_id for c in calls if c.method == "sendMessage"] == [table.group.id]
-    assert texts(calls) == [f'⏳ <a href="tg://user?id={idle.id}">{idle.first_name}</a>, it\'s your turn!']
+    assert [c.chat_id for c in calls if c.method == "sendMessage"] == [idle.id]
+    assert texts(calls) == ["⏳ Reminder: it's your move in <b>Friends</b>."]
+    rig.fake.block_user(idle.id)
+    calls = await sweep_after(rig, 12 * HOUR * 0.8 - 2 * HOUR)
+    assert [t.split(",")[0] for t in texts(sent(calls, table.group.id))] == ["⏰ Last call"]
     reminder = rig.fake.last_message(table.group.id)
     assert reminder.reply_to is not None and reminder.reply_to.message_id == board(rig, table).message_id
 

@@ -76,6 +76,8 @@ class Table:
     inline: bool = False
     #: The current player's legal [T!] plays (engine codes); empty when they may not be shown.
     t_choices: tuple[str, ...] = ()
+    #: The table plays with sum hints (a game setting).
+    hints: bool = False
 
 
 def computer_label(lang: str, level: str) -> str:
@@ -137,7 +139,8 @@ def status_lines(lang: str, v: View, table: Table) -> list[str]:
     lines.append(_(lang, "Table: {cards}", cards=cards(v.table, empty=empty)))
     lines.append("")
     lines.extend(_seat_line(lang, v, table, s) for s in range(v.players))
-    lines.append(_(lang, "Goal: {threshold} points", threshold=v.threshold))
+    goal = _(lang, "Goal: {threshold} points", threshold=v.threshold)
+    lines.append(goal + " · " + (_(lang, "💡 hints on") if table.hints else _(lang, "🧠 hints off")))
     return lines
 
 
@@ -269,11 +272,12 @@ def hand_popup(lang: str, v: View) -> str:
     return text
 
 
-def sum_hint(lang: str, v: View, draft: Draft, can_sum: bool) -> str:
+def sum_hint(lang: str, v: View, draft: Draft, can_sum: bool | None) -> str:
     """The toast the composing player sees after each tap: the draft's true running sum (with a
     chosen Joker's target).
 
-    `can_sum`: the chosen hand card makes some sum with the table (worked out by the caller).
+    `can_sum`: the chosen hand card makes some sum with the table (worked out by the caller when
+    the table plays with sum hints; None: no hint).
     """
     chosen = draft.chosen(len(v.table))
     target = v.target + draft.joker
@@ -292,9 +296,9 @@ def sum_hint(lang: str, v: View, draft: Draft, can_sum: bool) -> str:
         shown.append("…")
     expr = " + ".join([card(hand_card), *shown])
     if not chosen:
-        if can_sum:
-            return _(lang, "{card} selected. Now pick table cards.", card=card(hand_card))
-        return _(lang, "{card} selected. It makes no sum here: you can discard it.", card=card(hand_card))
+        if can_sum is False:
+            return _(lang, "{card} selected. It makes no sum here: you can discard it.", card=card(hand_card))
+        return _(lang, "{card} selected. Now pick table cards.", card=card(hand_card))
     if total == target:
         return _(lang, "{expr} = {total} ✅ Tap Claim!", expr=expr, total=total)
     return _(lang, "{expr} = {total} (target {target})", expr=expr, total=total, target=target)

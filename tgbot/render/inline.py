@@ -97,6 +97,34 @@ def no_game(lang: str) -> tuple[str, str]:
     )
 
 
+def how_to_type(lang: str) -> str:
+    """The first line of the list when the table plays without sum hints."""
+    return _(lang, "🧮 Found a sum? Type its values after the game number, e.g. 5 3 1")
+
+
+def thinking(lang: str, player: str) -> str:
+    """What an information line posts if it is picked anyway: nothing is played."""
+    return _(lang, "🤔 {name} is thinking…", name=name(player))
+
+
+def not_a_sum(lang: str, values: list[int], target: int) -> str:
+    """Why the typed values are no sum: '5 + 3 + 1 = 9 · the target is 10'."""
+    expr = " + ".join(str(v) for v in values)
+    if len(values) < 2:
+        text = _(lang, "{expr}: a sum takes a hand card and table cards", expr=expr)
+        return text + " · " + _(lang, "the target is {target}", target=target)
+    return _(lang, "{expr} = {total} · the target is {target}", expr=expr, total=sum(values), target=target)
+
+
+def cards_missing(lang: str, values: list[int]) -> str:
+    expr = " + ".join(str(v) for v in values)
+    return _(lang, "{expr}: you need one of these in your hand and the others on the table", expr=expr)
+
+
+def not_card_values(lang: str) -> str:
+    return _(lang, "Card values go from 1 to 6.")
+
+
 def stale_pick(lang: str, player: str) -> str:
     return _(
         lang,

@@ -42,6 +42,13 @@ def _goal_text(lang: str, s: GameSettings, players: int) -> str:
     return str(goal)
 
 
+def hints_text(lang: str, on: bool) -> str:
+    """Which way the table plays, said on the lobby and under /settings."""
+    if on:
+        return _(lang, "💡 Sum hints on: 🎯 Play lists the sums you can make, best first.")
+    return _(lang, "🧠 Sum hints off: find the sums yourself (🎯 Play checks the values you type).")
+
+
 def lobby_text(lang: str, ctx: LobbyView, custom: Pace | None = None) -> str:
     s = ctx.settings
     players = max(MIN_PLAYERS, len(ctx.players))
@@ -69,6 +76,7 @@ def lobby_text(lang: str, ctx: LobbyView, custom: Pace | None = None) -> str:
     )
     if s.face_down:
         lines.append(_(lang, "Won [T!] cards are kept face down."))
+    lines.append(hints_text(lang, s.hints))
     lines.append(_(lang, "The creator or a group admin starts the game."))
     return "\n".join(lines)
 
@@ -128,6 +136,10 @@ def settings_keyboard(lang: str, ctx: LobbyView, custom: Pace | None = None) -> 
         [
             button(_mark(_(lang, "[T!] face up"), not s.face_down), cb.Setting(gid, "f", "0").data),
             button(_mark(_(lang, "[T!] face down"), s.face_down), cb.Setting(gid, "f", "1").data),
+        ],
+        [
+            button(_mark(_(lang, "🧠 Hints off"), not s.hints), cb.Setting(gid, "h", "0").data),
+            button(_mark(_(lang, "💡 Hints on"), s.hints), cb.Setting(gid, "h", "1").data),
         ],
         *pace_rows(lang, gid, s.pace, custom),
         [

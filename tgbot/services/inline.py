@@ -17,13 +17,15 @@ whole even if the pick was posted elsewhere.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
+from itertools import combinations, product
 
 from sqlmodel import Session, select
 
-from engine import seat_view, sum_options
-from engine.actions import Discard, PlayJoker, PlayThief, Sum, decode, encode
-from engine.cards import POINTS
+from engine import View, seat_view, sum_options
+from engine.actions import Discard, PlayJoker, PlayThief, Sum, decode, encode, t_kind
+from engine.cards import POINTS, VALUE
 from engine.game import t_actions
 from engine.sums import realise
 
@@ -68,33 +70,48 @@ def parse_result_id(text: str) -> tuple[int, int, tuple[str, ...]] | None:
 
 
 def offers(ctx: GameContext, seat: SeatInfo) -> list[inline_render.Offer]:
-    """The player's legal moves, best first (see the module docstring)."""
+    """The player's legal moves, best first (see the module docstring): the table plays with
+    sum hints on."""
     state = ctx.playing_state()
     view = seat_view(state, seat.seat)
     hand, table = list(view.hand or ()), list(view.table)
-    held = t_actions(state, seat.seat)
-    jokers = [a.delta for a in held if isinstance(a, PlayJoker)]
     sums: list[inline_render.Offer] = []
-    for delta in (0, *jokers):
+    for delta in (0, *_jokers(ctx, seat)):
         for option in sum_options(hand, table, view.target + delta):
             h, positions = realise(hand, table, option)
-            joker = (encode(PlayJoker(delta)),) if delta else ()
-            codes: tuple[str, ...] = (*joker, encode(Sum(h, positions)))
-            sums.append(
-                inline_render.Offer(
-                    codes,
-                    hand[h],
-                    tuple(table[p] for p in positions),
-                    option.tweak,
-                    joker=delta,
-                    wins_t=option.tweak and view.tdeck_size > 0,
-                )
-            )
+            sums.append(_sum_offer(view, h, positions, delta))
     sums.sort(key=lambda o: (not o.tweak, -o.points, o.joker != 0))
+    return sums + plays_and_discards(ctx, seat)
+
+
+def _jokers(ctx: GameContext, seat: SeatInfo) -> list[int]:
+    """The Joker's changes of the target the player may play now (none, +1 and −1)."""
+    return [a.delta for a in t_actions(ctx.playing_state(), seat.seat) if isinstance(a, PlayJoker)]
+
+
+def _sum_offer(view: View, hand_index: int, positions: tuple[int, ...], delta: int) -> inline_render.Offer:
+    hand, table = view.hand or (), view.table
+    joker = (encode(PlayJoker(delta)),) if delta else ()
+    tweak = len(positions) == len(table)
+    return inline_render.Offer(
+        (*joker, encode(Sum(hand_index, positions))),
+        hand[hand_index],
+        tuple(table[p] for p in positions),
+        tweak,
+        joker=delta,
+        wins_t=tweak and view.tdeck_size > 0,
+    )
+
+
+def plays_and_discards(ctx: GameContext, seat: SeatInfo) -> list[inline_render.Offer]:
+    """The Thief, Shifter and Bomb to play first, then the discards, fewest points given away first."""
+    state = ctx.playing_state()
+    hand = list(seat_view(state, seat.seat).hand or ())
+    held = t_actions(state, seat.seat)
     cards_first = [
         inline_render.Offer(
             (encode(a),),
-            t_kind=_kind(encode(a)),
+            t_kind=t_kind(encode(a)),
             victim=plain_name(ctx.seats[a.victim].name, 16) if isinstance(a, PlayThief) else None,
         )
         for a in held
@@ -102,11 +119,80 @@ def offers(ctx: GameContext, seat: SeatInfo) -> list[inline_render.Offer]:
     ]
     discards = [inline_render.Offer((encode(Discard(i)),), hand_card=c) for i, c in enumerate(hand)]
     discards.sort(key=lambda o: POINTS[o.hand_card or ""])
-    return sums + cards_first + discards
+    return cards_first + discards
 
 
-def _kind(code: str) -> str:
-    return {"T": "thief", "F": "shifter", "B": "bomb", "J": "joker"}[code[0]]
+def typed_values(query: str) -> list[int] | None:
+    """The card values typed after the game the key filled in: every decimal digit, in any
+    script (५ ३ १, ５３１), spaces and signs ignored. None when nothing was typed."""
+    match = _QUERY.match(query)
+    rest = query[match.end() :] if match is not None else query
+    digits = [unicodedata.decimal(ch) for ch in rest if unicodedata.decimal(ch, None) is not None]
+    return digits or None
+
+
+def typed_sums(ctx: GameContext, seat: SeatInfo, values: list[int]) -> list[inline_render.Offer] | str:
+    """The legal sums made of exactly the typed values (one per choice of cards, the hand card
+    among them), or why the values make no sum here (a line to show, which plays nothing).
+
+    No ranking and no other sums: the player found the sum, the list only checks it."""
+    state = ctx.playing_state()
+    view = seat_view(state, seat.seat)
+    lang = seat.language
+    if any(not 1 <= v <= 6 for v in values):
+        return inline_render.not_card_values(lang)
+    total = sum(values)
+    deltas = [d for d in (0, *_jokers(ctx, seat)) if view.target + d == total]
+    if len(values) < 2 or not deltas:
+        return inline_render.not_a_sum(lang, values, view.target)
+    hand, table = list(view.hand or ()), list(view.table)
+    found: list[inline_render.Offer] = []
+    for delta in deltas:
+        for hand_index, positions in card_choices(hand, table, values):
+            found.append(_sum_offer(view, hand_index, positions, delta))
+    return found or inline_render.cards_missing(lang, values)
+
+
+def card_choices(hand: list[str], table: list[str], values: list[int]) -> list[tuple[int, tuple[int, ...]]]:
+    """Each way to take these values, one from the hand and the rest from the table, told apart
+    by the cards' colours (two copies of one card are the same choice)."""
+    choices: list[tuple[int, tuple[int, ...]]] = []
+    seen: set[tuple[str, tuple[str, ...]]] = set()
+    for hand_index, card in enumerate(hand):
+        rest = list(values)
+        if VALUE[card] not in rest:
+            continue
+        rest.remove(VALUE[card])
+        for positions in _table_choices(table, sorted(rest)):
+            key = (_face(card), tuple(sorted(_face(table[p]) for p in positions)))
+            if key not in seen:
+                seen.add(key)
+                choices.append((hand_index, positions))
+    return choices[:MAX_CHOICES]
+
+
+#: Choices listed for one typed sum at most (a table of many equal cards).
+MAX_CHOICES = PAGE
+
+
+def _table_choices(table: list[str], values: list[int]) -> list[tuple[int, ...]]:
+    """Table positions holding exactly these values (each value as many times as typed)."""
+    by_value: dict[int, list[int]] = {}
+    for p, c in enumerate(table):
+        by_value.setdefault(VALUE[c], []).append(p)
+    picks: list[list[tuple[int, ...]]] = []
+    for value in sorted(set(values)):
+        need = values.count(value)
+        by_faces: dict[tuple[str, ...], tuple[int, ...]] = {}  # one choice per set of colours
+        for combo in combinations(by_value.get(value, []), need):
+            by_faces.setdefault(tuple(sorted(_face(table[p]) for p in combo)), combo)
+        picks.append(list(by_faces.values()))
+    return [tuple(sorted(p for group in combo for p in group)) for combo in product(*picks)]
+
+
+def _face(card: str) -> str:
+    """A card as the player sees it: colour and value (two copies look alike)."""
+    return card[:2]
 
 
 def _game_for(session: Session, person: Person, query: str) -> GameContext | None:
@@ -139,8 +225,33 @@ def answer(
     if current.seat != seat.seat or chat_type not in GROUP_CHATS:
         return Answer([_info(f"turn{ctx.game_id}", *inline_render.not_your_turn(lang, current.name))])
     start = int(offset) if offset.isdigit() else 0
-    found = offers(ctx, seat)
-    page = found[start : start + PAGE]
+    if ctx.settings.hints:
+        found = offers(ctx, seat)
+    else:
+        typed = typed_values(query)
+        checked = typed_sums(ctx, seat, typed) if typed is not None else None
+        if isinstance(checked, str):
+            why = _info(f"sum{ctx.game_id}", checked, inline_render.thinking(ctx.language, seat.name))
+            return Answer([why])
+        found = checked if checked is not None else plays_and_discards(ctx, seat)
+        if typed is None and start == 0:
+            title, message = inline_render.how_to_type(lang), inline_render.thinking(ctx.language, seat.name)
+            hint = [_info(f"how{ctx.game_id}", title, message)]
+            return _page(env, ctx, seat, lang, found, start, hint)
+    return _page(env, ctx, seat, lang, found, start)
+
+
+def _page(
+    env: Env,
+    ctx: GameContext,
+    seat: SeatInfo,
+    lang: str,
+    found: list[inline_render.Offer],
+    start: int,
+    first: list[Result] | None = None,
+) -> Answer:
+    """One page of offers (Telegram takes 50 results an answer), `first` above them."""
+    page = found[start : start + PAGE - len(first or [])]
     results = []
     for offer in page:
         rid = result_id(ctx.game_id, ctx.game.version, offer.codes)
@@ -153,8 +264,8 @@ def answer(
                 inline_render.announcement(ctx.language, seat.name, offer, link),
             )
         )
-    more = start + PAGE < len(found)
-    return Answer(results, str(start + PAGE) if more else "")
+    end = start + len(page)
+    return Answer([*(first or []), *results], str(end) if end < len(found) else "")
 
 
 #: The posted message's 🎯 links to the game's panel and carries the pick after this mark, so the

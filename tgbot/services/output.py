@@ -159,13 +159,15 @@ def close_lobby(
 
 
 def sum_hint(ctx: GameContext, seat: SeatInfo, draft: Draft) -> str:
-    """The popup after a compose tap: the draft's running sum against the target."""
+    """The popup after a compose tap: the draft's running sum against the target. With sum hints
+    on it also says when the hand card picked alone makes no sum at all; off, it never helps."""
     view = seat_view(ctx.playing_state(), seat.seat)
     hand = view.hand or ()
     target = view.target + draft.joker
+    can_sum: bool | None = None
     # The search only matters for the hint of a hand card picked alone.
-    can_sum = draft.hand is not None and draft.hand < len(hand) and not draft.chosen(len(view.table))
-    if can_sum and draft.hand is not None:
+    alone = draft.hand is not None and draft.hand < len(hand) and not draft.chosen(len(view.table))
+    if ctx.settings.hints and alone and draft.hand is not None:
         can_sum = bool(sum_options([hand[draft.hand]], list(view.table), target))
     return board_render.sum_hint(seat.language, view, draft, can_sum)
 

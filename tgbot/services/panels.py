@@ -14,6 +14,7 @@ from engine import seat_view
 
 from ..i18n import _
 from ..render import board as board_render
+from ..render.cards import mention, name
 from ..render.keys import Keyboard
 from ..render.limits import chunks
 from ..store import outbox
@@ -45,9 +46,11 @@ def show(
     draft: board_render.Draft | None = None,
     priority: Priority = Priority.INFO,
     fresh: bool = False,
+    notify: bool = False,
 ) -> None:
     """The player's panel, kept at the bottom of their chat with the bot (`fresh`: posted anew
-    even if it is, e.g. when they asked for it)."""
+    even if it is, e.g. when they asked for it or their turn starts; `notify`: it is their turn's
+    one notification)."""
     assert seat.user_id is not None
     text, keys = view(ctx, env, seat, draft)
     message = Message(
@@ -57,10 +60,55 @@ def show(
         surface=surfaces.panel(ctx.game_id, seat.seat),
         bottom=True,
         fresh=fresh,
+        notify=notify,
         priority=priority,
         game_id=ctx.game_id,
+        fallback=group_call(ctx, seat) if notify else None,
     )
     outbox.put(session, message, env.now)
+
+
+def ping(
+    session: Session,
+    env: Env,
+    ctx: GameContext,
+    seat: SeatInfo,
+    text: str | None = None,
+    fallback: Message | None = None,
+) -> None:
+    """The player to move is told in their chat with the bot: their turn's one notification (the
+    group board goes silently, so nobody else is woken). If that chat refuses the bot, the group
+    mention (`fallback`) notifies them instead."""
+    assert seat.user_id is not None
+    text = text or _(seat.language, "🔔 Your move in <b>{chat}</b>.", chat=name(ctx.chat_title, 40))
+    message = Message(
+        seat.user_id,
+        text,
+        notify=True,
+        priority=Priority.TURN,
+        game_id=ctx.game_id,
+        fallback=fallback or group_call(ctx, seat),
+    )
+    outbox.put(session, message, env.now)
+
+
+def group_call(ctx: GameContext, seat: SeatInfo) -> Message:
+    """The mention that notifies the player in the group, under the board: what a private
+    notification falls back to when the private chat refuses the bot."""
+    text = _(ctx.language, "👉 {mention}, your move!", mention=mention(seat.user_id, seat.name))
+    return Message(
+        ctx.game.chat_id,
+        text,
+        thread_id=ctx.game.thread_id,
+        notify=True,
+        reply_to=surfaces.board(ctx.game),
+        game_id=ctx.game_id,
+    )
+
+
+def reached_privately(seat: SeatInfo | None) -> bool:
+    """The player can be notified in private: the group need not wake everyone for them."""
+    return seat is not None and seat.can_dm and seat.user_id is not None and not seat.autoplayed
 
 
 def close(session: Session, env: Env, ctx: GameContext, seat: SeatInfo, lines: list[str]) -> None:

@@ -103,15 +103,19 @@ def post_board(
 
 
 def _board(session: Session, env: Env, ctx: GameContext, lines: list[str]) -> None:
-    """The board under `lines`; the player to move is mentioned (their one notification), and gets
-    their panel too if they play there."""
+    """The board under `lines`, mentioning the player to move, who gets one notification for the
+    turn: in their private chat with the bot when they have one (their panel, if they play
+    there, else a short note; the board then goes silently, so nobody else is woken), else the
+    board's mention. A board in the middle of a turn (after a [T!] card) notifies nobody."""
     mover = ctx.current
-    # A board in the middle of a turn (after a [T!] card) needs no second notification.
-    notify = mover is not None and not mover.autoplayed and not ctx.playing_state().t_played
-    _put(session, env, ctx, lines, board=True, notify=notify)
+    new_turn = mover is not None and not mover.autoplayed and not ctx.playing_state().t_played
+    private = new_turn and panels.reached_privately(mover)
+    _put(session, env, ctx, lines, board=True, notify=new_turn and not private)
     if mover is not None and mover.gets_panel:
         draft = drafts.load(session, ctx.game_id, mover.seat, ctx.game.version)
-        panels.show(session, env, ctx, mover, draft)
+        panels.show(session, env, ctx, mover, draft, fresh=private, notify=private)
+    elif private and mover is not None:
+        panels.ping(session, env, ctx, mover)
 
 
 def redraw_board(session: Session, env: Env, ctx: GameContext) -> None:

@@ -33,7 +33,7 @@ from ..store.db import is_postgres
 from ..store.models import LOBBY, PAUSED, PLAYING, Game, GamePlayer, SeenTap
 from ..store.outbox import Message
 from . import lobby, moves, output, panels, record, surfaces, table_control
-from .context import GameContext, contexts_of
+from .context import GameContext, SeatInfo, contexts_of
 from .env import Env
 from .turn_clock import set_clock
 
@@ -119,20 +119,9 @@ def _remind(session: Session, env: Env, ctx: GameContext) -> bool:
     seat = ctx.current
     if seat is None or seat.autoplayed:
         return False  # nobody waits to be told
-    if not reminder.last_call and seat.gets_panel:
-        text, keys = panels.view(ctx, env, seat)
-        assert seat.user_id is not None
-        message = Message(
-            seat.user_id,
-            _(seat.language, "⏳ Reminder: it's your turn!") + "\n\n" + text,
-            keys,
-            surface=surfaces.panel(ctx.game_id, seat.seat),
-            fresh=True,
-            notify=True,
-            game_id=ctx.game_id,
-            fallback=_group_reminder(ctx, env, seat, False),
-        )
-        outbox.put(session, message, env.now)
+    if panels.reached_privately(seat):
+        # In private, like the turn's own notification: the group is not woken for one player.
+        _private_reminder(session, env, ctx, seat, reminder.last_call)
         return True
     # Each reminder is a message of its own (a waiting one is replaced, and dropped if the turn
     # moves on before it is sent: `output.drop_reminder`).
@@ -144,10 +133,38 @@ def _remind(session: Session, env: Env, ctx: GameContext) -> bool:
     return True
 
 
-def _group_reminder(ctx: GameContext, env: Env, seat: object, last_call: bool) -> Message:
-    from .context import SeatInfo
+def _private_reminder(session: Session, env: Env, ctx: GameContext, seat: SeatInfo, last_call: bool) -> None:
+    """A reminder in the player's chat with the bot: their panel posted again under it if they
+    play there, else a note; the group mention if that chat refuses the bot."""
+    assert seat.user_id is not None
+    lang = seat.language
+    chat = cards_render.name(ctx.chat_title, 40)
+    if last_call and ctx.game.deadline_at is not None:
+        left = pacing.format_duration(ctx.game.deadline_at - env.now, lang)
+        text = _(lang, "⏰ Last call in <b>{chat}</b>: the bot plays in {left}.", chat=chat, left=left)
+    elif seat.gets_panel:
+        text = _(lang, "⏳ Reminder: it's your turn!")
+    else:
+        text = _(lang, "⏳ Reminder: it's your move in <b>{chat}</b>.", chat=chat)
+    fallback = _group_reminder(ctx, env, seat, last_call)
+    if not seat.gets_panel:
+        panels.ping(session, env, ctx, seat, text, fallback)
+        return
+    view, keys = panels.view(ctx, env, seat)
+    message = Message(
+        seat.user_id,
+        text + "\n\n" + view,
+        keys,
+        surface=surfaces.panel(ctx.game_id, seat.seat),
+        fresh=True,
+        notify=True,
+        game_id=ctx.game_id,
+        fallback=fallback,
+    )
+    outbox.put(session, message, env.now)
 
-    assert isinstance(seat, SeatInfo)
+
+def _group_reminder(ctx: GameContext, env: Env, seat: SeatInfo, last_call: bool) -> Message:
     lang = ctx.language
     who = cards_render.mention(seat.user_id, seat.name)
     if last_call and ctx.game.deadline_at is not None:

@@ -16,7 +16,7 @@ from .. import pacing
 from ..errors import ServiceError
 from ..i18n import _, _n
 from ..render import cards as cards_render
-from ..render.lobby import pace_rows
+from ..render.lobby import hints_text, pace_rows
 from ..store.models import LOBBY, PAUSED, PLAYING, Game, GamePlayer
 from . import chat_events, lobby, moves, output, people, record
 from .command import Command, Replied, guarded, reply, reply_language
@@ -338,6 +338,7 @@ def settings(session: Session, env: Env, command: Command) -> Replied:
             )
         )
     lines.append(_(glang, "The creator or a group admin can change it; the turn clock starts again."))
+    lines.append(hints_text(glang, ctx.settings.hints))  # chosen in the lobby, for the whole game
     reply(session, env, command, "\n".join(lines), pace_rows(glang, game.id, ctx.settings.pace, custom))
     return Replied(game_id=game.id)
 

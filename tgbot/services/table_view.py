@@ -32,4 +32,5 @@ def table_of(ctx: GameContext, env: Env, viewer: int | None) -> board_render.Tab
         bot_username=env.bot_username,
         inline=env.inline,
         t_choices=choices,
+        hints=ctx.settings.hints,
     )
