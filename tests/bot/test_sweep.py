@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 import sqlalchemy
+from sqlalchemy.orm.exc import StaleDataError
 from sqlmodel import Session, select
 
 from tests.bot.conftest import BotRig, running_bot
@@ -36,7 +37,6 @@ from tests.bot.pacing_support import (
 )
 from tests.fakes.telegram import ApiCall
 from tgbot.clock import ManualClock
-from tgbot.errors import ServiceError
 from tgbot.services import moves, play, sweep, table_control
 from tgbot.services.command import Command
 from tgbot.services.context import GameContext, contexts_of, load_game
@@ -310,11 +310,12 @@ def test_compare_and_set_refuses_a_move_read_before_another_writer_committed(
     with session_scope(db) as other:  # ... the sweep's idle move commits first ...
         report = sweep.sweep_batch(other, env_at(T0 + 3 * MIN), [game_id])
         assert report.idle_moves == 1
-    # ... so the tap, which read the same version, is refused and writes nothing
+    # ... so the tap, which read the same version, writes nothing: its UPDATE names the version
+    # it read, which no row has any more
     with Session(db) as tap:
-        with pytest.raises(ServiceError) as refused:
-            moves.play(tap, env_at(T0 + 3 * MIN), seen, seen.current, "D0")
-        assert refused.value.reason == "stale"
+        moves.play(tap, env_at(T0 + 3 * MIN), seen, seen.current, "D0")  # applied in memory
+        with pytest.raises(StaleDataError):
+            tap.flush()
         tap.rollback()
     with Session(db) as session:
         moves_ = session.exec(select(Move).where(Move.game_id == game_id)).all()
@@ -333,11 +334,11 @@ def test_the_sweep_loses_the_compare_and_set_to_a_tap_and_writes_nothing(
         assert stale is not None and stale.deadline_at == deadline
     assert discard_first_card(db, game_id, deadline).text == "Done!"  # ... a tap lands first
     with Session(db) as sweeper:
-        with pytest.raises(ServiceError) as refused:
+        with pytest.raises(StaleDataError):
             sweep.handle(
                 sweeper, env_at(deadline), contexts_of(sweeper, [stale])[game_id], sweep.SweepReport()
             )
-        assert refused.value.reason == "stale"
+            sweeper.flush()
         sweeper.rollback()
     with Session(db) as session:
         sources = [m.source for m in session.exec(select(Move).where(Move.game_id == game_id)).all()]

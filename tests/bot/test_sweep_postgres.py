@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 import pytest
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
+from sqlalchemy.orm.exc import StaleDataError
 from sqlmodel import Session, col, select
 
 from tests.bot.conftest import running_bot
@@ -29,7 +30,6 @@ from tests.bot.pacing_support import (
     waiting_texts,
 )
 from tests.pg import pg_engine, pg_url  # noqa: F401  (fixtures)
-from tgbot.errors import ServiceError
 from tgbot.services import moves, play, sweep
 from tgbot.services.context import load_game
 from tgbot.store.db import session_scope
@@ -168,9 +168,9 @@ def test_compare_and_set_on_postgresql(pg_engine: Engine) -> None:  # noqa: F811
         # b still holds the game as it read it (same version, same turn): only the UPDATE's
         # "WHERE version = <read>" can refuse it
         assert seen_b.game.version == version
-        with pytest.raises(ServiceError) as refused:
-            moves.play(b, env_at(T0), seen_b, seen_b.current, "D1")
-        assert refused.value.reason == "stale"
+        moves.play(b, env_at(T0), seen_b, seen_b.current, "D1")  # applied in memory
+        with pytest.raises(StaleDataError):
+            b.flush()
         b.rollback()
     assert sources(pg_engine, game_id) == ["system", "player"]
 

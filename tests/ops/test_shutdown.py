@@ -107,14 +107,18 @@ async def test_sigterm_with_taps_queued_and_messages_waiting_exits_within_10_s(t
         mover = users[1] if "Ana, your move" in (board.text or "") else users[2]
         # Telegram holds back the group's messages: whatever the taps change has to wait.
         fake.fail_next("*", 429, retry_after=40, chat_id=group.id, times=1000)
-        # composing (no group write), the move (its board has to wait), then taps on the old board
-        taps = [fake.callback_update(mover, board, f"k:1:1:t:{i % 2}") for i in range(10)]
-        taps += [fake.callback_update(mover, board, data) for data in ("k:1:1:h:0", "k:1:1:d")]
-        taps += [fake.callback_update(mover, board, f"k:1:1:t:{i % 2}") for i in range(18)]
+        # a hand card chosen, then the move (its board can only wait), then taps on the old board
+        # (updates are handled concurrently: the hand card is answered before the move is sent)
+        hand = fake.callback_update(mover, board, "k:1:1:h:0")
+        fake.queue_update(hand)
+        await until(lambda: fake.answers[hand["callback_query"]["id"]].answered)
+        taps = [fake.callback_update(mover, board, "k:1:1:d")]
+        taps += [fake.callback_update(mover, board, f"k:1:1:t:{i % 2}") for i in range(28)]
         for tap in taps:
             fake.queue_update(tap)
-        discard = taps[11]["callback_query"]["id"]
-        await until(lambda: fake.answers[discard].answered)  # the move's board can only wait now
+        discard = taps[0]["callback_query"]["id"]
+        await until(lambda: fake.answers[discard].answered)
+        assert fake.answers[discard].text == "Done!"
         elapsed, log = await _stop_within(process, 10)
     assert process.returncode == 0, log
     assert elapsed < 10, (elapsed, log)

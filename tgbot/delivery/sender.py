@@ -69,9 +69,17 @@ class ChatTrouble(Protocol):
 
 
 def digest(payload: dict[str, Any]) -> str:
-    """What a surface shows, in a few bytes: an edit to the same content is skipped."""
+    """What a surface shows, in a few bytes: an edit to the same content is skipped. The first
+    letter says whether it has keys ("k"), so a message without any is never asked to lose them
+    (Telegram would answer "message is not modified")."""
     shown = json.dumps([payload.get("text"), payload.get("keys")], ensure_ascii=False, sort_keys=True)
-    return hashlib.blake2b(shown.encode(), digest_size=12).hexdigest()
+    mark = "k" if payload.get("keys") else "n"
+    return mark + hashlib.blake2b(shown.encode(), digest_size=12).hexdigest()
+
+
+def has_keys(shown_digest: str) -> bool:
+    """The shown content had keys (a digest from before the mark counts as having them)."""
+    return not shown_digest.startswith("n")
 
 
 @dataclass
@@ -361,7 +369,8 @@ def _plan(row: OutboxRow, payload: dict[str, Any], batch: Batch) -> _Plan:
     last = batch.chat.last_message_id
     behind = payload.get("bottom") and last is not None and message_id < last
     if (behind or payload.get("fresh")) and not payload.get("edit_only"):
-        plan.replaces = message_id  # post it at the bottom; the old one loses its keys
+        # post it at the bottom; the old one loses its keys, if it has any
+        plan.replaces = message_id if has_keys(shown_digest) else None
         return plan
     if shown_digest == plan.digest:
         plan.skip = True

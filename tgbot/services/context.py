@@ -142,16 +142,25 @@ def load_seats(session: Session, game_id: int) -> list[SeatInfo]:
 
 
 def load_game(session: Session, game_id: int, *, lock: bool = False) -> GameContext | None:
-    """The game with its seats, or None when there is no such game."""
-    game = session.get(Game, game_id, with_for_update=lock and is_postgres(session))
-    if game is None:
+    """The game with its seats, or None when there is no such game: two queries, the game row
+    with its chat's, then the seats with their people."""
+    query = select(Game, Chat).join(Chat, col(Chat.id) == col(Game.chat_id), isouter=True)
+    query = query.where(col(Game.id) == game_id)
+    if lock and is_postgres(session):
+        query = query.with_for_update(of=Game)  # type: ignore[arg-type]
+    found = session.exec(query).first()
+    if found is None:
         return None
-    return context_of(session, game)
+    game, chat = found
+    return _context(session, game, chat)
 
 
 def context_of(session: Session, game: Game) -> GameContext:
+    return _context(session, game, session.get(Chat, game.chat_id))
+
+
+def _context(session: Session, game: Game, chat: Chat | None) -> GameContext:
     assert game.id is not None
-    chat = session.get(Chat, game.chat_id)
     return GameContext(
         game=game,
         seats=load_seats(session, game.id),

@@ -29,6 +29,7 @@ from engine.cards import POINTS, VALUE
 from engine.game import t_actions
 from engine.sums import realise
 
+from ..errors import ServiceError
 from ..render import inline as inline_render
 from ..render.cards import plain_name
 from ..store.models import PLAYING, Game, GamePlayer, Move
@@ -313,9 +314,17 @@ def pick(session: Session, env: Env, person: Person, picked: str, chat_id: int |
             decode(code)
     except Exception:
         return "ignored"
-    with session.begin_nested():
-        result = _play(session, env, ctx, seat, codes)
-    return "ok" if result else "refused"
+    # The engine checks the whole pick before any of it is recorded (a forged list: a Joker, then
+    # a sum it does not make), so a refused pick writes nothing.
+    state = ctx.playing_state()
+    try:
+        for code in codes:
+            state, _events = moves.apply_action(state, seat.seat, code)
+    except ServiceError:
+        return "refused"
+    with session.no_autoflush:  # the game's changes go out as one UPDATE at the end
+        _play(session, env, ctx, seat, codes)
+    return "ok"
 
 
 def _already_played(session: Session, game_id: int, version: int, seat: int, codes: tuple[str, ...]) -> bool:
@@ -325,7 +334,7 @@ def _already_played(session: Session, game_id: int, version: int, seat: int, cod
     return [(m.seat, m.code) for m in sorted(logged, key=lambda m: m.seq)] == [(seat, c) for c in codes]
 
 
-def _play(session: Session, env: Env, ctx: GameContext, seat: SeatInfo, codes: tuple[str, ...]) -> bool:
+def _play(session: Session, env: Env, ctx: GameContext, seat: SeatInfo, codes: tuple[str, ...]) -> None:
     """Play the pick's moves (a Joker, then its sum). The player's own message announces it; the
     record reports it on the next board, or, for a [T!] card alone, with the rest of the turn."""
     outcomes: list[moves.MoveOutcome] = []
@@ -336,8 +345,7 @@ def _play(session: Session, env: Env, ctx: GameContext, seat: SeatInfo, codes: t
         ctx = result.ctx
         seat = ctx.seats[seat.seat]
     if result is None:
-        return False
+        return
     result.outcomes = outcomes
     drafts.clear(session, ctx.game_id)
     record.report(session, env, result)
-    return True

@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from sqlalchemy import update
-from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, col
 
 import engine
@@ -22,7 +21,7 @@ from engine.events import Event, GameEnded, TurnStarted, dump_events
 
 from .. import metrics
 from ..errors import ServiceError
-from ..store.models import ABANDONED, FINISHED, PLAYING, Game, GamePlayer, Move
+from ..store.models import ABANDONED, FINISHED, PLAYING, GamePlayer, Move
 from . import stats
 from .context import GameContext, SeatInfo, dump_state
 from .env import Env
@@ -51,6 +50,11 @@ class PlayResult:
     ctx: GameContext
     outcomes: list[MoveOutcome] = field(default_factory=list)
     abandoned: bool = False
+    #: The turn before these moves had a reminder: one may still wait to be sent.
+    reminded: bool = False
+
+    def __post_init__(self) -> None:
+        self.reminded = self.reminded or bool(self.ctx.game.nudges_sent)
 
     @property
     def ended(self) -> bool:
@@ -76,11 +80,13 @@ def turn_clock(ctx: GameContext, env: Env) -> TurnClock:
 
 
 def commit(session: Session, env: Env, ctx: GameContext, outcome: MoveOutcome) -> GameContext:
-    """Write one applied move; the context after it. ServiceError("stale") when the game moved
-    on since it was read (another instance, or the sweep): nothing is written then.
+    """Record one applied move on the game row (its state, version, end and the next turn's
+    clock) and in the move log; the context after it.
 
-    One UPDATE writes the state, the version (compare-and-set), the game's end and the next turn's
-    clock; the loaded row takes the same values without being read back.
+    Nothing is sent to the database yet: the game's changes of the whole transaction (every move
+    of a burst, the board's bookkeeping) go out as one UPDATE when it flushes, naming the version
+    it read (`models.Game`'s compare-and-set), so a write based on an outdated read fails
+    (StaleDataError) and changes nothing.
     """
     game = ctx.game
     after = outcome.after
@@ -93,13 +99,9 @@ def commit(session: Session, env: Env, ctx: GameContext, outcome: MoveOutcome) -
         values |= clock.waiting(after.current)  # it starts when its player can see the turn
     elif (acted := clock.acted(game)) is not None:
         values |= acted
-    done = session.execute(
-        update(Game).where(col(Game.id) == game.id, col(Game.version) == version).values(**values)
-    )
-    if done.rowcount != 1:  # type: ignore[attr-defined]
-        raise ServiceError("stale")
     for key, value in values.items():
-        set_committed_value(game, key, value)
+        setattr(game, key, value)
+    session.add(game)
     note_wake(session, game)
     session.add(
         Move(

@@ -32,9 +32,8 @@ REPEAT_WINDOW = timedelta(minutes=1)
 def drop_reminder(session: Session, ctx: GameContext) -> None:
     """The player acted, the turn is over or the clock stopped: a group reminder that has not
     gone out yet would only mislead."""
-    surface = surfaces.reminder(ctx.game_id)
-    outbox.discard_surface(session, ctx.game.chat_id, surface)
-    outbox.forget_shown(session, ctx.game.chat_id, surface)
+    # (the next reminder forgets the message of the last one itself: `sweep._remind`)
+    outbox.discard_surface(session, ctx.game.chat_id, surfaces.reminder(ctx.game_id))
 
 
 def to_group(ctx: GameContext, text: str, **kw: Any) -> Message:

@@ -15,6 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from sqlalchemy import update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlmodel import Session, col
 
 from engine import seat_view
@@ -27,10 +29,11 @@ from ..render import board as board_render
 from ..render.board import Draft
 from ..render.refusals import refusal
 from ..store import outbox
+from ..store.db import is_postgres
 from ..store.models import PAUSED, PLAYING, GamePlayer, SeenTap
 from ..store.outbox import Priority
 from . import drafts, moves, output, panels, people, record, surfaces
-from .context import GameContext, SeatInfo, load_game, require_game
+from .context import GameContext, SeatInfo, require_game
 from .env import Env
 from .people import Person
 from .table_view import table_of
@@ -64,27 +67,50 @@ def answer_refusal(lang: str, error: ServiceError) -> Answer:
 
 
 def first_time(session: Session, env: Env, tap: Tap) -> bool:
-    """Record this tap; False when it was recorded before (a duplicate delivery)."""
+    """Record this tap; False when it was recorded before (a duplicate delivery). One statement:
+    an insert that does nothing when the tap is known."""
     if not tap.query_id:
         return True  # nothing to tell it by
-    if session.get(SeenTap, tap.query_id[:64]) is not None:
-        return False
-    session.add(SeenTap(query_id=tap.query_id[:64], seen_at=env.now))
-    session.flush()
-    return True
+    values = {"query_id": tap.query_id[:64], "seen_at": env.now}
+    insert = pg_insert if is_postgres(session) else sqlite_insert
+    statement = insert(SeenTap).values(**values).on_conflict_do_nothing()
+    # (RETURNING, not the row count: the drivers do not all report one for this statement)
+    return session.execute(statement.returning(col(SeenTap.query_id))).first() is not None
 
 
-def _checked(session: Session, tap: Tap, game_id: int) -> tuple[GameContext, SeatInfo]:
-    """The game, locked, and the tapper's seat, after the checks every game key gets."""
-    ctx = require_game(session, game_id, lock=True)
-    if tap.chat_id is not None and not tap.private and ctx.game.chat_id != tap.chat_id:
-        raise ServiceError("malformed")  # a forged key from another chat
-    seat = ctx.seat_of(tap.person.id)
-    if seat is None:
-        raise ServiceError("not_in_game")
-    if ctx.state is None or ctx.game.status not in (PLAYING, PAUSED):
-        raise ServiceError("not_playing")
-    return ctx, seat
+@dataclass
+class KeyTap:
+    """A key of a running game being handled: its transaction, who tapped, and the game and seat
+    once read, so a refusal answers in the tapper's language and acts on what was read without
+    reading it again."""
+
+    session: Session
+    env: Env
+    tap: Tap
+    game_id: int
+    ctx: GameContext | None = None
+    seat: SeatInfo | None = None
+
+    @property
+    def language(self) -> str:
+        """The tapper's language: their seat's (read with the game), else looked up."""
+        if self.seat is not None:
+            return self.seat.language
+        person = self.tap.person
+        return people.language_of(self.session, person.id, person.language_code)
+
+    def checked(self) -> tuple[GameContext, SeatInfo]:
+        """The game, locked, and the tapper's seat, after the checks every game key gets."""
+        ctx = self.ctx = require_game(self.session, self.game_id, lock=True)
+        tap = self.tap
+        if tap.chat_id is not None and not tap.private and ctx.game.chat_id != tap.chat_id:
+            raise ServiceError("malformed")  # a forged key from another chat
+        seat = self.seat = ctx.seat_of(tap.person.id)
+        if seat is None:
+            raise ServiceError("not_in_game")
+        if ctx.state is None or ctx.game.status not in (PLAYING, PAUSED):
+            raise ServiceError("not_playing")
+        return ctx, seat
 
 
 def _turn(ctx: GameContext, seat: SeatInfo, version: int) -> None:
@@ -99,21 +125,19 @@ def _turn(ctx: GameContext, seat: SeatInfo, version: int) -> None:
         raise ServiceError("not_your_turn", name=ctx.seats[state.current].name)
 
 
-def _refused(session: Session, env: Env, tap: Tap, game_id: int, error: ServiceError, lang: str) -> Answer:
+def _refused(key: KeyTap, error: ServiceError) -> Answer:
     """What a refused tap still does: brings its player back, takes keys off a dead message. A tap
     on the last board shown while the next one waits for the group's budget is early, not stale:
     it says the board is on its way."""
-    ctx = load_game(session, game_id)
-    if ctx is not None:
-        seat = ctx.seat_of(tap.person.id)
-        if seat is not None:
-            moves.clear_idle(session, ctx, seat)
-        if error.reason == "stale" and tap.chat_id is not None and tap.message_id is not None:
-            if not tap.private and record.board_on_its_way(session, ctx):
-                error = ServiceError("on_its_way")
-            else:
-                _drop_dead_keys(session, env, ctx, tap)
-    return answer_refusal(lang, error)
+    session, env, tap, ctx = key.session, key.env, key.tap, key.ctx
+    if ctx is not None and key.seat is not None:
+        moves.clear_idle(session, ctx, key.seat)
+    if ctx is not None and error.reason == "stale" and tap.chat_id is not None and tap.message_id is not None:
+        if not tap.private and record.board_on_its_way(session, ctx):
+            error = ServiceError("on_its_way")
+        else:
+            _drop_dead_keys(session, env, ctx, tap)
+    return answer_refusal(key.language, error)
 
 
 def _drop_dead_keys(session: Session, env: Env, ctx: GameContext, tap: Tap) -> None:
@@ -133,16 +157,20 @@ def _drop_dead_keys(session: Session, env: Env, ctx: GameContext, tap: Tap) -> N
         output.drop_keys(session, env, tap.chat_id, tap.message_id, ctx.game_id)
 
 
-def _guarded(session: Session, env: Env, tap: Tap, game_id: int, act: Callable[[str], Answer]) -> Answer:
-    """Run `act` in a savepoint: a refusal undoes its writes but keeps the refusal's own."""
-    lang = people.language_of(session, tap.person.id, tap.person.language_code)
+def _guarded(session: Session, env: Env, tap: Tap, game_id: int, act: Callable[[KeyTap], Answer]) -> Answer:
+    """Run `act`, turning a refusal into its popup.
+
+    A service checks everything before it writes (the engine refuses a move before anything of
+    it is recorded), so a refusal needs no savepoint to undo. The game's changes are written in
+    one go when the transaction ends (no flush in between: each would be another UPDATE)."""
+    key = KeyTap(session, env, tap, game_id)
     try:
-        with session.begin_nested():
-            return act(lang)
+        with session.no_autoflush:
+            return act(key)
     except _Duplicate:
         return Answer()
     except ServiceError as error:
-        return _refused(session, env, tap, game_id, error, lang)
+        return _refused(key, error)
 
 
 def use_panel(
@@ -170,18 +198,19 @@ class _Duplicate(Exception):
     """The same tap delivered again (a retried webhook, two instances): it was applied already."""
 
 
-def _your_turn(
-    session: Session, env: Env, tap: Tap, game_id: int, version: int, once: bool = False
-) -> tuple[GameContext, SeatInfo]:
+def _your_turn(key: KeyTap, version: int) -> tuple[GameContext, SeatInfo]:
     """The checks of a key that acts on the turn: the game (locked), the tapper's seat (back from
-    idle), their turn, the key's version; `once`: the tap is new (a toggle must not apply twice).
-    Then the panel follows where they compose."""
-    ctx, seat = _checked(session, tap, game_id)
-    ctx = moves.clear_idle(session, ctx, seat)
+    idle), their turn, the key's version."""
+    ctx, seat = key.checked()
+    ctx = moves.clear_idle(key.session, ctx, seat)
     _turn(ctx, seat, version)
-    if once and not first_time(session, env, tap):
+    return ctx, seat
+
+
+def _once(key: KeyTap) -> None:
+    """A toggle must not apply twice: the same tap delivered again is answered and ignored."""
+    if not first_time(key.session, key.env, key.tap):
         raise _Duplicate
-    return use_panel(session, env, ctx, seat, tap.private)
 
 
 def compose(
@@ -192,19 +221,22 @@ def compose(
     On the group board the popup is the only thing that changes: the board is not redrawn, so
     composing costs the group nothing. A private panel shows the draft."""
 
-    def act(lang: str) -> Answer:
-        ctx, seat = _your_turn(session, env, tap, game_id, version, once=op in ("h", "t"))
+    def act(key: KeyTap) -> Answer:
+        ctx, seat = _your_turn(key, version)
         state = ctx.playing_state()
+        if op == "h" and (index is None or index >= len(state.hands[seat.seat])):
+            raise ServiceError("illegal", rule="bad_hand_index")
+        if op == "t" and (index is None or index >= len(state.table)):
+            raise ServiceError("illegal", rule="bad_table_index")
         draft = drafts.load(session, game_id, seat.seat, ctx.game.version)
         if op in ("c", "d"):
-            return _play_draft(session, env, tap, ctx, seat, draft, op, lang)
-        if op == "h":
-            if index is None or index >= len(state.hands[seat.seat]):
-                raise ServiceError("illegal", rule="bad_hand_index")
+            return _play_draft(key, ctx, seat, draft, op)
+        if op in ("h", "t"):
+            _once(key)
+        ctx, seat = use_panel(session, env, ctx, seat, tap.private)
+        if op == "h" and index is not None:
             draft = replace(draft, hand=None if draft.hand == index else index)
-        elif op == "t":
-            if index is None or index >= len(state.table):
-                raise ServiceError("illegal", rule="bad_table_index")
+        elif op == "t" and index is not None:
             draft = replace(draft, mask=draft.mask ^ (1 << index))
         else:  # "x": clear
             draft = Draft()
@@ -226,8 +258,8 @@ def choose_t(session: Session, env: Env, tap: Tap, game_id: int, version: int, k
     """A [T!] key: the draft takes the next play of that kind ("any": of any kind held), after the
     last none; nothing is played until *Claim*. Answered by the popup alone."""
 
-    def act(lang: str) -> Answer:
-        ctx, seat = _your_turn(session, env, tap, game_id, version, once=True)
+    def act(key: KeyTap) -> Answer:
+        ctx, seat = _your_turn(key, version)
         state = ctx.playing_state()
         if state.t_played is not None:
             raise ServiceError("illegal", rule="one_t_per_turn")
@@ -237,13 +269,16 @@ def choose_t(session: Session, env: Env, tap: Tap, game_id: int, version: int, k
         options = [code for code in held if kind == "any" or t_kind(code) == kind]
         if not options:
             raise ServiceError("illegal", rule="t_not_held")
+        _once(key)
+        ctx, seat = use_panel(session, env, ctx, seat, tap.private)
         draft = drafts.load(session, game_id, seat.seat, ctx.game.version)
         chosen = _next_choice(options, draft.t_code)
         draft = replace(draft, t_code=chosen)
         _save_draft(session, env, ctx, seat, draft, tap.private)
         view = seat_view(state, seat.seat)
         more = len(options) > 1 and chosen != options[-1]
-        return Answer(board_render.t_choice_popup(lang, view, table_of(ctx, env, seat.seat), chosen, more))
+        table = table_of(ctx, env, seat.seat)
+        return Answer(board_render.t_choice_popup(key.language, view, table, chosen, more))
 
     return _guarded(session, env, tap, game_id, act)
 
@@ -256,21 +291,14 @@ def _next_choice(options: list[str], current: str | None) -> str | None:
     return options[at] if at < len(options) else None
 
 
-def _play_draft(
-    session: Session,
-    env: Env,
-    tap: Tap,
-    ctx: GameContext,
-    seat: SeatInfo,
-    draft: Draft,
-    op: str,
-    lang: str,
-) -> Answer:
+def _play_draft(key: KeyTap, ctx: GameContext, seat: SeatInfo, draft: Draft, op: str) -> Answer:
     """*Claim* plays the chosen [T!] card (and, after a Joker, the sum composed with it), else the
-    sum; *Discard* discards the chosen hand card."""
+    sum; *Discard* discards the chosen hand card. The engine refuses a wrong move before any of
+    it is recorded."""
+    session, env, tap = key.session, key.env, key.tap
     state = ctx.playing_state()
     if op == "c" and draft.t_code is not None:
-        return _play_t(session, env, tap, ctx, seat, draft, lang)
+        return _play_t(key, ctx, seat, draft)
     if draft.hand is None:
         raise ServiceError("pick_hand")
     chosen = draft.chosen(len(state.table))
@@ -278,29 +306,34 @@ def _play_draft(
         raise ServiceError("illegal", rule="no_table_cards")
     action = Sum(draft.hand, chosen) if op == "c" else Discard(draft.hand)
     result = moves.play(session, env, ctx, seat, action)
+    result.ctx, _seat = use_panel(session, env, result.ctx, seat, tap.private)
     drafts.clear(session, ctx.game_id)
     record.report(session, env, result)
-    return Answer(_(lang, "Done!"))
+    return Answer(_(key.language, "Done!"))
 
 
-def _play_t(
-    session: Session, env: Env, tap: Tap, ctx: GameContext, seat: SeatInfo, draft: Draft, lang: str
-) -> Answer:
-    """The chosen [T!] card. A Joker with a sum composed is played with it, in one report. Alone,
-    the turn goes on: the popup says what happened, a panel shows it, and on the group board a
-    card that changed the table brings a new board (the player needs its keys); a Joker does not
-    (the popups count with the new target)."""
+def _play_t(key: KeyTap, ctx: GameContext, seat: SeatInfo, draft: Draft) -> Answer:
+    """The chosen [T!] card. A Joker with a sum composed is played with it, in one report (both
+    checked first, so a wrong sum plays nothing). Alone, the turn goes on: the popup says what
+    happened, a panel shows it, and on the group board a card that changed the table brings a
+    new board (the player needs its keys); a Joker does not (the popups count with the new
+    target)."""
+    session, env, tap = key.session, key.env, key.tap
     assert draft.t_code is not None
     state = ctx.playing_state()
     chosen = draft.chosen(len(state.table))
+    with_sum = bool(draft.joker and draft.hand is not None and chosen)
+    if with_sum and draft.hand is not None:
+        after_joker, _events = moves.apply_action(state, seat.seat, draft.t_code)
+        moves.apply_action(after_joker, seat.seat, Sum(draft.hand, chosen))
     result = moves.play(session, env, ctx, seat, draft.t_code)
+    result.ctx, seat = use_panel(session, env, result.ctx, seat, tap.private)
     drafts.clear(session, ctx.game_id)
-    if draft.joker and draft.hand is not None and chosen:
-        me = result.ctx.seats[seat.seat]
-        after = moves.play(session, env, result.ctx, me, Sum(draft.hand, chosen))
+    if with_sum and draft.hand is not None:
+        after = moves.play(session, env, result.ctx, seat, Sum(draft.hand, chosen))
         after.outcomes = result.outcomes + after.outcomes
         record.report(session, env, after)
-        return Answer(_(lang, "Done!"))
+        return Answer(_(key.language, "Done!"))
     ctx = result.ctx
     me = ctx.seats[seat.seat]
     kept = Draft(draft.hand, draft.mask)  # the cards chosen keep their places on the table
@@ -309,15 +342,15 @@ def _play_t(
         panels.show(session, env, ctx, me, kept, Priority.TURN)
     elif not draft.joker:
         record.post_board(session, env, ctx, result.outcomes)
-    lines = record.report_lines(lang, ctx, result.outcomes)
-    return Answer("\n".join(lines) or _(lang, "Done!"))
+    lines = record.report_lines(key.language, ctx, result.outcomes)
+    return Answer("\n".join(lines) or _(key.language, "Done!"))
 
 
 def hand(session: Session, env: Env, tap: Tap, game_id: int) -> Answer:
     """The 👀 My hand popup (read only, apart from bringing an away player back)."""
 
-    def act(lang: str) -> Answer:
-        ctx, seat = _checked(session, tap, game_id)
+    def act(key: KeyTap) -> Answer:
+        ctx, seat = key.checked()
         moves.clear_idle(session, ctx, seat)
         return Answer(output.hand_popup(ctx, seat), alert=True)
 

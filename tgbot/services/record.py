@@ -127,13 +127,18 @@ def redraw_board(session: Session, env: Env, ctx: GameContext) -> None:
     outbox.put(session, _message(ctx, text, keys, surfaces.board(ctx.game)), env.now)
 
 
-def retire_board(session: Session, env: Env, ctx: GameContext) -> None:
-    """The live board stops being live (a pause): it keeps its text and loses its keys. One that
-    has not reached the chat yet goes out as it is (its keys then answer that the game is
-    paused) and is replaced by the next board."""
+def pause_board(session: Session, env: Env, ctx: GameContext) -> None:
+    """A pause: the live board keeps its text and loses its keys; the game goes on under a new
+    board. One that has not reached the chat yet goes out as it is (its keys then answer that the
+    game is paused) and is taken by the next board."""
     shown = live_board(session, ctx)
-    if shown is not None:
-        output.drop_keys(session, env, ctx.game.chat_id, shown)
+    if shown is None:
+        return
+    game = ctx.game
+    outbox.drop_keys(session, game.chat_id, shown, env.now, game_id=ctx.game_id, first=True)
+    game.board_no += 1  # not live any more: its report stays in the chat, the next board is new
+    game.board_report = ""
+    session.add(game)
 
 
 def live_board(session: Session, ctx: GameContext) -> int | None:
@@ -162,7 +167,8 @@ def report(session: Session, env: Env, result: PlayResult) -> None:
     posts a board when the player needs one to go on).
     """
     ctx = result.ctx
-    output.drop_reminder(session, ctx)  # the player acted: a reminder still waiting would mislead
+    if result.reminded:  # the player acted: a reminder still waiting would only mislead
+        output.drop_reminder(session, ctx)
     if not result.turn_over:
         return
     lang = ctx.language
@@ -291,14 +297,17 @@ def _put(
     game = ctx.game
     surface: str | None = None
     report = list(lines)
+    absorbed = retired = False
     if game.board_no:
         live = surfaces.board(game)
         shown = outbox.shown_message(session, game.chat_id, live)
         if shown is None:
-            surface, report = live, _lines(game.board_report) + report
+            surface, report, absorbed = live, _lines(game.board_report) + report, True
             game.board_report = ""  # its lines are in this message now
-        else:
-            output.drop_keys(session, env, game.chat_id, shown.message_id, game_id=ctx.game_id)
+        else:  # the board the game leaves: its keys were never taken (it was live)
+            chat, message_id = game.chat_id, shown.message_id
+            outbox.drop_keys(session, chat, message_id, env.now, game_id=ctx.game_id, first=True)
+            retired = True
     *before, report = chunks(report)
     for chunk in before:  # a long burst (computers, an outage): the record stays whole
         outbox.put(session, _message(ctx, "\n".join(chunk), None, surface), env.now)
@@ -312,12 +321,17 @@ def _put(
         game.board_report = "\n".join(report)
         text, keys = group_board(ctx, env, report)
     else:
-        if surface is not None:
-            game.board_no += 1  # the surface now holds this text; the next board is a new one
+        if surface is not None or retired:
+            # the surface now holds this text, or the board before it is not live any more: the
+            # next board is a new one
+            game.board_no += 1
+            game.board_report = ""
         text = _under(report, body or "")
     game.reported_version = game.version
     session.add(game)
-    outbox.put(session, _message(ctx, text, keys, surface, notify), env.now)
+    # a board just numbered has no row waiting yet (one that takes a waiting board's place does)
+    fresh = board and surface == surfaces.board(game) and not absorbed
+    outbox.put(session, _message(ctx, text, keys, surface, notify), env.now, new_surface=fresh)
 
 
 def _message(

@@ -65,7 +65,7 @@ def pause(session: Session, env: Env, command: Command, admin: bool) -> Replied:
             "by itself in {n} days.",
             days,
         )
-        record.retire_board(session, env, ctx)
+        record.pause_board(session, env, ctx)
         output.drop_reminder(session, ctx)
         reply(session, env, command, text, notify=False)
         return Replied(game_id=ctx.game_id)

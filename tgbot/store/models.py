@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import BigInteger, Column, DateTime, Index, Text, UniqueConstraint
+from sqlalchemy import BigInteger, Column, DateTime, Index, Integer, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 LOBBY = "lobby"
@@ -54,18 +54,25 @@ class User(SQLModel, table=True):
     created_at: datetime = Field(sa_column=_utc_column(nullable=False))
 
 
+#: The game's version, its compare-and-set guard: every UPDATE of a game row names the version
+#: it read (the ORM's ``version_id_col``), so a write based on an outdated read changes nothing
+#: and fails (StaleDataError), and all of a transaction's changes to a game are one UPDATE.
+_GAME_VERSION = Column("version", Integer, nullable=False, default=0)
+
+
 class Game(SQLModel, table=True):
     __tablename__ = "games"
     __table_args__ = (
         Index("ix_games_chat_status", "chat_id", "status"),
         Index("ix_games_wake_at", "wake_at"),
     )
+    __mapper_args__ = {"version_id_col": _GAME_VERSION, "version_id_generator": False}
 
     id: int | None = Field(default=None, primary_key=True)
     chat_id: int = Field(sa_column=Column(BigInteger, nullable=False))
     thread_id: int | None = Field(default=None, sa_column=Column(BigInteger, nullable=True))
     status: str = Field(default=LOBBY, max_length=16)
-    version: int = 0
+    version: int = Field(default=0, sa_column=_GAME_VERSION)
     settings: str = Field(default="{}", sa_column=Column(Text, nullable=False))
     state: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     seed: int = Field(default=0, sa_column=Column(BigInteger, nullable=False))

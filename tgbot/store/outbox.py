@@ -96,19 +96,17 @@ def encode_payload(payload: dict[str, Any]) -> str:
     return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
 
 
-def put(session: Session, message: Message, now: datetime) -> None:
+def put(session: Session, message: Message, now: datetime, *, new_surface: bool = False) -> None:
     """Queue `message`; for a surface, replace the content of its row that is still waiting.
 
     The replaced row keeps its place in the queue and the more urgent of the two priorities.
+    `new_surface`: the caller knows no row can be waiting for it (a board just numbered), so
+    none is looked for.
     """
     payload = encode_payload(message.payload())
     after_commit(session).wrote(message.chat_id, int(message.priority))
-    if message.surface is not None:
-        waiting = session.exec(
-            select(OutboxRow)
-            .where(col(OutboxRow.chat_id) == message.chat_id, col(OutboxRow.surface) == message.surface)
-            .with_for_update()
-        ).first()
+    if message.surface is not None and not new_surface:
+        waiting = _waiting(session, message.chat_id, message.surface)
         if waiting is not None:
             waiting.payload = payload
             waiting.priority = min(waiting.priority, int(message.priority))
@@ -125,6 +123,17 @@ def put(session: Session, message: Message, now: datetime) -> None:
             created_at=now,
         )
     )
+
+
+def _waiting(session: Session, chat_id: int, surface: str) -> OutboxRow | None:
+    """The row still waiting for a surface: one this transaction added (not written yet), else
+    one in the table, locked."""
+    for pending in session.new:
+        if isinstance(pending, OutboxRow) and pending.chat_id == chat_id and pending.surface == surface:
+            return pending
+    with session.no_autoflush:
+        query = select(OutboxRow).where(col(OutboxRow.chat_id) == chat_id, col(OutboxRow.surface) == surface)
+        return session.exec(query.with_for_update()).first()
 
 
 def discard_surface(session: Session, chat_id: int, surface: str) -> None:
@@ -153,18 +162,18 @@ def drop_keys(
     now: datetime,
     *,
     game_id: int | None = None,
+    first: bool = False,
 ) -> None:
     """Take the keys off a message that is no longer live, last of all (when the chat's budget
     allows). Asked again for the same message (a stale tap, then the next board), it is queued
-    once, and never again once its keys are gone."""
+    once, and never again once its keys are gone. `first`: the caller knows it is the first time
+    (the board the game just left), so that is not looked up."""
     surface = keys_off_surface(message_id)
-    if shown_message(session, chat_id, surface) is not None:
-        return  # taken already
-    waiting = session.exec(
-        select(OutboxRow.id).where(col(OutboxRow.chat_id) == chat_id, col(OutboxRow.surface) == surface)
-    ).first()
-    if waiting is not None:
-        return
+    if not first:
+        if shown_message(session, chat_id, surface) is not None:
+            return  # taken already
+        if _waiting(session, chat_id, surface) is not None:
+            return
     message = Message(
         chat_id,
         "",
@@ -174,7 +183,7 @@ def drop_keys(
         surface=surface,
         game_id=game_id,
     )
-    put(session, message, now)
+    put(session, message, now, new_surface=True)
 
 
 def keys_off_surface(message_id: int) -> str:
