@@ -52,8 +52,8 @@ Measured per run (times from the fake's clock, which is ``time.monotonic``):
   [T!] keys alone (*[T!] choice latency*), and their share answered within 1 s;
 * 429s; the most writes any group had in a 60 s window; writes per second in all (mean over the
   steady part of the run, from 25 s in to the end; peak in any 1 s window);
-* moves played (claims, discards and [T!] cards the bot accepted; a Joker played with its sum
-  is two moves), against the bot's move log;
+* moves played (claims, discards and [T!] cards the bot accepted, whichever tap of a double tap
+  it was; a Joker played with its sum is two moves), against the bot's move log;
 * the group's writes (every Telegram call that counts against its budget: send, edit, delete),
   sorted: lobby messages, each game's first board, boards, other record messages (round
   summaries, standings, the chart), and the keys taken off old boards (``editMessageReplyMarkup``
@@ -959,6 +959,7 @@ async def run_child(args: argparse.Namespace) -> dict[str, Any]:
             await app.post_stop(app)
         await app.shutdown()
         moves_db = _count_moves(deps)
+        log_dump = _move_log(deps) if args.debug else None
         deps.db.close()
         figures = _figures(
             load,
@@ -975,6 +976,8 @@ async def run_child(args: argparse.Namespace) -> dict[str, Any]:
         )
         figures.update(machine)
         figures.update(settled)
+        if log_dump is not None:
+            figures["debug_moves"] = log_dump
         figures["code"] = code_fingerprint()
         if trace is not None:
             figures["db_trace"] = trace.summary(window_end - started)
@@ -1005,6 +1008,17 @@ def _count_moves(deps: Any) -> dict[str, int]:
         counts["round_ends"] += '"RoundEnded"' in (events or "")
         counts["game_ends"] += '"GameEnded"' in (events or "")
     return counts | {f"games_{s}": int(n) for s, n in games}
+
+
+def _move_log(deps: Any) -> list[tuple[Any, ...]]:
+    """(game, seq, seat, code, source, at) of every move (``--debug``)."""
+    from sqlalchemy import text
+
+    with deps.db.engine.connect() as connection:
+        rows = connection.execute(
+            text("SELECT game_id, seq, seat, code, source, at FROM moves ORDER BY game_id, seq")
+        ).all()
+    return [(int(g), int(q), s, c, src, str(at)) for g, q, s, c, src, at in rows]
 
 
 async def _settle(db: Any, limit: float) -> dict[str, float]:
@@ -1103,7 +1117,9 @@ def _figures(
     moves = 0
     played: dict[str, int] = {}
     for tap in load.taps:
-        if tap.kind != "play" or tap.version is None:
+        # The second tap of a double tap can be the one that plays (updates are handled
+        # concurrently: the first then hears that the next board is on its way).
+        if tap.kind not in ("play", "abuse:double") or tap.version is None:
             continue
         answer = answers[tap.query_id]
         if not answer.answered or answer.expired:
@@ -1114,6 +1130,8 @@ def _figures(
         if tap.op not in ("c", "d", "jc", "tc") or not _move_accepted(tap.op, answer):
             continue
         played[tap.op] = played.get(tap.op, 0) + 1
+        if tap.kind == "abuse:double":
+            played["double"] = played.get("double", 0) + 1
         moves += 2 if tap.op == "jc" else 1
         writes = by_chat.get(groups[tap.group].chat.id, [])
         nxt = next((w for w in writes if w.at >= answer.answered_at and (w.version or 0) > tap.version), None)
@@ -1424,6 +1442,7 @@ ROWS: list[tuple[str, Callable[[dict[str, Any]], float | None], str]] = [
     ("Writes/s in all, peak 1 s / 10 s", lambda f: f["writes_per_s_peak_1s"], "{:.0f}"),
     ("Moves played (accepted claims, discards, [T!] cards)", lambda f: f["moves"], "{:,.0f}"),
     ("  the bot's move log (player moves)", lambda f: f["moves_db"].get("moves_player", 0), "{:,.0f}"),
+    ("  played by the second tap of a double tap", lambda f: f["moves_by_op"].get("double", 0), "{:,.0f}"),
     ("Turns (sums and discards in the move log)", lambda f: f["moves_db"].get("turns"), "{:,.0f}"),
     ("  of which ended a round", lambda f: f["moves_db"].get("round_ends"), "{:,.0f}"),
     (
@@ -1574,7 +1593,9 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="run the tree as it is (default: a copy taken at the start)",
     )
-    parser.add_argument("--debug", action="store_true", help="with --child: dump every tap and write")
+    parser.add_argument(
+        "--debug", action="store_true", help="with --child: dump every tap, write and move of the log"
+    )
     parser.add_argument(
         "--trace-db", action="store_true", help="time each database transaction by caller (in --json)"
     )
