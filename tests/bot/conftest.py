@@ -17,6 +17,7 @@ from tests.fakes.timer import VirtualTimer
 from tgbot.app import build_application, make_deps
 from tgbot.clock import ManualClock
 from tgbot.config import Settings
+from tgbot.delivery import charts
 from tgbot.deps import Deps
 from tgbot.store.db import make_engine
 
@@ -77,6 +78,7 @@ class running_bot:
         if seeds is not None:
             deps.seed_source = seeds
         deps.delivery.poll_seconds = 0  # every test wakes its senders through commits
+        deps.delivery.draw_chart = charts.draw_here  # a process per chart is tested apart (test_charts)
         self.deps = deps
         app = build_application(self.settings, deps=deps, request=self.fake)
         self.tg = TelegramTestClient(app, self.fake)

@@ -29,12 +29,11 @@ from telegram import Bot
 
 from .. import metrics
 from ..clock import Clock, Timer, Wakeup
-from ..render import chart
 from ..store import outbox
 from ..store.db import Database, DatabaseTrouble
 from ..store.models import DeliveryChat, OutboxRow
 from ..store.outbox import Message, Priority
-from . import budget
+from . import budget, charts
 from . import telegram_io as io
 
 log = logging.getLogger("tweakbot.delivery")
@@ -105,6 +104,7 @@ class Delivery:
         holder: str | None = None,
         poll_seconds: float = POLL_SECONDS,
         limits: budget.Limits | None = None,
+        draw_chart: charts.ChartDrawer = charts.draw_apart,
     ) -> None:
         self.db = db
         self.timer = timer
@@ -113,6 +113,7 @@ class Delivery:
         self.holder = holder or secrets.token_hex(8)
         self.poll_seconds = poll_seconds
         self.limits = limits or budget.Limits()
+        self.draw_chart = draw_chart
         self.global_budget = budget.GlobalBudget(timer, self.limits.overall)
         self.bot: Bot | None = None
         self._senders: dict[int, ChatSender] = {}
@@ -316,12 +317,12 @@ class ChatSender:
         )
 
     async def _media(self, payload: dict[str, Any]) -> bytes | None:
-        """A chart is drawn here, just before it is sent: never on a tap's path."""
+        """A chart is drawn here, just before it is sent: never on a tap's path (`charts`)."""
         media = payload.get("media")
         if not media or "chart" not in media:
             return None
         try:
-            return await asyncio.to_thread(chart.from_spec, media["chart"])
+            return await self.delivery.draw_chart(media["chart"])
         except Exception:  # a picture is a bonus: never hold up the chat for it
             log.exception("drawing a chart for chat %s failed", self.chat_id)
             return b""

@@ -242,3 +242,16 @@ def from_spec(data: dict[str, object]) -> bytes:
         texts,
         [int(w) for w in data["winners"]],  # type: ignore[attr-defined]
     )
+
+
+def main() -> None:
+    """``python -m tgbot.render.chart``: a chart spec (JSON) on stdin, the PNG on stdout. The bot
+    draws each chart in such a short-lived process, so it never holds matplotlib itself."""
+    import json
+    import sys
+
+    sys.stdout.buffer.write(from_spec(json.load(sys.stdin)))
+
+
+if __name__ == "__main__":
+    main()
