@@ -13,7 +13,8 @@ import pytest
 from sqlalchemy import text
 from sqlmodel import Session
 
-from tgbot.store.db import Database, DatabaseTrouble, make_engine
+from tests.pg import pg_url  # noqa: F401  (fixture)
+from tgbot.store.db import WORKERS, Database, DatabaseTrouble, make_engine
 
 
 def database(tmp_path: Path, **kw: float) -> Database:
@@ -104,3 +105,27 @@ async def test_work_whose_caller_gave_up_is_never_begun(tmp_path: Path) -> None:
     finally:
         release.set()
         db.close()
+
+
+async def test_postgres_keeps_a_connection_for_every_worker_thread(pg_url: str) -> None:  # noqa: F811
+    """Under load every thread of both lanes runs a transaction at once; afterwards the pool
+    still holds all their connections, so the next burst opens none (a connection beyond the
+    pool's size would be closed on return and opened again for the next transaction)."""
+    engine = make_engine(pg_url)
+    db = Database(engine)
+    foreground, background = WORKERS["postgresql"]
+    everyone = threading.Barrier(foreground + background, timeout=10)
+
+    def busy(session: Session) -> None:
+        session.execute(text("SELECT 1"))
+        everyone.wait()
+
+    try:
+        await asyncio.gather(
+            *(db.run(busy, read_only=True) for _ in range(foreground)),
+            *(db.run(busy, read_only=True, background=True) for _ in range(background)),
+        )
+        assert engine.pool.checkedin() == foreground + background  # type: ignore[attr-defined]
+    finally:
+        db.close()
+        engine.dispose()

@@ -43,6 +43,8 @@ LOCK_TIMEOUT_MS = 4000
 SQLITE_BUSY_SECONDS = 5
 #: Execution option of the engine that runs read-only transactions.
 READ_ONLY = "tweakbot_read_only"
+#: Worker threads per lane (`Database`): taps and commands, then delivery and the sweep.
+WORKERS = {"sqlite": (4, 2), "postgresql": (12, 4)}
 
 
 def make_engine(url: str, echo: bool = False) -> Engine:
@@ -73,8 +75,11 @@ def make_engine(url: str, echo: bool = False) -> Engine:
     return create_engine(
         url,
         echo=echo,
-        pool_size=10,
-        max_overflow=10,
+        # A connection kept for every worker thread: under load no thread opens and closes its
+        # own (an overflow connection is closed as soon as it is returned); a few spare for the
+        # health check and start-up.
+        pool_size=sum(WORKERS["postgresql"]),
+        max_overflow=4,
         pool_timeout=TRANSACTION_SECONDS,
         connect_args={
             "connect_timeout": 5,  # fail fast when the server is down
@@ -177,8 +182,9 @@ class Database:
         sqlite = engine.dialect.name == "sqlite"
         # Two lanes: what a person waits for (taps, commands) never queues behind the senders and
         # the sweep, which have threads of their own.
-        self._pool = ThreadPoolExecutor(max_workers=workers or (4 if sqlite else 12), thread_name_prefix="db")
-        self._background = ThreadPoolExecutor(max_workers=2 if sqlite else 4, thread_name_prefix="db-bg")
+        foreground, background = WORKERS["sqlite" if sqlite else "postgresql"]
+        self._pool = ThreadPoolExecutor(max_workers=workers or foreground, thread_name_prefix="db")
+        self._background = ThreadPoolExecutor(max_workers=background, thread_name_prefix="db-bg")
         self._reader = engine.execution_options(**{READ_ONLY: True})
         # SQLite has one writer at a time: the threads take turns here, woken the moment the
         # writer before them is done, instead of polling the file lock in SQLite's busy handler.
