@@ -6,6 +6,7 @@
   answer alone, and the outbox's senders write to the chats afterwards.
 * A compose tap on the group board costs the group **nothing**: the popup shows the running draft,
   and the board is not redrawn. The move costs one message: the next board, under its report.
+* The senders spend at most **two transactions per write** to Telegram.
 
 Speed itself is measured by benchmarks/ (never asserted here).
 """
@@ -36,6 +37,7 @@ from tgbot.store.models import OutboxRow
 
 MAX_TURNS = 3000
 HANDLERS = "tgbot.handlers.wrap"  # where the handlers' transactions are started (wrap.run)
+SENDERS = "tgbot.delivery.sender"
 #: Compose keys: they change the draft, never the game (a [T!] key too: it only chooses).
 COMPOSE_OPS = ("h", "t", "x")
 
@@ -118,6 +120,11 @@ async def test_every_tap_of_a_game_is_one_transaction_answered_before_any_messag
         assert watch.taps[kind] > 0, watch.taps
     assert watch.compose_writes[0] > 100 and set(watch.compose_writes) == {0}
     assert not tg.errors
+    # the senders: at most two transactions per write (one takes the chat with its first row,
+    # one per write records it and reads the next row, or lets the chat go)
+    writes = sum(1 for c in fake.calls if c.method in MESSAGE_METHODS)
+    senders = watch.transactions.count(SENDERS)
+    assert senders <= 2 * writes, (senders, writes)
 
 
 def senders_in_background(rig: BotRig) -> None:

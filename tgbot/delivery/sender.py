@@ -209,8 +209,9 @@ class ChatSender:
             self.delivery._finished(self)
 
     async def _loop(self) -> None:
-        """One transaction per message sent (what it did, and the next row to send), plus one to
-        take the chat and one to let it go."""
+        """At most two transactions per message: one takes the chat with its first row, then one
+        per message sent records what it did and reads the next row, or lets the chat go when
+        none is left. A group that gets one message a turn costs two; a burst, one each."""
         d = self.delivery
         timer = d.timer
         batch: Batch | None = None
@@ -222,10 +223,9 @@ class ChatSender:
                 if batch is None:
                     return  # another instance sends to this chat now
             if batch.row is None:
-                # Let go; rows another instance queued while we held the lease (its sender gave
-                # up on the chat) are ours to send, so look once more, in the same transaction.
-                more = await d.store(lambda s: _release(s, self.chat_id, d.holder))
-                if self.wakeup.is_set() or more:
+                # The transaction that found nothing left has let the chat go (`_next_batch`).
+                # A row committed since woke this sender (it is still in `_senders`): look again.
+                if self.wakeup.is_set():
                     batch = None
                     continue
                 return
@@ -277,7 +277,6 @@ class ChatSender:
                 # read from the session, not queried again.
                 chat = outbox.claim(session, self.chat_id, d.holder, d.timer.time(), LEASE_SECONDS)
                 record(session)
-                session.flush()
                 return None if chat is None else _next_batch(session, chat)
 
             return work
@@ -386,24 +385,26 @@ def _claim(session: Session, chat_id: int, holder: str, now: float) -> Batch | N
 
 
 def _next_batch(session: Session, chat: DeliveryChat) -> Batch:
-    """The chat's next row and what the chat shows of the surfaces it concerns."""
+    """The chat's next row and what the chat shows of the surfaces it concerns; with no row left,
+    the chat is let go in the same transaction. That is safe against a row queued meanwhile: the
+    chat's row is locked before the queue is read, so another instance's sender that wants the
+    chat waits for this commit and then finds it free, and this process's wake reaches the
+    sender before it ends (`ChatSender._loop`)."""
     chat_id = chat.chat_id
     row = outbox.next_row(session, chat_id)
     batch = Batch(row, chat)
-    if row is not None:
+    if row is None:
+        chat.holder, chat.lease_until = None, 0.0
+        session.add(chat)
+    else:
         batch.payload = json.loads(row.payload)
         for surface in (row.surface, batch.payload.get("reply_to")):
             shown = outbox.shown_message(session, chat_id, surface) if surface else None
             if shown is not None:
                 batch.shown[shown.surface] = (shown.message_id, shown.digest)
+    session.flush()  # what the transaction changed is written before its objects are let go
     session.expunge_all()
     return batch
-
-
-def _release(session: Session, chat_id: int, holder: str) -> bool:
-    """Let the chat go; whether rows are waiting for it all the same."""
-    outbox.release(session, chat_id, holder)
-    return outbox.has_rows(session, chat_id)
 
 
 def _spent(chat: DeliveryChat, now: float) -> None:

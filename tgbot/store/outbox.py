@@ -151,10 +151,6 @@ def chats_with_rows(session: Session, limit: int = 500) -> list[int]:
     return list(session.exec(select(OutboxRow.chat_id).distinct().limit(limit)).all())
 
 
-def has_rows(session: Session, chat_id: int) -> bool:
-    return session.exec(select(OutboxRow.id).where(OutboxRow.chat_id == chat_id).limit(1)).first() is not None
-
-
 def drop_keys(
     session: Session,
     chat_id: int,
