@@ -277,8 +277,8 @@ def instrument(rig: BotRig, ledger: Ledger, *, writes: bool = True) -> Callable[
     if writes:
         original_put, original_plan, original_finish = outbox.put, sender._plan, sender._finish
 
-        def put(session: Any, message: Any, now: Any) -> None:
-            original_put(session, message, now)
+        def put(session: Any, message: Any, now: Any, *args: Any, **kw: Any) -> None:
+            original_put(session, message, now, *args, **kw)
             payload = json.dumps(message.payload(), ensure_ascii=False, separators=(",", ":"))
             ledger.put((message.chat_id, message.surface, payload))
 
@@ -568,10 +568,15 @@ async def new_table(rig: BotRig, way: str, players: int, goal_steps: int, seed: 
     lobby = fake.last_message(group.id)
     for user in users[1:]:
         await tg.tap(user, lobby, "✋ Join")
-    if goal_steps:
+    if goal_steps or way == "inline":
         await tg.tap(users[0], lobby, "⚙️ Settings")
         for _ in range(goal_steps):
             await tg.tap(users[0], lobby, "Goal −20")
+        # Inline players pick a listed sum: where sum hints are a table setting (off by default:
+        # the list then offers no sums), their tables turn them on.
+        hints_on = [d for _t, d in keys_of(fake.message(group.id, lobby.message_id)) if _is_hints_on(d)]
+        if way == "inline" and hints_on:
+            await tg.tap(users[0], lobby, lambda _text, data: data == hints_on[0])
         await tg.tap(users[0], lobby, "↩️ Back")
     await tg.tap(users[0], lobby, "▶️ Start")
     gid = next(
@@ -585,6 +590,12 @@ async def new_table(rig: BotRig, way: str, players: int, goal_steps: int, seed: 
         for user in users:
             await tg.send(fake.private(user), user, f"/start g{gid}")
     return table
+
+
+def _is_hints_on(data: str) -> bool:
+    """The lobby key that turns sum hints on (``ln:<game>:h:1``)."""
+    parts = data.split(":")
+    return len(parts) == 4 and parts[0] == "ln" and parts[2:] == ["h", "1"]
 
 
 # --------------------------------------------------------------------------------------------
