@@ -169,3 +169,41 @@ def test_migrate_command_fails_cleanly_when_the_database_is_unusable(
     finally:
         root.handlers[:] = handlers
         root.setLevel(level)
+
+
+SERVE_AND_REPORT = """
+import sys
+from tgbot import runner
+
+async def serve(application, settings, *, webhook):  # the bot, up to the moment it would serve
+    print("alembic" in sys.modules, "matplotlib" in sys.modules)
+
+runner.serve = serve
+from tgbot.__main__ import main
+sys.exit(main([]))
+"""
+
+
+def test_the_bot_migrates_in_a_child_process_and_never_holds_alembic(tmp_path: Path) -> None:
+    """Starting the bot upgrades the database (through `tweakbot migrate` in a child process),
+    and the process that goes on to serve has loaded neither Alembic nor matplotlib."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.fakes.telegram import TEST_TOKEN
+
+    database = tmp_path / "bot.sqlite3"
+    env = {**os.environ, "TELEGRAM_BOT_TOKEN": TEST_TOKEN, "DATABASE_URL": f"sqlite:///{database}"}
+    out = subprocess.run(
+        [sys.executable, "-c", SERVE_AND_REPORT], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["False", "False"]
+    assert "schema revision" in out.stderr  # the child's log line, on the same stderr
+    engine = make_engine(f"sqlite:///{database}")
+    try:
+        assert model_tables() <= tables(engine)
+        assert migrations.current(engine) == migrations.head()
+    finally:
+        engine.dispose()
