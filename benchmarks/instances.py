@@ -111,6 +111,38 @@ def _proc_status(pid: int, field: str) -> float | None:
     return None
 
 
+def _pg_backends(engine: Any) -> dict[int, float]:
+    """CPU seconds so far of each PostgreSQL backend serving this database (the instances'
+    connections; the server's shared processes, the WAL writer and checkpointer, are not in it)."""
+    from sqlalchemy import text
+
+    with engine.connect() as connection:
+        pids = connection.execute(
+            text(
+                "SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
+                "AND pid <> pg_backend_pid()"
+            )
+        ).scalars()
+        found = {}
+        for pid in pids:
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                found[int(pid)] = _proc_cpu(int(pid))
+    return found
+
+
+def _pg_commits(engine: Any) -> int:
+    """Transactions committed in this database so far (the server's statistics)."""
+    from sqlalchemy import text
+
+    with engine.connect() as connection:
+        connection.execute(text("SELECT pg_stat_clear_snapshot()"))
+        return int(
+            connection.execute(
+                text("SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()")
+            ).scalar_one()
+        )
+
+
 class Instance:
     """One ``python -m tgbot --webhook`` process."""
 
@@ -278,6 +310,7 @@ async def run_child(args: argparse.Namespace) -> Figures:
             load = load_bench.Load(None, fake, args, started, deliver=balancer.deliver)
             groups = load_bench.make_groups(fake, args)
             cpu0 = {i.index: _proc_cpu(i.pid) for i in instances}
+            pg0, commits0 = _pg_backends(engine), _pg_commits(engine)
             own0, wall0, load0 = time.process_time(), time.perf_counter(), os.getloadavg()[0]
             tasks, learner = load.start(groups)
             await asyncio.wait(tasks, timeout=args.seconds + 70)
@@ -288,6 +321,8 @@ async def run_child(args: argparse.Namespace) -> Figures:
             wall = time.perf_counter() - wall0
             own = time.process_time() - own0
             cpu = {i.index: _proc_cpu(i.pid) - cpu0[i.index] for i in instances}
+            pg1, commits1 = _pg_backends(engine), _pg_commits(engine)
+            pg_cpu = sum(seconds - pg0.get(pid, 0.0) for pid, seconds in pg1.items())
             load1 = os.getloadavg()[0]
             pending = [f for f in fake.answered.values() if not f.done()]
             if pending:
@@ -333,6 +368,9 @@ async def run_child(args: argparse.Namespace) -> Figures:
             outbox_left=left,
             drained_s=drained_s,
             harness_cpu_s=own,
+            pg_cpu_s=pg_cpu,
+            pg_backends=len(pg1),
+            pg_commits_per_s=(commits1 - commits0) / wall,
             wall_s=wall,
             webhook_failed=balancer.failed,
             per_instance=[
@@ -506,6 +544,14 @@ ROWS: list[tuple[str, Getter, str]] = [
         lambda f: 1000 * _sum_instances("cpu_s")(f) / max(1, f["answered"]),
         "{:.1f} ms",
     ),
+    (
+        "CPU of PostgreSQL's backends for this database",
+        lambda f: 100 * f["pg_cpu_s"] / f["wall_s"],
+        "{:.0f} %",
+    ),
+    ("PostgreSQL CPU per tap answered", lambda f: 1000 * f["pg_cpu_s"] / max(1, f["answered"]), "{:.1f} ms"),
+    ("Transactions committed per second", lambda f: f["pg_commits_per_s"], "{:.0f}"),
+    ("PostgreSQL connections (backends) at the end", lambda f: f["pg_backends"], "{:.0f}"),
     (
         "CPU of the harness (fake, balancer, players)",
         lambda f: 100 * f["harness_cpu_s"] / f["wall_s"],
