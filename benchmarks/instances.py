@@ -524,9 +524,9 @@ ROWS: list[tuple[str, Getter, str]] = [
     ("Players", lambda f: f["players"], "{:.0f}"),
     ("Taps sent (all kinds)", lambda f: f["taps"], "{:,.0f}"),
     ("Taps answered", lambda f: 100 * f["answered"] / max(1, f["taps"]), "{:.2f} %"),
-    ("Answer latency p50", lambda f: f["latency_p50_ms"], "{:.0f} ms"),
-    ("Answer latency p99", lambda f: f["latency_p99_ms"], "{:.0f} ms"),
-    ("Answer latency max", lambda f: f["latency_max_ms"], "{:.0f} ms"),
+    ("Answer latency p50", lambda f: f["latency_p50_ms"], "{:,.0f} ms"),
+    ("Answer latency p99", lambda f: f["latency_p99_ms"], "{:,.0f} ms"),
+    ("Answer latency max", lambda f: f["latency_max_ms"], "{:,.0f} ms"),
     ("Move taps accepted", lambda f: f["accepted_move_taps"], "{:,.0f}"),
     ("Player moves in the log", lambda f: f["player_moves_logged"], "{:,.0f}"),
     ("  of which no accepted answer seen", lambda f: f["player_moves_without_accepted_answer"], "{:.0f}"),
@@ -696,13 +696,28 @@ def run_parent(args: argparse.Namespace) -> int:
                 {"code": code, **{f"{n}:{k}": r for (n, k), r in results.items()}}, indent=1, default=str
             )
         )
+    report(results, code, args)
+    return 0
+
+
+def report(results: dict[tuple[int, int], list[Figures]], code: str, args: argparse.Namespace) -> None:
+    runs = max((len(r) for r in results.values()), default=0)
     print(
         f"Load: load_bench's players, {args.seconds:.0f} s per run, abuse every {args.abuse_every:g} s per "
-        f"group, spread {args.spread}, {args.runs} cold run(s) per cell, median (min–max); one PostgreSQL; "
+        f"group, spread {args.spread}, {runs} cold run(s) per cell, median (min–max); one PostgreSQL; "
         f"machine: {coldrun.machine()}; code {code}.\n"
     )
-    print(table(results, args.groups, args.instances))
+    print(table(results, sorted({n for n, _k in results}), sorted({k for _n, k in results})))
     print(verdicts(results))
+
+
+def report_file(path: str, args: argparse.Namespace) -> int:
+    """The tables of an earlier run's --json file."""
+    data = json.loads(Path(path).read_text())
+    results = {
+        (int(key.split(":")[0]), int(key.split(":")[1])): runs for key, runs in data.items() if key != "code"
+    }
+    report(results, str(data.get("code", "?")), args)
     return 0
 
 
@@ -722,6 +737,7 @@ def main(argv: list[str] | None = None) -> int:
         "--drain", type=float, default=60.0, help="seconds to let the outbox empty at the end"
     )
     parser.add_argument("--json", metavar="FILE", help="also write every run's figures to FILE")
+    parser.add_argument("--report", metavar="FILE", help="only print the tables of a --json file")
     parser.add_argument(
         "--no-snapshot",
         action="store_true",
@@ -736,6 +752,8 @@ def main(argv: list[str] | None = None) -> int:
         figures = asyncio.run(run_child(args))
         Path(args.out).write_text(json.dumps(figures, default=str))
         return 0
+    if args.report:
+        return report_file(args.report, args)
     return run_parent(args)
 
 

@@ -1336,11 +1336,11 @@ def _cell(runs: list[dict[str, Any]], get: Callable[[dict[str, Any]], float | No
     if not values:
         return "—"
     mid = statistics.median(values)
-    if len(values) == 1 or min(values) == max(values):
-        return fmt.format(mid)
     low, high = fmt.format(min(values)), fmt.format(max(values))
+    if low == high:
+        return fmt.format(mid)
     unit = ""
-    for suffix in (" ms", " s/s", " s", " %"):
+    for suffix in (" ms", " s/s", " s", " %", " MB"):
         if low.endswith(suffix) and high.endswith(suffix):
             low, unit = low.removesuffix(suffix), suffix
             high = high.removesuffix(suffix)

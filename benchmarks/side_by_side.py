@@ -149,8 +149,8 @@ ROWS: list[tuple[str, Getter, str]] = [
     ("Players", lambda f: f["players"], "{:.0f}"),
     ("Taps sent (all kinds)", lambda f: f["taps"], "{:,.0f}"),
     ("Taps answered", lambda f: 100 * f["answered"] / max(1, f["taps"]), "{:.2f} %"),
-    ("Answer latency p50", lambda f: f["latency_p50_ms"], "{:.0f} ms"),
-    ("Answer latency p99", lambda f: f["latency_p99_ms"], "{:.0f} ms"),
+    ("Answer latency p50", lambda f: f["latency_p50_ms"], "{:,.0f} ms"),
+    ("Answer latency p99", lambda f: f["latency_p99_ms"], "{:,.0f} ms"),
     ("Moves (accepted claims, discards, [T!] cards)", lambda f: f["moves"], "{:,.0f}"),
     ("CPU per tap answered", _ms_per("answered"), "{:.1f} ms"),
     ("CPU per move", _ms_per("moves"), "{:.0f} ms"),
@@ -165,6 +165,7 @@ ROWS: list[tuple[str, Getter, str]] = [
     ("429 answers", lambda f: f["count_429"], "{:.0f}"),
     ("Most writes, one group, any 60 s", lambda f: f["max_group_writes_60s"], "{:.0f}"),
     ("Writes/s in all, mean (steady part)", lambda f: f["writes_per_s_mean"], "{:.1f}"),
+    ("Its threads runnable but waiting for a core", lambda f: f.get("runnable_waiting_per_s"), "{:.2f} s/s"),
     ("Machine load average (1 min) at the start", lambda f: f.get("loadavg_start"), "{:.1f}"),
 ]
 
@@ -290,16 +291,35 @@ def run_parent(args: argparse.Namespace) -> int:
                 default=str,
             )
         )
+    report(results, imports, code, args)
+    return 0
+
+
+def report(
+    results: dict[tuple[str, int], list[Figures]], imports: list[Figures], code: str, args: argparse.Namespace
+) -> None:
     before = json.loads(Path(args.before).read_text()) if args.before else None
+    runs = max((len(r) for r in results.values()), default=0)
     print(
         f"Load: load_bench's players, {args.seconds:.0f} s per run, abuse every {args.abuse_every:g} s "
-        f"per group, {args.runs} cold runs per cell (SQLite and PostgreSQL interleaved), median (min–max); "
+        f"per group, {runs} cold runs per cell (SQLite and PostgreSQL interleaved), median (min–max); "
         f"machine: {coldrun.machine()}; code {code}.\n"
     )
     if imports:
         print(import_table(imports) + "\n")
-    print(load_table(results, args.groups) + "\n")
+    print(load_table(results, sorted({n for _db, n in results})) + "\n")
     print(goals(results, before))
+
+
+def report_file(path: str, args: argparse.Namespace) -> int:
+    """The tables of an earlier run's --json file."""
+    data = json.loads(Path(path).read_text())
+    results = {
+        (key.split(":")[0], int(key.split(":")[1])): runs
+        for key, runs in data.items()
+        if key not in ("code", "imports")
+    }
+    report(results, data.get("imports", []), str(data.get("code", "?")), args)
     return 0
 
 
@@ -316,6 +336,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--import-runs", type=int, default=3, help="cold runs of the import check (0: skip)")
     parser.add_argument("--json", metavar="FILE", help="also write every run's figures to FILE")
     parser.add_argument("--before", metavar="FILE", help="a --json file of an earlier run, to compare")
+    parser.add_argument("--report", metavar="FILE", help="only print the tables of a --json file")
     parser.add_argument(
         "--no-snapshot",
         action="store_true",
@@ -326,6 +347,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.child:
         import_child()
         return 0
+    if args.report:
+        return report_file(args.report, args)
     return run_parent(args)
 
 
