@@ -130,17 +130,49 @@ def _pg_backends(engine: Any) -> dict[int, float]:
     return found
 
 
-def _pg_commits(engine: Any) -> int:
-    """Transactions committed in this database so far (the server's statistics)."""
+def _pg_stats(engine: Any) -> dict[str, float]:
+    """This database's counters in the server's statistics: transactions committed, sessions
+    (connections) opened, and milliseconds spent running statements."""
     from sqlalchemy import text
 
     with engine.connect() as connection:
         connection.execute(text("SELECT pg_stat_clear_snapshot()"))
-        return int(
-            connection.execute(
-                text("SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()")
-            ).scalar_one()
-        )
+        row = connection.execute(
+            text(
+                "SELECT xact_commit, sessions, active_time FROM pg_stat_database "
+                "WHERE datname = current_database()"
+            )
+        ).one()
+    return {"commits": float(row[0]), "sessions": float(row[1]), "active_ms": float(row[2])}
+
+
+class BackendCpu:
+    """The CPU of this database's backends over a window, sampled every half second so that
+    connections opened and closed meanwhile (a pool's overflow) are counted too, as far as they
+    lived past a sample."""
+
+    def __init__(self, engine: Any) -> None:
+        self.engine = engine
+        self.first: dict[int, float] = {}
+        self.last: dict[int, float] = {}
+        self.started = False
+
+    def sample(self) -> None:
+        for pid, seconds in _pg_backends(self.engine).items():
+            # A backend first seen after the start began during the window: all its CPU counts.
+            self.first.setdefault(pid, seconds if not self.started else 0.0)
+            self.last[pid] = seconds
+        self.started = True
+
+    async def run(self, stop: asyncio.Event) -> None:
+        while not stop.is_set():
+            with contextlib.suppress(Exception):  # a sample is a bonus
+                await asyncio.to_thread(self.sample)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), 0.5)
+
+    def seconds(self) -> float:
+        return sum(self.last[pid] - self.first[pid] for pid in self.last)
 
 
 class Instance:
@@ -310,7 +342,9 @@ async def run_child(args: argparse.Namespace) -> Figures:
             load = load_bench.Load(None, fake, args, started, deliver=balancer.deliver)
             groups = load_bench.make_groups(fake, args)
             cpu0 = {i.index: _proc_cpu(i.pid) for i in instances}
-            pg0, commits0 = _pg_backends(engine), _pg_commits(engine)
+            stats0, backend_cpu, sampling = _pg_stats(engine), BackendCpu(engine), asyncio.Event()
+            backend_cpu.sample()
+            sampler = asyncio.create_task(backend_cpu.run(sampling))
             own0, wall0, load0 = time.process_time(), time.perf_counter(), os.getloadavg()[0]
             tasks, learner = load.start(groups)
             await asyncio.wait(tasks, timeout=args.seconds + 70)
@@ -321,8 +355,11 @@ async def run_child(args: argparse.Namespace) -> Figures:
             wall = time.perf_counter() - wall0
             own = time.process_time() - own0
             cpu = {i.index: _proc_cpu(i.pid) - cpu0[i.index] for i in instances}
-            pg1, commits1 = _pg_backends(engine), _pg_commits(engine)
-            pg_cpu = sum(seconds - pg0.get(pid, 0.0) for pid, seconds in pg1.items())
+            sampling.set()
+            await sampler
+            backend_cpu.sample()
+            stats1 = _pg_stats(engine)
+            pg_backends = len(_pg_backends(engine))
             load1 = os.getloadavg()[0]
             pending = [f for f in fake.answered.values() if not f.done()]
             if pending:
@@ -368,9 +405,11 @@ async def run_child(args: argparse.Namespace) -> Figures:
             outbox_left=left,
             drained_s=drained_s,
             harness_cpu_s=own,
-            pg_cpu_s=pg_cpu,
-            pg_backends=len(pg1),
-            pg_commits_per_s=(commits1 - commits0) / wall,
+            pg_cpu_s=backend_cpu.seconds(),
+            pg_backends=pg_backends,
+            pg_commits_per_s=(stats1["commits"] - stats0["commits"]) / wall,
+            pg_sessions_opened=stats1["sessions"] - stats0["sessions"],
+            pg_active_s=(stats1["active_ms"] - stats0["active_ms"]) / 1000,
             wall_s=wall,
             webhook_failed=balancer.failed,
             per_instance=[
@@ -552,6 +591,12 @@ ROWS: list[tuple[str, Getter, str]] = [
     ("PostgreSQL CPU per tap answered", lambda f: 1000 * f["pg_cpu_s"] / max(1, f["answered"]), "{:.1f} ms"),
     ("Transactions committed per second", lambda f: f["pg_commits_per_s"], "{:.0f}"),
     ("PostgreSQL connections (backends) at the end", lambda f: f["pg_backends"], "{:.0f}"),
+    ("PostgreSQL connections opened during the window", lambda f: f.get("pg_sessions_opened"), "{:,.0f}"),
+    (
+        "PostgreSQL time in statements per tap answered",
+        lambda f: 1000 * f["pg_active_s"] / max(1, f["answered"]) if "pg_active_s" in f else None,
+        "{:.1f} ms",
+    ),
     (
         "CPU of the harness (fake, balancer, players)",
         lambda f: 100 * f["harness_cpu_s"] / f["wall_s"],
