@@ -738,11 +738,18 @@ def run_parent(args: argparse.Namespace) -> int:
     if args.json:
         Path(args.json).write_text(
             json.dumps(
-                {"code": code, **{f"{n}:{k}": r for (n, k), r in results.items()}}, indent=1, default=str
+                {"code": code, "args": _run_args(args), **{f"{n}:{k}": r for (n, k), r in results.items()}},
+                indent=1,
+                default=str,
             )
         )
     report(results, code, args)
     return 0
+
+
+def _run_args(args: argparse.Namespace) -> dict[str, Any]:
+    """What a --json file records of the options (the tables' header)."""
+    return {name: getattr(args, name) for name in ("seconds", "abuse_every", "players", "spread", "drain")}
 
 
 def report(results: dict[tuple[int, int], list[Figures]], code: str, args: argparse.Namespace) -> None:
@@ -760,8 +767,11 @@ def report_file(path: str, args: argparse.Namespace) -> int:
     """The tables of an earlier run's --json file."""
     data = json.loads(Path(path).read_text())
     results = {
-        (int(key.split(":")[0]), int(key.split(":")[1])): runs for key, runs in data.items() if key != "code"
+        (int(key.split(":")[0]), int(key.split(":")[1])): runs
+        for key, runs in data.items()
+        if key not in ("code", "args")
     }
+    vars(args).update(data.get("args", {}))
     report(results, str(data.get("code", "?")), args)
     return 0
 

@@ -286,7 +286,16 @@ def run_parent(args: argparse.Namespace) -> int:
     if args.json:
         Path(args.json).write_text(
             json.dumps(
-                {"code": code, "imports": imports, **{f"{db}:{n}": r for (db, n), r in results.items()}},
+                {
+                    "code": code,
+                    "args": {
+                        "seconds": args.seconds,
+                        "abuse_every": args.abuse_every,
+                        "players": args.players,
+                    },
+                    "imports": imports,
+                    **{f"{db}:{n}": r for (db, n), r in results.items()},
+                },
                 indent=1,
                 default=str,
             )
@@ -317,8 +326,9 @@ def report_file(path: str, args: argparse.Namespace) -> int:
     results = {
         (key.split(":")[0], int(key.split(":")[1])): runs
         for key, runs in data.items()
-        if key not in ("code", "imports")
+        if key not in ("code", "args", "imports")
     }
+    vars(args).update(data.get("args", {}))
     report(results, data.get("imports", []), str(data.get("code", "?")), args)
     return 0
 
