@@ -573,6 +573,7 @@ ROWS: list[tuple[str, Getter, str]] = [
     ("Games with one live board (the recorded one) / not", lambda f: f["boards_ok"], "{:.0f}"),
     ("Games not judged (outbox not empty after the drain)", lambda f: f["boards_unsettled"], "{:.0f}"),
     ("429 answers", lambda f: f["count_429"], "{:.0f}"),
+    ('Edits refused as "message is not modified"', lambda f: f.get("not_modified_edits"), "{:.0f}"),
     ("Most writes, one group, any 60 s", lambda f: f["max_group_writes_60s"], "{:.0f}"),
     ("Writes/s in all, mean (steady part)", lambda f: f["writes_per_s_mean"], "{:.1f}"),
     ("Writes/s in all, peak 1 s", lambda f: f["writes_per_s_peak_1s"], "{:.0f}"),

@@ -1092,6 +1092,10 @@ def _figures(
         "latency_p99_ms": 1000 * (_pct(latencies, 0.99) or 0),
         "latency_max_ms": 1000 * max(latencies, default=0),
         "count_429": fake.count_429(),
+        # Edits Telegram refused as "message is not modified" (a write spent on nothing).
+        "not_modified_edits": sum(
+            1 for c in fake.calls if c.method.startswith("edit") and "not modified" in (c.error or "")
+        ),
         "flood_rejections": len(fake.flood_rejections),
         "max_group_writes_60s": max(group_windows, default=0),
         "writes_total": len(all_writes),

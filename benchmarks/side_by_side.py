@@ -163,6 +163,7 @@ ROWS: list[tuple[str, Getter, str]] = [
         "{:.0f}",
     ),
     ("429 answers", lambda f: f["count_429"], "{:.0f}"),
+    ('Edits refused as "message is not modified"', lambda f: f.get("not_modified_edits"), "{:.0f}"),
     ("Most writes, one group, any 60 s", lambda f: f["max_group_writes_60s"], "{:.0f}"),
     ("Writes/s in all, mean (steady part)", lambda f: f["writes_per_s_mean"], "{:.1f}"),
     ("Its threads runnable but waiting for a core", lambda f: f.get("runnable_waiting_per_s"), "{:.2f} s/s"),
