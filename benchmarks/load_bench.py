@@ -1,7 +1,7 @@
 """Load benchmark: many groups playing at human speed, with abuse, under Telegram's flood limits.
 
 ``python benchmarks/load_bench.py [--groups 10 25 50 100] [--seconds 75] [--db sqlite|postgres|both]
-[--runs 3] [--seed 1] [--abuse-every 6] [--rtt-ms 0] [--json FILE] [--no-snapshot]
+[--runs 3] [--seed 1] [--abuse-every 6] [--players 0] [--rtt-ms 0] [--json FILE] [--no-snapshot]
 [--trace-db] [--db-workers K] [--py-spy DIR]``
 
 Defaults take about 32 minutes on 2 cores (16 per database). The code under test is copied first
@@ -34,12 +34,17 @@ and play as usual. The others peek at their hand every 5-20 s. Players only tap 
 showed them (read from the messages as the fake stores them now), and compute their sums from
 what the bot told them.
 
-Abuse, mixed in (one abusive tap every ``--abuse-every`` seconds per group on average, plus
-double taps): forged callback data (garbage, ids out of range, another game's keys, a lobby's
-*Cancel* by a bystander, a card position that does not exist, a [T!] kind the game has not),
-stale keys (kept from boards older than the one before the live one), a bystander who is not in
-the game tapping the board's keys, a player tapping card and [T!] keys out of turn, and double
-taps (*Claim*/*Discard* tapped twice 50-200 ms apart, *👀 My hand* twice).
+``--players K`` gives every group K players. Other scripts drive the same players
+(`make_groups`, `Load.start`): `benchmarks/side_by_side.py` runs this child per database,
+`benchmarks/instances.py` hands `Load` a ``deliver`` function that posts each update to a
+webhook instead of the Application's queue.
+
+Abuse, mixed in (one abusive tap every ``--abuse-every`` seconds per group on average, ``0`` for
+none, plus double taps): forged callback data (garbage, ids out of range, another game's keys, a
+lobby's *Cancel* by a bystander, a card position that does not exist, a [T!] kind the game has
+not), stale keys (kept from boards older than the one before the live one), a bystander who is
+not in the game tapping the board's keys, a player tapping card and [T!] keys out of turn, and
+double taps (*Claim*/*Discard* tapped twice 50-200 ms apart, *👀 My hand* twice).
 
 Each run is cold: a fresh process (this script runs itself per run), a fresh database (a new
 SQLite file; a new PostgreSQL database from ``tests/pg.py``), engine and Application.
@@ -66,7 +71,8 @@ Measured per run (times from the fake's clock, which is ``time.monotonic``):
   Shifter or Bomb played on the board (which brings a board of its own);
 * the process's CPU use, the time its threads were runnable but got no core (schedstat: the
   shared machine's share), the machine's load average, the event loop's lag (a 50 ms ticker's
-  overshoot), and the outbox backlog (rows waiting) at the end of the window.
+  overshoot), and the outbox backlog (rows waiting) at the end of the window; the process's CPU
+  seconds in the window, its RSS once the bot started and its peak RSS (``ru_maxrss``).
 
 The parent process prints, per database and N, the median and the spread (min-max) over the
 runs, and where the total write rate meets the bot's 25/s pacing (Telegram's ceiling is 30/s).
@@ -289,10 +295,22 @@ class Group:
 
 
 class Load:
-    """Drives the groups against the running Application and records every tap."""
+    """Drives the groups against the running Application and records every tap.
 
-    def __init__(self, app: Any, fake: Any, args: argparse.Namespace, started: float) -> None:
+    Updates go onto ``app``'s update queue, or, with ``deliver``, to that function instead (as
+    JSON-ready dicts: ``benchmarks/instances.py`` posts them to webhooks through a balancer).
+    """
+
+    def __init__(
+        self,
+        app: Any,
+        fake: Any,
+        args: argparse.Namespace,
+        started: float,
+        deliver: Callable[[dict[str, Any]], None] | None = None,
+    ) -> None:
         self.app = app
+        self.deliver = deliver
         self.fake = fake
         self.args = args
         self.started = started
@@ -310,6 +328,9 @@ class Load:
         return bool(self.now() < self.deadline)
 
     async def put(self, data: dict[str, Any]) -> None:
+        if self.deliver is not None:
+            self.deliver(data)
+            return
         await self.app.update_queue.put(self.fake.to_update(data, self.app.bot))
 
     def tap_nowait(self, g: Group, who: Member, message: Any, data: str, kind: str, op: str = "") -> Tap:
@@ -322,7 +343,10 @@ class Load:
             query_id, g.index, kind, data, int(match.group(2)) if match else None, message.message_id, op
         )
         self.taps.append(record)
-        self.app.update_queue.put_nowait(self.fake.to_update(update, self.app.bot))
+        if self.deliver is not None:
+            self.deliver(update)
+        else:
+            self.app.update_queue.put_nowait(self.fake.to_update(update, self.app.bot))
         return record
 
     async def tap(self, g: Group, who: Member, message: Any, data: str, kind: str, op: str = "") -> Any:
@@ -381,6 +405,22 @@ class Load:
         return None
 
     # -- one group ---------------------------------------------------------------------------------
+
+    def start(self, groups: list[Group]) -> tuple[list[asyncio.Task[None]], asyncio.Task[None]]:
+        """Start every group (over the ramp) and the task that tells the abusers the other
+        groups' games; returns the groups' tasks and that task."""
+        ramp = min(RAMP, self.args.seconds / 5)
+        tasks = [
+            asyncio.create_task(self.group_main(g, ramp * i / max(1, len(groups))))
+            for i, g in enumerate(groups)
+        ]
+
+        async def learn_games() -> None:  # other groups' game ids, for forged keys
+            while self.running():
+                self.other_games = [g.game_id for g in groups if g.game_id is not None]
+                await asyncio.sleep(2)
+
+        return tasks, asyncio.create_task(learn_games())
 
     async def group_main(self, g: Group, delay: float) -> None:
         await asyncio.sleep(delay)
@@ -616,6 +656,8 @@ class Load:
                 self.tap_nowait(g, member, board, f"h:{g.game_id}", "abuse:double")
 
     async def abuser(self, g: Group) -> None:
+        if self.args.abuse_every <= 0:  # no abuse
+            return
         rng = g.rng
         while self.running():
             await asyncio.sleep(rng.expovariate(1.0 / self.args.abuse_every))
@@ -690,6 +732,21 @@ def _refused(text: str) -> bool:
     return _refusals().fullmatch(text) is not None
 
 
+def make_groups(fake: Any, args: argparse.Namespace) -> list[Group]:
+    """The N groups of a run: 3 or 4 players each (``args.players`` fixes it), and a bystander."""
+    rng = random.Random(args.seed)
+    groups: list[Group] = []
+    for i in range(args.groups):
+        chat = fake.group(f"Load {i}")
+        size = rng.choice((3, 4))
+        size = getattr(args, "players", 0) or size
+        base = 1_000_000 + i * 100
+        players = [Member(fake.user(base + j, NAMES[j]), NAMES[j]) for j in range(size)]
+        bystander = Member(fake.user(base + 9, BYSTANDER), BYSTANDER)
+        groups.append(Group(i, chat, players, bystander, random.Random(args.seed * 7919 + i)))
+    return groups
+
+
 def _choose_sum(
     hand: list[int], table: list[int], target: int, rng: random.Random
 ) -> tuple[int, tuple[int, ...]] | None:
@@ -713,6 +770,24 @@ def _sched() -> tuple[float, float]:
     except OSError:
         pass
     return cpu, wait
+
+
+def _rss_mb() -> float | None:
+    """This process's resident set now (MB), from /proc (None where there is none)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def _peak_rss_mb() -> float:
+    """This process's peak resident set so far (MB; Linux reports ru_maxrss in KiB)."""
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def _loadavg() -> float | None:
@@ -900,19 +975,12 @@ async def run_child(args: argparse.Namespace) -> dict[str, Any]:
         if app.post_init:
             await app.post_init(app)
         await app.start()
+        rss_ready = _rss_mb()
         cpu0, wall0 = time.process_time(), time.perf_counter()
         sched0, load0 = _sched(), _loadavg()
         started = fake.timer.monotonic()
         load = Load(app, fake, args, started)
-        rng = random.Random(args.seed)
-        groups: list[Group] = []
-        for i in range(args.groups):
-            chat = fake.group(f"Load {i}")
-            size = rng.choice((3, 4))
-            base = 1_000_000 + i * 100
-            players = [Member(fake.user(base + j, NAMES[j]), NAMES[j]) for j in range(size)]
-            bystander = Member(fake.user(base + 9, BYSTANDER), BYSTANDER)
-            groups.append(Group(i, chat, players, bystander, random.Random(args.seed * 7919 + i)))
+        groups = make_groups(fake, args)
         stop = asyncio.Event()
         lag: list[float] = []
         backlog: list[tuple[float, int]] = []
@@ -920,18 +988,8 @@ async def run_child(args: argparse.Namespace) -> dict[str, Any]:
             asyncio.create_task(_loop_lag(lag, stop)),
             asyncio.create_task(_backlog(deps.db, backlog, stop, lambda: fake.timer.monotonic() - started)),
         ]
-        ramp = min(RAMP, args.seconds / 5)
-        tasks = [
-            asyncio.create_task(load.group_main(g, ramp * i / max(1, args.groups)))
-            for i, g in enumerate(groups)
-        ]
-
-        async def learn_games() -> None:  # other groups' game ids, for forged keys
-            while load.running():
-                load.other_games = [g.game_id for g in groups if g.game_id is not None]
-                await asyncio.sleep(2)
-
-        monitors.append(asyncio.create_task(learn_games()))
+        tasks, learner = load.start(groups)
+        monitors.append(learner)
         await asyncio.wait(tasks, timeout=args.seconds + 70)
         for task in tasks:
             task.cancel()
@@ -943,6 +1001,10 @@ async def run_child(args: argparse.Namespace) -> dict[str, Any]:
             "loadavg_end": _loadavg(),
             "runnable_waiting_per_s": (sched1[1] - sched0[1]) / wall_window,
             "sched_cpu_per_s": (sched1[0] - sched0[0]) / wall_window,
+            # The process's CPU seconds in the window (bot, fake and players: one process).
+            "cpu_s": cpu_window,
+            "wall_s": wall_window,
+            "rss_ready_mb": rss_ready,
         }
         # Let the answers still due arrive (or expire), then read what was sent.
         pending = [f for f in fake.answered.values() if not f.done()]
@@ -978,6 +1040,8 @@ async def run_child(args: argparse.Namespace) -> dict[str, Any]:
         figures.update(settled)
         if log_dump is not None:
             figures["debug_moves"] = log_dump
+        figures["peak_rss_mb"] = _peak_rss_mb()
+        figures["matplotlib_loaded"] = "matplotlib" in sys.modules
         figures["code"] = code_fingerprint()
         if trace is not None:
             figures["db_trace"] = trace.summary(window_end - started)
@@ -1208,6 +1272,10 @@ def _figures(
         "latency_p99_ms": 1000 * (_pct(latencies, 0.99) or 0),
         "latency_max_ms": 1000 * max(latencies, default=0),
         "count_429": fake.count_429(),
+        # Edits Telegram refused as "message is not modified" (a write spent on nothing).
+        "not_modified_edits": sum(
+            1 for c in fake.calls if c.method.startswith("edit") and "not modified" in (c.error or "")
+        ),
         "flood_rejections": len(fake.flood_rejections),
         "max_group_writes_60s": max(group_windows, default=0),
         "writes_total": len(all_writes),
@@ -1315,6 +1383,8 @@ def _child_command(
         "--out",
         str(out),
     ]
+    if getattr(args, "players", 0):
+        command += ["--players", str(args.players)]
     if args.trace_db:
         command.append("--trace-db")
     if args.db_workers:
@@ -1500,11 +1570,11 @@ def _cell(runs: list[dict[str, Any]], get: Callable[[dict[str, Any]], float | No
     if not values:
         return "—"
     mid = statistics.median(values)
-    if len(values) == 1 or min(values) == max(values):
-        return fmt.format(mid)
     low, high = fmt.format(min(values)), fmt.format(max(values))
+    if low == high:
+        return fmt.format(mid)
     unit = ""
-    for suffix in (" ms", " s/s", " s", " %"):
+    for suffix in (" ms", " s/s", " s", " %", " MB"):
         if low.endswith(suffix) and high.endswith(suffix):
             low, unit = low.removesuffix(suffix), suffix
             high = high.removesuffix(suffix)
@@ -1583,8 +1653,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=3, help="cold runs per database and N")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
-        "--abuse-every", type=float, default=6.0, help="mean seconds between abusive taps per group"
+        "--abuse-every",
+        type=float,
+        default=6.0,
+        help="mean seconds between abusive taps per group (0: no abuse)",
     )
+    parser.add_argument("--players", type=int, default=0, help="players per group (0: 3 or 4 at random)")
     parser.add_argument("--rtt-ms", type=float, default=0.0, help="Bot API round trip to simulate per call")
     parser.add_argument("--py-spy", metavar="DIR", help="record each run with py-spy (raw stacks) into DIR")
     parser.add_argument("--json", metavar="FILE", help="also write every run's figures to FILE")

@@ -1,0 +1,63 @@
+"""The scale benchmarks parse their options, tell a refusal from an accepted move and build their
+tables. They are run by hand (BENCHMARKS.md); nothing here is timed."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+
+import instances
+import side_by_side
+
+
+@pytest.mark.parametrize("module", [instances, side_by_side])
+def test_help(module: ModuleType, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as done:
+        module.main(["--help"])
+    assert done.value.code == 0
+    assert "--groups" in capsys.readouterr().out
+
+
+def test_a_refusal_is_not_an_accepted_move() -> None:
+    refused = instances._refusal()
+    assert refused("It's Ana's turn.")
+    assert refused("This board is out of date: the live one is at the bottom of the chat.")
+    assert refused("7 is not the target 9. Nothing was played.")
+    assert not refused("Done!")
+
+
+def run(cpu_s: float, p99: float, rss: float) -> dict[str, Any]:
+    return {
+        "players": 12,
+        "taps": 100,
+        "answered": 100,
+        "latency_p50_ms": 5.0,
+        "latency_p99_ms": p99,
+        "moves": 10,
+        "cpu_s": cpu_s,
+        "cpu_percent": 3.0,
+        "peak_rss_mb": rss,
+        "rss_ready_mb": rss - 5,
+        "matplotlib_loaded": False,
+        "count_429": 0,
+        "max_group_writes_60s": 18,
+        "writes_per_s_mean": 1.0,
+        "loadavg_start": 0.5,
+    }
+
+
+def test_side_by_side_table_and_goals() -> None:
+    after = {("sqlite", 4): [run(0.5, 30, 70), run(0.6, 35, 72)], ("postgres", 4): [run(0.8, 50, 80)]}
+    before = {"sqlite:4": [run(1.2, 90, 100)]}
+    table = side_by_side.load_table(after, [4])
+    assert "| CPU per tap answered | 5.5 ms (5.0–6.0 ms) | 8.0 ms |" in table
+    goals = side_by_side.goals(after, before)
+    assert "SQLite, 4 groups: answers p99 32 ms (goal ≤ 40 ms): met" in goals
+    assert "PostgreSQL, 4 groups: answers p99 50 ms (goal ≤ 40 ms): not met" in goals
+    assert "CPU per tap 12.0 → 5.5 ms (2.18× less; goal ≥ 2×: met)" in goals
