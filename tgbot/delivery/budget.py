@@ -11,9 +11,10 @@ the per-second ceiling is per process (`GlobalBudget`).
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..clock import Timer
+from ..clock import Timer, Wakeup
 from ..store.outbox import Priority
 
 GROUP_WINDOW = 60.0
@@ -28,6 +29,9 @@ COSMETIC_LIMIT = 12
 PRIVATE_GAP = 1.05
 #: Writes per second by this process across all chats (Telegram: about 30).
 GLOBAL_RATE = 25
+#: Cosmetic writes take a slot of the second only while fewer than this many were spent in it:
+#: under a busy bot, one group's keys-off edit never takes the slot another group's board needs.
+GLOBAL_COSMETIC = 18
 #: Seconds added to every wait: a burst's writes leave the window together, and Telegram's clock
 #: and ours need not agree to the millisecond.
 MARGIN = 1.0
@@ -51,6 +55,7 @@ class Limits:
     cosmetic: int = COSMETIC_LIMIT
     private_gap: float = PRIVATE_GAP
     overall: int = GLOBAL_RATE
+    overall_cosmetic: int = GLOBAL_COSMETIC
 
 
 def wait_before(
@@ -70,21 +75,32 @@ def wait_before(
 class GlobalBudget:
     """This process's writes in the last second, across every chat."""
 
-    def __init__(self, timer: Timer, rate: int = GLOBAL_RATE) -> None:
+    def __init__(self, timer: Timer, rate: int = GLOBAL_RATE, cosmetic: int = GLOBAL_COSMETIC) -> None:
         self.timer = timer
         self.rate = rate
+        self.cosmetic = min(cosmetic, rate)
         self._sent: deque[float] = deque()
 
-    def wait(self) -> float:
+    def wait(self, priority: int = Priority.TURN) -> float:
+        """Seconds until a write of `priority` may take a slot (0: now)."""
         now = self.timer.monotonic()
         while self._sent and self._sent[0] <= now - 1.0:
             self._sent.popleft()
-        if len(self._sent) < self.rate:
+        limit = self.cosmetic if priority >= Priority.COSMETIC else self.rate
+        if len(self._sent) < limit:
             return 0.0
-        return self._sent[0] + 1.0 - now
+        return self._sent[len(self._sent) - limit] + 1.0 - now
 
-    async def take(self) -> None:
-        """Wait for a free slot and spend it."""
-        while (delay := self.wait()) > 0:
-            await self.timer.sleep(delay)
+    async def take(
+        self, priority: int = Priority.TURN, wake: Wakeup | None = None, outranked: Callable[[], bool] = bool
+    ) -> bool:
+        """Wait for a free slot and spend it; False, spending nothing, when `outranked()` says
+        something more urgent came while waiting (`wake` ends the wait to ask)."""
+        while (delay := self.wait(priority)) > 0:
+            if await self.timer.sleep(delay, wake):
+                assert wake is not None
+                wake.clear()
+                if outranked():
+                    return False
         self._sent.append(self.timer.monotonic())
+        return True

@@ -114,7 +114,7 @@ class Delivery:
         self.poll_seconds = poll_seconds
         self.limits = limits or budget.Limits()
         self.draw_chart = draw_chart
-        self.global_budget = budget.GlobalBudget(timer, self.limits.overall)
+        self.global_budget = budget.GlobalBudget(timer, self.limits.overall, self.limits.overall_cosmetic)
         self.bot: Bot | None = None
         self._senders: dict[int, ChatSender] = {}
         self._poller: asyncio.Task[None] | None = None
@@ -284,7 +284,8 @@ class ChatSender:
         if plan.skip:
             return await d.store(then_next(lambda s: outbox.delivered(s, row.id or 0, row.rev)))
         media_bytes = await self._media(payload)
-        await d.global_budget.take()
+        if not await d.global_budget.take(row.priority, self.wakeup, lambda: self.urgency < row.priority):
+            return None  # a more urgent row of this chat came while it waited: read the queue again
         outcome = await io.deliver(
             d.bot,
             self.chat_id,
