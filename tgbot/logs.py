@@ -148,10 +148,38 @@ def install_redaction(secrets: Iterable[str | None]) -> None:
     logging.setLogRecordFactory(factory)
 
 
+class StopCleanupFilter(logging.Filter):
+    """At a stop, PTB asks Telegram once more to mark the updates it fetched as read; when that
+    call fails (Telegram slow or gone) PTB logs it with a traceback, on an otherwise clean stop.
+    One warning line says the same: those updates may come again, and the bot handles an update
+    it has seen before as a duplicate."""
+
+    PREFIX = "Error while calling `get_updates` one more time"
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info and str(record.msg).startswith(self.PREFIX):
+            error = record.exc_info[1]
+            record.msg = (
+                "could not mark the last fetched updates as read at stop (%s: %s); "
+                "Telegram may send them again"
+            )
+            record.args = (type(error).__name__, error)
+            record.exc_info, record.exc_text = None, None
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+        return True
+
+
+#: The logger PTB's `Updater` writes to.
+UPDATER_LOGGER = "telegram.ext.Updater"
+
+
 def setup_logging(level: str, secrets: Iterable[str | None] = ()) -> None:
     """Configure the root logger for a bot process (stderr, one line per record)."""
     logging.basicConfig(level=level, format=LOG_FORMAT, force=True)
     for name in QUIET_LOGGERS:
         # httpx logs every request URL at INFO, and the URL contains the bot token.
         logging.getLogger(name).setLevel(logging.WARNING)
+    updater = logging.getLogger(UPDATER_LOGGER)
+    if not any(isinstance(f, StopCleanupFilter) for f in updater.filters):
+        updater.addFilter(StopCleanupFilter())
     install_redaction(secrets)

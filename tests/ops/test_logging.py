@@ -143,3 +143,33 @@ def test_setup_logging_quiets_url_loggers() -> None:
     finally:
         root.handlers[:] = saved_handlers
         root.setLevel(saved_level)
+
+
+def test_a_failed_last_get_updates_at_stop_is_one_warning_line(capsys: pytest.CaptureFixture[str]) -> None:
+    """PTB's last getUpdates at a stop failing (Telegram slow or gone) is logged by PTB with a
+    traceback; the bot's log makes it one warning line."""
+    from telegram.error import TimedOut
+
+    root = logging.getLogger()
+    saved_handlers, saved_level = root.handlers[:], root.level
+    updater = logging.getLogger(logs.UPDATER_LOGGER)
+    saved_filters = updater.filters[:]
+    try:
+        logs.setup_logging("INFO", [TEST_TOKEN])
+        try:
+            raise TimedOut("Timed out")
+        except TimedOut:
+            updater.exception(
+                "Error while calling `get_updates` one more time to mark all fetched updates. "
+                "Suppressing error to ensure graceful shutdown."
+            )
+        updater.info("an ordinary line stays as it is")
+    finally:
+        root.handlers[:] = saved_handlers
+        root.setLevel(saved_level)
+        updater.filters[:] = saved_filters
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 2, lines
+    assert " WARNING telegram.ext.Updater could not mark the last fetched updates as read" in lines[0]
+    assert "TimedOut: Timed out" in lines[0] and "Traceback" not in "\n".join(lines)
+    assert lines[1].endswith("INFO telegram.ext.Updater an ordinary line stays as it is")
