@@ -136,6 +136,9 @@ class TapRecord:
     keys_off: int = 0  # keys taken off an old message, for this tap (a group write too)
     private_total: int = 0
     outcome: str = ""  # the popup's text (callback queries)
+    #: The game right after the tap (status, version, seat to move), read by the driver when it
+    #: tracks turns (`Driver.track_turns`): which turn the tap's messages announce.
+    after: tuple[str, int, int | None] | None = None
 
     @property
     def answer_seconds(self) -> float:
@@ -156,6 +159,7 @@ class TurnRecord:
     #: a Thief, Shifter or Bomb played on the group board: it brings a board of its own
     t_board: bool = False
     special: bool = False  # ended a round or the game
+    mover: int = -1  # the seat to move
     waited: float = 0.0  # virtual seconds the player waited for the board (or panel) of the turn
 
 
@@ -172,6 +176,9 @@ class Ledger:
         self.other_sql: dict[str, Counter[str]] = {}
         self.other_tx: Counter[str] = Counter()
         self.writes: list[tuple[int, bool, int | None]] = []  # (chat, private, owner tap)
+        #: Messages Telegram delivered with sound (a send without ``disable_notification``):
+        #: (chat, owner tap, virtual time).
+        self.notifications: list[tuple[int, int | None, float]] = []
         self.answered_at: dict[str, float] = {}
 
     # -- taps --
@@ -225,6 +232,10 @@ class Ledger:
         if owner is None and getattr(_local, "kind", None) == "tap":
             owner = self.current
         self.owners[key] = owner
+
+    def notified(self, chat_id: int, at: float) -> None:
+        row = _row.get()
+        self.notifications.append((chat_id, self.owners.get(row) if row is not None else None, at))
 
     def wrote(self, chat_id: int, private: bool) -> None:
         row = _row.get()
@@ -330,6 +341,11 @@ def time_transactions(rig: BotRig) -> tuple[dict[str, list[float]], Callable[[],
     return books, lambda: setattr(db, "_transaction", original)
 
 
+#: The Bot API methods whose message Telegram delivers with sound unless ``disable_notification``
+#: (as ``notifications()`` in tests/bot/test_notifications.py counts them).
+NOTIFYING = ("sendMessage", "sendPhoto", "sendDocument")
+
+
 class BenchTelegram(FakeTelegram):
     """The fake Bot API, telling the ledger when the bot answered a query and when a write was
     accepted."""
@@ -350,7 +366,12 @@ class BenchTelegram(FakeTelegram):
             params, _files = self._decode(request_data)
             key = params.get("callback_query_id") or params.get("inline_query_id")
             self.ledger.answered_at.setdefault(str(key), time.perf_counter())
-        return await super().do_request(url, method, request_data, *args, **kw)
+        status, body = await super().do_request(url, method, request_data, *args, **kw)
+        if api in NOTIFYING and 200 <= status <= 299 and request_data is not None:
+            params = request_data.parameters
+            if params.get("disable_notification") not in (True, "true", "True"):
+                self.ledger.notified(int(params["chat_id"]), self.timer.monotonic())
+        return status, body
 
     def _admit(self, chat_id: int, private: bool, method: str) -> None:
         super()._admit(chat_id, private, method)  # raises (429) when refused
@@ -398,6 +419,8 @@ Script = Generator[Step, Any, None]
 class Seat:
     user: FakeUser
     rng: random.Random
+    #: The player has a private chat with the bot (sent /start there before the game).
+    private: bool = True
 
 
 @dataclass
@@ -431,6 +454,8 @@ class Driver:
         self.timer = rig.timer
         self.peek: Engine = create_engine(rig.db_url)
         self.stuck: list[str] = []
+        #: Read the game after every tap (`TapRecord.after`; the driver's own engine, not counted).
+        self.track_turns = False
 
     # -- running --
 
@@ -466,6 +491,7 @@ class Driver:
             query_id = update["callback_query"]["id"]
             record = self.ledger.begin(step.kind, table.way, table.game_id, turn)
             await self._process(record, update, query_id)
+            self._after(record)
             answer = self.fake.answers[query_id]
             record.outcome = answer.text or ""
             if not answer.answered:
@@ -476,6 +502,7 @@ class Driver:
             query_id = update["inline_query"]["id"]
             record = self.ledger.begin("inline: 🎯 Play list (query)", table.way, table.game_id, turn)
             await self._process(record, update, query_id)
+            self._after(record)
             inline = self.fake.inline_answer(query_id)
             if not inline.answered:
                 raise AssertionError("the inline query was not answered")
@@ -490,7 +517,13 @@ class Driver:
             )
             record = self.ledger.begin(kind, table.way, table.game_id, turn, player="message" in update)
             await self._process(record, update, None)
+            self._after(record)
         return None
+
+    def _after(self, record: TapRecord) -> None:
+        if self.track_turns:
+            status, version, state = self.game(record.game)
+            record.after = (status, version, int(state["current"]) if state is not None else None)
 
     async def _process(self, record: TapRecord, update: dict[str, Any], query_id: str | None) -> None:
         errors = len(self.tg.errors)
@@ -557,12 +590,24 @@ def pace(rng: random.Random, span: tuple[float, float]) -> Wait:
 _user_ids = iter(range(10_001, 10**7))
 
 
-async def new_table(rig: BotRig, way: str, players: int, goal_steps: int, seed: int) -> Table:
+async def new_table(
+    rig: BotRig,
+    way: str,
+    players: int,
+    goal_steps: int,
+    seed: int,
+    private: Callable[[int], bool] | None = None,
+) -> Table:
+    """A game of `players` in a new group, started. Every player sends /start in private first
+    (the bot can then write to them), or, with `private`, only the seats it says yes to (a panel
+    game: every player, who opens the panel in private)."""
     fake, tg = rig.fake, rig.tg
     rng = random.Random(seed)
     users = [fake.user(next(_user_ids), NAMES[i]) for i in range(players)]
-    for user in users:
-        await tg.send(fake.private(user), user, "/start")
+    chats = [way == "panel" or private is None or private(i) for i in range(players)]
+    for user, chat in zip(users, chats, strict=True):
+        if chat:
+            await tg.send(fake.private(user), user, "/start")
     group = fake.group(f"{way.title()} table {seed}")
     await tg.send(group, users[0], f"/newgame{BOT}")
     lobby = fake.last_message(group.id)
@@ -585,7 +630,8 @@ async def new_table(rig: BotRig, way: str, players: int, goal_steps: int, seed: 
         for _t, d in keys_of(m)
         if d.startswith("k:")
     )
-    table = Table(way, group, [Seat(u, random.Random(rng.random())) for u in users], rng, gid)
+    seats = [Seat(u, random.Random(rng.random()), chat) for u, chat in zip(users, chats, strict=True)]
+    table = Table(way, group, seats, rng, gid)
     if way == "panel":
         for user in users:
             await tg.send(fake.private(user), user, f"/start g{gid}")
@@ -623,7 +669,7 @@ def play_game(driver: Driver, table: Table) -> Script:
             return
         current = int(state["current"])
         seat = table.seats[current]
-        turn = TurnRecord(table.way, gid, version)
+        turn = TurnRecord(table.way, gid, version, mover=current)
         driver.ledger.turns.append(turn)
         table.turn = turn
         before_round = int(state["round"])

@@ -1,7 +1,8 @@
 """What a tap costs: SQL statements and transactions, and writes into the group, per kind of tap;
 per turn, for the three ways of playing; and the inline list's answer time on a 20-card table.
 
-``python benchmarks/tap_cost.py [--runs 3] [--db sqlite postgres] [--games 3] [--queries 300] [--trace]``
+``python benchmarks/tap_cost.py [--runs 3] [--db sqlite postgres] [--games 3] [--queries 300] [--trace]
+[--private-chats some|all]``
 
 Each cold run is a fresh process with a fresh database (a SQLite file in a temporary directory,
 WAL, as the bot runs it; a new PostgreSQL database from ``tests/pg.py``) and a fresh bot:
@@ -24,6 +25,23 @@ and inline mode on). Per run, with seed = the run's number:
    round), steady play without the board a Thief, Shifter or Bomb played on the group board
    brings (by design), and turns that end a round. After the games the virtual clock runs two
    more minutes so nothing stays in the outbox.
+
+   **Notifications per person per turn.** A notification is a message Telegram delivers with
+   sound: a sendMessage, sendPhoto or sendDocument it accepted without ``disable_notification``
+   (as ``notifications()`` in tests/bot/test_notifications.py): in the group it wakes every
+   player at the table, in a private chat that person. Each is credited to the tap whose content
+   it carried (the ledger's owners, as the writes), and so to a turn: the turn the game is in
+   right after that tap (the driver reads the game after every tap), so a move's messages count
+   for the next player's turn, which they announce; those of the move that ends the game count
+   for the game's end. Per turn: the mover's notifications and each other player's, by way of
+   playing and by whether the mover has a private chat with the bot. At the board and inline
+   tables every other seat sent /start in private before the game (seat 0 or 1 first, by the
+   table's seed: one or two of the three), the others never wrote to the bot; a panel player
+   opens their panel in private, so has one (``--private-chats all``: every seat has one, the
+   set-up before these figures). Each game's first turn is left out (announced by the set-up's
+   Start); notifications from no tap are counted apart. No reminder can come: the game clock
+   does not move in these runs (only the delivery timer does) and the test client pauses the
+   JobQueue, so the sweep never runs.
 2. **Inline answer time**: a 2-player game in inline mode; before each of ``--queries`` inline
    queries the game's state is replaced (same version) by a deal with **20 cards on the table**
    (the deck's cards shuffled onto it; every other query the mover also holds a Joker, whose
@@ -44,7 +62,7 @@ import statistics
 import sys
 import tempfile
 from collections import Counter, defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -184,19 +202,117 @@ def summarise_turns(bench: Bench) -> dict[str, Any]:
     return out
 
 
-async def play(url: str, games: int, seed: int, trace: bool = False) -> dict[str, Any]:
+def private_chats(table_seed: int, mode: str) -> Callable[[int], bool] | None:
+    """Which seats of a board or inline table sent /start in private before the game: every
+    other seat, starting with seat 0 or 1 by the table's seed (so a 3-player table has one or two
+    of each kind); ``all``: every seat (the set-up before the notification figures)."""
+    if mode == "all":
+        return None
+    return lambda seat: (seat + table_seed) % 2 == 0
+
+
+def summarise_notifications(bench: Bench, tables: list[Table], first: int) -> dict[str, Any]:
+    """Notifications per person per turn (see `NOTIFY_DOC`), by way of playing and by whether
+    the mover has a private chat with the bot."""
+    ledger = bench.ledger
+    by_game = {t.game_id: t for t in tables}
+    starts: dict[int, list[tuple[int, int]]] = defaultdict(list)  # game: (version, turn index)
+    for index, turn in enumerate(ledger.turns):
+        starts[turn.game].append((turn.version, index))
+    woken: dict[int, Counter[int]] = defaultdict(Counter)  # turn index: user id -> notifications
+    ends: dict[int, Counter[int]] = defaultdict(Counter)  # game: ... (the game's end)
+    unowned: Counter[str] = Counter()
+    unmatched = 0
+    mismatched = 0
+    for chat_id, owner, _at in ledger.notifications[first:]:
+        if owner is None:
+            unowned["group" if chat_id < 0 else "private"] += 1
+            continue
+        tap = ledger.taps[owner]
+        table = by_game[tap.game]
+        users = [s.user.id for s in table.seats]
+        recipients = users if chat_id == table.group.id else [u for u in users if u == chat_id]
+        if tap.after is None:
+            unmatched += 1
+            continue
+        status, version, current = tap.after
+        if status != "playing":
+            ends[tap.game].update(recipients)
+            continue
+        found = [i for v, i in starts[tap.game] if v <= version]
+        if not found:
+            unmatched += 1
+            continue
+        if ledger.turns[found[-1]].mover != current:
+            mismatched += 1
+        woken[found[-1]].update(recipients)
+    firsts = {indices[0][1] for indices in starts.values()}
+    out: dict[str, Any] = {}
+    for way in WAYS:
+        for private in (True, False):
+            mover_n: list[int] = []
+            others_n: list[int] = []  # per other person
+            others_woken = 0  # turns in which any other player was notified
+            after_round = 0
+            for index, turn in enumerate(ledger.turns):
+                if turn.way != way or index in firsts:
+                    continue
+                table = by_game[turn.game]
+                seat = table.seats[turn.mover]
+                if seat.private != private:
+                    continue
+                got = woken[index]
+                mover_n.append(got[seat.user.id])
+                rest = [got[s.user.id] for s in table.seats if s is not seat]
+                others_n += rest
+                others_woken += any(rest)
+                after_round += bool(index > 0 and ledger.turns[index - 1].special)
+            if not mover_n:
+                continue
+            out[f"{way}:{'private' if private else 'none'}"] = {
+                "turns": len(mover_n),
+                "after_round": after_round,
+                "mover": _mean(mover_n),
+                "mover_max": max(mover_n),
+                "mover_over_1": sum(1 for n in mover_n if n > 1) / len(mover_n),
+                "mover_zero": sum(1 for n in mover_n if n == 0) / len(mover_n),
+                "others": _mean(others_n),
+                "others_max": max(others_n),
+                "others_share": others_woken / len(mover_n),
+            }
+    people = [n for game in ends.values() for n in game.values()]
+    out["_"] = {
+        "game_end": sum(people) / max(1, sum(len(t.seats) for t in tables)),
+        "unowned_group": unowned["group"],
+        "unowned_private": unowned["private"],
+        "unmatched": unmatched,
+        "mismatched": mismatched,
+        "first_turns": len(firsts),
+    }
+    return out
+
+
+async def play(url: str, games: int, seed: int, trace: bool = False, private: str = "some") -> dict[str, Any]:
     async with Bench(url, seed=seed) as bench:
         bench.ledger.tracing = trace
+        bench.driver.track_turns = True
         tables: list[Table] = []
         for way in WAYS:
             for g in range(games):
-                tables.append(await new_table(bench.rig, way, 3, 4, seed * 100 + len(tables) + g))
+                table_seed = seed * 100 + len(tables) + g
+                tables.append(
+                    await new_table(bench.rig, way, 3, 4, table_seed, private_chats(table_seed, private))
+                )
         await quiet_minute(bench)
         before = len(bench.ledger.writes)
+        first_notification = len(bench.ledger.notifications)
         await bench.driver.run([(t, play_game(bench.driver, t)) for t in tables])
         await settle_outbox(bench)
         ledger = bench.ledger
         writes = ledger.writes[before:]
+        not_modified = sum(
+            1 for c in bench.fake.calls if c.method.startswith("edit") and "not modified" in (c.error or "")
+        )
         delivery_sql = sum(n for v, n in ledger.other_sql.get("delivery", Counter()).items() if v != "BEGIN")
         group_writes = sum(1 for _c, private, _o in writes if not private)
         return {
@@ -208,7 +324,11 @@ async def play(url: str, games: int, seed: int, trace: bool = False) -> dict[str
             "delivery_tx_per_write": ledger.other_tx["delivery"] / max(1, len(writes)),
             "delivery_sql_per_write": delivery_sql / max(1, len(writes)),
             "flood_rejections": len(bench.fake.flood_rejections),
+            "not_modified": not_modified,
             "virtual_minutes": bench.rig.timer.monotonic() / 60,
+            "notifications": summarise_notifications(bench, tables, first_notification),
+            "private_seats": sum(s.private for t in tables if t.way != "panel" for s in t.seats),
+            "other_seats": sum(not s.private for t in tables if t.way != "panel" for s in t.seats),
             "trace": ledger.trace,
         }
 
@@ -261,7 +381,7 @@ def child(args: argparse.Namespace) -> None:
     figures: dict[str, Any] = {}
     seed = args.run + 1
     with database(args.db[0]) as url:
-        figures["games"] = asyncio.run(play(url, args.games, seed, args.trace))
+        figures["games"] = asyncio.run(play(url, args.games, seed, args.trace, args.private_chats))
     with database(args.db[0]) as url:
         figures["inline"] = asyncio.run(inline_times(url, args.queries, seed))
     emit(figures)
@@ -338,6 +458,39 @@ def turns_table(results: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
+def notifications_table(results: list[dict[str, Any]]) -> list[str]:
+    """Notifications per person per turn, by way of playing and whether the mover has a private
+    chat with the bot."""
+    pct = lambda v: f"{100 * v:.0f} %"  # noqa: E731
+    lines = [
+        "| Way of playing | Mover has a private chat | Turns (all runs; after a round end) "
+        "| **Mover**: notifications per turn, mean / most | Turns the mover got more than one "
+        "| Turns the mover got none | **Each other player**: notifications per turn, mean / most "
+        "| Turns that woke another player |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for way in WAYS:
+        for private in ("private", "none"):
+            key = f"{way}:{private}"
+            got = [
+                r["games"]["notifications"][key]
+                for r in results
+                if key in r["games"].get("notifications", {})
+            ]
+            if not got:
+                continue
+            lines.append(
+                f"| {way} | {'yes' if private == 'private' else 'no'} "
+                f"| {sum(int(g['turns']) for g in got):,} ({sum(int(g['after_round']) for g in got)}) "
+                f"| {spread([g['mover'] for g in got], fmt)} / {max(g['mover_max'] for g in got)} "
+                f"| {spread([g['mover_over_1'] for g in got], pct)} "
+                f"| {spread([g['mover_zero'] for g in got], pct)} "
+                f"| {spread([g['others'] for g in got], fmt)} / {max(g['others_max'] for g in got)} "
+                f"| {spread([g['others_share'] for g in got], pct)} |"
+            )
+    return lines
+
+
 def report(label: str, results: list[dict[str, Any]]) -> None:
     print(f"\n### {label}: {len(results)} cold runs; {machine(results)}\n")
     print("\n".join(taps_table(results)))
@@ -352,6 +505,23 @@ def report(label: str, results: list[dict[str, Any]]) -> None:
         f"{fig(games, 'flood_rejections', f=fmt)}; virtual time per run "
         f"{spread(column(games, 'virtual_minutes'), lambda v: f'{v:.0f}')} min."
     )
+    print(f"\nNot-modified edits (refused by Telegram) per run: {fig(games, 'not_modified', f=fmt)}.")
+    if any("notifications" in g for g in games):
+        rest = [g["notifications"]["_"] for g in games if "notifications" in g]
+        print(
+            f"\nNotifications per person per turn ({fig(games, 'private_seats', f=fmt)} seats with a "
+            f"private chat and {fig(games, 'other_seats', f=fmt)} without at the board and inline "
+            "tables per run; every panel player has one; each game's first turn left out, its "
+            "notification came with the set-up's Start):\n"
+        )
+        print("\n".join(notifications_table(results)))
+        print(
+            f"\nAt the games' ends: {fig(rest, 'game_end', f=fmt)} notifications per person; not "
+            f"from a tap: {fig(rest, 'unowned_group', f=fmt)} in groups, "
+            f"{fig(rest, 'unowned_private', f=fmt)} in private; not matched to a turn "
+            f"{fig(rest, 'unmatched', f=fmt)}, matched to a turn of another mover "
+            f"{fig(rest, 'mismatched', f=fmt)}."
+        )
     inline = [r["inline"] for r in results]
     ms = lambda v: f"{v * 1000:.1f}"  # noqa: E731
     print(
@@ -371,6 +541,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=3, help="games of each way of playing per run")
     parser.add_argument("--queries", type=int, default=300, help="inline queries timed per run")
     parser.add_argument("--trace", action="store_true", help="print the SQL of one tap of each kind")
+    parser.add_argument(
+        "--private-chats",
+        choices=["some", "all"],
+        default="some",
+        help="board and inline tables: every other seat has a private chat with the bot (some), or all",
+    )
     add_child_arguments(parser)
     args = parser.parse_args(argv)
     if args.child:
@@ -378,7 +554,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     for db in args.db:
         label = "SQLite" if db == "sqlite" else "PostgreSQL"
-        passed = [f"--db={db}", f"--games={args.games}", f"--queries={args.queries}"]
+        passed = [
+            f"--db={db}",
+            f"--games={args.games}",
+            f"--queries={args.queries}",
+            f"--private-chats={args.private_chats}",
+        ]
         results = cold_runs(
             __file__, passed + (["--trace"] if args.trace else []), args.runs, f"tap_cost {label}"
         )
