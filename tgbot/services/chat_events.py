@@ -30,10 +30,11 @@ from ..i18n import _
 from ..render import cards as cards_render
 from ..store import outbox
 from ..store.models import ACTIVE_STATUSES, LOBBY, PAUSED, PLAYING, Chat, Game, OutboxRow
+from ..turn_clock import TurnClock
 from . import lobby, output, people, record, stats, surfaces, table_control
 from .context import context_of, load_game
 from .env import Env
-from .turn_clock import TurnClock, set_clock, start_when_shown
+from .game_clock import clock_of, set_clock, start_when_shown
 
 log = logging.getLogger("tweakbot.chat_events")
 
@@ -142,7 +143,7 @@ def bot_removed(session: Session, env: Env, chat_id: int) -> list[int]:
     for game in session.exec(query).all():
         game.status = PAUSED
         game.updated_at = env.now
-        set_clock(session, game, TurnClock.pause(env.now, None))
+        set_clock(session, game, TurnClock.pause(clock_of(game), env.now, None))
         assert game.id is not None
         held.append(game.id)
     return sorted(held)

@@ -33,12 +33,13 @@ from ..store.models import (
     Move,
 )
 from ..store.outbox import Priority
+from ..turn_clock import TurnClock
 from . import moves, output, people, record, surfaces
 from .context import GameContext, context_of, dump_state, player_rows, require_game
 from .env import Env
+from .game_clock import clock_of, set_clock
 from .people import Person
 from .play import Answer, Tap, answer_refusal
-from .turn_clock import TurnClock, set_clock
 
 COMPUTER_NAMES = {"easy": M_("Bot Easy"), "normal": M_("Bot Normal"), "hard": M_("Bot Hard")}
 
@@ -118,7 +119,7 @@ def open_lobby(
         name = computer_name(game.language, levels, level)
         levels.append(level)
         session.add(GamePlayer(game_id=game.id, seat=len(levels), user_id=None, name=name, ai_level=level))
-    set_clock(session, game, {"wake_at": env.now + env.lobby_ttl})  # an unstarted lobby expires
+    set_clock(session, game, TurnClock.lobby(env.now, env.lobby_ttl))  # an unstarted lobby expires
     session.flush()
     output.show_lobby(session, env, context_of(session, game))
     return game
@@ -294,7 +295,8 @@ def start(session: Session, env: Env, ctx: GameContext, players: list[GamePlayer
     session.add(
         Move(game_id=ctx.game_id, seq=1, seat=None, code=f"start:{seed}", source="system", at=env.now)
     )
-    set_clock(session, game, TurnClock.waiting(state.current))  # it starts when the board is seen
+    # The turn starts when the board is seen.
+    set_clock(session, game, TurnClock.waiting(clock_of(game), state.current))
     session.flush()
     ctx = context_of(session, game)
     lang = ctx.language
@@ -333,8 +335,7 @@ def expire(session: Session, env: Env, ctx: GameContext) -> None:
     game.status = EXPIRED
     game.finished_at = env.now
     game.updated_at = env.now
-    set_clock(session, game, {"wake_at": None})
-    session.add(game)
+    set_clock(session, game, TurnClock.stop())
     text = _(
         ctx.language, "⌛ This lobby closed: nobody started the game in time. Send /newgame to try again."
     )

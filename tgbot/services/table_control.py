@@ -18,12 +18,13 @@ from ..i18n import _, _n
 from ..render import cards as cards_render
 from ..render.lobby import hints_text, pace_rows
 from ..store.models import LOBBY, PAUSED, PLAYING, Game, GamePlayer
+from ..turn_clock import TurnClock
 from . import chat_events, lobby, moves, output, people, record
 from .command import Command, Replied, guarded, reply, reply_language
 from .context import GameContext, context_of, require_game
 from .env import Env
+from .game_clock import clock_of, rules_of, set_clock
 from .play import Answer, Tap
-from .turn_clock import TurnClock, set_clock
 
 _QUIET_RE = re.compile(r"(\d{1,2})-(\d{1,2})(?:\s+(?:UTC)?([+-]\d{1,2})(?::(\d{2}))?)?", re.IGNORECASE)
 SECONDS_PER_DAY = 86400
@@ -55,7 +56,7 @@ def pause(session: Session, env: Env, command: Command, admin: bool) -> Replied:
         _manager(ctx, command, admin)
         game.status = PAUSED
         game.updated_at = env.now
-        set_clock(session, game, TurnClock.pause(env.now, env.pause_max))
+        set_clock(session, game, TurnClock.pause(clock_of(game), env.now, env.pause_max))
         days = max(1, round(env.pause_max.total_seconds() / SECONDS_PER_DAY))
         text = _n(
             ctx.language,
@@ -77,9 +78,8 @@ def go_on(session: Session, env: Env, ctx: GameContext, header: str) -> None:
     """A paused game plays on: a fresh clock for the player to move, the board at the bottom."""
     game = ctx.game
     game.status = PLAYING
-    game.paused_until = None
     game.updated_at = env.now
-    set_clock(session, game, TurnClock.waiting(ctx.playing_state().current))
+    set_clock(session, game, TurnClock.resume(clock_of(game), ctx.playing_state().current))
     record.post_board(session, env, ctx, note=[header])
 
 
@@ -285,7 +285,7 @@ def quiet(session: Session, env: Env, command: Command, arg: str, admin: bool) -
         for game in running:
             if game.status == PLAYING and game.turn_started_at is not None:
                 ctx = context_of(session, game)
-                set_clock(session, game, moves.turn_clock(ctx, env).rederive(game))
+                set_clock(session, game, rules_of(ctx, env).rederive(clock_of(game)))
         if hours is None:
             reply(session, env, command, _(lang, "🔔 Quiet hours are off."))
         else:
@@ -358,8 +358,8 @@ def change_pace(
     session.add(ctx.game)
     ctx = replace(ctx, settings=settings)
     if ctx.game.status == PLAYING:
-        clock = moves.turn_clock(ctx, env)
-        set_clock(session, ctx.game, clock.restart(ctx.game, ctx.playing_state().current, env.now))
+        clock = rules_of(ctx, env).restart(clock_of(ctx.game), ctx.playing_state().current, env.now)
+        set_clock(session, ctx.game, clock)
     glang = ctx.language
     label = pacing.pace_label(glang, pace, env.custom_pace)
     text = _(glang, "⚙️ The pace of this game is now {pace}; the turn clock starts again.", pace=label)
