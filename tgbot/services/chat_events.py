@@ -34,7 +34,7 @@ from ..turn_clock import TurnClock
 from . import lobby, output, people, record, stats, surfaces, table_control
 from .context import context_of, load_game
 from .env import Env
-from .game_clock import clock_of, set_clock, start_when_shown
+from .game_clock import clock_of, is_held, set_clock, start_when_shown
 
 log = logging.getLogger("tweakbot.chat_events")
 
@@ -147,19 +147,6 @@ def bot_removed(session: Session, env: Env, chat_id: int) -> list[int]:
         assert game.id is not None
         held.append(game.id)
     return sorted(held)
-
-
-def is_held(game: Game) -> bool:
-    """Paused with no end: held since the bot was removed (only /board or /resume lift it)."""
-    return game.status == PAUSED and game.paused_until is None
-
-
-def bot_is_here(session: Session, chat_id: int) -> None:
-    """A command from the chat proves the bot is in it."""
-    chat = session.get(Chat, chat_id)
-    if chat is not None and chat.bot_removed:
-        chat.bot_removed = False
-        session.add(chat)
 
 
 def bot_added(session: Session, env: Env, chat_id: int, title: str | None) -> None:

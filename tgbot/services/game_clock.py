@@ -14,7 +14,7 @@ from datetime import datetime
 from sqlmodel import Session
 
 from ..store.db import after_commit, is_postgres
-from ..store.models import PLAYING, Chat, Game
+from ..store.models import PAUSED, PLAYING, Chat, Game
 from ..turn_clock import ClockState, TurnClock
 from . import surfaces
 from .context import GameContext, parse_settings, quiet_hours
@@ -54,6 +54,11 @@ def set_clock(session: Session, game: Game, state: ClockState) -> None:
 def is_waiting(game: Game) -> bool:
     """A turn is on, but its clock waits until its player can see it."""
     return game.status == PLAYING and clock_of(game).waiting
+
+
+def is_held(game: Game) -> bool:
+    """Paused with no end: held since the bot was removed (only /board or /resume lift it)."""
+    return game.status == PAUSED and game.paused_until is None
 
 
 def start_when_shown(session: Session, env: Env, chat_id: int, surface: str) -> None:

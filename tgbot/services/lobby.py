@@ -26,6 +26,7 @@ from ..store.models import (
     CANCELLED,
     EXPIRED,
     LOBBY,
+    PAUSED,
     PLAYING,
     Chat,
     Game,
@@ -37,7 +38,7 @@ from ..turn_clock import TurnClock
 from . import moves, output, people, record, surfaces
 from .context import GameContext, context_of, dump_state, player_rows, require_game
 from .env import Env
-from .game_clock import clock_of, set_clock
+from .game_clock import clock_of, rules_of, set_clock
 from .people import Person
 from .play import Answer, Tap, answer_refusal
 
@@ -252,9 +253,7 @@ def change_setting(
             if ctx.game.status != LOBBY:
                 if key != "p":
                     raise ServiceError("not_lobby")
-                from . import table_control
-
-                return table_control.change_pace(session, env, ctx, tap, value, admin, lang)
+                return change_pace(session, env, ctx, tap, value, admin, lang)
             if key == "p" and not pacing.is_known(value, env.custom_pace):
                 raise ServiceError("bad_setting")
             settings = ctx.settings.with_change(key, value, max(MIN_PLAYERS, len(ctx.seats)))
@@ -265,6 +264,34 @@ def change_setting(
             return Answer()
     except ServiceError as error:
         return _refused(lang, error, admin)
+
+
+def change_pace(
+    session: Session, env: Env, ctx: GameContext, tap: Tap, pace: str, admin: bool, lang: str
+) -> Answer:
+    """A pace key under /settings of a running game: the turn clock starts again. Here, with the
+    lobby's settings, because the same key changes the pace before the start and after it."""
+    if not pacing.is_known(pace, env.custom_pace):
+        raise ServiceError("bad_setting")
+    if ctx.game.status not in (PLAYING, PAUSED):
+        raise ServiceError("not_playing")
+    if not can_manage(ctx.game, tap.person.id, admin):
+        raise ServiceError("not_creator")
+    settings = replace(ctx.settings, pace=pace)
+    ctx.game.settings = settings.to_json()
+    session.add(ctx.game)
+    ctx = replace(ctx, settings=settings)
+    if ctx.game.status == PLAYING:
+        clock = rules_of(ctx, env).restart(clock_of(ctx.game), ctx.playing_state().current, env.now)
+        set_clock(session, ctx.game, clock)
+    glang = ctx.language
+    label = pacing.pace_label(glang, pace, env.custom_pace)
+    text = _(glang, "⚙️ The pace of this game is now {pace}; the turn clock starts again.", pace=label)
+    output.say_in_game(session, env, ctx, text)
+    on_board = tap.message_id == record.live_board(session, ctx)  # a forged key: the board keeps its own
+    if tap.chat_id is not None and tap.message_id is not None and not on_board:
+        output.drop_keys(session, env, tap.chat_id, tap.message_id)  # the /settings message
+    return Answer(_(lang, "Pace: {pace}", pace=pacing.pace_label(lang, pace, env.custom_pace)))
 
 
 def _refused(lang: str, error: ServiceError, admin: bool) -> Answer:
