@@ -42,6 +42,8 @@ from pydantic_settings import (
 )
 from pydantic_settings.sources.utils import parse_env_vars
 
+from .turn_clock import LOBBY_TTL, PAUSE_MAX
+
 TOKEN_ENV = "TELEGRAM_BOT_TOKEN"
 DATABASE_URL_ENV = "DATABASE_URL"
 API_BASE_URL_ENV = "TELEGRAM_API_BASE_URL"
@@ -281,9 +283,9 @@ class Settings(BaseSettings):
     nudge_after: Duration | None = Field(default=None, validation_alias=NUDGE_AFTER_ENV)
     deadline_after: Duration | None = Field(default=None, validation_alias=DEADLINE_AFTER_ENV)
     pause_max: Annotated[timedelta, BeforeValidator(_pause_days), Field(gt=timedelta(0), le=_MAX_PAUSE)] = (
-        Field(default=timedelta(days=7), validation_alias=PAUSE_MAX_ENV)
+        Field(default=PAUSE_MAX, validation_alias=PAUSE_MAX_ENV)
     )
-    lobby_ttl: Duration = Field(default=timedelta(hours=24), validation_alias=LOBBY_TTL_ENV)
+    lobby_ttl: Duration = Field(default=LOBBY_TTL, validation_alias=LOBBY_TTL_ENV)
     sweep_interval: Duration = Field(default=timedelta(seconds=30), validation_alias=SWEEP_INTERVAL_ENV)
     #: Public HTTPS URL Telegram posts updates to; None means long polling.
     webhook_url: Annotated[str | None, BeforeValidator(_webhook_url)] = Field(

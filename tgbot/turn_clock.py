@@ -30,6 +30,10 @@ from .pacing import Pace, QuietHours, resolve
 
 LAST_CALL_FRACTION = 0.8
 MAX_REMINDERS = 2  # per turn, except relaxed (one a day)
+#: The operator's defaults (TWEAKBOT_LOBBY_TTL, TWEAKBOT_PAUSE_MAX_DAYS): an unstarted lobby
+#: expires after a day; a /pause lifts itself after a week.
+LOBBY_TTL = timedelta(hours=24)
+PAUSE_MAX = timedelta(days=7)
 
 
 @dataclass(frozen=True)
