@@ -33,14 +33,13 @@ from pydantic import (
     field_serializer,
     model_validator,
 )
+from pydantic.fields import FieldInfo
 from pydantic_settings import (
     BaseSettings,
     DotEnvSettingsSource,
-    EnvSettingsSource,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
 )
-from pydantic_settings.sources.utils import parse_env_vars
 
 from .turn_clock import LOBBY_TTL, PAUSE_MAX
 
@@ -371,21 +370,33 @@ ENV_NAMES: dict[str, str] = _env_names()
 ENV_SETTINGS: tuple[str, ...] = tuple(ENV_NAMES.values())
 
 
-class _MappingEnvSource(EnvSettingsSource):
-    """pydantic-settings' environment source, reading a given mapping instead of ``os.environ``.
+class EnvironSource(PydanticBaseSettingsSource):
+    """The bot's variables from a mapping: the process environment, or the one a test passes.
 
-    Blank values are dropped here, before the merge, so a blank variable lets ``.env`` apply
-    instead of hiding it (the model would only turn it into the default).
+    A pydantic-settings source (its documented extension point) rather than `EnvSettingsSource`,
+    which can only read ``os.environ``: a test's mapping must be all there is. Each field is read
+    under its exact variable name (its alias; not, say, "log_level"), and blank values are left
+    out here, before the merge, so a blank variable lets ``.env`` apply instead of hiding it
+    (compose passes ``${VAR:-}`` through as "").
     """
 
     def __init__(self, settings_cls: type[BaseSettings], environ: Mapping[str, str]) -> None:
-        self._environ = {name: value for name, value in environ.items() if value.strip()}
         super().__init__(settings_cls)
+        self._environ = environ
 
-    def _load_env_vars(self) -> Mapping[str, str | None]:
-        return parse_env_vars(
-            self._environ, self.case_sensitive, self.env_ignore_empty, self.env_parse_none_str
-        )
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+        name = field.validation_alias
+        assert isinstance(name, str), field_name
+        value = self._environ.get(name)
+        return (value if value is not None and value.strip() else None), name, False
+
+    def __call__(self) -> dict[str, Any]:
+        values: dict[str, Any] = {}
+        for field_name, field in self.settings_cls.model_fields.items():
+            value, name, _ = self.get_field_value(field, field_name)
+            if value is not None:
+                values[name] = value
+        return values
 
 
 def _hide_secrets(message: str, values: Mapping[str, Any]) -> str:
@@ -429,9 +440,9 @@ def load_settings(
     A missing ``.env`` is fine: in production everything comes from the environment.
     ``require_token=False`` is for `tweakbot migrate`, which needs only the database.
     """
-    sources = (
+    sources: tuple[PydanticBaseSettingsSource, ...] = (
         DotEnvSettingsSource(Settings, env_file=env_file),
-        _MappingEnvSource(Settings, os.environ if environ is None else environ),
+        EnvironSource(Settings, os.environ if environ is None else environ),
     )
     values: dict[str, Any] = {}
     for source in sources:  # later sources win: the environment over .env
