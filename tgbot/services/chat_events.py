@@ -31,7 +31,7 @@ from ..render import cards as cards_render
 from ..store import outbox
 from ..store.models import ACTIVE_STATUSES, LOBBY, PAUSED, PLAYING, Chat, Game, OutboxRow
 from ..turn_clock import TurnClock
-from . import lobby, output, people, record, stats, surfaces, table_control
+from . import lobby, lobby_message, output, people, record, stats, surfaces, table_control
 from .context import context_of, load_game
 from .env import Env
 from .game_clock import clock_of, is_held, set_clock, start_when_shown
@@ -73,7 +73,7 @@ def migrate_chat(session: Session, env: Env, old_id: int, new_id: int) -> list[i
     for game_id in moved:
         ctx = context_of(session, session.get_one(Game, game_id))
         if ctx.game.status == LOBBY:
-            output.show_lobby(session, env, ctx)
+            lobby_message.show_lobby(session, env, ctx)
         else:
             note = _(ctx.language, "🔄 This group is now a supergroup: the game goes on here.")
             record.post_board(session, env, ctx, note=[note])
@@ -227,6 +227,6 @@ class SenderTrouble:
             return
         env = self.make_env()
         if kind == "lobby" and ctx.game.status == LOBBY:
-            output.show_lobby(session, env, ctx)
+            lobby_message.show_lobby(session, env, ctx)
         elif kind == "board" and surface == surfaces.board(ctx.game) and ctx.game.status == PLAYING:
             record.post_board(session, env, ctx)

@@ -35,7 +35,7 @@ from ..store.models import (
 )
 from ..store.outbox import Priority
 from ..turn_clock import TurnClock
-from . import moves, output, people, record, surfaces
+from . import lobby_message, moves, output, people, record, surfaces
 from .context import GameContext, context_of, dump_state, player_rows, require_game
 from .env import Env
 from .game_clock import clock_of, rules_of, set_clock
@@ -122,7 +122,7 @@ def open_lobby(
         session.add(GamePlayer(game_id=game.id, seat=len(levels), user_id=None, name=name, ai_level=level))
     set_clock(session, game, TurnClock.lobby(env.now, env.lobby_ttl))  # an unstarted lobby expires
     session.flush()
-    output.show_lobby(session, env, context_of(session, game))
+    lobby_message.show_lobby(session, env, context_of(session, game))
     return game
 
 
@@ -184,7 +184,7 @@ def _lobby_op(
         leave_lobby(session, env, ctx, person.id)
         return Answer(_(lang, "You left the lobby."))
     if op in ("settings", "back"):
-        output.show_lobby(session, env, ctx, settings_screen=op == "settings")
+        lobby_message.show_lobby(session, env, ctx, settings_screen=op == "settings")
         return Answer()
     if not can_manage(ctx.game, person.id, admin):
         raise ServiceError("not_creator")
@@ -199,7 +199,7 @@ def _changed(session: Session, env: Env, ctx: GameContext, settings_screen: bool
     ctx.game.updated_at = env.now
     session.add(ctx.game)
     session.flush()
-    output.show_lobby(session, env, context_of(session, ctx.game), settings_screen)
+    lobby_message.show_lobby(session, env, context_of(session, ctx.game), settings_screen)
 
 
 def leave_lobby(session: Session, env: Env, ctx: GameContext, user_id: int) -> None:
@@ -329,7 +329,7 @@ def start(session: Session, env: Env, ctx: GameContext, players: list[GamePlayer
     lang = ctx.language
     names = ", ".join(cards_render.name(s.name) for s in ctx.seats)
     started = _(lang, "🃏 <b>TWEAK!</b> has started: {names}", names=names)
-    output.close_lobby(session, env, ctx, started, Priority.COSMETIC)  # the board goes first
+    lobby_message.close_lobby(session, env, ctx, started, Priority.COSMETIC)  # the board goes first
     result = moves.PlayResult(ctx)
     moves.autoplay(session, env, result)  # a computer may be first to move
     if result.outcomes or result.abandoned:
@@ -350,7 +350,7 @@ def cancel(session: Session, env: Env, ctx: GameContext) -> None:
     session.add(game)
     text = _(lang, "✖️ The game was cancelled.")
     if was_lobby:
-        output.close_lobby(session, env, ctx, text)
+        lobby_message.close_lobby(session, env, ctx, text)
     else:
         record.close(session, env, ctx, text)
         output.drop_reminder(session, ctx)
@@ -366,4 +366,4 @@ def expire(session: Session, env: Env, ctx: GameContext) -> None:
     text = _(
         ctx.language, "⌛ This lobby closed: nobody started the game in time. Send /newgame to try again."
     )
-    output.close_lobby(session, env, ctx, text)
+    lobby_message.close_lobby(session, env, ctx, text)

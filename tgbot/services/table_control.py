@@ -19,7 +19,7 @@ from ..render import cards as cards_render
 from ..render.lobby import hints_text, pace_rows
 from ..store.models import LOBBY, PAUSED, PLAYING, Game, GamePlayer
 from ..turn_clock import TurnClock
-from . import lobby, moves, output, people, record
+from . import lobby, lobby_message, moves, output, people, record
 from .command import Command, Replied, guarded, reply, reply_language
 from .context import GameContext, context_of, require_game
 from .env import Env
@@ -105,7 +105,7 @@ def board(session: Session, env: Env, command: Command) -> Replied:
     def act() -> Replied:
         ctx = _here(session, command)
         if ctx.game.status == LOBBY:
-            output.repost_lobby(session, env, ctx)
+            lobby_message.repost_lobby(session, env, ctx)
         elif is_held(ctx.game):
             people.bot_is_here(session, ctx.game.chat_id)
             go_on(session, env, ctx, _(ctx.language, "▶️ The game goes on!"))
