@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
+from enum import Enum
 
 from .pacing import Pace, QuietHours, resolve
 
@@ -55,6 +56,14 @@ class ClockState:
 
 
 NO_CLOCK = ClockState()
+
+
+class Due(Enum):
+    """What the sweep must do for a game whose `wake_at` has come."""
+
+    PAUSE_OVER = "pause_over"  # the pause ran out: the game goes on
+    DEADLINE = "deadline"  # the idle default is played for the player to move
+    REMINDER = "reminder"  # the turn's next reminder
 
 
 @dataclass(frozen=True)
@@ -233,6 +242,19 @@ class TurnClock:
     def resume(state: ClockState, seat: int) -> ClockState:
         """A paused game plays on: the turn waits to be seen again, like a new one."""
         return replace(TurnClock.waiting(state, seat), paused_until=None)
+
+    @staticmethod
+    def due(state: ClockState, now: datetime, *, paused: bool) -> Due | None:
+        """What is due at `now`: in a paused game only its end; in a running one the deadline
+        before any reminder (a late sweep plays the turn rather than remind of it). None: the
+        sweep woke early, or for a rule that no longer applies."""
+        if paused:
+            return Due.PAUSE_OVER if state.paused_until is not None and state.paused_until <= now else None
+        if state.deadline_at is not None and state.deadline_at <= now:
+            return Due.DEADLINE
+        if state.next_nudge_at is not None and state.next_nudge_at <= now:
+            return Due.REMINDER
+        return None
 
     @staticmethod
     def rearm(state: ClockState, *, paused: bool, running: bool) -> ClockState:

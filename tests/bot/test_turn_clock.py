@@ -7,7 +7,7 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 
 from tgbot.pacing import PACES, QuietHours
-from tgbot.turn_clock import NO_CLOCK, ClockState, TurnClock
+from tgbot.turn_clock import NO_CLOCK, ClockState, Due, TurnClock
 
 T0 = datetime(2026, 3, 1, 12, 0, 0)
 MIN = timedelta(minutes=1)
@@ -86,3 +86,15 @@ def test_the_sweep_rearms_for_what_comes_next() -> None:
     paused = TurnClock.pause(running(), T0, HOUR)
     assert TurnClock.rearm(replace(paused, wake_at=None), paused=True, running=False).wake_at == T0 + HOUR
     assert TurnClock.rearm(turn, paused=False, running=False).wake_at is None
+
+
+def test_what_is_due_when_the_sweep_wakes() -> None:
+    turn = running()
+    assert TurnClock.due(turn, T0 + 9 * MIN, paused=False) is None  # woke early
+    assert TurnClock.due(turn, T0 + 10 * MIN, paused=False) is Due.REMINDER
+    # A sweep late past the deadline plays the turn instead of reminding of it.
+    assert TurnClock.due(turn, T0 + HOUR, paused=False) is Due.DEADLINE
+    paused = TurnClock.pause(turn, T0, HOUR)
+    assert TurnClock.due(paused, T0 + 59 * MIN, paused=True) is None
+    assert TurnClock.due(paused, T0 + HOUR, paused=True) is Due.PAUSE_OVER
+    assert TurnClock.due(TurnClock.pause(turn, T0, None), T0 + 1000 * HOUR, paused=True) is None

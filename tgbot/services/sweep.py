@@ -32,7 +32,7 @@ from ..store import outbox
 from ..store.db import is_postgres
 from ..store.models import LOBBY, PAUSED, PLAYING, Game, GamePlayer, SeenTap
 from ..store.outbox import Message
-from ..turn_clock import TurnClock
+from ..turn_clock import Due, TurnClock
 from . import lobby, moves, output, panels, record, surfaces, table_control
 from .context import GameContext, SeatInfo, contexts_of
 from .env import Env
@@ -94,22 +94,21 @@ def sweep_batch(session: Session, env: Env, game_ids: list[int]) -> SweepReport:
 
 def handle(session: Session, env: Env, ctx: GameContext, report: SweepReport) -> None:
     game = ctx.game
+    clock = clock_of(game)
+    paused = game.status == PAUSED
+    running = game.status == PLAYING and ctx.state is not None
+    due = TurnClock.due(clock, env.now, paused=paused)
     if game.status == LOBBY:
         lobby.expire(session, env, ctx)
-    elif game.status == PAUSED:
-        if game.paused_until is not None and game.paused_until <= env.now:
-            table_control.go_on(session, env, ctx, _(ctx.language, "▶️ The pause is over: the game goes on."))
-        else:
-            set_clock(session, game, TurnClock.rearm(clock_of(game), paused=True, running=False))
-    elif game.status != PLAYING or ctx.state is None:
-        set_clock(session, game, TurnClock.rearm(clock_of(game), paused=False, running=False))
-    elif game.deadline_at is not None and game.deadline_at <= env.now:
+    elif paused and due is Due.PAUSE_OVER:
+        table_control.go_on(session, env, ctx, _(ctx.language, "▶️ The pause is over: the game goes on."))
+    elif running and due is Due.DEADLINE:
         _deadline(session, env, ctx, report)
-    elif game.next_nudge_at is not None and game.next_nudge_at <= env.now:
+    elif running and due is Due.REMINDER:
         if _remind(session, env, ctx):
             report.reminders += 1
-    else:
-        set_clock(session, game, TurnClock.rearm(clock_of(game), paused=False, running=True))
+    else:  # woke early, or nothing runs: wake at what comes next, if anything
+        set_clock(session, game, TurnClock.rearm(clock, paused=paused, running=running))
 
 
 def _remind(session: Session, env: Env, ctx: GameContext) -> bool:
