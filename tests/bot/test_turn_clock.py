@@ -3,8 +3,10 @@ expected moments worked out by hand from the pace table (DESIGN §4), no databas
 
 from __future__ import annotations
 
-from dataclasses import replace
+import ast
+from dataclasses import fields, replace
 from datetime import datetime, timedelta
+from pathlib import Path
 
 from tgbot.pacing import PACES, QuietHours
 from tgbot.turn_clock import NO_CLOCK, ClockState, Due, TurnClock
@@ -98,3 +100,48 @@ def test_what_is_due_when_the_sweep_wakes() -> None:
     assert TurnClock.due(paused, T0 + 59 * MIN, paused=True) is None
     assert TurnClock.due(paused, T0 + HOUR, paused=True) is Due.PAUSE_OVER
     assert TurnClock.due(TurnClock.pause(turn, T0, None), T0 + 1000 * HOUR, paused=True) is None
+
+
+# --- one place applies the clock ---------------------------------------------------------------
+
+TGBOT = Path(__file__).resolve().parents[2] / "tgbot"
+CLOCK_COLUMNS = {f.name for f in fields(ClockState)}
+#: The rules, the one writer, and delivery's own `paused_until` (a chat's 429 pause, not a game's).
+ALLOWED = {"turn_clock.py", "services/game_clock.py"}
+
+
+def _clock_writes(tree: ast.AST) -> list[int]:
+    """Lines that set a clock column: `x.wake_at = …`, `update(…).values(wake_at=…)`, a dict of
+    column values (`{"wake_at": …}`), `setattr` on a game."""
+    lines: list[int] = []
+    for node in ast.walk(tree):
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                targets.extend(target.elts if isinstance(target, ast.Tuple) else [target])
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            targets.append(node.target)
+        lines += [t.lineno for t in targets if isinstance(t, ast.Attribute) and t.attr in CLOCK_COLUMNS]
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "values":
+            lines += [node.lineno for k in node.keywords if k.arg in CLOCK_COLUMNS]
+        is_setattr = (
+            isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr"
+        )
+        if is_setattr and node.args and "game" in ast.unparse(node.args[0]):
+            lines.append(node.lineno)
+        if isinstance(node, ast.Dict):
+            keys = [k.value for k in node.keys if isinstance(k, ast.Constant)]
+            lines += [node.lineno for key in keys if key in CLOCK_COLUMNS]
+    return lines
+
+
+def test_only_game_clock_writes_the_clock_columns() -> None:
+    """A rule computed anywhere else would be a second clock: services apply `TurnClock`'s
+    result with `game_clock.set_clock`, and nothing else sets these columns."""
+    offenders = []
+    for path in sorted(TGBOT.rglob("*.py")):
+        name = path.relative_to(TGBOT).as_posix()
+        if name in ALLOWED or name.startswith(("migrations/", "delivery/")):
+            continue
+        offenders += [f"{name}:{line}" for line in _clock_writes(ast.parse(path.read_text(encoding="utf-8")))]
+    assert offenders == []
