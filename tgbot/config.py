@@ -11,7 +11,8 @@ secret are ``SecretStr``; the database URL is a plain string (SQLAlchemy needs i
 shown with its password masked.
 
 `Settings(...)` built from plain values reads nothing else, so tests and tools get exactly what
-they pass; `load_settings()` is what reads the environment and ``.env``.
+they pass; `load_settings()` is what reads the environment and ``.env``, through pydantic-settings'
+own sources and merge (`Settings.settings_customise_sources`).
 """
 
 from __future__ import annotations
@@ -257,6 +258,7 @@ class Settings(BaseSettings):
 
     model_config = SettingsConfigDict(
         case_sensitive=True,
+        env_file=None,  # only when `load_settings` names one (`_env_file`)
         env_ignore_empty=True,  # compose passes ${VAR:-} through as ""
         extra="ignore",
         frozen=True,
@@ -306,9 +308,13 @@ class Settings(BaseSettings):
         dotenv_settings: PydanticBaseSettingsSource,
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
-        """Only the values passed: a test's ``Settings(...)`` must not pick up the developer's
-        ``.env`` or shell. `load_settings` hands the environment and ``.env`` in explicitly."""
-        return (init_settings,)
+        """The values passed in, over the ``.env`` file when one is named (``_env_file``).
+
+        Never ``os.environ`` by itself: `load_settings` passes the environment in as values, so
+        a test's ``Settings(...)`` gets exactly what it passes and ``load_settings(mapping)``
+        reads that mapping instead of the developer's shell.
+        """
+        return (init_settings, OurNamesOnly(settings_cls, dotenv_settings))
 
     @model_validator(mode="before")
     @classmethod
@@ -370,33 +376,23 @@ ENV_NAMES: dict[str, str] = _env_names()
 ENV_SETTINGS: tuple[str, ...] = tuple(ENV_NAMES.values())
 
 
-class EnvironSource(PydanticBaseSettingsSource):
-    """The bot's variables from a mapping: the process environment, or the one a test passes.
+class OurNamesOnly(PydanticBaseSettingsSource):
+    """Another source's values, only under the bot's exact variable names.
 
-    A pydantic-settings source (its documented extension point) rather than `EnvSettingsSource`,
-    which can only read ``os.environ``: a test's mapping must be all there is. Each field is read
-    under its exact variable name (its alias; not, say, "log_level"), and blank values are left
-    out here, before the merge, so a blank variable lets ``.env`` apply instead of hiding it
-    (compose passes ``${VAR:-}`` through as "").
+    ``.env`` may hold other tools' variables too, and pydantic-settings hands a dotenv file's
+    unknown names to the model as extras: with fields also settable by name, "log_level=DEBUG"
+    would set the log level. Only "LOG_LEVEL" should.
     """
 
-    def __init__(self, settings_cls: type[BaseSettings], environ: Mapping[str, str]) -> None:
+    def __init__(self, settings_cls: type[BaseSettings], source: PydanticBaseSettingsSource) -> None:
         super().__init__(settings_cls)
-        self._environ = environ
+        self._source = source
 
     def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
-        name = field.validation_alias
-        assert isinstance(name, str), field_name
-        value = self._environ.get(name)
-        return (value if value is not None and value.strip() else None), name, False
+        return self._source.get_field_value(field, field_name)
 
     def __call__(self) -> dict[str, Any]:
-        values: dict[str, Any] = {}
-        for field_name, field in self.settings_cls.model_fields.items():
-            value, name, _ = self.get_field_value(field, field_name)
-            if value is not None:
-                values[name] = value
-        return values
+        return {name: value for name, value in self._source().items() if name in ENV_SETTINGS}
 
 
 def _hide_secrets(message: str, values: Mapping[str, Any]) -> str:
@@ -429,6 +425,11 @@ def _config_error(error: ValidationError, values: Mapping[str, Any]) -> ConfigEr
     return ConfigError(_hide_secrets(message, values))
 
 
+def _env_file_values(env_file: str | Path | None) -> dict[str, Any]:
+    """What ``.env`` says, for an error message to quote (or to hide a secret it holds)."""
+    return OurNamesOnly(Settings, DotEnvSettingsSource(Settings, env_file=env_file))()
+
+
 def load_settings(
     environ: Mapping[str, str] | None = None,
     env_file: str | Path | None = ".env",
@@ -440,18 +441,16 @@ def load_settings(
     A missing ``.env`` is fine: in production everything comes from the environment.
     ``require_token=False`` is for `tweakbot migrate`, which needs only the database.
     """
-    sources: tuple[PydanticBaseSettingsSource, ...] = (
-        DotEnvSettingsSource(Settings, env_file=env_file),
-        EnvironSource(Settings, os.environ if environ is None else environ),
-    )
-    values: dict[str, Any] = {}
-    for source in sources:  # later sources win: the environment over .env
-        # .env may hold other tools' variables too; only our names count (not, say, "log_level").
-        values.update((name, value) for name, value in source().items() if name in ENV_SETTINGS)
+    environ = os.environ if environ is None else environ
+    # A blank variable is unset, so that ``.env`` still applies (compose passes ``${VAR:-}``).
+    passed: dict[str, Any] = {
+        name: environ[name] for name in ENV_SETTINGS if name in environ and environ[name].strip()
+    }
     try:
-        settings = Settings(**values)
+        # (the mypy plugin types __init__ from the fields; `_env_file` is BaseSettings' own)
+        settings = Settings(_env_file=env_file, **passed)  # type: ignore[call-arg]
     except ValidationError as exc:
-        raise _config_error(exc, values) from None
+        raise _config_error(exc, {**_env_file_values(env_file), **passed}) from None
     if require_token:
         settings.bot_token()  # the operator's one-line error when it is missing
     return settings
