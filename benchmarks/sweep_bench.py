@@ -71,7 +71,7 @@ from engine.ai import choose_action
 from engine.events import Event, GameEnded, RoundEnded, dump_events
 from engine.game import apply_in_place, new_game
 from engine.state import GameState
-from tgbot import pacing
+from tgbot import pacing, turn_clock
 from tgbot.game_settings import GameSettings
 from tgbot.store.db import create_all, make_engine
 from tgbot.store.models import Chat, Game, GamePlayer, Move, OutboxRow, ShownMessage, User
@@ -263,7 +263,7 @@ def build(db: Engine, games: int, due: int, seed: int) -> Built:
             turn_start = NOW - pace.nudge - late
         elif kind == "last":
             assert pace.deadline is not None
-            turn_start = NOW - pace.deadline * pacing.LAST_CALL_FRACTION - late
+            turn_start = NOW - pace.deadline * turn_clock.LAST_CALL_FRACTION - late
         elif kind == "deadline":
             assert pace.deadline is not None
             turn_start = NOW - pace.deadline - late
@@ -272,11 +272,11 @@ def build(db: Engine, games: int, due: int, seed: int) -> Built:
         if kind in ("first", "last", "deadline", "future"):
             deadline = turn_start + pace.deadline if pace.deadline is not None else None
             sent = {"first": 0, "last": 1, "deadline": 2, "future": 0}[kind]
-            nudge = pacing.next_nudge(pace, turn_start, sent, deadline, None)
+            nudge = turn_clock.TurnClock(pace).next_nudge(turn_start, sent, deadline)
             row.update(
                 turn_turn_start_at=turn_start, nudges_sent=sent, next_nudge_at=nudge, deadline_at=deadline
             )
-            row["wake_at"] = pacing.earliest(nudge, deadline)
+            row["wake_at"] = turn_clock.earliest(nudge, deadline)
             if row["current_seat"] is None:
                 row["current_seat"] = 0
         elif kind in ("pause", "future_pause"):

@@ -24,8 +24,7 @@ from .errors import (
 )
 from .events import Event, dump_events, load_events
 from .game import apply, apply_in_place, check, default_action, is_legal, legal_actions, new_game, t_actions
-from .invariants import check_invariants
-from .state import SCHEMA_VERSION, GameState
+from .state import SCHEMA_VERSION, GameState, check_invariants
 from .sums import SumOption, sum_options
 from .tally import GameTally, tally_events
 from .views import View, public_view, seat_view

@@ -40,9 +40,8 @@ from .cards import EDITIONS, T_KINDS
 from .config import MAX_PLAYERS, MIN_PLAYERS, GameConfig
 from .events import Event, LostTurn, Refilled, RoundEnded, Skipped, Summed, TPlayed
 from .game import apply_in_place, new_game
-from .invariants import check_invariants
 from .replay import GameRecorder, header_record
-from .state import GameState
+from .state import GameState, check_invariants
 
 MAX_REPORTED_VIOLATIONS = 20
 Z95 = 1.959963984540054

@@ -365,3 +365,11 @@ def test_the_readme_documents_every_variable_with_its_real_default() -> None:
             # The documented text, read as the operator would write it, gives the real default.
             parsed = getattr(load({TOKEN_ENV: TOKEN, name: default}), field)
             assert parsed == actual, f"{name}: README says {default!r}, the default is {actual!r}"
+
+
+def test_errors_never_quote_a_secret_from_the_env_file(tmp_path: Path) -> None:
+    env_file = tmp_path / ".env"
+    env_file.write_text(f"TELEGRAM_BOT_TOKEN={TOKEN}\nWEBHOOK_SECRET=file-secret-xyz\nLOG_LEVEL=file-secret-xyz\n")
+    message = error_of({}, env_file)
+    assert message.startswith("LOG_LEVEL='<hidden>' is not valid") and "file-secret-xyz" not in message
+    assert error_of({"LOG_LEVEL": "loud"}, env_file).startswith("LOG_LEVEL='loud' is not valid")

@@ -479,7 +479,7 @@ def test_messages_fit_in_every_language(lang: str, face_down: bool) -> None:
             lang, seats, GameEnded(winners=tuple(range(6)), totals=(999,) * 6), 99
         ),
         "final one": results.final_standings(lang, seats, GameEnded(winners=(0,), totals=(999,) * 6), 1),
-        # a closed panel takes the move report as the services cut it (output.report_lines)
+        # a closed panel takes the move report as the services cut it (record.report_lines)
         "closed panel": board.closed_panel_text(lang, "Ｗ" * 128, chunks(report)[0]),
     }
     drafts = (board.Draft(), board.Draft(0, everything), board.Draft(None, everything), board.Draft(0, 0))

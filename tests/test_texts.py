@@ -11,7 +11,10 @@ import pytest
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po
 
+from engine.ai import LEVELS
 from tgbot.i18n import DEFAULT_LANGUAGE, DOMAIN, LANGUAGES, LOCALES_DIR, _
+from tgbot.render.board import COMPUTER_LEVELS
+from tgbot.services.lobby import COMPUTER_NAMES
 from tgbot.texts import HELP_TEXT, RULES_PAGES, WELCOME_TEXT
 
 PAGE_LIMIT = 1500
@@ -130,3 +133,11 @@ def test_welcome_names_the_bot(lang: str) -> None:
     text = _(lang, WELCOME_TEXT, bot_name="@TweakBot")
     assert "@TweakBot" in text
     assert "/newgame" in text
+
+
+def test_every_computer_level_has_a_name_in_the_bot() -> None:
+    """A level the engine adds must be named on the board, in the stats and in the lobby."""
+    assert set(COMPUTER_LEVELS) == set(LEVELS)
+    assert set(COMPUTER_NAMES) == set(LEVELS)
+    for lang in ALL_LANGUAGES:
+        assert all(_(lang, COMPUTER_NAMES[level]) for level in LEVELS)

@@ -48,8 +48,8 @@ def make_deps(
         timer=timer,
         custom_pace=custom,
         default_pace=pacing.CUSTOM if custom else pacing.DEFAULT_PACE,
-        lobby_ttl_seconds=int(settings.lobby_ttl.total_seconds()),
-        pause_max_seconds=int(settings.pause_max.total_seconds()),
+        lobby_ttl=settings.lobby_ttl,
+        pause_max=settings.pause_max,
     )
     return deps
 

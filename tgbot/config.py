@@ -11,7 +11,8 @@ secret are ``SecretStr``; the database URL is a plain string (SQLAlchemy needs i
 shown with its password masked.
 
 `Settings(...)` built from plain values reads nothing else, so tests and tools get exactly what
-they pass; `load_settings()` is what reads the environment and ``.env``.
+they pass; `load_settings()` is what reads the environment and ``.env``, through pydantic-settings'
+own sources and merge (`Settings.settings_customise_sources`).
 """
 
 from __future__ import annotations
@@ -33,14 +34,15 @@ from pydantic import (
     field_serializer,
     model_validator,
 )
+from pydantic.fields import FieldInfo
 from pydantic_settings import (
     BaseSettings,
     DotEnvSettingsSource,
-    EnvSettingsSource,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
 )
-from pydantic_settings.sources.utils import parse_env_vars
+
+from .turn_clock import LOBBY_TTL, PAUSE_MAX
 
 TOKEN_ENV = "TELEGRAM_BOT_TOKEN"
 DATABASE_URL_ENV = "DATABASE_URL"
@@ -256,6 +258,7 @@ class Settings(BaseSettings):
 
     model_config = SettingsConfigDict(
         case_sensitive=True,
+        env_file=None,  # only when `load_settings` names one (`_env_file`)
         env_ignore_empty=True,  # compose passes ${VAR:-} through as ""
         extra="ignore",
         frozen=True,
@@ -281,9 +284,9 @@ class Settings(BaseSettings):
     nudge_after: Duration | None = Field(default=None, validation_alias=NUDGE_AFTER_ENV)
     deadline_after: Duration | None = Field(default=None, validation_alias=DEADLINE_AFTER_ENV)
     pause_max: Annotated[timedelta, BeforeValidator(_pause_days), Field(gt=timedelta(0), le=_MAX_PAUSE)] = (
-        Field(default=timedelta(days=7), validation_alias=PAUSE_MAX_ENV)
+        Field(default=PAUSE_MAX, validation_alias=PAUSE_MAX_ENV)
     )
-    lobby_ttl: Duration = Field(default=timedelta(hours=24), validation_alias=LOBBY_TTL_ENV)
+    lobby_ttl: Duration = Field(default=LOBBY_TTL, validation_alias=LOBBY_TTL_ENV)
     sweep_interval: Duration = Field(default=timedelta(seconds=30), validation_alias=SWEEP_INTERVAL_ENV)
     #: Public HTTPS URL Telegram posts updates to; None means long polling.
     webhook_url: Annotated[str | None, BeforeValidator(_webhook_url)] = Field(
@@ -305,9 +308,13 @@ class Settings(BaseSettings):
         dotenv_settings: PydanticBaseSettingsSource,
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
-        """Only the values passed: a test's ``Settings(...)`` must not pick up the developer's
-        ``.env`` or shell. `load_settings` hands the environment and ``.env`` in explicitly."""
-        return (init_settings,)
+        """The values passed in, over the ``.env`` file when one is named (``_env_file``).
+
+        Never ``os.environ`` by itself: `load_settings` passes the environment in as values, so
+        a test's ``Settings(...)`` gets exactly what it passes and ``load_settings(mapping)``
+        reads that mapping instead of the developer's shell.
+        """
+        return (init_settings, OurNamesOnly(settings_cls, dotenv_settings))
 
     @model_validator(mode="before")
     @classmethod
@@ -369,21 +376,23 @@ ENV_NAMES: dict[str, str] = _env_names()
 ENV_SETTINGS: tuple[str, ...] = tuple(ENV_NAMES.values())
 
 
-class _MappingEnvSource(EnvSettingsSource):
-    """pydantic-settings' environment source, reading a given mapping instead of ``os.environ``.
+class OurNamesOnly(PydanticBaseSettingsSource):
+    """Another source's values, only under the bot's exact variable names.
 
-    Blank values are dropped here, before the merge, so a blank variable lets ``.env`` apply
-    instead of hiding it (the model would only turn it into the default).
+    ``.env`` may hold other tools' variables too, and pydantic-settings hands a dotenv file's
+    unknown names to the model as extras: with fields also settable by name, "log_level=DEBUG"
+    would set the log level. Only "LOG_LEVEL" should.
     """
 
-    def __init__(self, settings_cls: type[BaseSettings], environ: Mapping[str, str]) -> None:
-        self._environ = {name: value for name, value in environ.items() if value.strip()}
+    def __init__(self, settings_cls: type[BaseSettings], source: PydanticBaseSettingsSource) -> None:
         super().__init__(settings_cls)
+        self._source = source
 
-    def _load_env_vars(self) -> Mapping[str, str | None]:
-        return parse_env_vars(
-            self._environ, self.case_sensitive, self.env_ignore_empty, self.env_parse_none_str
-        )
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+        return self._source.get_field_value(field, field_name)
+
+    def __call__(self) -> dict[str, Any]:
+        return {name: value for name, value in self._source().items() if name in ENV_SETTINGS}
 
 
 def _hide_secrets(message: str, values: Mapping[str, Any]) -> str:
@@ -416,6 +425,11 @@ def _config_error(error: ValidationError, values: Mapping[str, Any]) -> ConfigEr
     return ConfigError(_hide_secrets(message, values))
 
 
+def _env_file_values(env_file: str | Path | None) -> dict[str, Any]:
+    """What ``.env`` says, for an error message to quote (or to hide a secret it holds)."""
+    return OurNamesOnly(Settings, DotEnvSettingsSource(Settings, env_file=env_file))()
+
+
 def load_settings(
     environ: Mapping[str, str] | None = None,
     env_file: str | Path | None = ".env",
@@ -427,18 +441,16 @@ def load_settings(
     A missing ``.env`` is fine: in production everything comes from the environment.
     ``require_token=False`` is for `tweakbot migrate`, which needs only the database.
     """
-    sources = (
-        DotEnvSettingsSource(Settings, env_file=env_file),
-        _MappingEnvSource(Settings, os.environ if environ is None else environ),
-    )
-    values: dict[str, Any] = {}
-    for source in sources:  # later sources win: the environment over .env
-        # .env may hold other tools' variables too; only our names count (not, say, "log_level").
-        values.update((name, value) for name, value in source().items() if name in ENV_SETTINGS)
+    environ = os.environ if environ is None else environ
+    # A blank variable is unset, so that ``.env`` still applies (compose passes ``${VAR:-}``).
+    passed: dict[str, Any] = {
+        name: environ[name] for name in ENV_SETTINGS if name in environ and environ[name].strip()
+    }
     try:
-        settings = Settings(**values)
+        # (the mypy plugin types __init__ from the fields; `_env_file` is BaseSettings' own)
+        settings = Settings(_env_file=env_file, **passed)  # type: ignore[call-arg]
     except ValidationError as exc:
-        raise _config_error(exc, values) from None
+        raise _config_error(exc, {**_env_file_values(env_file), **passed}) from None
     if require_token:
         settings.bot_token()  # the operator's one-line error when it is missing
     return settings

@@ -15,6 +15,7 @@ from .delivery.sender import Delivery
 from .pacing import DEFAULT_PACE, Pace
 from .services.env import Env, random_seed
 from .store.db import Database
+from .turn_clock import LOBBY_TTL, PAUSE_MAX
 
 DEPS_KEY = "tweakbot.deps"
 
@@ -27,8 +28,8 @@ class Deps:
     timer: Timer = field(default_factory=SystemTimer)
     custom_pace: Pace | None = None
     default_pace: str = DEFAULT_PACE
-    lobby_ttl_seconds: int = 24 * 3600
-    pause_max_seconds: int = 7 * 24 * 3600
+    lobby_ttl: timedelta = LOBBY_TTL
+    pause_max: timedelta = PAUSE_MAX
     seed_source: Callable[[], int] = random_seed
     #: Learnt from getMe at start-up.
     bot_username: str = "tweakbot"
@@ -41,8 +42,8 @@ class Deps:
             now=self.clock.now(),
             custom_pace=self.custom_pace,
             default_pace=self.default_pace,
-            lobby_ttl=timedelta(seconds=self.lobby_ttl_seconds),
-            pause_max=timedelta(seconds=self.pause_max_seconds),
+            lobby_ttl=self.lobby_ttl,
+            pause_max=self.pause_max,
             bot_username=self.bot_username,
             inline=self.inline,
             new_seed=self.seed_source,

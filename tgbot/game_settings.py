@@ -8,7 +8,7 @@ from typing import Any
 
 from engine import GameConfig
 from engine.cards import COLOUR_ORDER
-from engine.config import THRESHOLDS
+from engine.config import MAX_PLAYERS, MIN_PLAYERS, THRESHOLDS
 
 from .pacing import DEFAULT_PACE
 
@@ -60,14 +60,13 @@ class GameSettings:
         """The goal a game of `players` seats plays to."""
         if self.target is not None:
             return self.target
-        return self._moved_goal(players) or THRESHOLDS[max(2, min(6, players))]
+        return self._moved_goal(players) or _auto_goal(players)
 
     def _moved_goal(self, players: int) -> int | None:
         """The automatic goal moved by the offset (None without one: the engine's own)."""
         if not self.goal_offset:
             return None
-        auto = THRESHOLDS[max(2, min(6, players))]
-        return max(TARGET_MIN, min(TARGET_MAX, auto + self.goal_offset))
+        return max(TARGET_MIN, min(TARGET_MAX, _auto_goal(players) + self.goal_offset))
 
     @property
     def goal_is_auto(self) -> bool:
@@ -84,7 +83,7 @@ class GameSettings:
                 return replace(self, target=None, goal_offset=0)
             step = TARGET_STEP if value == "+" else -TARGET_STEP
             goal = max(TARGET_MIN, min(TARGET_MAX, self.threshold(players) + step))
-            return replace(self, target=None, goal_offset=goal - THRESHOLDS[max(2, min(6, players))])
+            return replace(self, target=None, goal_offset=goal - _auto_goal(players))
         if key == "f" and value in ("0", "1"):
             return replace(self, face_down=value == "1")
         if key == "h" and value in ("0", "1"):
@@ -92,3 +91,9 @@ class GameSettings:
         if key == "p" and value.isalpha() and len(value) <= 8:
             return replace(self, pace=value)  # checked against known paces by the caller
         return None
+
+
+def _auto_goal(players: int) -> int:
+    """The engine's goal for this many seats; a lobby still filling up counts as the nearest
+    table the engine allows."""
+    return THRESHOLDS[max(MIN_PLAYERS, min(MAX_PLAYERS, players))]

@@ -1,20 +1,7 @@
-"""Paces, reminders and deadlines as pure time arithmetic (DESIGN §4).
+"""Paces and quiet hours: what a game and a group choose, and how a duration is said (DESIGN §4).
 
-Everything here takes `now` as an argument: the store keeps the results as
-columns and the sweep compares them with the clock, so nothing about time
-lives only in memory.
-
-A turn's clock:
-
-* the first reminder at `turn start + pace.nudge` (private when the player
-  opened a chat with the bot, else a mention in the group);
-* a last call in the group at 80% of the time to the deadline;
-* at the deadline the engine's idle default is played for the player.
-
-Relaxed games have no deadline: one reminder a day, forever. Quiet hours hold
-reminders to their end and move a deadline that falls inside them to their end;
-the last call is 80% of the way to the (moved) deadline, and is dropped when it
-could only come at the deadline itself.
+The vocabulary of the turn clock, kept apart from its rules (`tgbot.turn_clock`) because the
+lobby, the settings and the operator's configuration name paces without running a clock.
 """
 
 from __future__ import annotations
@@ -47,8 +34,6 @@ PACES: dict[str, Pace] = {
 }
 CUSTOM = "custom"
 DEFAULT_PACE = "casual"
-LAST_CALL_FRACTION = 0.8
-MAX_REMINDERS = 2  # per turn, except relaxed (one a day)
 
 
 def pace_keys(custom: Pace | None) -> list[str]:
@@ -145,110 +130,3 @@ class QuietHours:
         if end_local <= local:
             end_local += timedelta(days=1)
         return end_local - timedelta(minutes=self.utc_offset_minutes)
-
-
-def shift(moment: datetime | None, quiet: QuietHours | None) -> datetime | None:
-    if moment is None or quiet is None:
-        return moment
-    return quiet.end_after(moment)
-
-
-@dataclass(frozen=True)
-class TurnClock:
-    next_nudge_at: datetime | None
-    deadline_at: datetime | None
-
-
-def first_schedule(pace: Pace, now: datetime, quiet: QuietHours | None) -> TurnClock:
-    """Reminder and deadline for a turn that starts now."""
-    deadline = shift(now + pace.deadline, quiet) if pace.deadline is not None else None
-    nudge = shift(now + pace.nudge, quiet)
-    if deadline is not None and nudge is not None and nudge >= deadline:
-        nudge = None  # quiet hours pushed the reminder onto the deadline: the auto-play says it all
-    return TurnClock(nudge, deadline)
-
-
-def last_call_at(
-    pace: Pace, turn_started: datetime, deadline: datetime | None, quiet: QuietHours | None
-) -> datetime | None:
-    """The group's last call: 80% of the way to the deadline (held past quiet hours).
-
-    None when there is no deadline, when the first reminder is already that late
-    (one reminder is enough), or when quiet hours would hold it onto the deadline.
-    """
-    if pace.deadline is None or deadline is None:
-        return None
-    raw = turn_started + (deadline - turn_started) * LAST_CALL_FRACTION
-    if raw <= turn_started + pace.nudge:
-        return None
-    shifted = shift(raw, quiet)
-    if shifted is None or shifted >= deadline:
-        return None
-    return shifted
-
-
-def next_nudge(
-    pace: Pace, turn_started: datetime, nudges_sent: int, deadline: datetime | None, quiet: QuietHours | None
-) -> datetime | None:
-    """When the next reminder is due after `nudges_sent` were sent; None when no more.
-
-    At most two per turn: the first (private where possible) and a last call in
-    the group at 80% of the way to the deadline. Relaxed games have no deadline
-    and get one reminder a day instead.
-    """
-    if pace.repeat is not None:
-        return shift(turn_started + pace.nudge + pace.repeat * nudges_sent, quiet)
-    if nudges_sent == 0:
-        first = shift(turn_started + pace.nudge, quiet)
-        if deadline is not None and first is not None and first >= deadline:
-            return None
-        return first
-    if nudges_sent == 1:
-        return last_call_at(pace, turn_started, deadline, quiet)
-    return None
-
-
-@dataclass(frozen=True)
-class ReminderStep:
-    """What the sweep sends now and when it looks again."""
-
-    last_call: bool  # the group's last call (else: the first reminder, or relaxed's daily one)
-    sent_after: int  # the turn's reminder count once this one is sent
-    next_at: datetime | None
-
-
-def reminder_step(
-    pace: Pace,
-    turn_started: datetime,
-    nudges_sent: int,
-    deadline: datetime | None,
-    quiet: QuietHours | None,
-    now: datetime,
-) -> ReminderStep:
-    """The reminder due at `now`, sending one message even when several are overdue.
-
-    Reminders missed while the bot was down (or held by quiet hours) are not
-    sent in a burst: when the last call is already due, only the last call goes;
-    a relaxed game skips the days it missed.
-    """
-    if pace.repeat is not None:
-        sent = nudges_sent + 1
-        elapsed = now - (turn_started + pace.nudge)
-        if elapsed > timedelta(0):
-            sent = max(sent, int(elapsed / pace.repeat) + 1)
-        upcoming = next_nudge(pace, turn_started, sent, deadline, quiet)
-        while upcoming is not None and upcoming <= now:
-            sent += 1
-            upcoming = next_nudge(pace, turn_started, sent, deadline, quiet)
-        return ReminderStep(False, sent, upcoming)
-    if nudges_sent == 0:
-        last = next_nudge(pace, turn_started, 1, deadline, quiet)
-        if last is not None and last <= now:
-            return ReminderStep(True, MAX_REMINDERS, None)
-        return ReminderStep(False, 1, last)
-    return ReminderStep(True, max(nudges_sent + 1, MAX_REMINDERS), None)
-
-
-def earliest(*moments: datetime | None) -> datetime | None:
-    present = [m for m in moments if m is not None]
-    return min(present) if present else None

@@ -28,10 +28,10 @@ from tgbot import jobs
 from tgbot.services import lobby, play, surfaces
 from tgbot.services.context import load_game
 from tgbot.services.env import Env
+from tgbot.services.game_clock import start_when_shown
 from tgbot.services.people import Person
 from tgbot.services.play import Answer, Tap
 from tgbot.services.sweep import SweepReport
-from tgbot.services.turn_clock import start_when_shown
 from tgbot.store.db import session_scope
 from tgbot.store.models import Game, OutboxRow
 

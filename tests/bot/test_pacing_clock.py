@@ -2,19 +2,52 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 import pytest
 
 from tgbot import pacing
 from tgbot.config import load_settings
-from tgbot.pacing import PACES, QuietHours, first_schedule, next_nudge, reminder_step
+from tgbot.pacing import PACES, Pace, QuietHours
 from tgbot.services.table_control import parse_quiet
+from tgbot.turn_clock import LAST_CALL_FRACTION, NO_CLOCK, ClockState, TurnClock
 
 T0 = datetime(2026, 1, 1, 12, 0, 0)
 MIN = timedelta(minutes=1)
 HOUR = timedelta(hours=1)
 DAY = timedelta(days=1)
+
+
+def first_schedule(pace: Pace, start: datetime, quiet: QuietHours | None) -> ClockState:
+    return TurnClock(pace, quiet).start(NO_CLOCK, 0, start)
+
+
+def next_nudge(
+    pace: Pace, started: datetime, sent: int, deadline: datetime | None, quiet: QuietHours | None
+) -> datetime | None:
+    return TurnClock(pace, quiet).next_nudge(started, sent, deadline)
+
+
+@dataclass(frozen=True)
+class Step:
+    last_call: bool
+    sent_after: int
+    next_at: datetime | None
+
+
+def reminder_step(
+    pace: Pace,
+    started: datetime,
+    sent: int,
+    deadline: datetime | None,
+    quiet: QuietHours | None,
+    now: datetime,
+) -> Step:
+    """The sweep's reminder at `now` for a turn in this state."""
+    state = ClockState(0, started, sent, None, deadline)
+    reminder, after = TurnClock(pace, quiet).remind(state, now)
+    return Step(reminder.last_call, after.nudges_sent, after.next_nudge_at)
 
 
 @pytest.mark.parametrize(
@@ -205,7 +238,7 @@ def test_format_duration() -> None:
 def test_last_call_says_the_time_left(key: str, left: str) -> None:
     deadline = PACES[key].deadline
     assert deadline is not None
-    assert pacing.format_duration(deadline * (1 - pacing.LAST_CALL_FRACTION)) == left
+    assert pacing.format_duration(deadline * (1 - LAST_CALL_FRACTION)) == left
 
 
 @pytest.mark.parametrize(

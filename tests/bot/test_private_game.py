@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from engine.invariants import check_invariants
+from engine import check_invariants
 from tests.bot.conftest import BotRig
 from tests.bot.helpers import (
     GroupPrivacyWatch,

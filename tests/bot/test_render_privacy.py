@@ -1,5 +1,5 @@
 """No render can show a hidden card: the boards are drawn from the engine's views through the same
-functions the services use (`services.output.group_board`, `panel_view`), for many random states,
+functions the services use (`services.record.group_board`, `panel_view`), for many random states,
 drafts and both [T!] variants."""
 
 from __future__ import annotations

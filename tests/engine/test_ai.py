@@ -76,15 +76,20 @@ def _state(hand: list[str], table: list[str], target: int, holdings: list[str] |
 # --- the contract with the bot -----------------------------------------------------------------
 
 
-def test_levels_are_named_as_the_bot_names_them_and_old_names_still_work() -> None:
-    assert LEVELS == ("easy", "normal", "hard")
+def test_every_level_plays_and_every_old_name_stands_for_a_level() -> None:
+    assert LEVELS and len(set(LEVELS)) == len(LEVELS)
     assert set(POLICIES) == set(LEVELS)
-    assert ALIASES == {"random": "easy", "greedy": "normal", "smart": "hard"}
+    for level in LEVELS:
+        assert level_name(level) == level
     for old, new in ALIASES.items():
+        assert old not in LEVELS
+        assert new in LEVELS
         assert level_name(old) == new
         for i, state in enumerate(STATES[::97]):
             mine = choose_action(state, state.current, old, 7 + i)
             assert mine == choose_action(state, state.current, new, 7 + i)
+    with pytest.raises(ValueError, match="unknown AI level"):
+        level_name("impossible")
 
 
 def test_sample_covers_every_kind_of_position() -> None:

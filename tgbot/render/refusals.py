@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine.config import MAX_PLAYERS
+from engine.config import MAX_PLAYERS, MIN_PLAYERS
 
 from ..errors import ServiceError
 from ..i18n import M_, _
@@ -30,7 +30,7 @@ ERROR_TEXT = {
     "lobby_full": M_("The table is full ({high} players)."),
     "not_in_game": M_("You're not in this game. Start your own with /newgame!"),
     "not_creator": M_("Only the creator or a group admin can do that."),
-    "too_few": M_("At least 2 players are needed."),
+    "too_few": M_("At least {low} players are needed."),
     "no_humans": M_("At least one human player is needed."),
     "bad_config": M_("Not enough cards for this many players: pick more colours in Settings."),
     "stale": M_("This board is out of date: the live one is at the bottom of the chat."),
@@ -63,5 +63,5 @@ def refusal(lang: str, error: ServiceError) -> str:
         fmt = {k: v for k, v in error.details.items() if k in ("total", "target")}
         return _(lang, template, **fmt)
     template = ERROR_TEXT.get(error.reason, ERROR_TEXT["illegal"])
-    fields = {"name": error.details.get("name", "?"), "high": MAX_PLAYERS}
+    fields = {"name": error.details.get("name", "?"), "low": MIN_PLAYERS, "high": MAX_PLAYERS}
     return _(lang, template, **{k: v for k, v in fields.items() if "{" + k + "}" in template})

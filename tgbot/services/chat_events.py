@@ -30,10 +30,11 @@ from ..i18n import _
 from ..render import cards as cards_render
 from ..store import outbox
 from ..store.models import ACTIVE_STATUSES, LOBBY, PAUSED, PLAYING, Chat, Game, OutboxRow
-from . import lobby, output, people, record, stats, surfaces, table_control
+from ..turn_clock import TurnClock
+from . import lobby, lobby_message, output, people, record, stats, surfaces, table_control
 from .context import context_of, load_game
 from .env import Env
-from .turn_clock import TurnClock, set_clock, start_when_shown
+from .game_clock import clock_of, is_held, set_clock, start_when_shown
 
 log = logging.getLogger("tweakbot.chat_events")
 
@@ -72,7 +73,7 @@ def migrate_chat(session: Session, env: Env, old_id: int, new_id: int) -> list[i
     for game_id in moved:
         ctx = context_of(session, session.get_one(Game, game_id))
         if ctx.game.status == LOBBY:
-            output.show_lobby(session, env, ctx)
+            lobby_message.show_lobby(session, env, ctx)
         else:
             note = _(ctx.language, "🔄 This group is now a supergroup: the game goes on here.")
             record.post_board(session, env, ctx, note=[note])
@@ -142,23 +143,10 @@ def bot_removed(session: Session, env: Env, chat_id: int) -> list[int]:
     for game in session.exec(query).all():
         game.status = PAUSED
         game.updated_at = env.now
-        set_clock(session, game, TurnClock.pause(env.now, None))
+        set_clock(session, game, TurnClock.pause(clock_of(game), env.now, None))
         assert game.id is not None
         held.append(game.id)
     return sorted(held)
-
-
-def is_held(game: Game) -> bool:
-    """Paused with no end: held since the bot was removed (only /board or /resume lift it)."""
-    return game.status == PAUSED and game.paused_until is None
-
-
-def bot_is_here(session: Session, chat_id: int) -> None:
-    """A command from the chat proves the bot is in it."""
-    chat = session.get(Chat, chat_id)
-    if chat is not None and chat.bot_removed:
-        chat.bot_removed = False
-        session.add(chat)
 
 
 def bot_added(session: Session, env: Env, chat_id: int, title: str | None) -> None:
@@ -239,6 +227,6 @@ class SenderTrouble:
             return
         env = self.make_env()
         if kind == "lobby" and ctx.game.status == LOBBY:
-            output.show_lobby(session, env, ctx)
+            lobby_message.show_lobby(session, env, ctx)
         elif kind == "board" and surface == surfaces.board(ctx.game) and ctx.game.status == PLAYING:
             record.post_board(session, env, ctx)

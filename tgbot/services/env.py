@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from ..pacing import DEFAULT_PACE, Pace
+from ..turn_clock import LOBBY_TTL, PAUSE_MAX
 
 
 def random_seed() -> int:
@@ -22,8 +23,8 @@ class Env:
     now: datetime
     custom_pace: Pace | None = None
     default_pace: str = DEFAULT_PACE
-    lobby_ttl: timedelta = timedelta(hours=24)
-    pause_max: timedelta = timedelta(days=7)
+    lobby_ttl: timedelta = LOBBY_TTL
+    pause_max: timedelta = PAUSE_MAX
     bot_username: str = "tweakbot"
     #: Inline mode is on for this bot (BotFather): boards offer the 🎯 Play key.
     inline: bool = False

@@ -11,7 +11,7 @@ from ..render.refusals import refusal
 from ..store.models import LOBBY, PAUSED, PLAYING
 from ..store.outbox import Priority
 from ..texts import HELP_TEXT, WELCOME_TEXT
-from . import drafts, output, panels, people, record
+from . import drafts, lobby_message, output, panels, people, record
 from .command import Command, Replied, reply, reply_language
 from .context import load_game
 from .env import Env
@@ -120,7 +120,7 @@ def choose_language(session: Session, env: Env, tap: Tap, code: str) -> Answer:
             if ctx is None:
                 continue
             if game.status == LOBBY:
-                output.show_lobby(session, env, ctx)
+                lobby_message.show_lobby(session, env, ctx)
             elif game.status == PLAYING and game.board_no:
                 record.redraw_board(session, env, ctx)
     done = _(code, "Language: {name}", name=LANGUAGES[code])

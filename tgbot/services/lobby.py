@@ -26,6 +26,7 @@ from ..store.models import (
     CANCELLED,
     EXPIRED,
     LOBBY,
+    PAUSED,
     PLAYING,
     Chat,
     Game,
@@ -33,12 +34,13 @@ from ..store.models import (
     Move,
 )
 from ..store.outbox import Priority
-from . import moves, output, people, record, surfaces
+from ..turn_clock import TurnClock
+from . import lobby_message, moves, output, people, record, surfaces
 from .context import GameContext, context_of, dump_state, player_rows, require_game
 from .env import Env
+from .game_clock import clock_of, rules_of, set_clock
 from .people import Person
 from .play import Answer, Tap, answer_refusal
-from .turn_clock import TurnClock, set_clock
 
 COMPUTER_NAMES = {"easy": M_("Bot Easy"), "normal": M_("Bot Normal"), "hard": M_("Bot Hard")}
 
@@ -118,9 +120,9 @@ def open_lobby(
         name = computer_name(game.language, levels, level)
         levels.append(level)
         session.add(GamePlayer(game_id=game.id, seat=len(levels), user_id=None, name=name, ai_level=level))
-    set_clock(session, game, {"wake_at": env.now + env.lobby_ttl})  # an unstarted lobby expires
+    set_clock(session, game, TurnClock.lobby(env.now, env.lobby_ttl))  # an unstarted lobby expires
     session.flush()
-    output.show_lobby(session, env, context_of(session, game))
+    lobby_message.show_lobby(session, env, context_of(session, game))
     return game
 
 
@@ -182,7 +184,7 @@ def _lobby_op(
         leave_lobby(session, env, ctx, person.id)
         return Answer(_(lang, "You left the lobby."))
     if op in ("settings", "back"):
-        output.show_lobby(session, env, ctx, settings_screen=op == "settings")
+        lobby_message.show_lobby(session, env, ctx, settings_screen=op == "settings")
         return Answer()
     if not can_manage(ctx.game, person.id, admin):
         raise ServiceError("not_creator")
@@ -197,7 +199,7 @@ def _changed(session: Session, env: Env, ctx: GameContext, settings_screen: bool
     ctx.game.updated_at = env.now
     session.add(ctx.game)
     session.flush()
-    output.show_lobby(session, env, context_of(session, ctx.game), settings_screen)
+    lobby_message.show_lobby(session, env, context_of(session, ctx.game), settings_screen)
 
 
 def leave_lobby(session: Session, env: Env, ctx: GameContext, user_id: int) -> None:
@@ -251,9 +253,7 @@ def change_setting(
             if ctx.game.status != LOBBY:
                 if key != "p":
                     raise ServiceError("not_lobby")
-                from . import table_control
-
-                return table_control.change_pace(session, env, ctx, tap, value, admin, lang)
+                return change_pace(session, env, ctx, tap, value, admin, lang)
             if key == "p" and not pacing.is_known(value, env.custom_pace):
                 raise ServiceError("bad_setting")
             settings = ctx.settings.with_change(key, value, max(MIN_PLAYERS, len(ctx.seats)))
@@ -264,6 +264,34 @@ def change_setting(
             return Answer()
     except ServiceError as error:
         return _refused(lang, error, admin)
+
+
+def change_pace(
+    session: Session, env: Env, ctx: GameContext, tap: Tap, pace: str, admin: bool, lang: str
+) -> Answer:
+    """A pace key under /settings of a running game: the turn clock starts again. Here, with the
+    lobby's settings, because the same key changes the pace before the start and after it."""
+    if not pacing.is_known(pace, env.custom_pace):
+        raise ServiceError("bad_setting")
+    if ctx.game.status not in (PLAYING, PAUSED):
+        raise ServiceError("not_playing")
+    if not can_manage(ctx.game, tap.person.id, admin):
+        raise ServiceError("not_creator")
+    settings = replace(ctx.settings, pace=pace)
+    ctx.game.settings = settings.to_json()
+    session.add(ctx.game)
+    ctx = replace(ctx, settings=settings)
+    if ctx.game.status == PLAYING:
+        clock = rules_of(ctx, env).restart(clock_of(ctx.game), ctx.playing_state().current, env.now)
+        set_clock(session, ctx.game, clock)
+    glang = ctx.language
+    label = pacing.pace_label(glang, pace, env.custom_pace)
+    text = _(glang, "⚙️ The pace of this game is now {pace}; the turn clock starts again.", pace=label)
+    output.say_in_game(session, env, ctx, text)
+    on_board = tap.message_id == record.live_board(session, ctx)  # a forged key: the board keeps its own
+    if tap.chat_id is not None and tap.message_id is not None and not on_board:
+        output.drop_keys(session, env, tap.chat_id, tap.message_id)  # the /settings message
+    return Answer(_(lang, "Pace: {pace}", pace=pacing.pace_label(lang, pace, env.custom_pace)))
 
 
 def _refused(lang: str, error: ServiceError, admin: bool) -> Answer:
@@ -294,13 +322,14 @@ def start(session: Session, env: Env, ctx: GameContext, players: list[GamePlayer
     session.add(
         Move(game_id=ctx.game_id, seq=1, seat=None, code=f"start:{seed}", source="system", at=env.now)
     )
-    set_clock(session, game, TurnClock.waiting(state.current))  # it starts when the board is seen
+    # The turn starts when the board is seen.
+    set_clock(session, game, TurnClock.waiting(clock_of(game), state.current))
     session.flush()
     ctx = context_of(session, game)
     lang = ctx.language
     names = ", ".join(cards_render.name(s.name) for s in ctx.seats)
     started = _(lang, "🃏 <b>TWEAK!</b> has started: {names}", names=names)
-    output.close_lobby(session, env, ctx, started, Priority.COSMETIC)  # the board goes first
+    lobby_message.close_lobby(session, env, ctx, started, Priority.COSMETIC)  # the board goes first
     result = moves.PlayResult(ctx)
     moves.autoplay(session, env, result)  # a computer may be first to move
     if result.outcomes or result.abandoned:
@@ -321,7 +350,7 @@ def cancel(session: Session, env: Env, ctx: GameContext) -> None:
     session.add(game)
     text = _(lang, "✖️ The game was cancelled.")
     if was_lobby:
-        output.close_lobby(session, env, ctx, text)
+        lobby_message.close_lobby(session, env, ctx, text)
     else:
         record.close(session, env, ctx, text)
         output.drop_reminder(session, ctx)
@@ -333,9 +362,8 @@ def expire(session: Session, env: Env, ctx: GameContext) -> None:
     game.status = EXPIRED
     game.finished_at = env.now
     game.updated_at = env.now
-    set_clock(session, game, {"wake_at": None})
-    session.add(game)
+    set_clock(session, game, TurnClock.stop())
     text = _(
         ctx.language, "⌛ This lobby closed: nobody started the game in time. Send /newgame to try again."
     )
-    output.close_lobby(session, env, ctx, text)
+    lobby_message.close_lobby(session, env, ctx, text)

@@ -22,10 +22,11 @@ from engine.events import Event, GameEnded, TurnStarted, dump_events
 from .. import metrics
 from ..errors import ServiceError
 from ..store.models import ABANDONED, FINISHED, PLAYING, GamePlayer, Move
+from ..turn_clock import TurnClock
 from . import stats
 from .context import GameContext, SeatInfo, dump_state
 from .env import Env
-from .turn_clock import TurnClock, note_wake, set_clock
+from .game_clock import clock_of, rules_of, set_clock
 
 MAX_AUTOPLAY = 400  # a burst of computer/idle moves never runs away
 
@@ -75,10 +76,6 @@ def apply_action(state: GameState, seat: int, action: Action | str) -> tuple[Gam
         raise ServiceError(exc.code) from exc
 
 
-def turn_clock(ctx: GameContext, env: Env) -> TurnClock:
-    return TurnClock.of(ctx.settings.pace, env.custom_pace, ctx.quiet)
-
-
 def commit(session: Session, env: Env, ctx: GameContext, outcome: MoveOutcome) -> GameContext:
     """Record one applied move on the game row (its state, version, end and the next turn's
     clock) and in the move log; the context after it.
@@ -91,18 +88,17 @@ def commit(session: Session, env: Env, ctx: GameContext, outcome: MoveOutcome) -
     game = ctx.game
     after = outcome.after
     version = game.version
-    clock = turn_clock(ctx, env)
-    values: dict[str, object] = {"state": dump_state(after), "version": version + 1, "updated_at": env.now}
+    game.state = dump_state(after)
+    game.version = version + 1
+    game.updated_at = env.now
     if after.is_over:
-        values |= {"status": FINISHED, "finished_at": env.now, **clock.stop()}
-    elif outcome.main:
-        values |= clock.waiting(after.current)  # it starts when its player can see the turn
-    elif (acted := clock.acted(game)) is not None:
-        values |= acted
-    for key, value in values.items():
-        setattr(game, key, value)
-    session.add(game)
-    note_wake(session, game)
+        game.status = FINISHED
+        game.finished_at = env.now
+        set_clock(session, game, TurnClock.stop())
+    elif outcome.main:  # it starts when its player can see the turn
+        set_clock(session, game, TurnClock.waiting(clock_of(game), after.current))
+    else:
+        set_clock(session, game, rules_of(ctx, env).acted(clock_of(game)))
     session.add(
         Move(
             game_id=ctx.game_id,
@@ -177,8 +173,6 @@ def abandon(session: Session, env: Env, ctx: GameContext) -> None:
     game.finished_at = env.now
     game.updated_at = env.now
     set_clock(session, game, TurnClock.stop())
-    game.paused_until = None
-    session.add(game)
     session.flush()
     stats.record_game_end(session, game, ctx.state, env.now)
 

@@ -88,3 +88,11 @@ def chat_language(session: Session, chat_id: int, fallback: str) -> str:
 
 def set_can_dm(session: Session, user_id: int, can_dm: bool) -> None:
     session.execute(update(User).where(col(User.id) == user_id).values(can_dm=can_dm))
+
+
+def bot_is_here(session: Session, chat_id: int) -> None:
+    """A command from the chat proves the bot is in it."""
+    chat = session.get(Chat, chat_id)
+    if chat is not None and chat.bot_removed:
+        chat.bot_removed = False
+        session.add(chat)

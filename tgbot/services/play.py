@@ -32,7 +32,7 @@ from ..store import outbox
 from ..store.db import is_postgres
 from ..store.models import PAUSED, PLAYING, GamePlayer, SeenTap
 from ..store.outbox import Priority
-from . import drafts, moves, output, panels, people, record, surfaces
+from . import drafts, moves, output, panels, people, popups, record, surfaces
 from .context import GameContext, SeatInfo, require_game
 from .env import Env
 from .people import Person
@@ -241,7 +241,7 @@ def compose(
         else:  # "x": clear
             draft = Draft()
         _save_draft(session, env, ctx, seat, draft, tap.private)
-        return Answer(output.sum_hint(ctx, seat, draft))
+        return Answer(popups.sum_hint(ctx, seat, draft))
 
     return _guarded(session, env, tap, game_id, act)
 
@@ -352,6 +352,6 @@ def hand(session: Session, env: Env, tap: Tap, game_id: int) -> Answer:
     def act(key: KeyTap) -> Answer:
         ctx, seat = key.checked()
         moves.clear_idle(session, ctx, seat)
-        return Answer(output.hand_popup(ctx, seat), alert=True)
+        return Answer(popups.hand_popup(ctx, seat), alert=True)
 
     return _guarded(session, env, tap, game_id, act)

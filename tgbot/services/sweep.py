@@ -32,10 +32,11 @@ from ..store import outbox
 from ..store.db import is_postgres
 from ..store.models import LOBBY, PAUSED, PLAYING, Game, GamePlayer, SeenTap
 from ..store.outbox import Message
+from ..turn_clock import Due, TurnClock
 from . import lobby, moves, output, panels, record, surfaces, table_control
 from .context import GameContext, SeatInfo, contexts_of
 from .env import Env
-from .turn_clock import set_clock
+from .game_clock import clock_of, rules_of, set_clock
 
 log = logging.getLogger("tweakbot.sweep")
 
@@ -93,29 +94,28 @@ def sweep_batch(session: Session, env: Env, game_ids: list[int]) -> SweepReport:
 
 def handle(session: Session, env: Env, ctx: GameContext, report: SweepReport) -> None:
     game = ctx.game
+    clock = clock_of(game)
+    paused = game.status == PAUSED
+    running = game.status == PLAYING and ctx.state is not None
+    due = TurnClock.due(clock, env.now, paused=paused)
     if game.status == LOBBY:
         lobby.expire(session, env, ctx)
-    elif game.status == PAUSED:
-        if game.paused_until is not None and game.paused_until <= env.now:
-            table_control.go_on(session, env, ctx, _(ctx.language, "▶️ The pause is over: the game goes on."))
-        else:
-            set_clock(session, game, {"wake_at": game.paused_until})
-    elif game.status != PLAYING or ctx.state is None:
-        set_clock(session, game, {"wake_at": None})
-    elif game.deadline_at is not None and game.deadline_at <= env.now:
+    elif paused and due is Due.PAUSE_OVER:
+        table_control.go_on(session, env, ctx, _(ctx.language, "▶️ The pause is over: the game goes on."))
+    elif running and due is Due.DEADLINE:
         _deadline(session, env, ctx, report)
-    elif game.next_nudge_at is not None and game.next_nudge_at <= env.now:
+    elif running and due is Due.REMINDER:
         if _remind(session, env, ctx):
             report.reminders += 1
-    else:
-        set_clock(session, game, {"wake_at": pacing.earliest(game.next_nudge_at, game.deadline_at)})
+    else:  # woke early, or nothing runs: wake at what comes next, if anything
+        set_clock(session, game, TurnClock.rearm(clock, paused=paused, running=running))
 
 
 def _remind(session: Session, env: Env, ctx: GameContext) -> bool:
     """The turn's next reminder; False when nobody waits to be told (the clock moves on anyway)."""
     game = ctx.game
-    reminder, columns = moves.turn_clock(ctx, env).remind(game, env.now)
-    set_clock(session, game, columns)
+    reminder, clock = rules_of(ctx, env).remind(clock_of(game), env.now)
+    set_clock(session, game, clock)
     seat = ctx.current
     if seat is None or seat.autoplayed:
         return False  # nobody waits to be told
@@ -221,6 +221,6 @@ def _deadline(session: Session, env: Env, ctx: GameContext, report: SweepReport)
         output.say_in_game(session, env, result.ctx, text)
     if not result.outcomes and not result.abandoned:
         # Nothing could be played (should not happen): look again after a fresh turn clock.
-        set_clock(session, ctx.game, moves.turn_clock(ctx, env).start(state.current, env.now))
+        set_clock(session, ctx.game, rules_of(ctx, env).start(clock_of(ctx.game), state.current, env.now))
         return
     record.report(session, env, result)

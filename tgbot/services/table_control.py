@@ -1,5 +1,5 @@
-"""Keeping an asynchronous table moving: /pause, /resume, /back, /quiet, the pace, /leave,
-/board and /cancel.
+"""Keeping an asynchronous table moving: /pause, /resume, /back, /quiet, /settings (the pace;
+its keys are `lobby.change_setting`'s), /leave, /board and /cancel.
 
 Pausing, resuming, quiet hours, the pace and cancelling belong to the game's creator or a group
 admin; the rest to each player. Every clock change goes through the `TurnClock`.
@@ -18,12 +18,12 @@ from ..i18n import _, _n
 from ..render import cards as cards_render
 from ..render.lobby import hints_text, pace_rows
 from ..store.models import LOBBY, PAUSED, PLAYING, Game, GamePlayer
-from . import chat_events, lobby, moves, output, people, record
+from ..turn_clock import TurnClock
+from . import lobby, lobby_message, moves, output, people, record
 from .command import Command, Replied, guarded, reply, reply_language
 from .context import GameContext, context_of, require_game
 from .env import Env
-from .play import Answer, Tap
-from .turn_clock import TurnClock, set_clock
+from .game_clock import clock_of, is_held, rules_of, set_clock
 
 _QUIET_RE = re.compile(r"(\d{1,2})-(\d{1,2})(?:\s+(?:UTC)?([+-]\d{1,2})(?::(\d{2}))?)?", re.IGNORECASE)
 SECONDS_PER_DAY = 86400
@@ -55,7 +55,7 @@ def pause(session: Session, env: Env, command: Command, admin: bool) -> Replied:
         _manager(ctx, command, admin)
         game.status = PAUSED
         game.updated_at = env.now
-        set_clock(session, game, TurnClock.pause(env.now, env.pause_max))
+        set_clock(session, game, TurnClock.pause(clock_of(game), env.now, env.pause_max))
         days = max(1, round(env.pause_max.total_seconds() / SECONDS_PER_DAY))
         text = _n(
             ctx.language,
@@ -77,9 +77,8 @@ def go_on(session: Session, env: Env, ctx: GameContext, header: str) -> None:
     """A paused game plays on: a fresh clock for the player to move, the board at the bottom."""
     game = ctx.game
     game.status = PLAYING
-    game.paused_until = None
     game.updated_at = env.now
-    set_clock(session, game, TurnClock.waiting(ctx.playing_state().current))
+    set_clock(session, game, TurnClock.resume(clock_of(game), ctx.playing_state().current))
     record.post_board(session, env, ctx, note=[header])
 
 
@@ -89,7 +88,7 @@ def resume(session: Session, env: Env, command: Command, admin: bool) -> Replied
         if ctx.game.status != PAUSED:
             raise ServiceError("not_paused")
         _manager(ctx, command, admin)
-        chat_events.bot_is_here(session, ctx.game.chat_id)
+        people.bot_is_here(session, ctx.game.chat_id)
         go_on(session, env, ctx, _(ctx.language, "▶️ The game goes on!"))
         return Replied(game_id=ctx.game_id)
 
@@ -106,9 +105,9 @@ def board(session: Session, env: Env, command: Command) -> Replied:
     def act() -> Replied:
         ctx = _here(session, command)
         if ctx.game.status == LOBBY:
-            output.repost_lobby(session, env, ctx)
-        elif chat_events.is_held(ctx.game):
-            chat_events.bot_is_here(session, ctx.game.chat_id)
+            lobby_message.repost_lobby(session, env, ctx)
+        elif is_held(ctx.game):
+            people.bot_is_here(session, ctx.game.chat_id)
             go_on(session, env, ctx, _(ctx.language, "▶️ The game goes on!"))
         else:
             record.post_board(session, env, ctx)
@@ -285,7 +284,7 @@ def quiet(session: Session, env: Env, command: Command, arg: str, admin: bool) -
         for game in running:
             if game.status == PLAYING and game.turn_started_at is not None:
                 ctx = context_of(session, game)
-                set_clock(session, game, moves.turn_clock(ctx, env).rederive(game))
+                set_clock(session, game, rules_of(ctx, env).rederive(clock_of(game)))
         if hours is None:
             reply(session, env, command, _(lang, "🔔 Quiet hours are off."))
         else:
@@ -341,30 +340,3 @@ def settings(session: Session, env: Env, command: Command) -> Replied:
     lines.append(hints_text(glang, ctx.settings.hints))  # chosen in the lobby, for the whole game
     reply(session, env, command, "\n".join(lines), pace_rows(glang, game.id, ctx.settings.pace, custom))
     return Replied(game_id=game.id)
-
-
-def change_pace(
-    session: Session, env: Env, ctx: GameContext, tap: Tap, pace: str, admin: bool, lang: str
-) -> Answer:
-    """A pace key under /settings of a running game: the turn clock starts again."""
-    if not pacing.is_known(pace, env.custom_pace):
-        raise ServiceError("bad_setting")
-    if ctx.game.status not in (PLAYING, PAUSED):
-        raise ServiceError("not_playing")
-    if not lobby.can_manage(ctx.game, tap.person.id, admin):
-        raise ServiceError("not_creator")
-    settings = replace(ctx.settings, pace=pace)
-    ctx.game.settings = settings.to_json()
-    session.add(ctx.game)
-    ctx = replace(ctx, settings=settings)
-    if ctx.game.status == PLAYING:
-        clock = moves.turn_clock(ctx, env)
-        set_clock(session, ctx.game, clock.restart(ctx.game, ctx.playing_state().current, env.now))
-    glang = ctx.language
-    label = pacing.pace_label(glang, pace, env.custom_pace)
-    text = _(glang, "⚙️ The pace of this game is now {pace}; the turn clock starts again.", pace=label)
-    output.say_in_game(session, env, ctx, text)
-    on_board = tap.message_id == record.live_board(session, ctx)  # a forged key: the board keeps its own
-    if tap.chat_id is not None and tap.message_id is not None and not on_board:
-        output.drop_keys(session, env, tap.chat_id, tap.message_id)  # the /settings message
-    return Answer(_(lang, "Pace: {pace}", pace=pacing.pace_label(lang, pace, env.custom_pace)))

@@ -1,0 +1,83 @@
+"""The game row's clock columns: read them, write them back (the one place), start a seen turn.
+
+The rules are in `tgbot.turn_clock` (pure); this module is where their result meets the store.
+`set_clock` writes the whole `ClockState` and tells the process when to wake
+(`store.db.after_commit`), so a live reminder is sent on time to the second rather than at the
+next sweep.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from datetime import datetime
+
+from sqlmodel import Session
+
+from ..store.db import after_commit, is_postgres
+from ..store.models import PAUSED, PLAYING, Chat, Game
+from ..turn_clock import ClockState, TurnClock
+from . import surfaces
+from .context import GameContext, parse_settings, quiet_hours
+from .env import Env
+
+
+def rules_of(ctx: GameContext, env: Env) -> TurnClock:
+    """The clock rules of this game: its pace (or the operator's custom one), its group's quiet
+    hours."""
+    return TurnClock.of(ctx.settings.pace, env.custom_pace, ctx.quiet)
+
+
+def clock_of(game: Game) -> ClockState:
+    """The clock as the game row keeps it."""
+    return ClockState(
+        current_seat=game.current_seat,
+        turn_started_at=game.turn_started_at,
+        nudges_sent=game.nudges_sent,
+        next_nudge_at=game.next_nudge_at,
+        deadline_at=game.deadline_at,
+        paused_until=game.paused_until,
+        wake_at=game.wake_at,
+    )
+
+
+def set_clock(session: Session, game: Game, state: ClockState) -> None:
+    """Write the clock on the game row and wake this process when it is next due."""
+    for column, value in asdict(state).items():
+        setattr(game, column, value)
+    session.add(game)
+    if isinstance(state.wake_at, datetime):
+        notes = after_commit(session)
+        if notes.wake_at is None or state.wake_at < notes.wake_at:
+            notes.wake_at = state.wake_at
+
+
+def is_waiting(game: Game) -> bool:
+    """A turn is on, but its clock waits until its player can see it."""
+    return game.status == PLAYING and clock_of(game).waiting
+
+
+def is_held(game: Game) -> bool:
+    """Paused with no end: held since the bot was removed (only /board or /resume lift it)."""
+    return game.status == PAUSED and game.paused_until is None
+
+
+def start_when_shown(session: Session, env: Env, chat_id: int, surface: str) -> None:
+    """A board or a panel reached its chat: the turn it shows starts its clock, if it waits.
+
+    Only the live board of the game counts (an older one shows an older turn), or the panel of
+    the player to move.
+    """
+    named = surfaces.parse(surface)
+    if named is None or named.kind not in ("board", "panel"):
+        return
+    game = session.get(Game, named.game_id, with_for_update=is_postgres(session))
+    if game is None or not is_waiting(game):
+        return
+    if named.kind == "board" and (named.number != game.board_no or game.chat_id != chat_id):
+        return
+    if named.kind == "panel" and named.number != game.current_seat:
+        return
+    assert game.current_seat is not None
+    chat = session.get(Chat, game.chat_id)
+    clock = TurnClock.of(parse_settings(game.settings).pace, env.custom_pace, quiet_hours(chat))
+    set_clock(session, game, clock.start(clock_of(game), game.current_seat, env.now))
