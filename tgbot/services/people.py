@@ -88,3 +88,8 @@ def chat_language(session: Session, chat_id: int, fallback: str) -> str:
 
 def set_can_dm(session: Session, user_id: int, can_dm: bool) -> None:
     session.execute(update(User).where(col(User.id) == user_id).values(can_dm=can_dm))
+
+
+def private_chat_changed(session: Session, env: Env, user_id: int, open_now: bool) -> None:
+    """The person started or blocked our private chat: panels and reminders may go there, or not."""
+    set_can_dm(session, user_id, open_now)
