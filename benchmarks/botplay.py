@@ -290,7 +290,7 @@ def instrument(rig: BotRig, ledger: Ledger, *, writes: bool = True) -> Callable[
 
         def put(session: Any, message: Any, now: Any, *args: Any, **kw: Any) -> None:
             original_put(session, message, now, *args, **kw)
-            payload = json.dumps(message.payload(), ensure_ascii=False, separators=(",", ":"))
+            payload = message.payload().to_json()
             ledger.put((message.chat_id, message.surface, payload))
 
         def plan(row: Any, payload: Any, batch: Any) -> Any:

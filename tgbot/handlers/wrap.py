@@ -149,8 +149,7 @@ async def _say_trouble(update: Update, context: TweakContext, command: Command) 
     if now - _trouble_said.get(command.chat_id, -TROUBLE_REPLY_EVERY) < TROUBLE_REPLY_EVERY:
         return
     _trouble_said[command.chat_id] = now
-    payload: dict[str, Any] = {"text": trouble_text(own_language(update)), "thread_id": command.thread_id}
-    await io.deliver(context.bot, command.chat_id, payload)
+    await io.say(context.bot, command.chat_id, trouble_text(own_language(update)), command.thread_id)
 
 
 def quietly(handler: Handler) -> Handler:
