@@ -7,41 +7,51 @@ player's turn) are the services'.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from telegram.ext import BaseHandler, CallbackQueryHandler
 
 from .. import callbacks as cb
 from ..services import info, lobby, play, records, rematch
-from .wrap import Handler, invalid_key, on_key, own_page
+from ..services.tap import KeyService
+from .wrap import invalid_key, on_key, own_page
 
-ROUTES: list[tuple[type[cb.Callback], Handler]] = [
-    (cb.Join, on_key(cb.Join, lobby.join, "lobby")),
-    (cb.Leave, on_key(cb.Leave, lobby.leave, "lobby")),
-    (cb.Start, on_key(cb.Start, lobby.start_game, "lobby")),
-    (cb.Cancel, on_key(cb.Cancel, lobby.cancel_lobby, "lobby")),
-    (cb.OpenSettings, on_key(cb.OpenSettings, lobby.open_settings, "lobby")),
-    (cb.CloseSettings, on_key(cb.CloseSettings, lobby.close_settings, "lobby")),
-    (cb.Setting, on_key(cb.Setting, lobby.change_setting, "setting")),
-    (cb.AddComputer, on_key(cb.AddComputer, lobby.add_computer, "add_computer")),
-    (cb.Hand, on_key(cb.Hand, play.hand, "hand")),
-    (cb.PickHand, on_key(cb.PickHand, play.pick_hand, "compose")),
-    (cb.PickTable, on_key(cb.PickTable, play.pick_table, "compose")),
-    (cb.Claim, on_key(cb.Claim, play.claim, "compose")),
-    (cb.Discard, on_key(cb.Discard, play.discard, "compose")),
-    (cb.Clear, on_key(cb.Clear, play.clear, "compose")),
-    (cb.TChoice, on_key(cb.TChoice, play.choose_t, "t_choice")),
-    # A key that rewrites its own message acts only on a message made of such keys.
-    (cb.Rules, own_page("r:", on_key(cb.Rules, info.rules_key, "rules"))),
-    (cb.Language, own_page("lg:", on_key(cb.Language, info.choose_language, "language"))),
-    (cb.Download, on_key(cb.Download, records.download, "download")),
-    (cb.Rematch, on_key(cb.Rematch, rematch.rematch, "rematch")),
+K = TypeVar("K", bound=cb.Callback)
+Route = CallbackQueryHandler[Any, Any]
+
+
+def route(kind: type[K], service: KeyService[K], action: str, *, own_page_of: str = "") -> Route:
+    """Taps whose data matches `kind`'s pattern go to `service`; `own_page_of`: the key rewrites
+    its own message, so it acts only on a message whose keys all start so."""
+    handler = on_key(kind, service, action)
+    return CallbackQueryHandler(
+        own_page(own_page_of, handler) if own_page_of else handler, pattern=kind.PATTERN
+    )
+
+
+ROUTES: list[Route] = [
+    route(cb.Join, lobby.join, "lobby"),
+    route(cb.Leave, lobby.leave, "lobby"),
+    route(cb.Start, lobby.start_game, "lobby"),
+    route(cb.Cancel, lobby.cancel_lobby, "lobby"),
+    route(cb.OpenSettings, lobby.open_settings, "lobby"),
+    route(cb.CloseSettings, lobby.close_settings, "lobby"),
+    route(cb.Setting, lobby.change_setting, "setting"),
+    route(cb.AddComputer, lobby.add_computer, "add_computer"),
+    route(cb.Hand, play.hand, "hand"),
+    route(cb.PickHand, play.pick_hand, "compose"),
+    route(cb.PickTable, play.pick_table, "compose"),
+    route(cb.Claim, play.claim, "compose"),
+    route(cb.Discard, play.discard, "compose"),
+    route(cb.Clear, play.clear, "compose"),
+    route(cb.TChoice, play.choose_t, "t_choice"),
+    route(cb.Rules, info.rules_key, "rules", own_page_of="r:"),
+    route(cb.Language, info.choose_language, "language", own_page_of="lg:"),
+    route(cb.Download, records.download, "download"),
+    route(cb.Rematch, rematch.rematch, "rematch"),
 ]
 
 
 def handlers() -> list[BaseHandler[Any, Any, Any]]:
     """One handler per kind, then one for data no kind accepts (a forged or very old key)."""
-    found: list[BaseHandler[Any, Any, Any]] = [
-        CallbackQueryHandler(handler, pattern=kind.PATTERN) for kind, handler in ROUTES
-    ]
-    return [*found, CallbackQueryHandler(invalid_key)]
+    return [*ROUTES, CallbackQueryHandler(invalid_key)]
