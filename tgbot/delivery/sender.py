@@ -35,7 +35,7 @@ from ..store.models import DeliveryChat, OutboxRow
 from ..store.outbox import Fallback, Message, Payload, Priority
 from . import budget, charts
 from . import telegram_io as io
-from .telegram_io import Result
+from .telegram_io import OutcomeKind
 
 log = logging.getLogger("tweakbot.delivery")
 
@@ -297,19 +297,19 @@ class ChatSender:
         )
         metrics.count_delivery(outcome.kind)
         now = d.timer.time()
-        if outcome.kind == Result.NETWORK:
+        if outcome.kind == OutcomeKind.NETWORK:
             self._backoff = min(BACKOFF_MAX, max(1.0, self._backoff * 2))
             await d.store(lambda s: _attempted(s, self.chat_id, row, now))
             return None
         self._backoff = 0.0
-        if outcome.kind == Result.FLOOD:
+        if outcome.kind == OutcomeKind.FLOOD:
             log.warning("429 in chat %s: paused for %.0f s", self.chat_id, outcome.retry_after)
             await d.store(lambda s: _paused(s, self.chat_id, now + outcome.retry_after + 0.5))
             return None
-        if outcome.kind == Result.BLOCKED:
+        if outcome.kind == OutcomeKind.BLOCKED:
             await d.store(lambda s: self._blocked(s, row, payload))
             return None
-        if outcome.kind == Result.MIGRATED and outcome.new_chat_id is not None:
+        if outcome.kind == OutcomeKind.MIGRATED and outcome.new_chat_id is not None:
             new_id = outcome.new_chat_id
             await d.store(lambda s: d.trouble.migrated(s, self.chat_id, new_id))
             return None
@@ -430,34 +430,34 @@ def _finish(
     kind = outcome.kind
     if (
         row.surface is not None
-        and kind in (Result.SENT, Result.EDITED, Result.REFUSED)
+        and kind in (OutcomeKind.SENT, OutcomeKind.EDITED, OutcomeKind.REFUSED)
         and not payload.keys_only
     ):
         # First, while nothing of the outbox is locked yet: the game row comes before the outbox
         # in every transaction that takes both (taps take the game, then its outbox rows).
         delivery.trouble.surface_shown(session, chat_id, row.surface)
-    if kind in (Result.SENT, Result.EDITED):
+    if kind in (OutcomeKind.SENT, OutcomeKind.EDITED):
         if row.surface is not None and outcome.message_id is not None:
             outbox.remember_shown(session, chat_id, row.surface, outcome.message_id, plan.digest)
-        if kind == Result.SENT and outcome.message_id is not None:
+        if kind == OutcomeKind.SENT and outcome.message_id is not None:
             chat.last_message_id = max(chat.last_message_id or 0, outcome.message_id)
         outbox.delivered(session, row.id, row.rev)
         if plan.replaces is not None:
             # the older message of the surface, posted again below: its keys go when budget allows
             outbox.drop_keys(session, chat_id, plan.replaces, delivery.clock.now(), game_id=row.game_id)
-    elif kind == Result.GONE:
+    elif kind == OutcomeKind.GONE:
         if row.surface is not None and not payload.message_id:
             outbox.forget_shown(session, chat_id, row.surface)  # posted anew on the next round
             if payload.edit_only:
                 outbox.drop(session, row.id)
         else:
             outbox.drop(session, row.id)
-    elif kind == Result.REPLY_MISSING:
+    elif kind == OutcomeKind.REPLY_MISSING:
         lost = payload.reply_to
         if lost:
             outbox.forget_shown(session, chat_id, lost)
             delivery.trouble.surface_lost(session, chat_id, lost)
-    elif kind == Result.THREAD_MISSING:
+    elif kind == OutcomeKind.THREAD_MISSING:
         if payload.thread_id is not None:
             log.warning("chat %s: the forum topic is gone; the game goes on in the general topic", chat_id)
             stored = session.get(OutboxRow, row.id)

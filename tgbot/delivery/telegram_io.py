@@ -33,7 +33,7 @@ REPLY_GONE = "message to be replied not found"
 THREAD_GONE = ("message thread not found", "topic_closed", "topic_deleted")
 
 
-class Result(StrEnum):
+class OutcomeKind(StrEnum):
     """What became of one call (the values label the delivery metrics)."""
 
     SENT = "sent"  # a new message: message_id
@@ -50,7 +50,7 @@ class Result(StrEnum):
 
 @dataclass(frozen=True)
 class Outcome:
-    kind: Result
+    kind: OutcomeKind
     message_id: int | None = None
     retry_after: float = 0.0
     new_chat_id: int | None = None
@@ -80,18 +80,18 @@ async def deliver(
     except RetryAfter as exc:
         retry = exc.retry_after
         seconds = retry.total_seconds() if hasattr(retry, "total_seconds") else float(retry)
-        return Outcome(Result.FLOOD, retry_after=seconds)
+        return Outcome(OutcomeKind.FLOOD, retry_after=seconds)
     except ChatMigrated as exc:
-        return Outcome(Result.MIGRATED, new_chat_id=exc.new_chat_id)
+        return Outcome(OutcomeKind.MIGRATED, new_chat_id=exc.new_chat_id)
     except Forbidden as exc:
-        return Outcome(Result.BLOCKED, detail=exc.message)
+        return Outcome(OutcomeKind.BLOCKED, detail=exc.message)
     except BadRequest as exc:
         return _bad_request(exc, chat_id, edit_id, reply_id)
     except NetworkError as exc:  # TimedOut included
-        return Outcome(Result.NETWORK, detail=type(exc).__name__)
+        return Outcome(OutcomeKind.NETWORK, detail=type(exc).__name__)
     except TelegramError as exc:
         log.warning("Telegram refused a call to %s: %s", chat_id, exc)
-        return Outcome(Result.REFUSED, detail=str(exc))
+        return Outcome(OutcomeKind.REFUSED, detail=str(exc))
 
 
 async def say(bot: Bot, chat_id: int, text: str, thread_id: int | None = None) -> Outcome:
@@ -102,15 +102,15 @@ async def say(bot: Bot, chat_id: int, text: str, thread_id: int | None = None) -
 def _bad_request(exc: BadRequest, chat_id: int, edit_id: int | None, reply_id: int | None) -> Outcome:
     text = exc.message.lower()
     if NOT_MODIFIED in text:
-        return Outcome(Result.EDITED, message_id=edit_id)
+        return Outcome(OutcomeKind.EDITED, message_id=edit_id)
     if edit_id is not None and any(reason in text for reason in EDIT_GONE):
-        return Outcome(Result.GONE)
+        return Outcome(OutcomeKind.GONE)
     if reply_id is not None and REPLY_GONE in text:
-        return Outcome(Result.REPLY_MISSING)
+        return Outcome(OutcomeKind.REPLY_MISSING)
     if any(reason in text for reason in THREAD_GONE):
-        return Outcome(Result.THREAD_MISSING)
+        return Outcome(OutcomeKind.THREAD_MISSING)
     log.warning("Telegram refused a message to %s: %s", chat_id, exc.message)
-    return Outcome(Result.REFUSED, detail=exc.message)
+    return Outcome(OutcomeKind.REFUSED, detail=exc.message)
 
 
 async def _call(
@@ -133,7 +133,7 @@ async def _call(
             await bot.edit_message_reply_markup(chat_id=chat_id, message_id=edit_id, reply_markup=markup)
         else:
             await bot.edit_message_text(text, chat_id=chat_id, message_id=edit_id, reply_markup=markup)
-        return Outcome(Result.EDITED, message_id=edit_id)
+        return Outcome(OutcomeKind.EDITED, message_id=edit_id)
     silent = not payload.notify
     thread = payload.thread_id
     sent: Message
@@ -159,7 +159,7 @@ async def _call(
             disable_notification=silent,
             reply_to_message_id=reply_id,
         )
-    return Outcome(Result.SENT, message_id=sent.message_id)
+    return Outcome(OutcomeKind.SENT, message_id=sent.message_id)
 
 
 def clip_popup(text: str, limit: int = POPUP_LIMIT) -> str:
