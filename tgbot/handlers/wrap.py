@@ -137,7 +137,7 @@ def on_command(action: str, service: CommandService) -> Handler:
             await _say_trouble(update, context, command)
             logs.note_update(None, action, "db_trouble")
             return
-        logs.note_update(replied.game_id, action, replied.outcome)
+        logs.note_update(replied.game_id, replied.action or action, replied.outcome)
 
     return handler
 

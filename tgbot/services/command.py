@@ -46,6 +46,8 @@ class Replied:
     #: Refused for want of rights the person may have as a group admin: the handler asks
     #: Telegram (one getChatMember, only then) and runs the command again.
     need_admin: bool = False
+    #: The name the update's log line and metrics give it, when not the command's own.
+    action: str | None = None
 
 
 def reply_language(session: Session, command: Command) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from sqlmodel import Session
 
 from .. import callbacks as cb
@@ -25,7 +27,7 @@ def start(session: Session, env: Env, command: Command) -> Replied:
     """/start in private: the bot may write to this person now. ``/start g<id>`` (the board's
     📱 Panel key) turns on that game's private panel and shows it. In a group: /help."""
     if not command.private:
-        return help_text(session, env, command)
+        return replace(help_text(session, env, command), action="help")
     payload = command.args.split(maxsplit=1)[0] if command.args else ""
     people.upsert_user(session, command.person, env, can_dm=True)
     lang = reply_language(session, command)
