@@ -71,3 +71,14 @@ def test_forged_data_is_refused(kind: type[cb.Callback], data: str | None) -> No
 def test_a_key_longer_than_telegram_allows_is_never_drawn() -> None:
     with pytest.raises(ValueError, match="too long"):
         _ = cb.Setting(7, SettingKey.PACE, "x" * 70).data
+
+
+def test_every_kind_of_key_has_one_route() -> None:
+    from tgbot.handlers.keys import ROUTES
+
+    kinds = [kind for kind in vars(cb).values() if isinstance(kind, type) and issubclass(kind, cb.Callback)]
+    patterns = [route.pattern for route in ROUTES]
+    for kind in kinds:
+        if kind is not cb.Callback:
+            assert patterns.count(kind.PATTERN) == 1, kind.__name__
+    assert len(patterns) == len(kinds) - 1
