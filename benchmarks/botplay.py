@@ -39,7 +39,7 @@ The books (`Ledger`), kept by wrapping the bot's seams from outside (nothing in 
 
 * SQL: SQLAlchemy's ``before_cursor_execute``, ``begin`` and ``commit``/``rollback`` events on
   the bot's engine. Each transaction is told apart by who ran it: `Database.run` is given a
-  function defined in `tgbot.handlers.wrap` (a tap, a query, a pick: the handler's service), in
+  function defined in `tgbot.deps` (`Deps.run`: a tap, a query, a pick: the handler's service), in
   `tgbot.delivery.sender` (a sender) or elsewhere.
 * Writes: every `outbox.put` is credited to the tap being handled (or, inside a sender's
   `_finish`, to the tap whose message that sender just wrote: a post that replaces an older board
@@ -107,7 +107,7 @@ _local = threading.local()  # .kind: who runs the transaction on this thread; .o
 Key = tuple[int, str | None, str]
 _row: contextvars.ContextVar[Key | None] = contextvars.ContextVar("bench_row", default=None)
 
-TX_KINDS = {"tgbot.handlers.wrap": "tap", "tgbot.delivery.sender": "delivery", "tgbot.jobs": "sweep"}
+TX_KINDS = {"tgbot.deps": "tap", "tgbot.delivery.sender": "delivery", "tgbot.jobs": "sweep"}
 
 
 def verb(statement: str) -> str:
@@ -290,7 +290,7 @@ def instrument(rig: BotRig, ledger: Ledger, *, writes: bool = True) -> Callable[
 
         def put(session: Any, message: Any, now: Any, *args: Any, **kw: Any) -> None:
             original_put(session, message, now, *args, **kw)
-            payload = json.dumps(message.payload(), ensure_ascii=False, separators=(",", ":"))
+            payload = message.payload().to_json()
             ledger.put((message.chat_id, message.surface, payload))
 
         def plan(row: Any, payload: Any, batch: Any) -> Any:

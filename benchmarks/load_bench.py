@@ -824,21 +824,24 @@ def _key_kind(work: Any, depth: int = 0) -> str:
     """The kind of key a handler's transaction serves, found in its closures (tracing only)."""
     from tgbot import callbacks as cb
 
+    compose = {
+        cb.PickHand: "hand card",
+        cb.PickTable: "table card",
+        cb.Claim: "claim",
+        cb.Discard: "discard",
+        cb.Clear: "clear",
+    }
+    values: list[Any] = []
     for cell in getattr(work, "__closure__", None) or ():
         try:
             value = cell.cell_contents
         except ValueError:
             continue
-        if isinstance(value, cb.Compose):
-            names = {
-                "h": "hand card",
-                "t": "table card",
-                "c": "claim",
-                "d": "discard",
-                "x": "clear",
-                "b": "back",
-            }
-            return f"tap Compose {names.get(value.op, value.op)}"
+        # `Deps.run` keeps the service's arguments (the tap, the key) in a tuple.
+        values.extend(value if isinstance(value, tuple) else (value,))
+    for value in values:
+        if type(value) in compose:
+            return f"tap Compose {compose[type(value)]}"
         if isinstance(value, cb.Callback):
             return f"tap {type(value).__name__}"
         if callable(value) and depth < 3:
@@ -886,9 +889,9 @@ class DbTrace:
         async def run(work: Callable[[Any], Any], **kw: Any) -> Any:
             caller = sys._getframe(1)
             kind = caller.f_code.co_qualname
-            # handlers.wrap.run: the key (or command) it serves; else which of the caller's
-            # transactions (the senders have several)
-            kind = _key_kind(work) if kind == "run" else f"{kind}:{caller.f_lineno}"
+            # Deps.run (the handlers' one way to a service): the key (or command) it serves; else
+            # which of the caller's transactions (the senders have several)
+            kind = _key_kind(work) if kind == "Deps.run" else f"{kind}:{caller.f_lineno}"
             submitted = time.perf_counter()
             marks: dict[str, Any] = {}
 

@@ -1,15 +1,19 @@
 """Callback data: one typed class per kind of key, short ASCII, at most 64 bytes.
 
-Anyone can forge callback data, so each kind parses strictly (`parse`, a full regex match and
-range checks) and the services check everything again against the stored game. Each class's
-`PATTERN` routes its taps to its handler (`CallbackQueryHandler(pattern=…)`).
+Anyone can forge callback data, so each kind parses strictly (a full match of its pattern and
+range checks) and the services check everything again against the stored game. A kind declares
+its wire layout once (`wire="h:{game_id}"`) and the type of each field (`GameId`, `Index`, an
+enum…); its pattern, `parse` and `data` are derived from them, so the three can never disagree.
+Each class's `PATTERN` routes its taps to its one handler (`CallbackQueryHandler(pattern=…)`).
+
+The layouts are those of the bot's first versions: keys already in chats still parse.
 
   lj|ll|ls|lc|lo|lb:<game>          lobby: join, leave, start, cancel, settings, back
   ln:<game>:<key>:<value>           a setting (lobby; the pace also in a running game)
   la:<game>:<level>[:s]             lobby: add a computer player (s: from the settings screen)
   h:<game>                          "my hand" popup
-  k:<game>:<ver>:<op>[:<i>]         compose a move on the server's draft: h(and card i),
-                                    t(able card i), c(laim), d(iscard), x (clear)
+  k:<game>:<ver>:h:<i>|t:<i>        compose on the server's draft: hand card i, table card i
+  k:<game>:<ver>:c|d|x              claim, discard, clear
   t:<game>:<ver>:<kind>             choose a [T!] play of that kind (again: the next choice)
   r:<page>[:<lang>]                 rules page
   lg:<code>                         language choice
@@ -19,20 +23,35 @@ range checks) and the services check everything again against the stored game. E
 
 from __future__ import annotations
 
+import dataclasses
 import re
+import string
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import ClassVar, Self
+from enum import Enum, StrEnum
+from typing import Annotated, Any, ClassVar, Self, get_args, get_origin, get_type_hints
 
 from engine.ai import LEVELS
+from engine.cards import T_KINDS, TKind
+
+from .game_settings import SettingKey as SettingKey  # the keys of `Setting`, re-exported
 
 MAX_BYTES = 64
 #: Game ids are a 32-bit integer column (PostgreSQL): a larger, forged one never reaches a query.
 MAX_GAME_ID = 2**31 - 1
-_ID = r"(\d{1,10})"
 
 
 class BadCallback(ValueError):
     pass
+
+
+@dataclass(frozen=True)
+class Codec:
+    """How one field travels: the text it matches, and the value that text stands for."""
+
+    regex: str
+    read: Callable[[str], Any] = str
+    write: Callable[[Any], str] = str
 
 
 def _game_id(text: str) -> int:
@@ -42,14 +61,116 @@ def _game_id(text: str) -> int:
     return value
 
 
-def _checked(data: str) -> str:
-    if len(data.encode()) > MAX_BYTES:
-        raise ValueError(f"callback data too long: {data!r}")
-    return data
+def _choice(values: tuple[str, ...], read: Callable[[str], Any] = str) -> Codec:
+    return Codec("|".join(re.escape(v) for v in values), read, str)
+
+
+#: A game's id (a positive 32-bit integer).
+GAME_ID = Codec(r"\d{1,10}", _game_id)
+#: A game version.
+VERSION = Codec(r"\d{1,10}", int)
+#: A hand or table position, a rules page.
+SMALL = Codec(r"\d{1,2}", int)
+LANG = Codec(r"[a-z]{2}")
+
+GameId = Annotated[int, GAME_ID]
+Version = Annotated[int, VERSION]
+Small = Annotated[int, SMALL]
+Lang = Annotated[str, LANG]
+Level = Annotated[str, _choice(tuple(LEVELS))]
+SettingValue = Annotated[str, Codec(r"[a-z0-9+-]{1,8}")]
+
+
+class TChoiceKind(StrEnum):
+    """What a [T!] key chooses: a play of one kind, or ("any") of any kind the player holds, when
+    the group cannot see which."""
+
+    THIEF = TKind.THIEF.value
+    JOKER = TKind.JOKER.value
+    SHIFTER = TKind.SHIFTER.value
+    BOMB = TKind.BOMB.value
+    ANY = "any"
+
+    @classmethod
+    def of(cls, kind: TKind) -> TChoiceKind:
+        return cls(kind.value)
+
+    @property
+    def t_kind(self) -> TKind | None:
+        return None if self is TChoiceKind.ANY else TKind(self.value)
+
+
+assert {k.value for k in T_KINDS} | {"any"} == {k.value for k in TChoiceKind}
+
+
+def _flag(text: str) -> Codec:
+    """A field present (as `text`) or absent: True or False."""
+    return Codec(re.escape(text), lambda _text: True, lambda _value: text)
+
+
+def _enum_codec(kind: type[Enum]) -> Codec:
+    return _choice(tuple(str(member.value) for member in kind), kind)
+
+
+def _codec_of(hint: Any) -> Codec:
+    if get_origin(hint) is Annotated:
+        return next(a for a in get_args(hint)[1:] if isinstance(a, Codec))
+    if isinstance(hint, type) and issubclass(hint, Enum):
+        return _enum_codec(hint)
+    raise TypeError(f"callback field of type {hint!r} has no codec")
+
+
+@dataclass(frozen=True)
+class _Part:
+    """One piece of a layout: text as it is, or a field (optional: left out at its default)."""
+
+    literal: str = ""
+    field: str = ""
+    optional: bool = False
+
+
+def _layout(wire: str) -> list[_Part]:
+    """Parse a layout such as ``la:{game_id}:{level}[:{stay}]``: a bracketed tail is optional."""
+    parts: list[_Part] = []
+    optional = False
+    for literal, field, _spec, _conv in string.Formatter().parse(wire):
+        for char in literal:
+            if char == "[":
+                optional = True
+            elif char != "]":
+                parts.append(_Part(literal=char, optional=optional))
+        if field:
+            parts.append(_Part(field=field, optional=optional))
+    return parts
 
 
 class Callback:
+    """A kind of key. Subclasses are frozen dataclasses declared with their layout."""
+
+    WIRE: ClassVar[str]
     PATTERN: ClassVar[re.Pattern[str]]
+    _PARTS: ClassVar[list[_Part]]
+    _CODECS: ClassVar[dict[str, Codec]]
+
+    def __init_subclass__(cls, wire: str = "", **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if not wire:
+            return
+        hints = get_type_hints(cls, include_extras=True)
+        parts = _layout(wire)
+        codecs = {p.field: _codec_of(hints[p.field]) for p in parts if p.field}
+        regex, tail = "", ""
+        for part in parts:
+            if part.literal:
+                piece = re.escape(part.literal)
+            else:
+                piece = f"(?P<{part.field}>{codecs[part.field].regex})"
+            if part.optional:
+                tail += piece
+            else:
+                regex += piece
+        cls.WIRE, cls._PARTS, cls._CODECS = wire, parts, codecs
+        cls.PATTERN = re.compile(regex + (f"(?:{tail})?" if tail else ""))
 
     @classmethod
     def parse(cls, data: str | None) -> Self:
@@ -58,177 +179,168 @@ class Callback:
         match = cls.PATTERN.fullmatch(data)
         if match is None:
             raise BadCallback(f"not a {cls.__name__} key")
-        return cls._from(match.groups())
-
-    @classmethod
-    def _from(cls, groups: tuple[str, ...]) -> Self:
-        raise NotImplementedError
+        found = {name: text for name in cls._CODECS if (text := match[name]) is not None}
+        values = {name: cls._CODECS[name].read(text) for name, text in found.items()}
+        try:
+            return cls(**values)
+        except (TypeError, ValueError) as exc:
+            raise BadCallback(str(exc)) from exc
 
     @property
     def data(self) -> str:
-        raise NotImplementedError
+        defaults = {f.name: f.default for f in dataclasses.fields(self)}  # type: ignore[arg-type]
+        head, tail, tail_set = "", "", False
+        for part in self._PARTS:
+            if part.literal:
+                piece = part.literal
+            else:
+                value = getattr(self, part.field)
+                tail_set = tail_set or (part.optional and value != defaults[part.field])
+                piece = self._CODECS[part.field].write(value)
+            if part.optional:
+                tail += piece
+            else:
+                head += piece
+        data = head + tail if tail_set else head
+        if len(data.encode()) > MAX_BYTES:
+            raise ValueError(f"callback data too long: {data!r}")
+        return data
 
 
-LOBBY_OPS = {"lj": "join", "ll": "leave", "ls": "start", "lc": "cancel", "lo": "settings", "lb": "back"}
+# The lobby.
 
 
 @dataclass(frozen=True)
-class Lobby(Callback):
-    op: str  # join | leave | start | cancel | settings | back
-    game_id: int
-    PATTERN = re.compile(rf"(lj|ll|ls|lc|lo|lb):{_ID}")
-
-    @classmethod
-    def _from(cls, g: tuple[str, ...]) -> Self:
-        return cls(LOBBY_OPS[g[0]], _game_id(g[1]))
-
-    @property
-    def data(self) -> str:
-        code = next(k for k, v in LOBBY_OPS.items() if v == self.op)
-        return _checked(f"{code}:{self.game_id}")
+class Join(Callback, wire="lj:{game_id}"):
+    game_id: GameId
 
 
 @dataclass(frozen=True)
-class Setting(Callback):
-    game_id: int
-    key: str
-    value: str
-    PATTERN = re.compile(rf"ln:{_ID}:([a-z]{{1,3}}):([a-z0-9+-]{{1,8}})")
-
-    @classmethod
-    def _from(cls, g: tuple[str, ...]) -> Self:
-        return cls(_game_id(g[0]), g[1], g[2])
-
-    @property
-    def data(self) -> str:
-        return _checked(f"ln:{self.game_id}:{self.key}:{self.value}")
+class Leave(Callback, wire="ll:{game_id}"):
+    game_id: GameId
 
 
 @dataclass(frozen=True)
-class AddComputer(Callback):
-    game_id: int
-    level: str
-    stay: bool = False  # tapped on the settings screen, which stays open
-    PATTERN = re.compile(rf"la:{_ID}:({'|'.join(LEVELS)})(:s)?")
-
-    @classmethod
-    def _from(cls, g: tuple[str, ...]) -> Self:
-        return cls(_game_id(g[0]), g[1], g[2] is not None)
-
-    @property
-    def data(self) -> str:
-        return _checked(f"la:{self.game_id}:{self.level}" + (":s" if self.stay else ""))
+class Start(Callback, wire="ls:{game_id}"):
+    game_id: GameId
 
 
 @dataclass(frozen=True)
-class Hand(Callback):
-    game_id: int
-    PATTERN = re.compile(rf"h:{_ID}")
-
-    @classmethod
-    def _from(cls, g: tuple[str, ...]) -> Self:
-        return cls(_game_id(g[0]))
-
-    @property
-    def data(self) -> str:
-        return _checked(f"h:{self.game_id}")
+class Cancel(Callback, wire="lc:{game_id}"):
+    game_id: GameId
 
 
 @dataclass(frozen=True)
-class Compose(Callback):
-    game_id: int
-    version: int
-    op: str  # h(and card), t(able card), c(laim), d(iscard), x (clear)
-    index: int | None = None  # the hand or table position for h and t
-    PATTERN = re.compile(rf"k:{_ID}:{_ID}:([htcdx])(?::(\d{{1,2}}))?")
-
-    @classmethod
-    def _from(cls, g: tuple[str, ...]) -> Self:
-        op, index = g[2], g[3]
-        if (op in "ht") != (index is not None):
-            raise BadCallback("a hand or table key names a position, the others none")
-        return cls(_game_id(g[0]), int(g[1]), op, int(index) if index is not None else None)
-
-    @property
-    def data(self) -> str:
-        tail = f":{self.index}" if self.index is not None else ""
-        return _checked(f"k:{self.game_id}:{self.version}:{self.op}{tail}")
+class OpenSettings(Callback, wire="lo:{game_id}"):
+    game_id: GameId
 
 
 @dataclass(frozen=True)
-class TChoice(Callback):
-    """A [T!] key: choose a play of that kind ("any": of any kind the player holds, when the
-    group cannot see which); tapped again, the next choice. *Claim* plays it."""
-
-    game_id: int
-    version: int
-    kind: str
-    PATTERN = re.compile(rf"t:{_ID}:{_ID}:(thief|joker|shifter|bomb|any)")
-
-    @classmethod
-    def _from(cls, g: tuple[str, ...]) -> Self:
-        return cls(_game_id(g[0]), int(g[1]), g[2])
-
-    @property
-    def data(self) -> str:
-        return _checked(f"t:{self.game_id}:{self.version}:{self.kind}")
+class CloseSettings(Callback, wire="lb:{game_id}"):
+    game_id: GameId
 
 
 @dataclass(frozen=True)
-class Rules(Callback):
-    page: int
-    lang: str = ""
-    PATTERN = re.compile(r"r:(\d{1,2})(?::([a-z]{2}))?")
+class Setting(Callback, wire="ln:{game_id}:{key}:{value}"):
+    """A setting's key (in a running game, the pace only); the value is checked by the setting."""
 
-    @classmethod
-    def _from(cls, g: tuple[str, ...]) -> Self:
-        return cls(int(g[0]), g[1] or "")
-
-    @property
-    def data(self) -> str:
-        return _checked(f"r:{self.page}:{self.lang}" if self.lang else f"r:{self.page}")
+    game_id: GameId
+    key: SettingKey
+    value: SettingValue
 
 
 @dataclass(frozen=True)
-class Language(Callback):
-    code: str
-    PATTERN = re.compile(r"lg:([a-z]{2})")
+class AddComputer(Callback, wire="la:{game_id}:{level}[:{stay}]"):
+    game_id: GameId
+    level: Level
+    stay: Annotated[bool, _flag("s")] = False  # tapped on the settings screen, which stays open
 
-    @classmethod
-    def _from(cls, g: tuple[str, ...]) -> Self:
-        return cls(g[0])
 
-    @property
-    def data(self) -> str:
-        return _checked(f"lg:{self.code}")
+# A running game.
 
 
 @dataclass(frozen=True)
-class Download(Callback):
-    game_id: int
-    PATTERN = re.compile(rf"dl:{_ID}")
-
-    @classmethod
-    def _from(cls, g: tuple[str, ...]) -> Self:
-        return cls(_game_id(g[0]))
-
-    @property
-    def data(self) -> str:
-        return _checked(f"dl:{self.game_id}")
+class Hand(Callback, wire="h:{game_id}"):
+    game_id: GameId
 
 
 @dataclass(frozen=True)
-class Rematch(Callback):
-    game_id: int  # the finished game whose standings carry the key
-    PATTERN = re.compile(rf"rm:{_ID}")
+class PickHand(Callback, wire="k:{game_id}:{version}:h:{index}"):
+    """Pick hand card `index` for the draft (again: put it back)."""
 
-    @classmethod
-    def _from(cls, g: tuple[str, ...]) -> Self:
-        return cls(_game_id(g[0]))
+    game_id: GameId
+    version: Version
+    index: Small
 
-    @property
-    def data(self) -> str:
-        return _checked(f"rm:{self.game_id}")
+
+@dataclass(frozen=True)
+class PickTable(Callback, wire="k:{game_id}:{version}:t:{index}"):
+    """Toggle table card `index` in the draft."""
+
+    game_id: GameId
+    version: Version
+    index: Small
+
+
+@dataclass(frozen=True)
+class Claim(Callback, wire="k:{game_id}:{version}:c"):
+    """Play the draft: the chosen [T!] card, else the sum."""
+
+    game_id: GameId
+    version: Version
+
+
+@dataclass(frozen=True)
+class Discard(Callback, wire="k:{game_id}:{version}:d"):
+    """Discard the draft's hand card."""
+
+    game_id: GameId
+    version: Version
+
+
+@dataclass(frozen=True)
+class Clear(Callback, wire="k:{game_id}:{version}:x"):
+    """Start the draft again."""
+
+    game_id: GameId
+    version: Version
+
+
+#: The compose keys, for code that reads a board's keys (tests, benchmarks).
+COMPOSE_KEYS: tuple[type[Callback], ...] = (PickHand, PickTable, Claim, Discard, Clear)
+
+
+@dataclass(frozen=True)
+class TChoice(Callback, wire="t:{game_id}:{version}:{kind}"):
+    """A [T!] key: choose a play of that kind; tapped again, the next choice. *Claim* plays it."""
+
+    game_id: GameId
+    version: Version
+    kind: TChoiceKind
+
+
+# Anywhere.
+
+
+@dataclass(frozen=True)
+class Rules(Callback, wire="r:{page}[:{lang}]"):
+    page: Small
+    lang: Lang = ""
+
+
+@dataclass(frozen=True)
+class Language(Callback, wire="lg:{code}"):
+    code: Lang
+
+
+@dataclass(frozen=True)
+class Download(Callback, wire="dl:{game_id}"):
+    game_id: GameId
+
+
+@dataclass(frozen=True)
+class Rematch(Callback, wire="rm:{game_id}"):
+    game_id: GameId  # the finished game whose standings carry the key
 
 
 def inline_query(game_id: int) -> str:

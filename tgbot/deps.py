@@ -8,7 +8,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypeVar
+
+from sqlmodel import Session
 
 from .clock import Clock, SystemClock, SystemTimer, Timer
 from .delivery.sender import Delivery
@@ -18,6 +20,12 @@ from .store.db import Database
 from .turn_clock import LOBBY_TTL, PAUSE_MAX
 
 DEPS_KEY = "tweakbot.deps"
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+#: A service: a use case run in one transaction, at one moment (`Env`), with what the update said.
+Service = Callable[Concatenate[Session, Env, P], T]
 
 
 @dataclass
@@ -35,6 +43,13 @@ class Deps:
     bot_username: str = "tweakbot"
     inline: bool = False
     stats: dict[str, Any] = field(default_factory=dict)
+
+    async def run(self, service: Service[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+        """`service(session, env, *args)` in one transaction, off the event loop (DatabaseTrouble
+        when the database does not answer in time). The handlers' only way to the services: they
+        hold no session and no transaction of their own."""
+        env = self.env()
+        return await self.db.run(lambda session: service(session, env, *args, **kwargs))
 
     def env(self) -> Env:
         """The services' view of this moment: the clock read once for a whole update."""

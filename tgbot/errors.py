@@ -1,6 +1,10 @@
-"""Why a request was refused, as a stable keyword the handlers translate."""
+"""Why a request was refused (a stable keyword the handlers translate), or could not be answered."""
 
 from __future__ import annotations
+
+
+class DatabaseTrouble(Exception):
+    """The database did not answer in time, or not at all: the update gets an apology."""
 
 
 class ServiceError(Exception):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field, replace
+from enum import StrEnum
 from typing import Any
 
 from engine import GameConfig
@@ -17,6 +18,17 @@ COLOUR_CHOICES = (0, 3, 4, 5, 6)  # 0 = by player count (RULES §2.2)
 TARGET_STEP = 20
 TARGET_MIN = 20
 TARGET_MAX = 300
+
+
+class SettingKey(StrEnum):
+    """A lobby setting, as its keys name it (one letter: the keys' data is short)."""
+
+    EDITION = "e"  # c(lassic) | x (extended)
+    COLOURS = "c"  # one of COLOUR_CHOICES
+    GOAL = "t"  # + | - | d (back to the automatic goal)
+    FACE_DOWN = "f"  # 0 | 1
+    HINTS = "h"  # 0 | 1
+    PACE = "p"  # a pace's name (checked against the known paces by the caller)
 
 
 @dataclass(frozen=True)
@@ -72,24 +84,25 @@ class GameSettings:
     def goal_is_auto(self) -> bool:
         return self.target is None and not self.goal_offset
 
-    def with_change(self, key: str, value: str, players: int) -> GameSettings | None:
+    def with_change(self, key: SettingKey, value: str, players: int) -> GameSettings | None:
         """Apply one lobby key; None when the value is not acceptable."""
-        if key == "e" and value in ("c", "x"):
-            return replace(self, edition="classic" if value == "c" else "extended")
-        if key == "c" and value.isdigit() and int(value) in COLOUR_CHOICES:
-            return replace(self, colours=int(value))
-        if key == "t" and value in ("+", "-", "d"):
-            if value == "d":
+        match key:
+            case SettingKey.EDITION if value in ("c", "x"):
+                return replace(self, edition="classic" if value == "c" else "extended")
+            case SettingKey.COLOURS if value.isdigit() and int(value) in COLOUR_CHOICES:
+                return replace(self, colours=int(value))
+            case SettingKey.GOAL if value == "d":
                 return replace(self, target=None, goal_offset=0)
-            step = TARGET_STEP if value == "+" else -TARGET_STEP
-            goal = max(TARGET_MIN, min(TARGET_MAX, self.threshold(players) + step))
-            return replace(self, target=None, goal_offset=goal - _auto_goal(players))
-        if key == "f" and value in ("0", "1"):
-            return replace(self, face_down=value == "1")
-        if key == "h" and value in ("0", "1"):
-            return replace(self, hints=value == "1")
-        if key == "p" and value.isalpha() and len(value) <= 8:
-            return replace(self, pace=value)  # checked against known paces by the caller
+            case SettingKey.GOAL if value in ("+", "-"):
+                step = TARGET_STEP if value == "+" else -TARGET_STEP
+                goal = max(TARGET_MIN, min(TARGET_MAX, self.threshold(players) + step))
+                return replace(self, target=None, goal_offset=goal - _auto_goal(players))
+            case SettingKey.FACE_DOWN if value in ("0", "1"):
+                return replace(self, face_down=value == "1")
+            case SettingKey.HINTS if value in ("0", "1"):
+                return replace(self, hints=value == "1")
+            case SettingKey.PACE if value.isalpha() and len(value) <= 8:
+                return replace(self, pace=value)  # checked against known paces by the caller
         return None
 
 

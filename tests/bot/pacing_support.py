@@ -24,14 +24,15 @@ from tests.bot.helpers import (
     texts,
 )
 from tests.fakes.telegram import ApiCall, FakeChat, FakeUser, StoredMessage
+from tgbot import callbacks as cb
 from tgbot import jobs
 from tgbot.services import lobby, play, surfaces
 from tgbot.services.context import load_game
 from tgbot.services.env import Env
 from tgbot.services.game_clock import start_when_shown
 from tgbot.services.people import Person
-from tgbot.services.play import Answer, Tap
 from tgbot.services.sweep import SweepReport
+from tgbot.services.tap import Answer, Tap
 from tgbot.store.db import session_scope
 from tgbot.store.models import Game, OutboxRow
 
@@ -174,10 +175,9 @@ def service_game(db: Engine, chat_id: int, pace: str, now: datetime) -> int:
         created = lobby.create(session, env, chat_id, None, "Friends", ANA)
         assert created.game_id is not None
         assert (
-            lobby.lobby_key(session, env, tap_by(BEN.id, chat_id), created.game_id, "join").text
-            == "You're in!"
+            lobby.join(session, env, tap_by(BEN.id, chat_id), cb.Join(created.game_id)).text == "You're in!"
         )
-        lobby.lobby_key(session, env, tap_by(ANA.id, chat_id), created.game_id, "start")
+        lobby.start_game(session, env, tap_by(ANA.id, chat_id), cb.Start(created.game_id))
         game = session.get(Game, created.game_id)
         assert game is not None and game.status == "playing", "the game started"
     board_seen(db, created.game_id, now)
@@ -207,8 +207,8 @@ def discard_first_card(db: Engine, game_id: int, now: datetime) -> Answer:
         game = session.get(Game, game_id)
         assert game is not None
         tap, env = tap_by(user, game.chat_id), env_at(now)
-        play.compose(session, env, tap, game_id, game.version, "h", 0)
-        answer = play.compose(session, env, tap, game_id, game.version, "d", None)
+        play.pick_hand(session, env, tap, cb.PickHand(game_id, game.version, 0))
+        answer = play.discard(session, env, tap, cb.Discard(game_id, game.version))
     board_seen(db, game_id, now)
     return answer
 

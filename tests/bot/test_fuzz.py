@@ -259,29 +259,31 @@ async def play_turn(world: World, table: Table) -> None:
         # a [T!] key chooses (again: the next choice), Claim plays it; sometimes the player
         # taps past the last choice (none chosen) and claims with nothing
         code = encode(rng.choice(options))
-        kind = str(t_kind(code))
+        found = t_kind(code)
+        assert found is not None
+        kind = cb.TChoiceKind.of(found)
         chose = await tap_key(world, user, surface, cb.TChoice(gid, version, kind).data)
         if not chose:
-            chose = await tap_key(world, user, surface, cb.TChoice(gid, version, "any").data)
-            kind = "any"
+            chose = await tap_key(world, user, surface, cb.TChoice(gid, version, cb.TChoiceKind.ANY).data)
+            kind = cb.TChoiceKind.ANY
         if chose:
             for _ in range(rng.randrange(3)):
                 await tap_key(world, user, surface, cb.TChoice(gid, version, kind).data)
-            await tap_key(world, user, surface, cb.Compose(gid, version, "c").data)
+            await tap_key(world, user, surface, cb.Claim(gid, version).data)
         return
     main = greedy_action(state, state.current)
     if rng.random() < 0.1 or not isinstance(main, (Sum, Discard)):
         main = Discard(rng.randrange(len(state.hands[state.current])))
     hand = main.hand
-    if not await tap_key(world, user, surface, cb.Compose(gid, version, "h", hand).data):
+    if not await tap_key(world, user, surface, cb.PickHand(gid, version, hand).data):
         return
     if rng.random() < 0.08:
         return  # gives up half-way: the draft stays on the server (and on the surface)
     if isinstance(main, Sum):
         for position in main.table:
-            if not await tap_key(world, user, surface, cb.Compose(gid, version, "t", position).data):
+            if not await tap_key(world, user, surface, cb.PickTable(gid, version, position).data):
                 return
-    final = cb.Compose(gid, version, "c" if isinstance(main, Sum) else "d").data
+    final = cb.Claim(gid, version).data if isinstance(main, Sum) else cb.Discard(gid, version).data
     await tap_key(world, user, surface, final)
 
 
@@ -306,22 +308,22 @@ async def lobby_life(world: World, table: Table) -> None:
     seated = {p.user_id for p in world.players(gid)}
     for user in members:
         if user.id not in seated and rng.random() < 0.8:
-            await tap_key(world, user, lobby, cb.Lobby("join", gid).data) or await tap_key(
-                world, user, lobby, cb.Lobby("back", gid).data
+            await tap_key(world, user, lobby, cb.Join(gid).data) or await tap_key(
+                world, user, lobby, cb.CloseSettings(gid).data
             )
     creator = next((u for u in world.users if u.id == game.creator_id), None)
     if creator is None or creator not in members:
         return
-    await tap_key(world, creator, lobby, cb.Lobby("settings", gid).data)
-    await tap_key(world, creator, lobby, cb.Setting(gid, "p", "live").data)
+    await tap_key(world, creator, lobby, cb.OpenSettings(gid).data)
+    await tap_key(world, creator, lobby, cb.Setting(gid, cb.SettingKey.PACE, "live").data)
     for _ in range(rng.randint(4, 6)):
-        await tap_key(world, creator, lobby, cb.Setting(gid, "t", "-").data)
+        await tap_key(world, creator, lobby, cb.Setting(gid, cb.SettingKey.GOAL, "-").data)
     if rng.random() < 0.4:  # from the settings screen, which stays open
         level = rng.choice(("easy", "normal", "hard"))
         await tap_key(world, creator, lobby, cb.AddComputer(gid, level, stay=True).data)
-    await tap_key(world, creator, lobby, cb.Lobby("back", gid).data)
+    await tap_key(world, creator, lobby, cb.CloseSettings(gid).data)
     if len(world.players(gid)) >= 2 or rng.random() < 0.2:
-        await tap_key(world, creator, lobby, cb.Lobby("start", gid).data)
+        await tap_key(world, creator, lobby, cb.Start(gid).data)
 
 
 async def random_key(world: World) -> None:

@@ -36,7 +36,7 @@ from tgbot.render.cards import card as card_label
 from tgbot.store.models import OutboxRow
 
 MAX_TURNS = 3000
-HANDLERS = "tgbot.handlers.wrap"  # where the handlers' transactions are started (wrap.run)
+HANDLERS = "tgbot.deps"  # where the handlers' transactions are started (Deps.run)
 SENDERS = "tgbot.delivery.sender"
 #: Compose keys: they change the draft, never the game (a [T!] key too: it only chooses).
 COMPOSE_OPS = ("h", "t", "x")

@@ -55,10 +55,10 @@ async def play_turn(
         max(sums, key=lambda a: len(a.table)) if sums else next(a for a in actions if isinstance(a, Discard))
     )
     gid, version = game.id, game.version
-    await rig.tg.tap(user, surface, data_is(cb.Compose(gid, version, "h", move.hand).data))
+    await rig.tg.tap(user, surface, data_is(cb.PickHand(gid, version, move.hand).data))
     if isinstance(move, Sum):
         for position in move.table:
-            toast = await rig.tg.tap(user, surface, data_is(cb.Compose(gid, version, "t", position).data))
+            toast = await rig.tg.tap(user, surface, data_is(cb.PickTable(gid, version, position).data))
         assert toast.text is not None
         assert _(lang, "{expr} = {total} ✅ Tap Claim!", expr="", total=state.target).strip() in toast.text
         done = await rig.tg.tap(user, surface, _(keys, "✅ Claim"))

@@ -7,6 +7,7 @@ import json
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy.engine import Engine
@@ -33,7 +34,7 @@ from tgbot.services.context import load_game
 from tgbot.services.env import Env
 from tgbot.services.moves import MoveOutcome
 from tgbot.services.people import Person
-from tgbot.services.play import Tap
+from tgbot.services.tap import KeyService, Tap
 from tgbot.store.db import create_all, make_engine, session_scope
 from tgbot.store.models import ComputerStats, Game, Move, PlayerStats
 
@@ -78,12 +79,12 @@ def new_game(db: Engine, seed: int = 5, computer: str | None = None, goal: int =
         session.add(game)
     with session_scope(db) as session:
         if computer:
-            answer = lobby.add_computer(session, env(seed), tap(ANA), game_id, computer, False)
+            answer = lobby.add_computer(session, env(seed), tap(ANA), cb.AddComputer(game_id, computer))
             assert answer.text == "A computer player joined."
         else:
-            assert lobby.lobby_key(session, env(seed), tap(BEN), game_id, "join").text == "You're in!"
+            assert lobby.join(session, env(seed), tap(BEN), cb.Join(game_id)).text == "You're in!"
     with session_scope(db) as session:
-        assert not lobby.lobby_key(session, env(seed), tap(ANA), game_id, "start").alert
+        assert not lobby.start_game(session, env(seed), tap(ANA), cb.Start(game_id)).alert
     with Session(db) as session:
         game = session.get(Game, game_id)
         assert game is not None and game.status == "playing" and game.seed == seed
@@ -114,20 +115,23 @@ def play_until_last_move(db: Engine, game_id: int) -> tuple[Person, int, Sum | D
 
 def compose(db: Engine, game_id: int, person: Person, version: int, action: Sum | Discard) -> None:
     """The draft of the final move, key by key, each tap in its own transaction."""
-    taps = [("h", action.hand)]
+    taps: list[tuple[KeyService[Any], cb.Callback]] = [
+        (play.pick_hand, cb.PickHand(game_id, version, action.hand))
+    ]
     if isinstance(action, Sum):
-        taps += [("t", position) for position in action.table]
-    for op, index in taps:
+        taps += [(play.pick_table, cb.PickTable(game_id, version, position)) for position in action.table]
+    for service, key in taps:
         with session_scope(db) as session:
-            answer = play.compose(session, env(), tap(person), game_id, version, op, index)
+            answer = service(session, env(), tap(person), key)
             assert not answer.alert, answer.text
 
 
 def final_tap(db: Engine, game_id: int, person: Person, version: int, action: Sum | Discard) -> str:
     """Claim or discard the draft: the transaction that ends the game."""
-    op = "c" if isinstance(action, Sum) else "d"
     with session_scope(db) as session:
-        return play.compose(session, env(), tap(person), game_id, version, op, None).text
+        if isinstance(action, Sum):
+            return play.claim(session, env(), tap(person), cb.Claim(game_id, version)).text
+        return play.discard(session, env(), tap(person), cb.Discard(game_id, version)).text
 
 
 def stats_rows(db: Engine) -> list[PlayerStats]:
@@ -214,7 +218,7 @@ def test_abandoned_games_count_as_played_without_a_winner_and_cancelled_ones_do_
 
     cancelled = new_game(db, seed=9)
     with session_scope(db) as session:
-        table_control.cancel(session, env(), Command(ANA, CHAT), False)
+        table_control.cancel(session, env(), Command(ANA, CHAT))
         game = session.get(Game, cancelled)
         assert game is not None and game.status == "cancelled"
         assert not stats.record_game_end(session, game, None, NOW)

@@ -8,6 +8,7 @@ import functools
 import json
 import sqlite3
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,7 @@ from tests.bot.pacing_support import (
     waiting_texts,
 )
 from tests.fakes.telegram import ApiCall
+from tgbot import callbacks as cb
 from tgbot.clock import ManualClock
 from tgbot.services import moves, play, sweep, table_control
 from tgbot.services.command import Command
@@ -505,7 +507,8 @@ def test_reminders_respect_quiet_hours_and_away_players(db: sqlalchemy.engine.En
     game_id = new_game(db, "casual", chat_id=-42)
     with session_scope(db) as session:
         command = Command(Person(1, "Ana"), -42, chat_title="Night owls")
-        table_control.quiet(session, env_at(T0), command, "23-08 +7", admin=False)  # 16:00-01:00 UTC
+        command = replace(command, args="23-08 +7")
+        table_control.quiet(session, env_at(T0), command)  # 16:00-01:00 UTC
     game = game_row_of(db, game_id)
     assert game.next_nudge_at == T0 + 2 * HOUR  # 14:00 UTC: not quiet
     with session_scope(db) as session:
@@ -542,8 +545,8 @@ def test_a_t_card_played_stops_the_reminders_but_not_the_deadline(db: sqlalchemy
         chat_id = game.chat_id
     with session_scope(db) as session:  # the Joker's key chooses +1, Claim plays it
         tap = tap_by(user, chat_id)
-        play.choose_t(session, env_at(T0 + 5 * MIN), tap, game_id, 1, "joker")
-        answer = play.compose(session, env_at(T0 + 5 * MIN), tap, game_id, 1, "c", None)
+        play.choose_t(session, env_at(T0 + 5 * MIN), tap, cb.TChoice(game_id, 1, cb.TChoiceKind.JOKER))
+        answer = play.claim(session, env_at(T0 + 5 * MIN), tap, cb.Claim(game_id, 1))
         assert "Joker" in answer.text and not answer.alert
     assert [m.code for m in moves_of_db(db, game_id)] == ["start:7", "J+"]  # the turn goes on
     game = game_row_of(db, game_id)

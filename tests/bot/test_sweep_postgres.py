@@ -30,6 +30,7 @@ from tests.bot.pacing_support import (
     waiting_texts,
 )
 from tests.pg import pg_engine, pg_url  # noqa: F401  (fixtures)
+from tgbot import callbacks as cb
 from tgbot.services import moves, play, sweep
 from tgbot.services.context import load_game
 from tgbot.store.db import session_scope
@@ -117,14 +118,16 @@ def test_a_tap_waiting_behind_the_sweep_is_refused_as_stale(pg_engine: Engine) -
         assert game is not None
         version, chat_id = game.version, game.chat_id
     with session_scope(pg_engine) as session:  # the player picked a card before the deadline
-        play.compose(session, env_at(deadline - MIN), tap_by(user, chat_id), game_id, version, "h", 0)
+        play.pick_hand(
+            session, env_at(deadline - MIN), tap_by(user, chat_id), cb.PickHand(game_id, version, 0)
+        )
     outcome: dict[str, object] = {}
 
     def tap() -> None:
         try:
             with session_scope(pg_engine) as session:
-                answer = play.compose(
-                    session, env_at(deadline), tap_by(user, chat_id), game_id, version, "d", None
+                answer = play.discard(
+                    session, env_at(deadline), tap_by(user, chat_id), cb.Discard(game_id, version)
                 )
             outcome["result"] = answer.text
         except BaseException as exc:  # reported by the assertion below

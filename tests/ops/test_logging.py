@@ -46,6 +46,7 @@ async def test_one_line_per_update_with_game_action_outcome_and_time(
         lobby = fake.last_message(group.id)
         await tg.tap(ben, lobby, "✋ Join")
         await tg.send(group, ana, "/help@tweak_test_bot")
+        await tg.send(group, ana, "/start@tweak_test_bot")  # in a group, /start is /help
         await tg.send(group, ben, "just chatting")
         await tg.send(group, ben, "/frobnicate@tweak_test_bot")
         await tg.tap_data(ben, lobby, "garbage")
@@ -54,6 +55,7 @@ async def test_one_line_per_update_with_game_action_outcome_and_time(
     assert [(m.group(4), m.group(5)) for m in lines] == [
         ("newgame", "lobby"),
         ("lobby", "ok"),
+        ("help", "ok"),
         ("help", "ok"),
         ("text", "ok"),
         ("unknown_command", "ok"),

@@ -148,10 +148,11 @@ class Both:
         with self.fake.lock:
             update = self.fake.callback_update(user, message, data)
         query_id = update["callback_query"]["id"]
-        if cb.Compose.PATTERN.fullmatch(data):
-            key = cb.Compose.parse(data)
-            if key.op in ("c", "d"):  # the key that ends the turn ([T!] cards do not)
-                move = (key.game_id, key.version, key.op)
+        # The keys that end the turn ([T!] cards do not).
+        for kind, op in ((cb.Claim, "c"), (cb.Discard, "d")):
+            if kind.PATTERN.fullmatch(data):
+                key = kind.parse(data)
+                move = (key.game_id, key.version, op)
                 if self.holding:
                     self.held.append((update, *move))
                     return CallbackAnswer(query_id, user.id, message.chat_id, message.message_id, data)

@@ -21,8 +21,8 @@ import json
 import logging
 import secrets
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar
+from dataclasses import dataclass, field, replace
+from typing import Protocol, TypeVar
 
 from sqlmodel import Session
 from telegram import Bot
@@ -32,9 +32,10 @@ from ..clock import Clock, Timer, Wakeup
 from ..store import outbox
 from ..store.db import Database, DatabaseTrouble
 from ..store.models import DeliveryChat, OutboxRow
-from ..store.outbox import Message, Priority
+from ..store.outbox import Fallback, Message, Payload, Priority
 from . import budget, charts
 from . import telegram_io as io
+from .telegram_io import OutcomeKind
 
 log = logging.getLogger("tweakbot.delivery")
 
@@ -67,12 +68,12 @@ class ChatTrouble(Protocol):
         ...
 
 
-def digest(payload: dict[str, Any]) -> str:
+def digest(payload: Payload) -> str:
     """What a surface shows, in a few bytes: an edit to the same content is skipped. The first
     letter says whether it has keys ("k"), so a message without any is never asked to lose them
     (Telegram would answer "message is not modified")."""
-    shown = json.dumps([payload.get("text"), payload.get("keys")], ensure_ascii=False, sort_keys=True)
-    mark = "k" if payload.get("keys") else "n"
+    shown = json.dumps([payload.text, payload.keys], ensure_ascii=False, sort_keys=True)
+    mark = "k" if payload.keys else "n"
     return mark + hashlib.blake2b(shown.encode(), digest_size=12).hexdigest()
 
 
@@ -87,7 +88,7 @@ class Batch:
 
     row: OutboxRow | None  # the next row to send: only it is sent before the next read
     chat: DeliveryChat
-    payload: dict[str, Any] = field(default_factory=dict)  # the row's, decoded
+    payload: Payload = field(default_factory=Payload)  # the row's, decoded
     shown: dict[str, tuple[int, str]] = field(default_factory=dict)  # surface -> (message id, digest)
 
 
@@ -296,19 +297,19 @@ class ChatSender:
         )
         metrics.count_delivery(outcome.kind)
         now = d.timer.time()
-        if outcome.kind == io.NETWORK:
+        if outcome.kind == OutcomeKind.NETWORK:
             self._backoff = min(BACKOFF_MAX, max(1.0, self._backoff * 2))
             await d.store(lambda s: _attempted(s, self.chat_id, row, now))
             return None
         self._backoff = 0.0
-        if outcome.kind == io.FLOOD:
+        if outcome.kind == OutcomeKind.FLOOD:
             log.warning("429 in chat %s: paused for %.0f s", self.chat_id, outcome.retry_after)
             await d.store(lambda s: _paused(s, self.chat_id, now + outcome.retry_after + 0.5))
             return None
-        if outcome.kind == io.BLOCKED:
+        if outcome.kind == OutcomeKind.BLOCKED:
             await d.store(lambda s: self._blocked(s, row, payload))
             return None
-        if outcome.kind == io.MIGRATED and outcome.new_chat_id is not None:
+        if outcome.kind == OutcomeKind.MIGRATED and outcome.new_chat_id is not None:
             new_id = outcome.new_chat_id
             await d.store(lambda s: d.trouble.migrated(s, self.chat_id, new_id))
             return None
@@ -316,9 +317,9 @@ class ChatSender:
             then_next(lambda s: _finish(s, self.chat_id, row, outcome, plan, payload, now, d))
         )
 
-    async def _media(self, payload: dict[str, Any]) -> bytes | None:
+    async def _media(self, payload: Payload) -> bytes | None:
         """A chart is drawn here, just before it is sent: never on a tap's path (`charts`)."""
-        media = payload.get("media")
+        media = payload.media
         if not media or "chart" not in media:
             return None
         try:
@@ -327,13 +328,13 @@ class ChatSender:
             log.exception("drawing a chart for chat %s failed", self.chat_id)
             return b""
 
-    def _blocked(self, session: Session, row: OutboxRow, payload: dict[str, Any]) -> None:
+    def _blocked(self, session: Session, row: OutboxRow, payload: Payload) -> None:
         """The chat refuses the bot: nothing waiting for it can be delivered."""
         trouble = self.delivery.trouble
         if budget.is_private(self.chat_id):
             trouble.private_blocked(session, self.chat_id)
-            fallback = payload.get("fallback")
-            if fallback:
+            fallback = payload.fallback
+            if fallback is not None:
                 outbox.put(session, _message_from(fallback, row.game_id), self.delivery.clock.now())
         else:
             trouble.bot_removed(session, self.chat_id)
@@ -350,13 +351,13 @@ class _Plan:
     replaces: int | None = None  # an older message of the surface this post supersedes
 
 
-def _plan(row: OutboxRow, payload: dict[str, Any], batch: Batch) -> _Plan:
+def _plan(row: OutboxRow, payload: Payload, batch: Batch) -> _Plan:
     """Post or edit, and what to answer: decided from what the chat shows now."""
     plan = _Plan(digest=digest(payload))
-    if payload.get("message_id") is not None:
-        plan.edit_id = int(payload["message_id"])
+    if payload.message_id is not None:
+        plan.edit_id = payload.message_id
         return plan
-    reply_to = payload.get("reply_to")
+    reply_to = payload.reply_to
     if reply_to and reply_to in batch.shown:
         plan.reply_id = batch.shown[reply_to][0]
     surface = row.surface
@@ -364,12 +365,12 @@ def _plan(row: OutboxRow, payload: dict[str, Any], batch: Batch) -> _Plan:
         return plan
     shown = batch.shown.get(surface)
     if shown is None:
-        plan.skip = bool(payload.get("edit_only"))
+        plan.skip = payload.edit_only
         return plan
     message_id, shown_digest = shown
     last = batch.chat.last_message_id
-    behind = payload.get("bottom") and last is not None and message_id < last
-    if (behind or payload.get("fresh")) and not payload.get("edit_only"):
+    behind = payload.bottom and last is not None and message_id < last
+    if (behind or payload.fresh) and not payload.edit_only:
         # post it at the bottom; the old one loses its keys, if it has any
         plan.replaces = message_id if has_keys(shown_digest) else None
         return plan
@@ -398,8 +399,8 @@ def _next_batch(session: Session, chat: DeliveryChat) -> Batch:
         chat.holder, chat.lease_until = None, 0.0
         session.add(chat)
     else:
-        batch.payload = json.loads(row.payload)
-        for surface in (row.surface, batch.payload.get("reply_to")):
+        batch.payload = Payload.from_json(row.payload)
+        for surface in (row.surface, batch.payload.reply_to):
             shown = outbox.shown_message(session, chat_id, surface) if surface else None
             if shown is not None:
                 batch.shown[shown.surface] = (shown.message_id, shown.digest)
@@ -418,7 +419,7 @@ def _finish(
     row: OutboxRow,
     outcome: io.Outcome,
     plan: _Plan,
-    payload: dict[str, Any],
+    payload: Payload,
     now: float,
     delivery: Delivery,
 ) -> None:
@@ -427,37 +428,41 @@ def _finish(
     chat = outbox.delivery_chat(session, chat_id)
     _spent(chat, now)
     kind = outcome.kind
-    if row.surface is not None and kind in (io.SENT, io.EDITED, io.REFUSED) and not payload.get("keys_only"):
+    if (
+        row.surface is not None
+        and kind in (OutcomeKind.SENT, OutcomeKind.EDITED, OutcomeKind.REFUSED)
+        and not payload.keys_only
+    ):
         # First, while nothing of the outbox is locked yet: the game row comes before the outbox
         # in every transaction that takes both (taps take the game, then its outbox rows).
         delivery.trouble.surface_shown(session, chat_id, row.surface)
-    if kind in (io.SENT, io.EDITED):
+    if kind in (OutcomeKind.SENT, OutcomeKind.EDITED):
         if row.surface is not None and outcome.message_id is not None:
             outbox.remember_shown(session, chat_id, row.surface, outcome.message_id, plan.digest)
-        if kind == io.SENT and outcome.message_id is not None:
+        if kind == OutcomeKind.SENT and outcome.message_id is not None:
             chat.last_message_id = max(chat.last_message_id or 0, outcome.message_id)
         outbox.delivered(session, row.id, row.rev)
         if plan.replaces is not None:
             # the older message of the surface, posted again below: its keys go when budget allows
             outbox.drop_keys(session, chat_id, plan.replaces, delivery.clock.now(), game_id=row.game_id)
-    elif kind == io.GONE:
-        if row.surface is not None and not payload.get("message_id"):
+    elif kind == OutcomeKind.GONE:
+        if row.surface is not None and not payload.message_id:
             outbox.forget_shown(session, chat_id, row.surface)  # posted anew on the next round
-            if payload.get("edit_only"):
+            if payload.edit_only:
                 outbox.drop(session, row.id)
         else:
             outbox.drop(session, row.id)
-    elif kind == io.REPLY_MISSING:
-        lost = payload.get("reply_to")
+    elif kind == OutcomeKind.REPLY_MISSING:
+        lost = payload.reply_to
         if lost:
             outbox.forget_shown(session, chat_id, lost)
             delivery.trouble.surface_lost(session, chat_id, lost)
-    elif kind == io.THREAD_MISSING:
-        if payload.pop("thread_id", None) is not None:
+    elif kind == OutcomeKind.THREAD_MISSING:
+        if payload.thread_id is not None:
             log.warning("chat %s: the forum topic is gone; the game goes on in the general topic", chat_id)
             stored = session.get(OutboxRow, row.id)
             if stored is not None:
-                stored.payload = outbox.encode_payload(payload)
+                stored.payload = replace(payload, thread_id=None).to_json()
                 session.add(stored)
         else:
             outbox.drop(session, row.id)
@@ -481,14 +486,15 @@ def _paused(session: Session, chat_id: int, until: float) -> None:
     session.add(chat)
 
 
-def _message_from(data: dict[str, Any], game_id: int | None) -> Message:
+def _message_from(fallback: Fallback, game_id: int | None) -> Message:
+    said = fallback.payload
     return Message(
-        chat_id=int(data["chat_id"]),
-        text=str(data.get("text", "")),
-        keys=data.get("keys"),
-        thread_id=data.get("thread_id"),
-        notify=bool(data.get("notify")),
-        reply_to=data.get("reply_to"),
-        surface=data.get("surface"),
+        chat_id=fallback.chat_id,
+        text=said.text,
+        keys=said.keys,
+        thread_id=said.thread_id,
+        notify=said.notify,
+        reply_to=said.reply_to,
+        surface=fallback.surface,
         game_id=game_id,
     )

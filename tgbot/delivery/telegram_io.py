@@ -11,12 +11,14 @@ from __future__ import annotations
 import base64
 import logging
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 from telegram import Bot, InlineKeyboardMarkup, InputFile, Message
 from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, RetryAfter, TelegramError
 
 from ..render.limits import POPUP_LIMIT
+from ..store.outbox import Payload
 
 log = logging.getLogger("tweakbot.delivery")
 
@@ -31,27 +33,28 @@ REPLY_GONE = "message to be replied not found"
 THREAD_GONE = ("message thread not found", "topic_closed", "topic_deleted")
 
 
+class OutcomeKind(StrEnum):
+    """What became of one call (the values label the delivery metrics)."""
+
+    SENT = "sent"  # a new message: message_id
+    EDITED = "edited"  # changed in place (or already so)
+    GONE = "gone"  # the message to edit is gone or frozen
+    REPLY_MISSING = "reply_missing"  # the message to answer is gone
+    THREAD_MISSING = "thread_missing"  # the forum topic is gone or closed
+    FLOOD = "flood"  # 429: retry_after
+    BLOCKED = "blocked"  # 403
+    MIGRATED = "migrated"  # the group is a supergroup now: new_chat_id
+    NETWORK = "network"  # try again later
+    REFUSED = "refused"  # a 400 that will not change by retrying (logged)
+
+
 @dataclass(frozen=True)
 class Outcome:
-    """What became of one call. `kind` is one of the constants below."""
-
-    kind: str
+    kind: OutcomeKind
     message_id: int | None = None
     retry_after: float = 0.0
     new_chat_id: int | None = None
     detail: str = ""
-
-
-SENT = "sent"  # a new message: message_id
-EDITED = "edited"  # changed in place (or already so)
-GONE = "gone"  # the message to edit is gone or frozen
-REPLY_MISSING = "reply_missing"  # the message to answer is gone
-THREAD_MISSING = "thread_missing"  # the forum topic is gone or closed
-FLOOD = "flood"  # 429: retry_after
-BLOCKED = "blocked"  # 403
-MIGRATED = "migrated"  # the group is a supergroup now: new_chat_id
-NETWORK = "network"  # try again later
-REFUSED = "refused"  # a 400 that will not change by retrying (logged)
 
 
 def keyboard(keys: list[list[dict[str, str]]] | None, bot: Bot) -> InlineKeyboardMarkup | None:
@@ -65,7 +68,7 @@ def keyboard(keys: list[list[dict[str, str]]] | None, bot: Bot) -> InlineKeyboar
 async def deliver(
     bot: Bot,
     chat_id: int,
-    payload: dict[str, Any],
+    payload: Payload,
     *,
     edit_id: int | None = None,
     reply_id: int | None = None,
@@ -77,57 +80,62 @@ async def deliver(
     except RetryAfter as exc:
         retry = exc.retry_after
         seconds = retry.total_seconds() if hasattr(retry, "total_seconds") else float(retry)
-        return Outcome(FLOOD, retry_after=seconds)
+        return Outcome(OutcomeKind.FLOOD, retry_after=seconds)
     except ChatMigrated as exc:
-        return Outcome(MIGRATED, new_chat_id=exc.new_chat_id)
+        return Outcome(OutcomeKind.MIGRATED, new_chat_id=exc.new_chat_id)
     except Forbidden as exc:
-        return Outcome(BLOCKED, detail=exc.message)
+        return Outcome(OutcomeKind.BLOCKED, detail=exc.message)
     except BadRequest as exc:
         return _bad_request(exc, chat_id, edit_id, reply_id)
     except NetworkError as exc:  # TimedOut included
-        return Outcome(NETWORK, detail=type(exc).__name__)
+        return Outcome(OutcomeKind.NETWORK, detail=type(exc).__name__)
     except TelegramError as exc:
         log.warning("Telegram refused a call to %s: %s", chat_id, exc)
-        return Outcome(REFUSED, detail=str(exc))
+        return Outcome(OutcomeKind.REFUSED, detail=str(exc))
+
+
+async def say(bot: Bot, chat_id: int, text: str, thread_id: int | None = None) -> Outcome:
+    """A message sent without the outbox: only for when the database (and so the outbox) is down."""
+    return await deliver(bot, chat_id, Payload(text=text, thread_id=thread_id))
 
 
 def _bad_request(exc: BadRequest, chat_id: int, edit_id: int | None, reply_id: int | None) -> Outcome:
     text = exc.message.lower()
     if NOT_MODIFIED in text:
-        return Outcome(EDITED, message_id=edit_id)
+        return Outcome(OutcomeKind.EDITED, message_id=edit_id)
     if edit_id is not None and any(reason in text for reason in EDIT_GONE):
-        return Outcome(GONE)
+        return Outcome(OutcomeKind.GONE)
     if reply_id is not None and REPLY_GONE in text:
-        return Outcome(REPLY_MISSING)
+        return Outcome(OutcomeKind.REPLY_MISSING)
     if any(reason in text for reason in THREAD_GONE):
-        return Outcome(THREAD_MISSING)
+        return Outcome(OutcomeKind.THREAD_MISSING)
     log.warning("Telegram refused a message to %s: %s", chat_id, exc.message)
-    return Outcome(REFUSED, detail=exc.message)
+    return Outcome(OutcomeKind.REFUSED, detail=exc.message)
 
 
 async def _call(
     bot: Bot,
     chat_id: int,
-    payload: dict[str, Any],
+    payload: Payload,
     edit_id: int | None,
     reply_id: int | None,
     media_bytes: bytes | None,
 ) -> Outcome:
-    markup = keyboard(payload.get("keys"), bot)
-    text = str(payload.get("text", ""))
-    media = payload.get("media")
+    markup = keyboard(payload.keys, bot)
+    text = payload.text
+    media = payload.media
     if edit_id is not None:
         if media is not None:
             await bot.edit_message_caption(
                 chat_id=chat_id, message_id=edit_id, caption=text, reply_markup=markup
             )
-        elif payload.get("keys_only"):
+        elif payload.keys_only:
             await bot.edit_message_reply_markup(chat_id=chat_id, message_id=edit_id, reply_markup=markup)
         else:
             await bot.edit_message_text(text, chat_id=chat_id, message_id=edit_id, reply_markup=markup)
-        return Outcome(EDITED, message_id=edit_id)
-    silent = not payload.get("notify", False)
-    thread = payload.get("thread_id")
+        return Outcome(OutcomeKind.EDITED, message_id=edit_id)
+    silent = not payload.notify
+    thread = payload.thread_id
     sent: Message
     if media is not None:
         data = media_bytes if media_bytes is not None else base64.b64decode(media.get("data", ""))
@@ -151,7 +159,7 @@ async def _call(
             disable_notification=silent,
             reply_to_message_id=reply_id,
         )
-    return Outcome(SENT, message_id=sent.message_id)
+    return Outcome(OutcomeKind.SENT, message_id=sent.message_id)
 
 
 def clip_popup(text: str, limit: int = POPUP_LIMIT) -> str:

@@ -23,7 +23,7 @@ from .. import logs
 from ..services import chat_events, info, people
 from .commands import COMMAND_NAMES
 from .context import TweakContext, command_of, is_group
-from .wrap import on_command, quietly, run
+from .wrap import on_command, quietly
 
 GROUP = 7  # a handler group of its own, checked after the commands and keys (group 0)
 
@@ -46,7 +46,7 @@ async def on_migrate(update: Update, context: TweakContext) -> None:
         old_id, new_id = message.migrate_from_chat_id, message.chat.id
     else:
         return
-    moved = await run(context, lambda s, env: chat_events.migrate_chat(s, env, old_id, new_id))
+    moved = await context.deps.run(chat_events.migrate_chat, old_id, new_id)
     logs.note_update(None, "migrate", f"moved_{len(moved)}")
 
 
@@ -59,14 +59,14 @@ async def on_my_chat_member(update: Update, context: TweakContext) -> None:
     was, now_in = _present(change.old_chat_member), _present(change.new_chat_member)
     if chat.type == ChatType.PRIVATE:
         user_id = change.from_user.id
-        await run(context, lambda s, env: people.set_can_dm(s, user_id, now_in))
+        await context.deps.run(people.private_chat_changed, user_id, now_in)
         return
     if chat.type not in (ChatType.GROUP, ChatType.SUPERGROUP) or was == now_in:
         return
     if not now_in:
-        await run(context, lambda s, env: chat_events.bot_removed(s, env, chat.id))
+        await context.deps.run(chat_events.bot_removed, chat.id)
     else:
-        await run(context, lambda s, env: chat_events.bot_added(s, env, chat.id, chat.title))
+        await context.deps.run(chat_events.bot_added, chat.id, chat.title)
 
 
 @quietly
@@ -77,7 +77,7 @@ async def on_chat_member(update: Update, context: TweakContext) -> None:
     user = change.new_chat_member.user
     if _present(change.old_chat_member) and not _present(change.new_chat_member) and not user.is_bot:
         chat_id = change.chat.id
-        await run(context, lambda s, env: chat_events.member_left(s, env, chat_id, user.id))
+        await context.deps.run(chat_events.member_left, chat_id, user.id)
 
 
 @quietly
@@ -88,9 +88,9 @@ async def on_left_member(update: Update, context: TweakContext) -> None:
     user = message.left_chat_member
     chat_id = message.chat.id
     if user.id == context.bot.id:  # the bot itself (basic groups say so)
-        await run(context, lambda s, env: chat_events.bot_removed(s, env, chat_id))
+        await context.deps.run(chat_events.bot_removed, chat_id)
     elif not user.is_bot:
-        await run(context, lambda s, env: chat_events.member_left(s, env, chat_id, user.id))
+        await context.deps.run(chat_events.member_left, chat_id, user.id)
 
 
 async def on_unknown_command(update: Update, context: TweakContext) -> None:
@@ -105,16 +105,14 @@ async def on_unknown_command(update: Update, context: TweakContext) -> None:
         return  # handled by its CommandHandler
     if is_group(update) and not target:
         return  # a bare /foo in a group may well be another bot's command
-    await on_command("unknown_command", lambda s, env, c, admin: info.unknown_command(s, env, c))(
-        update, context
-    )
+    await on_command("unknown_command", info.unknown_command)(update, context)
 
 
 async def on_private_text(update: Update, context: TweakContext) -> None:
     message = update.effective_message
     if message is None or not message.text or message.text.startswith("/") or message.via_bot is not None:
         return
-    await on_command("text", lambda s, env, c, admin: info.private_text(s, env, c))(update, context)
+    await on_command("text", info.private_text)(update, context)
 
 
 def handlers() -> list[BaseHandler]:  # type: ignore[type-arg]

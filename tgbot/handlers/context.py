@@ -15,7 +15,7 @@ from ..deps import Deps, get_deps
 from ..i18n import normalize
 from ..services.command import Command
 from ..services.people import Person
-from ..services.play import Tap
+from ..services.tap import Tap
 
 
 class TweakContext(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], dict[Any, Any]]):
@@ -57,7 +57,7 @@ def thread_of(update: Update) -> int | None:
     return None
 
 
-def command_of(update: Update) -> Command | None:
+def command_of(update: Update, args: list[str] | None = None) -> Command | None:
     user, chat = update.effective_user, update.effective_chat
     if user is None or chat is None:
         return None
@@ -67,7 +67,24 @@ def command_of(update: Update) -> Command | None:
         thread_of(update),
         private=chat.type == ChatType.PRIVATE,
         chat_title=chat.title,
+        args=" ".join(args or []).strip(),
+        replied_to=_replied_to(update),
     )
+
+
+def _replied_to(update: Update) -> Person | None:
+    """The author of the message a command replied to, when that is a person's choice: in a
+    forum topic every message "replies" to the topic's first message, and that is none."""
+    message = update.effective_message
+    replied = message.reply_to_message if message is not None else None
+    if message is None or replied is None:
+        return None
+    topic_root = replied.forum_topic_created is not None or (
+        message.is_topic_message and replied.message_id == message.message_thread_id
+    )
+    if not topic_root and replied.from_user is not None and not replied.from_user.is_bot:
+        return person(replied.from_user)
+    return None
 
 
 def tap_of(update: Update) -> Tap | None:

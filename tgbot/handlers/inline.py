@@ -14,10 +14,10 @@ from telegram.error import TelegramError
 from telegram.ext import BaseHandler, ChosenInlineResultHandler, InlineQueryHandler, MessageHandler, filters
 
 from .. import logs
+from ..errors import DatabaseTrouble
 from ..services import inline
-from ..services.tx import DatabaseTrouble
 from .context import TweakContext, own_language, person
-from .wrap import run, trouble_text
+from .wrap import trouble_text
 
 
 async def on_inline_query(update: Update, context: TweakContext) -> None:
@@ -26,9 +26,7 @@ async def on_inline_query(update: Update, context: TweakContext) -> None:
         return
     who = person(query.from_user)
     try:
-        found = await run(
-            context, lambda s, env: inline.answer(s, env, who, query.query, query.offset, query.chat_type)
-        )
+        found = await context.deps.run(inline.answer, who, query.query, query.offset, query.chat_type)
         results = [
             InlineQueryResultArticle(
                 id=r.id,
@@ -60,7 +58,7 @@ async def on_chosen(update: Update, context: TweakContext) -> None:
     if chosen is None:
         return
     who = person(chosen.from_user)
-    outcome = await run(context, lambda s, env: inline.pick(s, env, who, chosen.result_id))
+    outcome = await context.deps.run(inline.pick, who, chosen.result_id)
     logs.note_update(None, "inline_pick", outcome)
 
 
@@ -75,7 +73,7 @@ async def on_via_message(update: Update, context: TweakContext) -> None:
         return
     who = person(user)
     chat_id = message.chat.id
-    outcome = await run(context, lambda s, env: inline.pick(s, env, who, picked, chat_id))
+    outcome = await context.deps.run(inline.pick, who, picked, chat_id)
     logs.note_update(None, "inline_message", outcome)
 
 

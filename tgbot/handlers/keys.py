@@ -1,78 +1,57 @@
 """Every inline key: one handler per kind of callback data, routed by its pattern.
 
-Each is one line: which service answers the key. The checks (a forged key, a stale board,
-another player's turn) are the services' (services/play.py, lobby.py).
+Each row is the whole route: the kind of key (`callbacks.py`), the service that answers it, and
+the name its taps have in the logs and metrics. The checks (a forged key, a stale board, another
+player's turn) are the services'.
 """
 
 from __future__ import annotations
+
+from typing import Any, TypeVar
 
 from telegram.ext import BaseHandler, CallbackQueryHandler
 
 from .. import callbacks as cb
 from ..services import info, lobby, play, records, rematch
-from ..services.env import Env
-from ..services.play import Answer, Tap
-from ..services.tx import Tx as Session
+from ..services.tap import KeyService
 from .wrap import invalid_key, on_key, own_page
 
-
-def _lobby(s: Session, env: Env, tap: Tap, key: cb.Lobby, admin: bool) -> Answer:
-    return lobby.lobby_key(s, env, tap, key.game_id, key.op, admin)
-
-
-def _setting(s: Session, env: Env, tap: Tap, key: cb.Setting, admin: bool) -> Answer:
-    return lobby.change_setting(s, env, tap, key.game_id, key.key, key.value, admin)
+K = TypeVar("K", bound=cb.Callback)
+Route = CallbackQueryHandler[Any, Any]
 
 
-def _computer(s: Session, env: Env, tap: Tap, key: cb.AddComputer, admin: bool) -> Answer:
-    return lobby.add_computer(s, env, tap, key.game_id, key.level, key.stay)
+def route(kind: type[K], service: KeyService[K], action: str, *, own_page_of: str = "") -> Route:
+    """Taps whose data matches `kind`'s pattern go to `service`; `own_page_of`: the key rewrites
+    its own message, so it acts only on a message whose keys all start so."""
+    handler = on_key(kind, service, action)
+    return CallbackQueryHandler(
+        own_page(own_page_of, handler) if own_page_of else handler, pattern=kind.PATTERN
+    )
 
 
-def _hand(s: Session, env: Env, tap: Tap, key: cb.Hand, admin: bool) -> Answer:
-    return play.hand(s, env, tap, key.game_id)
+ROUTES: list[Route] = [
+    route(cb.Join, lobby.join, "lobby"),
+    route(cb.Leave, lobby.leave, "lobby"),
+    route(cb.Start, lobby.start_game, "lobby"),
+    route(cb.Cancel, lobby.cancel_lobby, "lobby"),
+    route(cb.OpenSettings, lobby.open_settings, "lobby"),
+    route(cb.CloseSettings, lobby.close_settings, "lobby"),
+    route(cb.Setting, lobby.change_setting, "setting"),
+    route(cb.AddComputer, lobby.add_computer, "add_computer"),
+    route(cb.Hand, play.hand, "hand"),
+    route(cb.PickHand, play.pick_hand, "compose"),
+    route(cb.PickTable, play.pick_table, "compose"),
+    route(cb.Claim, play.claim, "compose"),
+    route(cb.Discard, play.discard, "compose"),
+    route(cb.Clear, play.clear, "compose"),
+    route(cb.TChoice, play.choose_t, "t_choice"),
+    route(cb.Rules, info.rules_key, "rules", own_page_of="r:"),
+    route(cb.Language, info.choose_language, "language", own_page_of="lg:"),
+    route(cb.Download, records.download, "download"),
+    route(cb.Rematch, rematch.rematch, "rematch"),
+]
 
 
-def _compose(s: Session, env: Env, tap: Tap, key: cb.Compose, admin: bool) -> Answer:
-    return play.compose(s, env, tap, key.game_id, key.version, key.op, key.index)
-
-
-def _t_choice(s: Session, env: Env, tap: Tap, key: cb.TChoice, admin: bool) -> Answer:
-    return play.choose_t(s, env, tap, key.game_id, key.version, key.kind)
-
-
-def _rules(s: Session, env: Env, tap: Tap, key: cb.Rules, admin: bool) -> Answer:
-    return info.rules_key(s, env, tap, key.page, key.lang)
-
-
-def _language(s: Session, env: Env, tap: Tap, key: cb.Language, admin: bool) -> Answer:
-    return info.choose_language(s, env, tap, key.code)
-
-
-def _download(s: Session, env: Env, tap: Tap, key: cb.Download, admin: bool) -> Answer:
-    return records.download(s, env, tap, key.game_id)
-
-
-def _rematch(s: Session, env: Env, tap: Tap, key: cb.Rematch, admin: bool) -> Answer:
-    return rematch.rematch(s, env, tap, key.game_id)
-
-
-def handlers() -> list[BaseHandler]:  # type: ignore[type-arg]
+def handlers() -> list[BaseHandler[Any, Any, Any]]:
     """One handler per kind, then one for data no kind accepts (a forged or very old key)."""
-    routes = [
-        CallbackQueryHandler(on_key(cb.Lobby, "lobby", _lobby), pattern=cb.Lobby.PATTERN),
-        CallbackQueryHandler(on_key(cb.Setting, "setting", _setting), pattern=cb.Setting.PATTERN),
-        CallbackQueryHandler(
-            on_key(cb.AddComputer, "add_computer", _computer), pattern=cb.AddComputer.PATTERN
-        ),
-        CallbackQueryHandler(on_key(cb.Hand, "hand", _hand), pattern=cb.Hand.PATTERN),
-        CallbackQueryHandler(on_key(cb.Compose, "compose", _compose), pattern=cb.Compose.PATTERN),
-        CallbackQueryHandler(on_key(cb.TChoice, "t_choice", _t_choice), pattern=cb.TChoice.PATTERN),
-        CallbackQueryHandler(own_page("r:", on_key(cb.Rules, "rules", _rules)), pattern=cb.Rules.PATTERN),
-        CallbackQueryHandler(
-            own_page("lg:", on_key(cb.Language, "language", _language)), pattern=cb.Language.PATTERN
-        ),
-        CallbackQueryHandler(on_key(cb.Download, "download", _download), pattern=cb.Download.PATTERN),
-        CallbackQueryHandler(on_key(cb.Rematch, "rematch", _rematch), pattern=cb.Rematch.PATTERN),
-        CallbackQueryHandler(invalid_key),
-    ]
-    return list(routes)
+    return [*ROUTES, CallbackQueryHandler(invalid_key)]

@@ -2,7 +2,8 @@
 loop, answer exactly once, log one line.
 
 * A key (`on_key`): its callback data is parsed by its typed class; the service's `Answer` is the
-  popup. The query is answered from the database's answer alone, before any message is sent
+  popup. Services run through `Deps.run` (one transaction, off the event loop): a handler holds
+  no session. The query is answered from the database's answer alone, before any message is sent
   (the outbox sends those afterwards), so a busy group never leaves a key spinning.
 * A command (`on_command`): the service writes its reply to the outbox.
 * When a service needs the person's admin rights, they are asked of Telegram then, and the service
@@ -18,6 +19,7 @@ import functools
 import logging
 import time
 from collections.abc import Callable, Coroutine
+from dataclasses import replace
 from typing import Any, TypeVar
 
 from telegram import Update
@@ -25,24 +27,17 @@ from telegram import Update
 from .. import logs
 from ..callbacks import BadCallback, Callback
 from ..delivery import telegram_io as io
-from ..errors import ServiceError
+from ..errors import DatabaseTrouble
 from ..i18n import _
 from ..render.refusals import ERROR_TEXT
-from ..services import people
-from ..services.command import Command, Replied, refuse
-from ..services.env import Env
-from ..services.play import Answer, Tap
-from ..services.tx import DatabaseTrouble
-from ..services.tx import Tx as Session
+from ..services.command import Command, CommandService, refuse_not_creator
+from ..services.tap import KeyService, tapper_language
 from .context import TweakContext, command_of, own_language, tap_of
 
 log = logging.getLogger("tweakbot.handlers")
 
 K = TypeVar("K", bound=Callback)
-T = TypeVar("T")
 
-KeyService = Callable[[Session, Env, Tap, K, bool], Answer]
-CommandService = Callable[[Session, Env, Command, bool], Replied]
 Handler = Callable[[Update, TweakContext], Coroutine[Any, Any, None]]
 
 #: Seconds between two "having trouble" replies in one chat while the database is down.
@@ -50,31 +45,25 @@ TROUBLE_REPLY_EVERY = 60.0
 _trouble_said: dict[int, float] = {}
 
 
-async def run(context: TweakContext, work: Callable[[Session, Env], T]) -> T:
-    """One service call, in one transaction, off the event loop."""
-    deps = context.deps
-    env = deps.env()
-    return await deps.db.run(lambda session: work(session, env))
-
-
 def trouble_text(lang: str) -> str:
     return _(lang, ERROR_TEXT["trouble"])
 
 
-async def tapper_language(update: Update, context: TweakContext) -> str:
+async def _tapper_language(update: Update, context: TweakContext) -> str:
     """The tapper's own language for a popup no service wrote (a forged key): their /language
     choice, else Telegram's; Telegram's alone when the database does not answer."""
-    user = update.effective_user
-    if user is None:
+    tap = tap_of(update)
+    if tap is None:
         return own_language(update)
     try:
-        return await run(context, lambda s, env: people.language_of(s, user.id, user.language_code))
+        return await context.deps.run(tapper_language, tap.person)
     except DatabaseTrouble:
         return own_language(update)
 
 
-def on_key(kind: type[K], action: str, service: KeyService[K]) -> Handler:
-    """The handler for one kind of key: `service(session, env, tap, data, admin)` answers it."""
+def on_key(kind: type[K], service: KeyService[K], action: str) -> Handler:
+    """The handler for one kind of key: `service(session, env, tap, key)` answers it; `action`
+    names it on the update's log line and in the metrics."""
 
     async def handler(update: Update, context: TweakContext) -> None:
         query = update.callback_query
@@ -82,17 +71,18 @@ def on_key(kind: type[K], action: str, service: KeyService[K]) -> Handler:
         if query is None or tap is None:
             return
         try:
-            data = kind.parse(query.data)
+            key = kind.parse(query.data)
         except BadCallback:
             await invalid_key(update, context, action)
             return
-        game_id = getattr(data, "game_id", None)
+        game_id = getattr(key, "game_id", None)
+        deps = context.deps
         try:
-            answer = await run(context, lambda s, env: service(s, env, tap, data, False))
+            answer = await deps.run(service, tap, key)
             # Only the creator may do that, or a group admin: ask Telegram (else the refusal stands).
             chat_id = tap.chat_id
             if answer.need_admin and chat_id is not None and await context.is_admin(chat_id, tap.person.id):
-                answer = await run(context, lambda s, env: service(s, env, tap, data, True))
+                answer = await deps.run(service, replace(tap, admin=True), key)
         except DatabaseTrouble:
             await io.answer(query.get_bot(), query.id, trouble_text(own_language(update)), True)
             logs.note_update(game_id, action, "db_trouble")
@@ -107,7 +97,7 @@ async def invalid_key(update: Update, context: TweakContext, action: str = "call
     """Data no kind of key accepts: forged, or from a version of the bot long gone."""
     query = update.callback_query
     if query is not None:
-        lang = await tapper_language(update, context)
+        lang = await _tapper_language(update, context)
         await io.answer(query.get_bot(), query.id, _(lang, ERROR_TEXT["malformed"]), True)
         logs.note_update(None, action, "bad_data")
 
@@ -130,29 +120,26 @@ def own_page(prefix: str, handler: Handler) -> Handler:
 
 
 def on_command(action: str, service: CommandService) -> Handler:
-    """The handler for one command: `service(session, env, command, admin)` replies via the outbox."""
+    """The handler for one command: `service(session, env, command)` replies via the outbox."""
 
     async def handler(update: Update, context: TweakContext) -> None:
-        command = command_of(update)
+        command = command_of(update, context.args)
         if command is None:
             return
+        deps = context.deps
         try:
-            replied = await run(context, lambda s, env: service(s, env, command, False))
+            replied = await deps.run(service, command)
             if replied.need_admin and await context.is_admin(command.chat_id, command.person.id):
-                replied = await run(context, lambda s, env: service(s, env, command, True))
+                replied = await deps.run(service, replace(command, admin=True))
             elif replied.need_admin:
-                replied = await run(context, lambda s, env: _refuse_not_creator(s, env, command))
+                replied = await deps.run(refuse_not_creator, command)
         except DatabaseTrouble:
             await _say_trouble(update, context, command)
             logs.note_update(None, action, "db_trouble")
             return
-        logs.note_update(replied.game_id, action, replied.outcome)
+        logs.note_update(replied.game_id, replied.action or action, replied.outcome)
 
     return handler
-
-
-def _refuse_not_creator(session: Session, env: Env, command: Command) -> Replied:
-    return refuse(session, env, command, ServiceError("not_creator"), admin=True)
 
 
 async def _say_trouble(update: Update, context: TweakContext, command: Command) -> None:
@@ -162,8 +149,7 @@ async def _say_trouble(update: Update, context: TweakContext, command: Command) 
     if now - _trouble_said.get(command.chat_id, -TROUBLE_REPLY_EVERY) < TROUBLE_REPLY_EVERY:
         return
     _trouble_said[command.chat_id] = now
-    payload: dict[str, Any] = {"text": trouble_text(own_language(update)), "thread_id": command.thread_id}
-    await io.deliver(context.bot, command.chat_id, payload)
+    await io.say(context.bot, command.chat_id, trouble_text(own_language(update)), command.thread_id)
 
 
 def quietly(handler: Handler) -> Handler:

@@ -16,8 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine import View
-from engine.actions import positions_of, t_kind
-from engine.cards import VALUE
+from engine.actions import PlayJoker, PlayThief, decode, positions_of, t_kind
+from engine.cards import VALUE, TKind
+from engine.errors import MalformedActionError
 
 from .. import callbacks as cb
 from ..i18n import M_, _
@@ -45,11 +46,20 @@ class Draft:
     @property
     def joker(self) -> int:
         """The Joker's change of the target, when a Joker is chosen (it is played with the sum)."""
-        return {"J+": 1, "J-": -1}.get(self.t_code or "", 0)
+        return _joker_delta(self.t_code)
 
     @property
     def empty(self) -> bool:
         return self.hand is None and not self.mask and self.t_code is None
+
+
+def _joker_delta(code: str | None) -> int:
+    """A Joker's change of the target (+1 or -1); 0 for any other play."""
+    try:
+        action = decode(code) if code else None
+    except MalformedActionError:
+        return 0
+    return action.delta if isinstance(action, PlayJoker) else 0
 
 
 @dataclass(frozen=True)
@@ -85,13 +95,17 @@ def computer_label(lang: str, level: str) -> str:
     return "🤖 " + _(lang, COMPUTER_LEVELS.get(level, "Normal"))
 
 
+def _t_key(game_id: int, version: int, kind: TKind) -> str:
+    return cb.TChoice(game_id, version, cb.TChoiceKind.of(kind)).data
+
+
 def _t_summary(lang: str, v: View, seat: int) -> str:
     count = v.holding_counts[seat]
     if not count:
         return ""
     held = v.holdings[seat]
     if held is None:  # face down, and not the reader's
-        return f" · {T_EMOJI['joker']}?×{count}"
+        return f" · {T_EMOJI[TKind.JOKER]}?×{count}"
     return " · " + t_list(lang, held)
 
 
@@ -150,10 +164,11 @@ def t_play_label(lang: str, code: str, players: tuple[Player, ...]) -> str:
     if kind is None:
         return code
     label = t_label(lang, kind)
-    if kind == "thief":
-        return f"{label} → {plain_name(players[int(code[1:])].name, 16)}"
-    if kind == "joker":
-        return f"{label} {code[1]}1"
+    match decode(code):
+        case PlayThief(victim):
+            return f"{label} → {plain_name(players[victim].name, 16)}"
+        case PlayJoker(delta):
+            return f"{label} {delta:+d}"
     return label
 
 
@@ -221,23 +236,26 @@ def keyboard(lang: str, v: View, table: Table, draft: Draft | None = None) -> Ke
         label = card(v.hand[i]) if own and v.hand is not None else f"{HIDDEN_CARD}{i + 1}"
         if draft.hand == i:
             label = f"👉{label}"
-        hand_keys.append(button(label, cb.Compose(gid, ver, "h", i).data))
+        hand_keys.append(button(label, cb.PickHand(gid, ver, i).data))
     if hand_keys:
         rows.append(hand_keys)
     chosen = draft.chosen(len(v.table))
     table_keys = [
-        button(f"✅{card(c)}" if p in chosen else card(c), cb.Compose(gid, ver, "t", p).data)
+        button(f"✅{card(c)}" if p in chosen else card(c), cb.PickTable(gid, ver, p).data)
         for p, c in enumerate(v.table)
     ]
     rows.extend(rows_of(table_keys, TABLE_ROW))
     if v.t_played is None and v.holding_counts[v.current]:
         if v.holdings[v.current] is None:  # face down on the group board: which is the player's
-            rows.append([button("🎴 [T!]", cb.TChoice(gid, ver, "any").data)])
+            rows.append([button("🎴 [T!]", cb.TChoice(gid, ver, cb.TChoiceKind.ANY).data)])
         else:
             picked = t_kind(draft.t_code) if draft.t_code else None
             kinds = list(dict.fromkeys(k for code in table.t_choices if (k := t_kind(code)) is not None))
             keys = [
-                button(("👉" if k == picked else "") + t_label(lang, k), cb.TChoice(gid, ver, k.value).data)
+                button(
+                    ("👉" if k == picked else "") + t_label(lang, k),
+                    cb.TChoice(gid, ver, cb.TChoiceKind.of(k)).data,
+                )
                 for k in kinds
             ]
             rows.extend(rows_of(keys, 2))
@@ -245,9 +263,9 @@ def keyboard(lang: str, v: View, table: Table, draft: Draft | None = None) -> Ke
     # popup shows the sum.
     rows.append(
         [
-            button(_(lang, "✅ Claim"), cb.Compose(gid, ver, "c").data),
-            button(_(lang, "🗑 Discard"), cb.Compose(gid, ver, "d").data),
-            button(_(lang, "↩️ Clear"), cb.Compose(gid, ver, "x").data),
+            button(_(lang, "✅ Claim"), cb.Claim(gid, ver).data),
+            button(_(lang, "🗑 Discard"), cb.Discard(gid, ver).data),
+            button(_(lang, "↩️ Clear"), cb.Clear(gid, ver).data),
         ]
     )
     utility = [button(_(lang, "👀 My hand"), cb.Hand(gid).data)]
@@ -309,12 +327,12 @@ def t_choice_popup(lang: str, v: View, table: Table, code: str | None, more: boo
     if code is None:
         return _(lang, "No [T!] card chosen.")
     play = t_play_label(lang, code, table.players)
-    if t_kind(code) == "joker":
+    if joker := _joker_delta(code):
         text = _(
             lang,
             "{play}: the target becomes {target}. Pick your sum, then ✅ Claim plays both.",
             play=play,
-            target=v.target + (1 if code == "J+" else -1),
+            target=v.target + joker,
         )
     else:
         text = _(lang, "{play} chosen: ✅ Claim plays it.", play=play)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import unicodedata
 from html import escape
 
-from engine.cards import COLOUR_OF, VALUE
+from engine.cards import COLOUR_OF, VALUE, TKind
 
 from ..i18n import M_, _
 
@@ -19,12 +19,13 @@ COLOUR_NAMES = {
     "P": M_("purple"),
 }
 
-T_EMOJI = {"thief": "🥷", "joker": "🃏", "shifter": "🔀", "bomb": "💣"}
-T_NAMES = {
-    "thief": M_("Thief"),
-    "joker": M_("Joker"),
-    "shifter": M_("Shifter"),
-    "bomb": M_("Bomb"),
+#: Each kind of [T!] card as the bot shows it (the kinds: `engine.cards.TKind`).
+T_EMOJI: dict[TKind, str] = {TKind.THIEF: "🥷", TKind.JOKER: "🃏", TKind.SHIFTER: "🔀", TKind.BOMB: "💣"}
+T_NAMES: dict[TKind, str] = {
+    TKind.THIEF: M_("Thief"),
+    TKind.JOKER: M_("Joker"),
+    TKind.SHIFTER: M_("Shifter"),
+    TKind.BOMB: M_("Bomb"),
 }
 HIDDEN_CARD = "🂠"
 
@@ -38,11 +39,11 @@ def cards(card_ids: list[str] | tuple[str, ...], empty: str = "—") -> str:
 
 
 def t_name(lang: str, kind: str) -> str:
-    return _(lang, T_NAMES[kind])
+    return _(lang, T_NAMES[TKind(kind)])
 
 
 def t_label(lang: str, kind: str) -> str:
-    return f"{T_EMOJI[kind]} {t_name(lang, kind)}"
+    return f"{T_EMOJI[TKind(kind)]} {t_name(lang, kind)}"
 
 
 def t_list(lang: str, kinds: list[str] | tuple[str, ...]) -> str:

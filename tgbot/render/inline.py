@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.cards import POINTS, T_POINTS, VALUE
+from engine.cards import POINTS, T_POINTS, VALUE, TKind
 
 from ..i18n import _
 from .cards import card, name, t_label
@@ -26,7 +26,7 @@ class Offer:
     tweak: bool = False
     joker: int = 0  # a sum made with the Joker: its +1 or -1
     wins_t: bool = False  # a TWEAK while [T!] cards are left: it wins one (which, nobody knows yet)
-    t_kind: str | None = None  # a [T!] card played on its own (Thief, Shifter, Bomb)
+    t_kind: TKind | None = None  # a [T!] card played on its own (Thief, Shifter, Bomb)
     victim: str | None = None  # the Thief's victim, by name
 
     @property

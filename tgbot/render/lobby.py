@@ -8,7 +8,7 @@ from engine.cards import COLOUR_ORDER
 from engine.config import MAX_PLAYERS, MIN_PLAYERS
 
 from .. import callbacks as cb
-from ..game_settings import GameSettings
+from ..game_settings import GameSettings, SettingKey
 from ..i18n import _
 from ..pacing import Pace, pace_keys, pace_label
 from .board import Player, computer_label
@@ -85,16 +85,16 @@ def lobby_keyboard(lang: str, ctx: LobbyView) -> Keyboard:
     gid = ctx.game_id
     rows = [
         [
-            button(_(lang, "✋ Join"), cb.Lobby("join", gid).data),
-            button(_(lang, "🚪 Leave"), cb.Lobby("leave", gid).data),
+            button(_(lang, "✋ Join"), cb.Join(gid).data),
+            button(_(lang, "🚪 Leave"), cb.Leave(gid).data),
         ],
         [
-            button(_(lang, "▶️ Start"), cb.Lobby("start", gid).data),
-            button(_(lang, "⚙️ Settings"), cb.Lobby("settings", gid).data),
+            button(_(lang, "▶️ Start"), cb.Start(gid).data),
+            button(_(lang, "⚙️ Settings"), cb.OpenSettings(gid).data),
         ],
         [
             button(_(lang, "🤖 Add computer"), cb.AddComputer(gid, "normal").data),
-            button(_(lang, "✖️ Cancel"), cb.Lobby("cancel", gid).data),
+            button(_(lang, "✖️ Cancel"), cb.Cancel(gid).data),
         ],
     ]
     return rows
@@ -108,10 +108,14 @@ def pace_rows(lang: str, game_id: int, current: str, custom: Pace | None = None)
     """The pace keys, ✅ on the current one: in the lobby's settings and under /settings of a running game."""
     keys = [
         # The key names the pace only: the lobby's text and /settings spell out its durations.
-        button(_mark(pace_label(lang, p), p == current), cb.Setting(game_id, "p", p).data)
+        button(_mark(pace_label(lang, p), p == current), cb.Setting(game_id, SettingKey.PACE, p).data)
         for p in pace_keys(custom)
     ]
     return [keys[:3], keys[3:]]
+
+
+def _set(game_id: int, key: SettingKey, value: str) -> str:
+    return cb.Setting(game_id, key, value).data
 
 
 def settings_keyboard(lang: str, ctx: LobbyView, custom: Pace | None = None) -> Keyboard:
@@ -120,26 +124,38 @@ def settings_keyboard(lang: str, ctx: LobbyView, custom: Pace | None = None) -> 
     players = max(MIN_PLAYERS, len(ctx.players))
     rows = [
         [
-            button(_mark(_(lang, "Classic"), s.edition == "classic"), cb.Setting(gid, "e", "c").data),
-            button(_mark(_(lang, "Extended"), s.edition == "extended"), cb.Setting(gid, "e", "x").data),
+            button(
+                _mark(_(lang, "Classic"), s.edition == "classic"),
+                _set(gid, SettingKey.EDITION, "c"),
+            ),
+            button(
+                _mark(_(lang, "Extended"), s.edition == "extended"),
+                _set(gid, SettingKey.EDITION, "x"),
+            ),
         ],
-        [button(_mark(_(lang, "Auto colours"), s.colours == 0), cb.Setting(gid, "c", "0").data)],
-        [button(_mark(f"{n}🎨", s.colours == n), cb.Setting(gid, "c", str(n)).data) for n in (3, 4, 5, 6)],
+        [button(_mark(_(lang, "Auto colours"), s.colours == 0), _set(gid, SettingKey.COLOURS, "0"))],
         [
-            button(_(lang, "Goal −20"), cb.Setting(gid, "t", "-").data),
+            button(_mark(f"{n}🎨", s.colours == n), _set(gid, SettingKey.COLOURS, str(n)))
+            for n in (3, 4, 5, 6)
+        ],
+        [
+            button(_(lang, "Goal −20"), _set(gid, SettingKey.GOAL, "-")),
             button(
                 _mark(_(lang, "Goal auto"), True) if s.goal_is_auto else str(s.threshold(players)),
-                cb.Setting(gid, "t", "d").data,
+                _set(gid, SettingKey.GOAL, "d"),
             ),
-            button(_(lang, "Goal +20"), cb.Setting(gid, "t", "+").data),
+            button(_(lang, "Goal +20"), _set(gid, SettingKey.GOAL, "+")),
         ],
         [
-            button(_mark(_(lang, "[T!] face up"), not s.face_down), cb.Setting(gid, "f", "0").data),
-            button(_mark(_(lang, "[T!] face down"), s.face_down), cb.Setting(gid, "f", "1").data),
+            button(
+                _mark(_(lang, "[T!] face up"), not s.face_down),
+                _set(gid, SettingKey.FACE_DOWN, "0"),
+            ),
+            button(_mark(_(lang, "[T!] face down"), s.face_down), _set(gid, SettingKey.FACE_DOWN, "1")),
         ],
         [
-            button(_mark(_(lang, "🧠 Hints off"), not s.hints), cb.Setting(gid, "h", "0").data),
-            button(_mark(_(lang, "💡 Hints on"), s.hints), cb.Setting(gid, "h", "1").data),
+            button(_mark(_(lang, "🧠 Hints off"), not s.hints), _set(gid, SettingKey.HINTS, "0")),
+            button(_mark(_(lang, "💡 Hints on"), s.hints), _set(gid, SettingKey.HINTS, "1")),
         ],
         *pace_rows(lang, gid, s.pace, custom),
         [
@@ -147,6 +163,6 @@ def settings_keyboard(lang: str, ctx: LobbyView, custom: Pace | None = None) -> 
             button(_(lang, "🤖 Normal"), cb.AddComputer(gid, "normal", stay=True).data),
             button(_(lang, "🤖 Hard"), cb.AddComputer(gid, "hard", stay=True).data),
         ],
-        [button(_(lang, "↩️ Back"), cb.Lobby("back", gid).data)],
+        [button(_(lang, "↩️ Back"), cb.CloseSettings(gid).data)],
     ]
     return [r for r in rows if r]

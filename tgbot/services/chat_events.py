@@ -16,9 +16,9 @@
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime
 
 from sqlalchemy import delete, insert, update
@@ -95,13 +95,11 @@ def _carry_waiting(session: Session, chat_id: int, live: set[str]) -> None:
         if row.surface in live:
             session.delete(row)
             continue
-        payload = json.loads(row.payload)
-        if payload.get("edit_only") or payload.get("keys_only"):
+        payload = outbox.Payload.from_json(row.payload)
+        if payload.edit_only or payload.keys_only:
             session.delete(row)
             continue
-        payload.pop("keys", None)
-        payload.pop("message_id", None)
-        row.payload = outbox.encode_payload(payload)
+        row.payload = replace(payload, keys=None, message_id=None).to_json()
         row.surface = None
         session.add(row)
 

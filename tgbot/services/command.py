@@ -1,7 +1,8 @@
 """What a command handler hands to a service, and gets back.
 
 A command's answer is a message in its chat, so it goes through the outbox like everything else
-(`reply`); the handler only learns whether the service needs the person's admin rights checked.
+(`reply`); the handler only learns whether the service needs the person's admin rights checked
+(then it runs the command again with `Command.admin` set, or as `refuse_not_creator`).
 """
 
 from __future__ import annotations
@@ -28,6 +29,12 @@ class Command:
     thread_id: int | None = None
     private: bool = False
     chat_title: str | None = None
+    #: What followed the command's name (`/quiet 23-08 +7`: "23-08 +7").
+    args: str = ""
+    #: The person whose message the command replied to (`/stats` in reply: their stats).
+    replied_to: Person | None = None
+    #: Telegram said the sender is an admin of the group (asked only when a service needed it).
+    admin: bool = False
 
 
 @dataclass(frozen=True)
@@ -39,6 +46,8 @@ class Replied:
     #: Refused for want of rights the person may have as a group admin: the handler asks
     #: Telegram (one getChatMember, only then) and runs the command again.
     need_admin: bool = False
+    #: The name the update's log line and metrics give it, when not the command's own.
+    action: str | None = None
 
 
 def reply_language(session: Session, command: Command) -> str:
@@ -53,18 +62,28 @@ def reply(
     output.say(session, env, command.chat_id, text, thread_id=command.thread_id, keys=keys, notify=notify)
 
 
-def refuse(session: Session, env: Env, command: Command, error: ServiceError, admin: bool) -> Replied:
+def refuse(session: Session, env: Env, command: Command, error: ServiceError) -> Replied:
     """A refusal becomes a short answer in the chat, or a request to check admin rights first."""
-    if error.reason == "not_creator" and not admin:
+    if error.reason == "not_creator" and not command.admin:
         return Replied("not_creator", need_admin=True)
     reply(session, env, command, refusal(reply_language(session, command), error))
     return Replied(error.reason)
 
 
-def guarded(session: Session, env: Env, command: Command, admin: bool, act: Callable[[], Replied]) -> Replied:
+def guarded(session: Session, env: Env, command: Command, act: Callable[[], Replied]) -> Replied:
     """Run a command in a savepoint: a refusal undoes what it began, and is answered."""
     try:
         with session.begin_nested():
             return act()
     except ServiceError as error:
-        return refuse(session, env, command, error, admin)
+        return refuse(session, env, command, error)
+
+
+def refuse_not_creator(session: Session, env: Env, command: Command) -> Replied:
+    """A command only its game's creator or a group admin may give, from someone who is neither."""
+    reply(session, env, command, refusal(reply_language(session, command), ServiceError("not_creator")))
+    return Replied("not_creator")
+
+
+#: What the handlers call for a command: one transaction's session, the moment, the command.
+CommandService = Callable[[Session, Env, Command], Replied]

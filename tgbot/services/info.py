@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from sqlmodel import Session
 
+from .. import callbacks as cb
 from ..errors import ServiceError
 from ..i18n import LANGUAGES, _
 from ..render.info import language_keyboard, rules_page, welcome_keys
@@ -16,12 +19,16 @@ from .command import Command, Replied, reply, reply_language
 from .context import load_game
 from .env import Env
 from .lobby import active_games
-from .play import Answer, Tap, use_panel
+from .play import use_panel
+from .tap import Answer, KeyCall, key_service
 
 
-def start(session: Session, env: Env, command: Command, payload: str) -> Replied:
+def start(session: Session, env: Env, command: Command) -> Replied:
     """/start in private: the bot may write to this person now. ``/start g<id>`` (the board's
-    📱 Panel key) turns on that game's private panel and shows it."""
+    📱 Panel key) turns on that game's private panel and shows it. In a group: /help."""
+    if not command.private:
+        return replace(help_text(session, env, command), action="help")
+    payload = command.args.split(maxsplit=1)[0] if command.args else ""
     people.upsert_user(session, command.person, env, can_dm=True)
     lang = reply_language(session, command)
     digits = payload[1:]
@@ -63,13 +70,14 @@ def rules(session: Session, env: Env, command: Command) -> Replied:
     return Replied()
 
 
-def rules_key(session: Session, env: Env, tap: Tap, page: int, lang: str) -> Answer:
+@key_service(KeyCall)
+def rules_key(call: KeyCall, key: cb.Rules) -> Answer:
     """Next/Back on a rules page: that message shows the other page."""
+    tap = call.tap
     if tap.chat_id is None or tap.message_id is None:
         return Answer()
-    page_lang = lang or people.language_of(session, tap.person.id, tap.person.language_code)
-    text, keys = rules_page(page_lang, page)
-    output.edit_message(session, env, tap.chat_id, tap.message_id, text, keys)
+    text, keys = rules_page(key.lang or call.language, key.page)
+    output.edit_message(call.session, call.env, tap.chat_id, tap.message_id, text, keys)
     return Answer()
 
 
@@ -96,12 +104,13 @@ def language_menu(session: Session, env: Env, command: Command) -> Replied:
     return Replied()
 
 
-def choose_language(session: Session, env: Env, tap: Tap, code: str) -> Answer:
+@key_service(KeyCall)
+def choose_language(call: KeyCall, key: cb.Language) -> Answer:
     """A language key: the group's language (its lobbies and boards redrawn at once), or, in
     private, the person's own."""
+    session, env, tap, code = call.session, call.env, call.tap, key.code
     if code not in LANGUAGES:
-        lang = people.language_of(session, tap.person.id, tap.person.language_code)
-        return Answer(_(lang, "Unknown language."), alert=True)
+        return Answer(_(call.language, "Unknown language."), alert=True)
     if tap.chat_id is None:
         return Answer()
     if tap.private:

@@ -54,7 +54,9 @@ class Result:
 
 
 @dataclass(frozen=True)
-class Answer:
+class InlineAnswer:
+    """The list an inline query shows (a key's popup is `tap.Answer`)."""
+
     results: list[Result]
     next_offset: str = ""
 
@@ -214,17 +216,17 @@ def _game_for(session: Session, person: Person, query: str) -> GameContext | Non
 
 def answer(
     session: Session, env: Env, person: Person, query: str, offset: str, chat_type: str | None
-) -> Answer:
+) -> InlineAnswer:
     """The inline list for `person`: their moves when it is their turn in a group, else one line
     saying whose turn it is."""
     lang = people.language_of(session, person.id, person.language_code)
     ctx = _game_for(session, person, query)
     seat = ctx.seat_of(person.id) if ctx is not None else None
     if ctx is None or seat is None or ctx.state is None or ctx.game.status != PLAYING:
-        return Answer([_info("none", *inline_render.no_game(lang))])
+        return InlineAnswer([_info("none", *inline_render.no_game(lang))])
     current = ctx.seats[ctx.state.current]
     if current.seat != seat.seat or chat_type not in GROUP_CHATS:
-        return Answer([_info(f"turn{ctx.game_id}", *inline_render.not_your_turn(lang, current.name))])
+        return InlineAnswer([_info(f"turn{ctx.game_id}", *inline_render.not_your_turn(lang, current.name))])
     start = int(offset) if offset.isdigit() else 0
     if ctx.settings.hints:
         found = offers(ctx, seat)
@@ -233,7 +235,7 @@ def answer(
         checked = typed_sums(ctx, seat, typed) if typed is not None else None
         if isinstance(checked, str):
             why = _info(f"sum{ctx.game_id}", checked, inline_render.thinking(ctx.language, seat.name))
-            return Answer([why])
+            return InlineAnswer([why])
         found = checked if checked is not None else plays_and_discards(ctx, seat)
         if typed is None and start == 0:
             title, message = inline_render.how_to_type(lang), inline_render.thinking(ctx.language, seat.name)
@@ -250,7 +252,7 @@ def _page(
     found: list[inline_render.Offer],
     start: int,
     first: list[Result] | None = None,
-) -> Answer:
+) -> InlineAnswer:
     """One page of offers (Telegram takes 50 results an answer), `first` above them."""
     page = found[start : start + PAGE - len(first or [])]
     results = []
@@ -266,7 +268,7 @@ def _page(
             )
         )
     end = start + len(page)
-    return Answer([*(first or []), *results], str(end) if end < len(found) else "")
+    return InlineAnswer([*(first or []), *results], str(end) if end < len(found) else "")
 
 
 #: The posted message's 🎯 links to the game's panel and carries the pick after this mark, so the

@@ -16,9 +16,10 @@ import engine
 from engine import EngineError
 from engine.config import MAX_PLAYERS, MIN_PLAYERS
 
+from .. import callbacks as cb
 from .. import pacing
 from ..errors import ServiceError
-from ..game_settings import GameSettings
+from ..game_settings import GameSettings, SettingKey
 from ..i18n import M_, _
 from ..render import cards as cards_render
 from ..store.models import (
@@ -36,11 +37,12 @@ from ..store.models import (
 from ..store.outbox import Priority
 from ..turn_clock import TurnClock
 from . import lobby_message, moves, output, people, record, surfaces
+from .command import Command, Replied, reply, reply_language
 from .context import GameContext, context_of, dump_state, player_rows, require_game
 from .env import Env
 from .game_clock import clock_of, rules_of, set_clock
 from .people import Person
-from .play import Answer, Tap, answer_refusal
+from .tap import Answer, KeyCall, Tap, key_service
 
 COMPUTER_NAMES = {"easy": M_("Bot Easy"), "normal": M_("Bot Normal"), "hard": M_("Bot Hard")}
 
@@ -84,6 +86,23 @@ def create(
         return Created(None, existing)
     game = open_lobby(session, env, chat, thread_id, creator, GameSettings(pace=env.default_pace))
     return Created(game.id)
+
+
+def newgame(session: Session, env: Env, command: Command) -> Replied:
+    """/newgame: a lobby in a group (one per chat and topic); in private, where to send it."""
+    if command.private:
+        lang = reply_language(session, command)
+        reply(
+            session,
+            env,
+            command,
+            _(lang, "TWEAK! is played in groups: add me to a group and send /newgame there."),
+        )
+        return Replied("private")
+    created = create(session, env, command.chat_id, command.thread_id, command.chat_title, command.person)
+    if created.game_id is None:
+        return Replied("exists", created.existing.id if created.existing is not None else None)
+    return Replied("lobby", created.game_id)
 
 
 def open_lobby(
@@ -152,46 +171,65 @@ def _lobby(session: Session, tap: Tap, game_id: int) -> GameContext:
     return ctx
 
 
-def lobby_key(session: Session, env: Env, tap: Tap, game_id: int, op: str, admin: bool = False) -> Answer:
-    """Join, leave, start, cancel, or switch between the lobby and its settings."""
-    lang = people.language_of(session, tap.person.id, tap.person.language_code)
-    try:
-        with session.begin_nested():
-            ctx = _lobby(session, tap, game_id)
-            people.upsert_user(session, tap.person, env)
-            return _lobby_op(session, env, tap, ctx, op, admin, lang)
-    except ServiceError as error:
-        return _refused(lang, error, admin)
+def _lobby_key(call: KeyCall, game_id: int) -> tuple[GameContext, list[GamePlayer]]:
+    """The lobby a join/leave/start/cancel/settings key is for, with its players; the tapper is
+    known to the bot from then on."""
+    ctx = _lobby(call.session, call.tap, game_id)
+    people.upsert_user(call.session, call.tap.person, call.env)
+    return ctx, player_rows(call.session, game_id)
 
 
-def _lobby_op(
-    session: Session, env: Env, tap: Tap, ctx: GameContext, op: str, admin: bool, lang: str
-) -> Answer:
-    game_id = ctx.game_id
-    person = tap.person
-    players = player_rows(session, game_id)
-    if op == "join":
-        if any(p.user_id == person.id for p in players):
-            raise ServiceError("already_joined")
-        if len(players) >= MAX_PLAYERS:
-            raise ServiceError("lobby_full")
-        session.add(
-            GamePlayer(game_id=game_id, seat=len(players), user_id=person.id, name=person.first_name[:128])
-        )
-        _changed(session, env, ctx)
-        return Answer(_(lang, "You're in!"))
-    if op == "leave":
-        leave_lobby(session, env, ctx, person.id)
-        return Answer(_(lang, "You left the lobby."))
-    if op in ("settings", "back"):
-        lobby_message.show_lobby(session, env, ctx, settings_screen=op == "settings")
-        return Answer()
-    if not can_manage(ctx.game, person.id, admin):
+@key_service(KeyCall)
+def join(call: KeyCall, key: cb.Join) -> Answer:
+    ctx, players = _lobby_key(call, key.game_id)
+    person = call.tap.person
+    if any(p.user_id == person.id for p in players):
+        raise ServiceError("already_joined")
+    if len(players) >= MAX_PLAYERS:
+        raise ServiceError("lobby_full")
+    call.session.add(
+        GamePlayer(game_id=ctx.game_id, seat=len(players), user_id=person.id, name=person.first_name[:128])
+    )
+    _changed(call.session, call.env, ctx)
+    return Answer(_(call.language, "You're in!"))
+
+
+@key_service(KeyCall)
+def leave(call: KeyCall, key: cb.Leave) -> Answer:
+    ctx, _players = _lobby_key(call, key.game_id)
+    leave_lobby(call.session, call.env, ctx, call.tap.person.id)
+    return Answer(_(call.language, "You left the lobby."))
+
+
+@key_service(KeyCall)
+def open_settings(call: KeyCall, key: cb.OpenSettings) -> Answer:
+    ctx, _players = _lobby_key(call, key.game_id)
+    lobby_message.show_lobby(call.session, call.env, ctx, settings_screen=True)
+    return Answer()
+
+
+@key_service(KeyCall)
+def close_settings(call: KeyCall, key: cb.CloseSettings) -> Answer:
+    ctx, _players = _lobby_key(call, key.game_id)
+    lobby_message.show_lobby(call.session, call.env, ctx, settings_screen=False)
+    return Answer()
+
+
+@key_service(KeyCall)
+def start_game(call: KeyCall, key: cb.Start) -> Answer:
+    ctx, players = _lobby_key(call, key.game_id)
+    if not can_manage(ctx.game, call.tap.person.id, call.tap.admin):
         raise ServiceError("not_creator")
-    if op == "start":
-        start(session, env, ctx, players)
-        return Answer()
-    cancel(session, env, ctx)
+    start(call.session, call.env, ctx, players)
+    return Answer()
+
+
+@key_service(KeyCall)
+def cancel_lobby(call: KeyCall, key: cb.Cancel) -> Answer:
+    ctx, _players = _lobby_key(call, key.game_id)
+    if not can_manage(ctx.game, call.tap.person.id, call.tap.admin):
+        raise ServiceError("not_creator")
+    cancel(call.session, call.env, ctx)
     return Answer()
 
 
@@ -220,50 +258,40 @@ def leave_lobby(session: Session, env: Env, ctx: GameContext, user_id: int) -> N
     _changed(session, env, ctx)
 
 
-def add_computer(
-    session: Session, env: Env, tap: Tap, game_id: int, level: str, settings_screen: bool
-) -> Answer:
-    lang = people.language_of(session, tap.person.id, tap.person.language_code)
-    try:
-        with session.begin_nested():
-            ctx = _lobby(session, tap, game_id)
-            players = player_rows(session, game_id)
-            if len(players) >= MAX_PLAYERS:
-                raise ServiceError("lobby_full")
-            label = computer_name(ctx.language, [p.ai_level for p in players], level)
-            session.add(
-                GamePlayer(game_id=game_id, seat=len(players), user_id=None, name=label, ai_level=level)
-            )
-            _changed(session, env, ctx, settings_screen)
-            return Answer(_(lang, "A computer player joined."))
-    except ServiceError as error:
-        return answer_refusal(lang, error)
+@key_service(KeyCall)
+def add_computer(call: KeyCall, key: cb.AddComputer) -> Answer:
+    session = call.session
+    ctx = _lobby(session, call.tap, key.game_id)
+    players = player_rows(session, key.game_id)
+    if len(players) >= MAX_PLAYERS:
+        raise ServiceError("lobby_full")
+    label = computer_name(ctx.language, [p.ai_level for p in players], key.level)
+    session.add(
+        GamePlayer(game_id=key.game_id, seat=len(players), user_id=None, name=label, ai_level=key.level)
+    )
+    _changed(session, call.env, ctx, key.stay)
+    return Answer(_(call.language, "A computer player joined."))
 
 
-def change_setting(
-    session: Session, env: Env, tap: Tap, game_id: int, key: str, value: str, admin: bool = False
-) -> Answer:
+@key_service(KeyCall)
+def change_setting(call: KeyCall, key: cb.Setting) -> Answer:
     """A settings key: in the lobby anyone may; the pace of a running game, its manager only."""
-    lang = people.language_of(session, tap.person.id, tap.person.language_code)
-    try:
-        with session.begin_nested():
-            ctx = require_game(session, game_id, lock=True)
-            if tap.chat_id is not None and not tap.private and ctx.game.chat_id != tap.chat_id:
-                raise ServiceError("malformed")
-            if ctx.game.status != LOBBY:
-                if key != "p":
-                    raise ServiceError("not_lobby")
-                return change_pace(session, env, ctx, tap, value, admin, lang)
-            if key == "p" and not pacing.is_known(value, env.custom_pace):
-                raise ServiceError("bad_setting")
-            settings = ctx.settings.with_change(key, value, max(MIN_PLAYERS, len(ctx.seats)))
-            if settings is None:
-                raise ServiceError("bad_setting")
-            ctx.game.settings = settings.to_json()
-            _changed(session, env, ctx, settings_screen=True)
-            return Answer()
-    except ServiceError as error:
-        return _refused(lang, error, admin)
+    session, env, tap = call.session, call.env, call.tap
+    ctx = require_game(session, key.game_id, lock=True)
+    if tap.chat_id is not None and not tap.private and ctx.game.chat_id != tap.chat_id:
+        raise ServiceError("malformed")
+    if ctx.game.status != LOBBY:
+        if key.key is not SettingKey.PACE:
+            raise ServiceError("not_lobby")
+        return change_pace(session, env, ctx, tap, key.value, tap.admin, call.language)
+    if key.key is SettingKey.PACE and not pacing.is_known(key.value, env.custom_pace):
+        raise ServiceError("bad_setting")
+    settings = ctx.settings.with_change(key.key, key.value, max(MIN_PLAYERS, len(ctx.seats)))
+    if settings is None:
+        raise ServiceError("bad_setting")
+    ctx.game.settings = settings.to_json()
+    _changed(session, env, ctx, settings_screen=True)
+    return Answer()
 
 
 def change_pace(
@@ -292,13 +320,6 @@ def change_pace(
     if tap.chat_id is not None and tap.message_id is not None and not on_board:
         output.drop_keys(session, env, tap.chat_id, tap.message_id)  # the /settings message
     return Answer(_(lang, "Pace: {pace}", pace=pacing.pace_label(lang, pace, env.custom_pace)))
-
-
-def _refused(lang: str, error: ServiceError, admin: bool) -> Answer:
-    """The refusal to show; one a group admin may overrule (only the creator may do that) also asks
-    the handler to check with Telegram, and is shown as it is if the tapper is no admin."""
-    answer = answer_refusal(lang, error)
-    return replace(answer, need_admin=True) if error.reason == "not_creator" and not admin else answer
 
 
 def start(session: Session, env: Env, ctx: GameContext, players: list[GamePlayer]) -> None:

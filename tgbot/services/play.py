@@ -12,7 +12,7 @@ a key on a message that is no longer live loses its keys.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from sqlalchemy import update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
@@ -23,47 +23,20 @@ from engine import seat_view
 from engine.actions import Discard, Sum, encode, t_kind
 from engine.game import t_actions
 
+from .. import callbacks as cb
 from ..errors import ServiceError
 from ..i18n import _
 from ..render import board as board_render
 from ..render.board import Draft
-from ..render.refusals import refusal
 from ..store import outbox
 from ..store.db import is_postgres
 from ..store.models import PAUSED, PLAYING, GamePlayer, SeenTap
 from ..store.outbox import Priority
-from . import drafts, moves, output, panels, people, popups, record, surfaces
+from . import drafts, moves, output, panels, popups, record, surfaces
 from .context import GameContext, SeatInfo, require_game
 from .env import Env
-from .people import Person
 from .table_view import table_of
-
-
-@dataclass(frozen=True)
-class Tap:
-    """A key press, as the services need it."""
-
-    person: Person
-    chat_id: int | None  # the chat of the message the key is on
-    message_id: int | None
-    private: bool  # the key is on a message in a private chat
-    thread_id: int | None = None  # the forum topic of that message
-    query_id: str = ""  # Telegram's id of this tap (the same if the update is delivered twice)
-
-
-@dataclass(frozen=True)
-class Answer:
-    """The popup for the tapper."""
-
-    text: str = ""
-    alert: bool = False
-    #: Refused for want of rights the tapper may have as a group admin: the handler asks
-    #: Telegram (one getChatMember, only then) and tries again.
-    need_admin: bool = False
-
-
-def answer_refusal(lang: str, error: ServiceError) -> Answer:
-    return Answer(refusal(lang, error), alert=error.reason == "illegal")
+from .tap import Answer, KeyCall, Tap, answer_refusal, key_service
 
 
 def first_time(session: Session, env: Env, tap: Tap) -> bool:
@@ -79,29 +52,26 @@ def first_time(session: Session, env: Env, tap: Tap) -> bool:
 
 
 @dataclass
-class KeyTap:
-    """A key of a running game being handled: its transaction, who tapped, and the game and seat
-    once read, so a refusal answers in the tapper's language and acts on what was read without
-    reading it again."""
+class GameKey(KeyCall):
+    """A key of a running game being answered: the game and seat once read, so a refusal answers
+    in the tapper's language and acts on what was read without reading it again.
 
-    session: Session
-    env: Env
-    tap: Tap
-    game_id: int
-    ctx: GameContext | None = None
-    seat: SeatInfo | None = None
+    No savepoint: a service checks everything before it writes (the engine refuses a move before
+    anything of it is recorded), so a refusal has nothing to undo. The game's changes are written
+    in one go when the transaction ends (no flush in between: each would be another UPDATE)."""
+
+    ctx: GameContext | None = field(default=None, init=False)
+    seat: SeatInfo | None = field(default=None, init=False)
+    savepoint: bool = field(default=False, init=False)
 
     @property
     def language(self) -> str:
         """The tapper's language: their seat's (read with the game), else looked up."""
-        if self.seat is not None:
-            return self.seat.language
-        person = self.tap.person
-        return people.language_of(self.session, person.id, person.language_code)
+        return self.seat.language if self.seat is not None else super().language
 
-    def checked(self) -> tuple[GameContext, SeatInfo]:
+    def checked(self, game_id: int) -> tuple[GameContext, SeatInfo]:
         """The game, locked, and the tapper's seat, after the checks every game key gets."""
-        ctx = self.ctx = require_game(self.session, self.game_id, lock=True)
+        ctx = self.ctx = require_game(self.session, game_id, lock=True)
         tap = self.tap
         if tap.chat_id is not None and not tap.private and ctx.game.chat_id != tap.chat_id:
             raise ServiceError("malformed")  # a forged key from another chat
@@ -111,6 +81,30 @@ class KeyTap:
         if ctx.state is None or ctx.game.status not in (PLAYING, PAUSED):
             raise ServiceError("not_playing")
         return ctx, seat
+
+    def attempt(self, use_case: Callable[[], Answer]) -> Answer:
+        try:
+            with self.session.no_autoflush:
+                return use_case()
+        except _Duplicate:
+            return Answer()
+        except ServiceError as error:
+            return self.refused(error)
+
+    def refused(self, error: ServiceError) -> Answer:
+        """What a refused tap still does: brings its player back, takes keys off a dead message. A
+        tap on the last board shown while the next one waits for the group's budget is early, not
+        stale: it says the board is on its way."""
+        session, env, tap, ctx = self.session, self.env, self.tap, self.ctx
+        if ctx is not None and self.seat is not None:
+            moves.clear_idle(session, ctx, self.seat)
+        on_message = tap.chat_id is not None and tap.message_id is not None
+        if ctx is not None and error.reason == "stale" and on_message:
+            if not tap.private and record.board_on_its_way(session, ctx):
+                error = ServiceError("on_its_way")
+            else:
+                _drop_dead_keys(session, env, ctx, tap)
+        return answer_refusal(self.language, error)
 
 
 def _turn(ctx: GameContext, seat: SeatInfo, version: int) -> None:
@@ -123,21 +117,6 @@ def _turn(ctx: GameContext, seat: SeatInfo, version: int) -> None:
         raise ServiceError("stale")
     if state.current != seat.seat:
         raise ServiceError("not_your_turn", name=ctx.seats[state.current].name)
-
-
-def _refused(key: KeyTap, error: ServiceError) -> Answer:
-    """What a refused tap still does: brings its player back, takes keys off a dead message. A tap
-    on the last board shown while the next one waits for the group's budget is early, not stale:
-    it says the board is on its way."""
-    session, env, tap, ctx = key.session, key.env, key.tap, key.ctx
-    if ctx is not None and key.seat is not None:
-        moves.clear_idle(session, ctx, key.seat)
-    if ctx is not None and error.reason == "stale" and tap.chat_id is not None and tap.message_id is not None:
-        if not tap.private and record.board_on_its_way(session, ctx):
-            error = ServiceError("on_its_way")
-        else:
-            _drop_dead_keys(session, env, ctx, tap)
-    return answer_refusal(key.language, error)
 
 
 def _drop_dead_keys(session: Session, env: Env, ctx: GameContext, tap: Tap) -> None:
@@ -155,22 +134,6 @@ def _drop_dead_keys(session: Session, env: Env, ctx: GameContext, tap: Tap) -> N
         live = record.live_board(session, ctx)
     if tap.message_id != live:
         output.drop_keys(session, env, tap.chat_id, tap.message_id, ctx.game_id)
-
-
-def _guarded(session: Session, env: Env, tap: Tap, game_id: int, act: Callable[[KeyTap], Answer]) -> Answer:
-    """Run `act`, turning a refusal into its popup.
-
-    A service checks everything before it writes (the engine refuses a move before anything of
-    it is recorded), so a refusal needs no savepoint to undo. The game's changes are written in
-    one go when the transaction ends (no flush in between: each would be another UPDATE)."""
-    key = KeyTap(session, env, tap, game_id)
-    try:
-        with session.no_autoflush:
-            return act(key)
-    except _Duplicate:
-        return Answer()
-    except ServiceError as error:
-        return _refused(key, error)
 
 
 def use_panel(
@@ -198,52 +161,76 @@ class _Duplicate(Exception):
     """The same tap delivered again (a retried webhook, two instances): it was applied already."""
 
 
-def _your_turn(key: KeyTap, version: int) -> tuple[GameContext, SeatInfo]:
+def _your_turn(call: GameKey, game_id: int, version: int) -> tuple[GameContext, SeatInfo]:
     """The checks of a key that acts on the turn: the game (locked), the tapper's seat (back from
     idle), their turn, the key's version."""
-    ctx, seat = key.checked()
-    ctx = moves.clear_idle(key.session, ctx, seat)
+    ctx, seat = call.checked(game_id)
+    ctx = moves.clear_idle(call.session, ctx, seat)
     _turn(ctx, seat, version)
     return ctx, seat
 
 
-def _once(key: KeyTap) -> None:
+def _once(call: GameKey) -> None:
     """A toggle must not apply twice: the same tap delivered again is answered and ignored."""
-    if not first_time(key.session, key.env, key.tap):
+    if not first_time(call.session, call.env, call.tap):
         raise _Duplicate
 
 
-def compose(
-    session: Session, env: Env, tap: Tap, game_id: int, version: int, op: str, index: int | None
+# The compose keys change the draft as it is now, or play it (claim, discard). On the group
+# board the popup is the only thing that changes: the board is not redrawn, so composing costs
+# the group nothing. A private panel shows the draft.
+
+
+@key_service(GameKey)
+def pick_hand(call: GameKey, key: cb.PickHand) -> Answer:
+    """Hand card `index` is the draft's (tapped again: none is)."""
+    ctx, seat = _your_turn(call, key.game_id, key.version)
+    if key.index >= len(ctx.playing_state().hands[seat.seat]):
+        raise ServiceError("illegal", rule="bad_hand_index")
+    return _edit_draft(call, ctx, seat, lambda d: replace(d, hand=None if d.hand == key.index else key.index))
+
+
+@key_service(GameKey)
+def pick_table(call: GameKey, key: cb.PickTable) -> Answer:
+    """Table card `index` is in the draft, or out of it again."""
+    ctx, seat = _your_turn(call, key.game_id, key.version)
+    if key.index >= len(ctx.playing_state().table):
+        raise ServiceError("illegal", rule="bad_table_index")
+    return _edit_draft(call, ctx, seat, lambda d: replace(d, mask=d.mask ^ (1 << key.index)))
+
+
+@key_service(GameKey)
+def clear(call: GameKey, key: cb.Clear) -> Answer:
+    """The draft starts again (the same tap twice clears twice: no harm)."""
+    ctx, seat = _your_turn(call, key.game_id, key.version)
+    return _edit_draft(call, ctx, seat, lambda _d: Draft(), once=False)
+
+
+@key_service(GameKey)
+def claim(call: GameKey, key: cb.Claim) -> Answer:
+    ctx, seat = _your_turn(call, key.game_id, key.version)
+    draft = drafts.load(call.session, key.game_id, seat.seat, ctx.game.version)
+    return _play_draft(call, ctx, seat, draft, claim=True)
+
+
+@key_service(GameKey)
+def discard(call: GameKey, key: cb.Discard) -> Answer:
+    ctx, seat = _your_turn(call, key.game_id, key.version)
+    draft = drafts.load(call.session, key.game_id, seat.seat, ctx.game.version)
+    return _play_draft(call, ctx, seat, draft, claim=False)
+
+
+def _edit_draft(
+    call: GameKey, ctx: GameContext, seat: SeatInfo, change: Callable[[Draft], Draft], once: bool = True
 ) -> Answer:
-    """One compose key: change the draft as it is now, or play it (claim, discard).
-
-    On the group board the popup is the only thing that changes: the board is not redrawn, so
-    composing costs the group nothing. A private panel shows the draft."""
-
-    def act(key: KeyTap) -> Answer:
-        ctx, seat = _your_turn(key, version)
-        state = ctx.playing_state()
-        if op == "h" and (index is None or index >= len(state.hands[seat.seat])):
-            raise ServiceError("illegal", rule="bad_hand_index")
-        if op == "t" and (index is None or index >= len(state.table)):
-            raise ServiceError("illegal", rule="bad_table_index")
-        draft = drafts.load(session, game_id, seat.seat, ctx.game.version)
-        if op in ("c", "d"):
-            return _play_draft(key, ctx, seat, draft, op)
-        if op in ("h", "t"):
-            _once(key)
-        ctx, seat = use_panel(session, env, ctx, seat, tap.private)
-        if op == "h" and index is not None:
-            draft = replace(draft, hand=None if draft.hand == index else index)
-        elif op == "t" and index is not None:
-            draft = replace(draft, mask=draft.mask ^ (1 << index))
-        else:  # "x": clear
-            draft = Draft()
-        _save_draft(session, env, ctx, seat, draft, tap.private)
-        return Answer(popups.sum_hint(ctx, seat, draft))
-
-    return _guarded(session, env, tap, game_id, act)
+    session, env, tap = call.session, call.env, call.tap
+    draft = drafts.load(session, ctx.game_id, seat.seat, ctx.game.version)
+    if once:
+        _once(call)
+    ctx, seat = use_panel(session, env, ctx, seat, tap.private)
+    draft = change(draft)
+    _save_draft(session, env, ctx, seat, draft, tap.private)
+    return Answer(popups.sum_hint(ctx, seat, draft))
 
 
 def _save_draft(
@@ -254,33 +241,32 @@ def _save_draft(
         panels.show(session, env, ctx, seat, draft, Priority.COSMETIC)
 
 
-def choose_t(session: Session, env: Env, tap: Tap, game_id: int, version: int, kind: str) -> Answer:
+@key_service(GameKey)
+def choose_t(call: GameKey, key: cb.TChoice) -> Answer:
     """A [T!] key: the draft takes the next play of that kind ("any": of any kind held), after the
     last none; nothing is played until *Claim*. Answered by the popup alone."""
-
-    def act(key: KeyTap) -> Answer:
-        ctx, seat = _your_turn(key, version)
-        state = ctx.playing_state()
-        if state.t_played is not None:
-            raise ServiceError("illegal", rule="one_t_per_turn")
-        if not state.hands[seat.seat]:
-            raise ServiceError("illegal", rule="empty_hand")
-        held = [encode(action) for action in t_actions(state, seat.seat)]
-        options = [code for code in held if kind == "any" or t_kind(code) == kind]
-        if not options:
-            raise ServiceError("illegal", rule="t_not_held")
-        _once(key)
-        ctx, seat = use_panel(session, env, ctx, seat, tap.private)
-        draft = drafts.load(session, game_id, seat.seat, ctx.game.version)
-        chosen = _next_choice(options, draft.t_code)
-        draft = replace(draft, t_code=chosen)
-        _save_draft(session, env, ctx, seat, draft, tap.private)
-        view = seat_view(state, seat.seat)
-        more = len(options) > 1 and chosen != options[-1]
-        table = table_of(ctx, env, seat.seat)
-        return Answer(board_render.t_choice_popup(key.language, view, table, chosen, more))
-
-    return _guarded(session, env, tap, game_id, act)
+    session, env, tap = call.session, call.env, call.tap
+    ctx, seat = _your_turn(call, key.game_id, key.version)
+    state = ctx.playing_state()
+    if state.t_played is not None:
+        raise ServiceError("illegal", rule="one_t_per_turn")
+    if not state.hands[seat.seat]:
+        raise ServiceError("illegal", rule="empty_hand")
+    held = [encode(action) for action in t_actions(state, seat.seat)]
+    wanted = key.kind.t_kind
+    options = [code for code in held if wanted is None or t_kind(code) == wanted]
+    if not options:
+        raise ServiceError("illegal", rule="t_not_held")
+    _once(call)
+    ctx, seat = use_panel(session, env, ctx, seat, tap.private)
+    draft = drafts.load(session, key.game_id, seat.seat, ctx.game.version)
+    chosen = _next_choice(options, draft.t_code)
+    draft = replace(draft, t_code=chosen)
+    _save_draft(session, env, ctx, seat, draft, tap.private)
+    view = seat_view(state, seat.seat)
+    more = len(options) > 1 and chosen != options[-1]
+    table = table_of(ctx, env, seat.seat)
+    return Answer(board_render.t_choice_popup(call.language, view, table, chosen, more))
 
 
 def _next_choice(options: list[str], current: str | None) -> str | None:
@@ -291,34 +277,34 @@ def _next_choice(options: list[str], current: str | None) -> str | None:
     return options[at] if at < len(options) else None
 
 
-def _play_draft(key: KeyTap, ctx: GameContext, seat: SeatInfo, draft: Draft, op: str) -> Answer:
+def _play_draft(call: GameKey, ctx: GameContext, seat: SeatInfo, draft: Draft, claim: bool) -> Answer:
     """*Claim* plays the chosen [T!] card (and, after a Joker, the sum composed with it), else the
     sum; *Discard* discards the chosen hand card. The engine refuses a wrong move before any of
     it is recorded."""
-    session, env, tap = key.session, key.env, key.tap
+    session, env, tap = call.session, call.env, call.tap
     state = ctx.playing_state()
-    if op == "c" and draft.t_code is not None:
-        return _play_t(key, ctx, seat, draft)
+    if claim and draft.t_code is not None:
+        return _play_t(call, ctx, seat, draft)
     if draft.hand is None:
         raise ServiceError("pick_hand")
     chosen = draft.chosen(len(state.table))
-    if op == "c" and not chosen:
+    if claim and not chosen:
         raise ServiceError("illegal", rule="no_table_cards")
-    action = Sum(draft.hand, chosen) if op == "c" else Discard(draft.hand)
+    action = Sum(draft.hand, chosen) if claim else Discard(draft.hand)
     result = moves.play(session, env, ctx, seat, action)
     result.ctx, _seat = use_panel(session, env, result.ctx, seat, tap.private)
     drafts.clear(session, ctx.game_id)
     record.report(session, env, result)
-    return Answer(_(key.language, "Done!"))
+    return Answer(_(call.language, "Done!"))
 
 
-def _play_t(key: KeyTap, ctx: GameContext, seat: SeatInfo, draft: Draft) -> Answer:
+def _play_t(call: GameKey, ctx: GameContext, seat: SeatInfo, draft: Draft) -> Answer:
     """The chosen [T!] card. A Joker with a sum composed is played with it, in one report (both
     checked first, so a wrong sum plays nothing). Alone, the turn goes on: the popup says what
     happened, a panel shows it, and on the group board a card that changed the table brings a
     new board (the player needs its keys); a Joker does not (the popups count with the new
     target)."""
-    session, env, tap = key.session, key.env, key.tap
+    session, env, tap = call.session, call.env, call.tap
     assert draft.t_code is not None
     state = ctx.playing_state()
     chosen = draft.chosen(len(state.table))
@@ -333,7 +319,7 @@ def _play_t(key: KeyTap, ctx: GameContext, seat: SeatInfo, draft: Draft) -> Answ
         after = moves.play(session, env, result.ctx, seat, Sum(draft.hand, chosen))
         after.outcomes = result.outcomes + after.outcomes
         record.report(session, env, after)
-        return Answer(_(key.language, "Done!"))
+        return Answer(_(call.language, "Done!"))
     ctx = result.ctx
     me = ctx.seats[seat.seat]
     kept = Draft(draft.hand, draft.mask)  # the cards chosen keep their places on the table
@@ -342,16 +328,13 @@ def _play_t(key: KeyTap, ctx: GameContext, seat: SeatInfo, draft: Draft) -> Answ
         panels.show(session, env, ctx, me, kept, Priority.TURN)
     elif not draft.joker:
         record.post_board(session, env, ctx, result.outcomes)
-    lines = record.report_lines(key.language, ctx, result.outcomes)
-    return Answer("\n".join(lines) or _(key.language, "Done!"))
+    lines = record.report_lines(call.language, ctx, result.outcomes)
+    return Answer("\n".join(lines) or _(call.language, "Done!"))
 
 
-def hand(session: Session, env: Env, tap: Tap, game_id: int) -> Answer:
+@key_service(GameKey)
+def hand(call: GameKey, key: cb.Hand) -> Answer:
     """The 👀 My hand popup (read only, apart from bringing an away player back)."""
-
-    def act(key: KeyTap) -> Answer:
-        ctx, seat = key.checked()
-        moves.clear_idle(session, ctx, seat)
-        return Answer(popups.hand_popup(ctx, seat), alert=True)
-
-    return _guarded(session, env, tap, game_id, act)
+    ctx, seat = call.checked(key.game_id)
+    moves.clear_idle(call.session, ctx, seat)
+    return Answer(popups.hand_popup(ctx, seat), alert=True)

@@ -6,6 +6,7 @@ import base64
 
 from sqlmodel import Session
 
+from .. import callbacks as cb
 from ..errors import ServiceError
 from ..i18n import _
 from ..render import stats as stats_render
@@ -13,12 +14,13 @@ from ..store.models import User
 from . import history, output, people, stats
 from .command import Command, Replied, reply, reply_language
 from .env import Env
-from .people import Person
-from .play import Answer, Tap
+from .tap import Answer, KeyCall, key_service
 
 
-def my_stats(session: Session, env: Env, command: Command, subject: Person) -> Replied:
-    """Someone's stats in this group (in private: in every group)."""
+def my_stats(session: Session, env: Env, command: Command) -> Replied:
+    """Someone's stats in this group (in private: in every group): the sender's, or, sent in
+    reply to a person's message, that person's."""
+    subject = command.replied_to or command.person
     lang = reply_language(session, command)
     line = stats.user_stats(session, None if command.private else command.chat_id, subject.id)
     stored = session.get(User, subject.id)
@@ -55,10 +57,11 @@ def recent(session: Session, env: Env, command: Command) -> Replied:
     return Replied()
 
 
-def download(session: Session, env: Env, tap: Tap, game_id: int) -> Answer:
+@key_service(KeyCall)
+def download(call: KeyCall, key: cb.Download) -> Answer:
     """A finished game's replay file: in private when the tapper opened a chat with the bot, else
     in the group the key was tapped in. Only that group's games can be fetched."""
-    lang = people.language_of(session, tap.person.id, tap.person.language_code)
+    session, env, tap, game_id, lang = call.session, call.env, call.tap, key.game_id, call.language
     where = tap.chat_id
     if where is None:
         return Answer(_(lang, "This game no longer exists."), alert=True)

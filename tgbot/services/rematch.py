@@ -12,12 +12,13 @@ game was played there: those standings are old, and their key goes.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from sqlmodel import Session, col, select
 
 from engine.ai import ALIASES, LEVELS
 
+from .. import callbacks as cb
 from .. import pacing
 from ..errors import ServiceError
 from ..game_settings import GameSettings
@@ -26,22 +27,26 @@ from ..store.models import FINISHED, LOBBY, Game
 from . import lobby, output, people
 from .context import GameContext, player_rows, require_game
 from .env import Env
-from .play import Answer, Tap, answer_refusal
+from .tap import Answer, KeyCall, key_service
 
 
-def rematch(session: Session, env: Env, tap: Tap, game_id: int) -> Answer:
-    lang = people.language_of(session, tap.person.id, tap.person.language_code)
-    try:
-        with session.begin_nested():
-            return _open(session, env, tap, game_id, lang)
-    except ServiceError as error:
+@dataclass
+class RematchKey(KeyCall):
+    """A refused rematch on standings a newer game made old also takes their key off."""
+
+    def refused(self, error: ServiceError) -> Answer:
+        tap = self.tap
         if error.reason == "rematch_old" and tap.chat_id is not None and tap.message_id is not None:
-            output.drop_keys(session, env, tap.chat_id, tap.message_id)  # those standings are history
-        return answer_refusal(lang, error)
+            output.drop_keys(
+                self.session, self.env, tap.chat_id, tap.message_id
+            )  # those standings are history
+        return super().refused(error)
 
 
-def _open(session: Session, env: Env, tap: Tap, game_id: int, lang: str) -> Answer:
-    ctx = require_game(session, game_id)
+@key_service(RematchKey)
+def rematch(call: RematchKey, key: cb.Rematch) -> Answer:
+    session, env, tap = call.session, call.env, call.tap
+    ctx = require_game(session, key.game_id)
     game = ctx.game
     if tap.private or tap.chat_id != game.chat_id or game.status != FINISHED:
         raise ServiceError("malformed")  # forged: another chat, or a game that did not finish
@@ -61,7 +66,7 @@ def _open(session: Session, env: Env, tap: Tap, game_id: int, lang: str) -> Answ
     levels = (ALIASES.get(s.ai_level, s.ai_level) for s in ctx.seats if s.ai_level is not None)
     computers = [level for level in levels if level in LEVELS]  # an older bot's names, today's
     lobby.open_lobby(session, env, chat, game.thread_id, tap.person, _settings(ctx, env), computers)
-    return Answer(_(lang, "🔁 The new lobby is open and you're in. The others join with ✋ Join."))
+    return Answer(_(call.language, "🔁 The new lobby is open and you're in. The others join with ✋ Join."))
 
 
 def _settings(ctx: GameContext, env: Env) -> GameSettings:

@@ -36,15 +36,15 @@ def _here(session: Session, command: Command) -> GameContext:
     return require_game(session, game.id, lock=True)
 
 
-def _manager(ctx: GameContext, command: Command, admin: bool) -> None:
-    if not lobby.can_manage(ctx.game, command.person.id, admin):
+def _manager(ctx: GameContext, command: Command) -> None:
+    if not lobby.can_manage(ctx.game, command.person.id, command.admin):
         raise ServiceError("not_creator")
 
 
 # --- pause and resume -------------------------------------------------------------------------
 
 
-def pause(session: Session, env: Env, command: Command, admin: bool) -> Replied:
+def pause(session: Session, env: Env, command: Command) -> Replied:
     def act() -> Replied:
         ctx = _here(session, command)
         game = ctx.game
@@ -52,7 +52,7 @@ def pause(session: Session, env: Env, command: Command, admin: bool) -> Replied:
             raise ServiceError("already_paused")
         if game.status == LOBBY:
             raise ServiceError("not_started")
-        _manager(ctx, command, admin)
+        _manager(ctx, command)
         game.status = PAUSED
         game.updated_at = env.now
         set_clock(session, game, TurnClock.pause(clock_of(game), env.now, env.pause_max))
@@ -70,7 +70,7 @@ def pause(session: Session, env: Env, command: Command, admin: bool) -> Replied:
         reply(session, env, command, text, notify=False)
         return Replied(game_id=ctx.game_id)
 
-    return guarded(session, env, command, admin, act)
+    return guarded(session, env, command, act)
 
 
 def go_on(session: Session, env: Env, ctx: GameContext, header: str) -> None:
@@ -82,17 +82,17 @@ def go_on(session: Session, env: Env, ctx: GameContext, header: str) -> None:
     record.post_board(session, env, ctx, note=[header])
 
 
-def resume(session: Session, env: Env, command: Command, admin: bool) -> Replied:
+def resume(session: Session, env: Env, command: Command) -> Replied:
     def act() -> Replied:
         ctx = _here(session, command)
         if ctx.game.status != PAUSED:
             raise ServiceError("not_paused")
-        _manager(ctx, command, admin)
+        _manager(ctx, command)
         people.bot_is_here(session, ctx.game.chat_id)
         go_on(session, env, ctx, _(ctx.language, "▶️ The game goes on!"))
         return Replied(game_id=ctx.game_id)
 
-    return guarded(session, env, command, admin, act)
+    return guarded(session, env, command, act)
 
 
 # --- the board, leaving, cancelling ------------------------------------------------------------
@@ -113,17 +113,17 @@ def board(session: Session, env: Env, command: Command) -> Replied:
             record.post_board(session, env, ctx)
         return Replied(game_id=ctx.game_id)
 
-    return guarded(session, env, command, False, act)
+    return guarded(session, env, command, act)
 
 
-def cancel(session: Session, env: Env, command: Command, admin: bool) -> Replied:
+def cancel(session: Session, env: Env, command: Command) -> Replied:
     def act() -> Replied:
         ctx = _here(session, command)
-        _manager(ctx, command, admin)
+        _manager(ctx, command)
         lobby.cancel(session, env, ctx)  # its lobby, or the game's record, says so once
         return Replied(game_id=ctx.game_id)
 
-    return guarded(session, env, command, admin, act)
+    return guarded(session, env, command, act)
 
 
 def leave(session: Session, env: Env, command: Command) -> Replied:
@@ -137,7 +137,7 @@ def leave(session: Session, env: Env, command: Command) -> Replied:
         leave_game(session, env, ctx, command.person.id)
         return Replied(game_id=ctx.game_id, outcome="left")
 
-    return guarded(session, env, command, False, act)
+    return guarded(session, env, command, act)
 
 
 def leave_game(session: Session, env: Env, ctx: GameContext, user_id: int, notice: str | None = None) -> str:
@@ -203,7 +203,7 @@ def back(session: Session, env: Env, command: Command) -> Replied:
             reply(session, env, command, _(lang, "You were not away."))
         return Replied(game_id=ctx.game_id)
 
-    return guarded(session, env, command, False, act)
+    return guarded(session, env, command, act)
 
 
 def _come_back(session: Session, game: Game, user_id: int) -> bool:
@@ -255,9 +255,10 @@ def utc_label(offset_minutes: int) -> str:
     return f"UTC{sign}{hours}" + (f":{minutes:02d}" if minutes else "")
 
 
-def quiet(session: Session, env: Env, command: Command, arg: str, admin: bool) -> Replied:
+def quiet(session: Session, env: Env, command: Command) -> Replied:
     """/quiet 23-08 +7 or /quiet off: the group's quiet hours. Like /pause, they move running
     turns' deadlines, so only a game's creator or a group admin may set them."""
+    arg = command.args
     lang = reply_language(session, command)
     if command.private:
         reply(session, env, command, _(lang, "Quiet hours are set in a group."))
@@ -273,7 +274,7 @@ def quiet(session: Session, env: Env, command: Command, arg: str, admin: bool) -
 
     def act() -> Replied:
         running = lobby.active_games(session, command.chat_id)
-        if not admin and not any(g.creator_id == command.person.id for g in running):
+        if not command.admin and not any(g.creator_id == command.person.id for g in running):
             raise ServiceError("not_creator")
         chat = people.upsert_chat(session, command.chat_id, command.chat_title, env)
         chat.quiet_start, chat.quiet_end, chat.utc_offset_minutes = (
@@ -300,7 +301,7 @@ def quiet(session: Session, env: Env, command: Command, arg: str, admin: bool) -
             reply(session, env, command, text)
         return Replied()
 
-    return guarded(session, env, command, admin, act)
+    return guarded(session, env, command, act)
 
 
 # --- the pace of a running game --------------------------------------------------------------

@@ -31,6 +31,10 @@ from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlmodel import Session, SQLModel, create_engine
 
+from ..errors import DatabaseTrouble
+
+__all__ = ["Database", "DatabaseTrouble"]
+
 log = logging.getLogger("tweakbot.db")
 
 T = TypeVar("T")
@@ -154,10 +158,6 @@ def after_commit(session: Session) -> AfterCommit:
         notes = session.info[_NOTES] = AfterCommit()
     assert isinstance(notes, AfterCommit)
     return notes
-
-
-class DatabaseTrouble(Exception):
-    """The database did not answer in time, or not at all: the update gets an apology."""
 
 
 #: Errors that mean "the database is not there right now", as opposed to a bug.

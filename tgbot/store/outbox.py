@@ -40,6 +40,83 @@ class Priority(IntEnum):
     CLEANUP = 4  # keys taken off messages that are no longer live
 
 
+_FLAGS = ("notify", "edit_only", "keys_only", "bottom", "fresh")
+
+
+@dataclass(frozen=True)
+class Payload:
+    """What a row asks its sender to show, stored as JSON in `outbox.payload` (the fields are
+    `Message`'s). Only `text` and the fields that are set are written, in this order, so rows stay
+    small and keep the form older versions of the bot wrote; reading ignores what it does not
+    know, so a row written by another version still loads."""
+
+    text: str = ""
+    keys: Keyboard | None = None
+    thread_id: int | None = None
+    message_id: int | None = None
+    reply_to: str | None = None
+    media: dict[str, Any] | None = None
+    notify: bool = False
+    edit_only: bool = False
+    keys_only: bool = False
+    bottom: bool = False
+    fresh: bool = False
+    fallback: Fallback | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"text": self.text}
+        for name in ("keys", "thread_id", "message_id", "reply_to", "media"):
+            value = getattr(self, name)
+            if value is not None:
+                data[name] = value
+        for flag in _FLAGS:
+            if getattr(self, flag):
+                data[flag] = True
+        if self.fallback is not None:
+            data["fallback"] = self.fallback.to_dict()
+        return data
+
+    def to_json(self) -> str:
+        """Compact JSON, emoji and every script kept as they are."""
+        return json.dumps(self.to_dict(), ensure_ascii=False, separators=(",", ":"))
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Payload:
+        message_id = data.get("message_id")
+        fallback = data.get("fallback")
+        return cls(
+            text=str(data.get("text", "")),
+            keys=data.get("keys"),
+            thread_id=data.get("thread_id"),
+            message_id=int(message_id) if message_id is not None else None,
+            reply_to=data.get("reply_to"),
+            media=data.get("media"),
+            fallback=Fallback.from_dict(fallback) if fallback else None,
+            **{flag: bool(data.get(flag)) for flag in _FLAGS},
+        )
+
+    @classmethod
+    def from_json(cls, text: str) -> Payload:
+        return cls.from_dict(json.loads(text))
+
+
+@dataclass(frozen=True)
+class Fallback:
+    """Where a message goes instead when its chat refuses the bot (a private reminder that
+    becomes a mention in the group): stored inside its row's payload."""
+
+    chat_id: int
+    surface: str | None
+    payload: Payload
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"chat_id": self.chat_id, "surface": self.surface, **self.payload.to_dict()}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Fallback:
+        return cls(int(data["chat_id"]), data.get("surface"), Payload.from_dict(data))
+
+
 @dataclass(frozen=True)
 class Message:
     """One thing to show in a chat.
@@ -73,27 +150,22 @@ class Message:
     #: A file instead of text: {"kind": "photo"|"document", "filename", "data" (base64) or "chart"}
     media: dict[str, Any] | None = field(default=None, compare=False)
 
-    def payload(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"text": self.text}
-        for name in ("keys", "thread_id", "message_id", "reply_to", "media"):
-            value = getattr(self, name)
-            if value is not None:
-                data[name] = value
-        for flag in ("notify", "edit_only", "keys_only", "bottom", "fresh"):
-            if getattr(self, flag):
-                data[flag] = True
-        if self.fallback is not None:
-            data["fallback"] = {
-                "chat_id": self.fallback.chat_id,
-                "surface": self.fallback.surface,
-                **self.fallback.payload(),
-            }
-        return data
-
-
-def encode_payload(payload: dict[str, Any]) -> str:
-    """A row's payload as stored: compact JSON, emoji and every script kept as they are."""
-    return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+    def payload(self) -> Payload:
+        fallback = self.fallback
+        return Payload(
+            text=self.text,
+            keys=self.keys,
+            thread_id=self.thread_id,
+            message_id=self.message_id,
+            reply_to=self.reply_to,
+            media=self.media,
+            notify=self.notify,
+            edit_only=self.edit_only,
+            keys_only=self.keys_only,
+            bottom=self.bottom,
+            fresh=self.fresh,
+            fallback=Fallback(fallback.chat_id, fallback.surface, fallback.payload()) if fallback else None,
+        )
 
 
 def put(session: Session, message: Message, now: datetime, *, new_surface: bool = False) -> None:
@@ -103,7 +175,7 @@ def put(session: Session, message: Message, now: datetime, *, new_surface: bool 
     `new_surface`: the caller knows no row can be waiting for it (a board just numbered), so
     none is looked for.
     """
-    payload = encode_payload(message.payload())
+    payload = message.payload().to_json()
     after_commit(session).wrote(message.chat_id, int(message.priority))
     if message.surface is not None and not new_surface:
         waiting = _waiting(session, message.chat_id, message.surface)
