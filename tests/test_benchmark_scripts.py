@@ -32,6 +32,39 @@ def test_a_refusal_is_not_an_accepted_move() -> None:
     assert not refused("Done!")
 
 
+def test_a_claim_that_plays_a_t_card_counts_as_applied() -> None:
+    """A Claim with a [T!] card chosen logs the card first (a Joker then its sum): applied once."""
+    from types import SimpleNamespace
+
+    from sqlalchemy import create_engine, text
+
+    db = create_engine("sqlite://")
+    with db.begin() as connection:
+        for table in (
+            "games (id INT, chat_id INT, status TEXT, version INT, board_no INT)",
+            "moves (game_id INT, seq INT, code TEXT, source TEXT)",
+            "shown_messages (chat_id INT, surface TEXT, message_id INT)",
+            "outbox (chat_id INT)",
+        ):
+            connection.execute(text(f"CREATE TABLE {table}"))
+        connection.execute(text("INSERT INTO games VALUES (1, -100, 'finished', 5, 1)"))
+        log = [(1, "S0+1"), (2, "J+"), (3, "S1+2"), (4, "T1"), (5, "D0")]
+        for seq, code in log:
+            connection.execute(text(f"INSERT INTO moves VALUES (1, {seq}, '{code}', 'player')"))
+    # The claims at versions 0, 1 (Joker and sum) and 3 (a Thief), the discard at version 4.
+    taps = [
+        SimpleNamespace(data=f"k:1:{v}:{op}", query_id=str(v))
+        for v, op in ((0, "c"), (1, "c"), (3, "c"), (4, "d"))
+    ]
+    answers = {t.query_id: SimpleNamespace(answered=True, expired=False, text="Done!") for t in taps}
+    fake = SimpleNamespace(answers=answers, messages=lambda chat: [])
+    figures = instances.check(db, fake, SimpleNamespace(taps=taps))
+    counted = ("accepted_move_taps", "accepted_not_applied", "accepted_twice")
+    assert [figures[name] for name in counted] == [4, 0, 0]
+    assert figures["player_moves_without_accepted_answer"] == 0  # the Joker's sum rode on its claim
+    assert figures["bad_move_logs"] == 0
+
+
 def run(cpu_s: float, p99: float, rss: float) -> dict[str, Any]:
     return {
         "players": 12,
