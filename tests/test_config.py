@@ -60,6 +60,7 @@ def test_defaults() -> None:
     assert settings.pause_max == timedelta(days=7)
     assert settings.lobby_ttl == timedelta(hours=24)
     assert settings.sweep_interval == timedelta(seconds=30)
+    assert settings.send_rate == 25
     assert (settings.webhook_url, settings.webhook_secret) == (None, None)
     assert settings.bot_token() == TOKEN
     assert (settings.webhook_listen, settings.webhook_port, settings.metrics_port) == ("0.0.0.0", 8443, None)
@@ -77,6 +78,7 @@ def test_every_variable_is_read() -> None:
         "TWEAKBOT_PAUSE_MAX_DAYS": "3",
         "TWEAKBOT_LOBBY_TTL": "2h",
         "TWEAKBOT_SWEEP_INTERVAL": "15s",
+        "TWEAKBOT_SEND_RATE": "12",
         "WEBHOOK_URL": "https://bot.example.com/tg",
         "WEBHOOK_SECRET": "s3cret_value-1",
         "WEBHOOK_LISTEN": "127.0.0.1",
@@ -95,6 +97,7 @@ def test_every_variable_is_read() -> None:
         pause_max=timedelta(days=3),
         lobby_ttl=timedelta(hours=2),
         sweep_interval=timedelta(seconds=15),
+        send_rate=12,
         webhook_url="https://bot.example.com/tg",
         webhook_secret=SecretStr("s3cret_value-1"),
         webhook_listen="127.0.0.1",
@@ -233,6 +236,9 @@ def test_bad_durations_name_the_variable() -> None:
     assert message.startswith("TWEAKBOT_SWEEP_INTERVAL='0s' is not valid")
     message = error_of({"TELEGRAM_BOT_TOKEN": TOKEN, "TWEAKBOT_PAUSE_MAX_DAYS": "-1"})
     assert message.startswith("TWEAKBOT_PAUSE_MAX_DAYS='-1' is not valid; use a number of days")
+    for rate in ("0", "31", "12.5", "fast"):
+        message = error_of({"TELEGRAM_BOT_TOKEN": TOKEN, "TWEAKBOT_SEND_RATE": rate})
+        assert message.startswith(f"TWEAKBOT_SEND_RATE='{rate}' is not valid; use a whole number of messages")
     assert load({"TELEGRAM_BOT_TOKEN": TOKEN, "TWEAKBOT_PAUSE_MAX_DAYS": "36h"}).pause_max == timedelta(
         hours=36
     )

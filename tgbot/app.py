@@ -18,6 +18,7 @@ from telegram.request import BaseRequest
 from . import jobs, logs, pacing
 from .clock import Clock, SystemClock, SystemTimer, Timer
 from .config import Settings
+from .delivery.budget import Limits
 from .delivery.sender import Delivery
 from .deps import DEPS_KEY, Deps
 from .handlers import chat_events, commands, inline, keys
@@ -40,7 +41,9 @@ def make_deps(
     clock = clock or SystemClock()
     timer = timer or SystemTimer()
     # The senders' trouble handler needs the deps built below; the lambda looks them up when called.
-    delivery = Delivery(database, timer, clock, SenderTrouble(lambda: deps.env()))
+    delivery = Delivery(
+        database, timer, clock, SenderTrouble(lambda: deps.env()), limits=Limits.sending(settings.send_rate)
+    )
     deps = Deps(
         db=database,
         delivery=delivery,

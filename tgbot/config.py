@@ -53,6 +53,7 @@ DEADLINE_AFTER_ENV = "TWEAKBOT_DEADLINE_AFTER"
 PAUSE_MAX_ENV = "TWEAKBOT_PAUSE_MAX_DAYS"
 LOBBY_TTL_ENV = "TWEAKBOT_LOBBY_TTL"
 SWEEP_INTERVAL_ENV = "TWEAKBOT_SWEEP_INTERVAL"
+SEND_RATE_ENV = "TWEAKBOT_SEND_RATE"
 WEBHOOK_URL_ENV = "WEBHOOK_URL"
 WEBHOOK_SECRET_ENV = "WEBHOOK_SECRET"
 WEBHOOK_LISTEN_ENV = "WEBHOOK_LISTEN"
@@ -61,6 +62,11 @@ METRICS_PORT_ENV = "METRICS_PORT"
 
 DEFAULT_DATABASE_URL = "sqlite:///tweakbot.sqlite3"
 DEFAULT_API_BASE_URL = "https://api.telegram.org/bot"
+#: Messages a second Telegram lets one bot send in all (the most TWEAKBOT_SEND_RATE may be).
+TELEGRAM_RATE = 30
+#: Messages a second one instance sends at most by default, across all chats: Telegram's 30 less
+#: headroom for calls that are not paced (a retry whose first try did land).
+DEFAULT_SEND_RATE = 25
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR"]
 LOG_LEVELS: tuple[str, ...] = get_args(LogLevel)
 
@@ -89,6 +95,10 @@ _FIX = {
     PAUSE_MAX_ENV: "use a number of days between 0 and 3650, e.g. 7",
     LOBBY_TTL_ENV: _DURATION_FIX,
     SWEEP_INTERVAL_ENV: _DURATION_FIX,
+    SEND_RATE_ENV: (
+        f"use a whole number of messages a second between 1 and {TELEGRAM_RATE}, e.g. 12 for each of "
+        f"two instances on one token, or leave it unset ({DEFAULT_SEND_RATE})"
+    ),
     WEBHOOK_URL_ENV: (
         "use the public https:// URL Telegram should post updates to, or leave it unset for polling"
     ),
@@ -288,6 +298,10 @@ class Settings(BaseSettings):
     )
     lobby_ttl: Duration = Field(default=LOBBY_TTL, validation_alias=LOBBY_TTL_ENV)
     sweep_interval: Duration = Field(default=timedelta(seconds=30), validation_alias=SWEEP_INTERVAL_ENV)
+    #: Messages a second this instance sends at most, across all chats. Telegram allows a bot
+    #: about 30 in all, whichever process sends them: k instances sharing one token at its
+    #: ceiling each take 25/k (the pacing is per process; docs/SCALING.md).
+    send_rate: int = Field(default=DEFAULT_SEND_RATE, ge=1, le=TELEGRAM_RATE, validation_alias=SEND_RATE_ENV)
     #: Public HTTPS URL Telegram posts updates to; None means long polling.
     webhook_url: Annotated[str | None, BeforeValidator(_webhook_url)] = Field(
         default=None, validation_alias=WEBHOOK_URL_ENV

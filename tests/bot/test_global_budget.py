@@ -66,3 +66,22 @@ async def test_a_waiting_clean_up_gives_its_place_up_to_a_more_urgent_row() -> N
     wake.set()
     assert await waiting is False
     assert budget.wait(Priority.BOARD) == 0.0 and budget.wait(Priority.CLEANUP) == 1.0  # nothing spent
+
+
+def test_an_instance_given_a_share_of_the_token_keeps_to_it() -> None:
+    """TWEAKBOT_SEND_RATE: two instances busy on one token take 12 a second each, not 25 each
+    (50 > Telegram's 30); cosmetic writes keep the same share of what is left."""
+    from sqlalchemy import create_engine
+
+    from tgbot.app import make_deps
+    from tgbot.config import Settings
+
+    token = "123456:" + "A" * 35
+    for rate, cosmetic in ((None, 18), (12, 8), (1, 1)):
+        settings = (
+            Settings(telegram_bot_token=token)
+            if rate is None
+            else Settings(telegram_bot_token=token, send_rate=rate)
+        )
+        budget = make_deps(settings, db=create_engine("sqlite://")).delivery.global_budget
+        assert (budget.rate, budget.cosmetic) == (rate or 25, cosmetic)

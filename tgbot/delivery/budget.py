@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..clock import Timer, Wakeup
+from ..config import DEFAULT_SEND_RATE
 from ..store.outbox import Priority
 
 GROUP_WINDOW = 60.0
@@ -27,8 +28,9 @@ GROUP_LIMIT = 18
 COSMETIC_LIMIT = 12
 #: Seconds between two writes into one private chat (Telegram: one a second).
 PRIVATE_GAP = 1.05
-#: Writes per second by this process across all chats (Telegram: about 30).
-GLOBAL_RATE = 25
+#: Writes per second by this process across all chats (Telegram: about 30), unless the operator
+#: gives it a share (TWEAKBOT_SEND_RATE).
+GLOBAL_RATE = DEFAULT_SEND_RATE
 #: Cosmetic writes take a slot of the second only while fewer than this many were spent in it:
 #: under a busy bot, one group's keys-off edit never takes the slot another group's board needs.
 GLOBAL_COSMETIC = 18
@@ -56,6 +58,12 @@ class Limits:
     private_gap: float = PRIVATE_GAP
     overall: int = GLOBAL_RATE
     overall_cosmetic: int = GLOBAL_COSMETIC
+
+    @classmethod
+    def sending(cls, rate: int) -> Limits:
+        """This process's share of the bot's per-second budget (`TWEAKBOT_SEND_RATE`), cosmetic
+        writes kept to the same share of it as by default."""
+        return cls(overall=rate, overall_cosmetic=max(1, rate * GLOBAL_COSMETIC // GLOBAL_RATE))
 
 
 def wait_before(
