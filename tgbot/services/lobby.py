@@ -215,20 +215,24 @@ def close_settings(call: KeyCall, key: cb.CloseSettings) -> Answer:
     return Answer()
 
 
-@key_service(KeyCall)
-def start_game(call: KeyCall, key: cb.Start) -> Answer:
-    ctx, players = _lobby_key(call, key.game_id)
+def _managed_lobby_key(call: KeyCall, game_id: int) -> tuple[GameContext, list[GamePlayer]]:
+    """As `_lobby_key`, for the keys only the creator (or a group admin) may use."""
+    ctx, players = _lobby_key(call, game_id)
     if not can_manage(ctx.game, call.tap.person.id, call.tap.admin):
         raise ServiceError("not_creator")
+    return ctx, players
+
+
+@key_service(KeyCall)
+def start_game(call: KeyCall, key: cb.Start) -> Answer:
+    ctx, players = _managed_lobby_key(call, key.game_id)
     start(call.session, call.env, ctx, players)
     return Answer()
 
 
 @key_service(KeyCall)
 def cancel_lobby(call: KeyCall, key: cb.Cancel) -> Answer:
-    ctx, _players = _lobby_key(call, key.game_id)
-    if not can_manage(ctx.game, call.tap.person.id, call.tap.admin):
-        raise ServiceError("not_creator")
+    ctx, _players = _managed_lobby_key(call, key.game_id)
     cancel(call.session, call.env, ctx)
     return Answer()
 
