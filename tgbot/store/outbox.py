@@ -19,13 +19,34 @@ from datetime import datetime
 from enum import IntEnum
 from typing import Any
 
-from sqlalchemy import delete, update
+from sqlalchemy import bindparam, delete, update
+from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
 from .db import after_commit, is_postgres
 from .models import DeliveryChat, OutboxRow, ShownMessage
 
 Keyboard = list[list[dict[str, str]]]
+
+# The statements every tap and every write runs, built once with bound parameters: building a
+# statement (and its cache key) anew each time cost more CPU than running it.
+_WAITING = (
+    sa_select(OutboxRow)
+    .where(col(OutboxRow.chat_id) == bindparam("chat_id"), col(OutboxRow.surface) == bindparam("surface"))
+    .with_for_update()
+)
+_NEXT = (
+    sa_select(OutboxRow)
+    .where(col(OutboxRow.chat_id) == bindparam("chat_id"))
+    .order_by(col(OutboxRow.priority), col(OutboxRow.id))
+    .limit(1)
+)
+_CHAT_LOCKED = (
+    sa_select(DeliveryChat).where(col(DeliveryChat.chat_id) == bindparam("chat_id")).with_for_update()
+)
+_DELIVERED = delete(OutboxRow).where(
+    col(OutboxRow.id) == bindparam("row_id"), col(OutboxRow.rev) == bindparam("rev")
+)
 
 
 class Priority(IntEnum):
@@ -204,8 +225,8 @@ def _waiting(session: Session, chat_id: int, surface: str) -> OutboxRow | None:
         if isinstance(pending, OutboxRow) and pending.chat_id == chat_id and pending.surface == surface:
             return pending
     with session.no_autoflush:
-        query = select(OutboxRow).where(col(OutboxRow.chat_id) == chat_id, col(OutboxRow.surface) == surface)
-        return session.exec(query.with_for_update()).first()
+        found = session.execute(_WAITING, {"chat_id": chat_id, "surface": surface})
+        return found.scalars().first()
 
 
 def discard_surface(session: Session, chat_id: int, surface: str) -> None:
@@ -261,13 +282,7 @@ def keys_off_surface(message_id: int) -> str:
 
 def next_row(session: Session, chat_id: int) -> OutboxRow | None:
     """The chat's most urgent row, the oldest first among equals."""
-    query = (
-        select(OutboxRow)
-        .where(col(OutboxRow.chat_id) == chat_id)
-        .order_by(col(OutboxRow.priority), col(OutboxRow.id))
-        .limit(1)
-    )
-    return session.exec(query).first()
+    return session.execute(_NEXT, {"chat_id": chat_id}).scalars().first()
 
 
 def shown_message(session: Session, chat_id: int, surface: str) -> ShownMessage | None:
@@ -291,7 +306,7 @@ def forget_shown(session: Session, chat_id: int, surface: str) -> None:
 
 def delivered(session: Session, row_id: int, rev: int) -> bool:
     """Drop a delivered row, unless a newer content replaced it meanwhile (then it stays queued)."""
-    result = session.execute(delete(OutboxRow).where(col(OutboxRow.id) == row_id, col(OutboxRow.rev) == rev))
+    result = session.execute(_DELIVERED, {"row_id": row_id, "rev": rev})
     return bool(result.rowcount)  # type: ignore[attr-defined]
 
 
@@ -325,7 +340,11 @@ def move_chat(session: Session, old_id: int, new_id: int) -> None:
 def delivery_chat(session: Session, chat_id: int, *, lock: bool = False) -> DeliveryChat:
     """The chat's delivery row, created on first use (two instances creating it at once both
     succeed: PostgreSQL's ``ON CONFLICT DO NOTHING`` waits for the other insert)."""
-    row = session.get(DeliveryChat, chat_id, with_for_update=lock)
+    row: DeliveryChat | None
+    if lock:  # (what `Session.get` does with a lock, but with a statement built once)
+        row = session.execute(_CHAT_LOCKED, {"chat_id": chat_id}).scalars().first()
+    else:
+        row = session.get(DeliveryChat, chat_id)
     if row is not None:
         return row
     if is_postgres(session):
