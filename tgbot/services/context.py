@@ -168,7 +168,7 @@ _SEATS = (
 def load_seats(session: Session, game_id: int) -> list[SeatInfo]:
     """A game's seats with their people's language and reach, in seat order (as `seat_of_row`)."""
     seats = []
-    for row in session.execute(_SEATS, {"game_id": game_id}).tuples():
+    for row in session.execute(_SEATS, {"game_id": game_id}):
         seat, user_id, name, ai_level, away, left, timeouts, panel, known, can_dm, language, tg_language = row
         seats.append(
             SeatInfo(

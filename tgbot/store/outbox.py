@@ -21,6 +21,9 @@ from typing import Any
 
 from sqlalchemy import bindparam, delete, update
 from sqlalchemy import select as sa_select
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.orm.util import identity_key
 from sqlmodel import Session, col, select
 
 from .db import after_commit, is_postgres
@@ -44,9 +47,24 @@ _NEXT = (
 _CHAT_LOCKED = (
     sa_select(DeliveryChat).where(col(DeliveryChat.chat_id) == bindparam("chat_id")).with_for_update()
 )
-_DELIVERED = delete(OutboxRow).where(
-    col(OutboxRow.id) == bindparam("row_id"), col(OutboxRow.rev) == bindparam("rev")
-)
+# A delivered row is deleted with a plain DELETE on the table: the ORM's bulk DELETE (which
+# looks for the row among the session's objects to expire it) cost as much CPU as a tap's whole
+# game read, and the sender holds no object of the row it is deleting.
+_OUTBOX: Any = OutboxRow.__table__  # type: ignore[attr-defined]
+_DELIVERED = delete(_OUTBOX).where(_OUTBOX.c.id == bindparam("row_id"), _OUTBOX.c.rev == bindparam("rev"))
+_SHOWN: Any = ShownMessage.__table__  # type: ignore[attr-defined]
+
+
+def _remember(insert: Any) -> Any:
+    statement = insert(_SHOWN)
+    return statement.on_conflict_do_update(
+        index_elements=["chat_id", "surface"],
+        set_={"message_id": statement.excluded.message_id, "digest": statement.excluded.digest},
+    )
+
+
+#: What a surface shows now, in one upsert (not a read, then an insert or update at commit).
+_REMEMBER = {"postgresql": _remember(pg_insert), "sqlite": _remember(sqlite_insert)}
 
 
 class Priority(IntEnum):
@@ -290,12 +308,15 @@ def shown_message(session: Session, chat_id: int, surface: str) -> ShownMessage 
 
 
 def remember_shown(session: Session, chat_id: int, surface: str, message_id: int, digest: str) -> None:
-    shown = session.get(ShownMessage, (chat_id, surface))
-    if shown is None:
-        session.add(ShownMessage(chat_id=chat_id, surface=surface, message_id=message_id, digest=digest))
-    else:
+    """One upsert; a row this transaction has already read is changed as an object instead, so
+    the session never holds an outdated copy of it."""
+    shown = session.identity_map.get(identity_key(ShownMessage, (chat_id, surface)))
+    if isinstance(shown, ShownMessage):
         shown.message_id, shown.digest = message_id, digest
         session.add(shown)
+        return
+    values = {"chat_id": chat_id, "surface": surface, "message_id": message_id, "digest": digest}
+    session.execute(_REMEMBER["postgresql" if is_postgres(session) else "sqlite"], values)
 
 
 def forget_shown(session: Session, chat_id: int, surface: str) -> None:
