@@ -11,6 +11,8 @@ import json
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
+from sqlalchemy import bindparam
+from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
 from engine import GameState
@@ -131,24 +133,65 @@ def player_rows(session: Session, game_id: int) -> list[GamePlayer]:
     return list(session.exec(query).all())
 
 
+# Every tap reads its game with these two statements. They are built once, here, with the game
+# as a bound parameter: building a SELECT (and its cache key) anew on every tap cost more CPU
+# than running it. The seats are read as plain columns, not as ORM objects: a tap only needs
+# their values (`SeatInfo`), and changes a seat with an UPDATE statement (`moves.clear_idle`,
+# `play.use_panel`), so the identity map had nothing to gain from them.
+_GAME = (
+    sa_select(Game, Chat)
+    .join(Chat, col(Chat.id) == col(Game.chat_id), isouter=True)
+    .where(col(Game.id) == bindparam("game_id"))
+)
+_GAME_LOCKED = _GAME.with_for_update(of=Game)  # type: ignore[arg-type]
+_SEATS = (
+    sa_select(
+        col(GamePlayer.seat),
+        col(GamePlayer.user_id),
+        col(GamePlayer.name),
+        col(GamePlayer.ai_level),
+        col(GamePlayer.away),
+        col(GamePlayer.left),
+        col(GamePlayer.timeouts),
+        col(GamePlayer.panel),
+        col(User.id),
+        col(User.can_dm),
+        col(User.language),
+        col(User.tg_language),
+    )
+    .join(User, col(User.id) == col(GamePlayer.user_id), isouter=True)
+    .where(col(GamePlayer.game_id) == bindparam("game_id"))
+    .order_by(col(GamePlayer.seat))
+)
+
+
 def load_seats(session: Session, game_id: int) -> list[SeatInfo]:
-    rows = session.exec(
-        select(GamePlayer, User)
-        .join(User, col(User.id) == col(GamePlayer.user_id), isouter=True)
-        .where(GamePlayer.game_id == game_id)
-        .order_by(col(GamePlayer.seat))
-    ).all()
-    return [seat_of_row(player, user) for player, user in rows]
+    """A game's seats with their people's language and reach, in seat order (as `seat_of_row`)."""
+    seats = []
+    for row in session.execute(_SEATS, {"game_id": game_id}):
+        seat, user_id, name, ai_level, away, left, timeouts, panel, known, can_dm, language, tg_language = row
+        seats.append(
+            SeatInfo(
+                seat=seat,
+                user_id=user_id,
+                name=name,
+                ai_level=ai_level,
+                away=away,
+                left=left,
+                can_dm=bool(known is not None and can_dm),
+                language=normalize(language or tg_language) if known is not None else "en",
+                timeouts=timeouts,
+                panel=panel,
+            )
+        )
+    return seats
 
 
 def load_game(session: Session, game_id: int, *, lock: bool = False) -> GameContext | None:
     """The game with its seats, or None when there is no such game: two queries, the game row
     with its chat's, then the seats with their people."""
-    query = select(Game, Chat).join(Chat, col(Chat.id) == col(Game.chat_id), isouter=True)
-    query = query.where(col(Game.id) == game_id)
-    if lock and is_postgres(session):
-        query = query.with_for_update(of=Game)  # type: ignore[arg-type]
-    found = session.exec(query).first()
+    query = _GAME_LOCKED if lock and is_postgres(session) else _GAME
+    found = session.execute(query, {"game_id": game_id}).first()
     if found is None:
         return None
     game, chat = found

@@ -19,13 +19,52 @@ from datetime import datetime
 from enum import IntEnum
 from typing import Any
 
-from sqlalchemy import delete, update
+from sqlalchemy import bindparam, delete, update
+from sqlalchemy import select as sa_select
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.orm.util import identity_key
 from sqlmodel import Session, col, select
 
 from .db import after_commit, is_postgres
 from .models import DeliveryChat, OutboxRow, ShownMessage
 
 Keyboard = list[list[dict[str, str]]]
+
+# The statements every tap and every write runs, built once with bound parameters: building a
+# statement (and its cache key) anew each time cost more CPU than running it.
+_WAITING = (
+    sa_select(OutboxRow)
+    .where(col(OutboxRow.chat_id) == bindparam("chat_id"), col(OutboxRow.surface) == bindparam("surface"))
+    .with_for_update()
+)
+_NEXT = (
+    sa_select(OutboxRow)
+    .where(col(OutboxRow.chat_id) == bindparam("chat_id"))
+    .order_by(col(OutboxRow.priority), col(OutboxRow.id))
+    .limit(1)
+)
+_CHAT_LOCKED = (
+    sa_select(DeliveryChat).where(col(DeliveryChat.chat_id) == bindparam("chat_id")).with_for_update()
+)
+# A delivered row is deleted with a plain DELETE on the table: the ORM's bulk DELETE (which
+# looks for the row among the session's objects to expire it) cost as much CPU as a tap's whole
+# game read, and the sender holds no object of the row it is deleting.
+_OUTBOX: Any = OutboxRow.__table__  # type: ignore[attr-defined]
+_DELIVERED = delete(_OUTBOX).where(_OUTBOX.c.id == bindparam("row_id"), _OUTBOX.c.rev == bindparam("rev"))
+_SHOWN: Any = ShownMessage.__table__  # type: ignore[attr-defined]
+
+
+def _remember(insert: Any) -> Any:
+    statement = insert(_SHOWN)
+    return statement.on_conflict_do_update(
+        index_elements=["chat_id", "surface"],
+        set_={"message_id": statement.excluded.message_id, "digest": statement.excluded.digest},
+    )
+
+
+#: What a surface shows now, in one upsert (not a read, then an insert or update at commit).
+_REMEMBER = {"postgresql": _remember(pg_insert), "sqlite": _remember(sqlite_insert)}
 
 
 class Priority(IntEnum):
@@ -204,8 +243,8 @@ def _waiting(session: Session, chat_id: int, surface: str) -> OutboxRow | None:
         if isinstance(pending, OutboxRow) and pending.chat_id == chat_id and pending.surface == surface:
             return pending
     with session.no_autoflush:
-        query = select(OutboxRow).where(col(OutboxRow.chat_id) == chat_id, col(OutboxRow.surface) == surface)
-        return session.exec(query.with_for_update()).first()
+        found = session.execute(_WAITING, {"chat_id": chat_id, "surface": surface})
+        return found.scalars().first()
 
 
 def discard_surface(session: Session, chat_id: int, surface: str) -> None:
@@ -261,13 +300,7 @@ def keys_off_surface(message_id: int) -> str:
 
 def next_row(session: Session, chat_id: int) -> OutboxRow | None:
     """The chat's most urgent row, the oldest first among equals."""
-    query = (
-        select(OutboxRow)
-        .where(col(OutboxRow.chat_id) == chat_id)
-        .order_by(col(OutboxRow.priority), col(OutboxRow.id))
-        .limit(1)
-    )
-    return session.exec(query).first()
+    return session.execute(_NEXT, {"chat_id": chat_id}).scalars().first()
 
 
 def shown_message(session: Session, chat_id: int, surface: str) -> ShownMessage | None:
@@ -275,12 +308,15 @@ def shown_message(session: Session, chat_id: int, surface: str) -> ShownMessage 
 
 
 def remember_shown(session: Session, chat_id: int, surface: str, message_id: int, digest: str) -> None:
-    shown = session.get(ShownMessage, (chat_id, surface))
-    if shown is None:
-        session.add(ShownMessage(chat_id=chat_id, surface=surface, message_id=message_id, digest=digest))
-    else:
+    """One upsert; a row this transaction has already read is changed as an object instead, so
+    the session never holds an outdated copy of it."""
+    shown = session.identity_map.get(identity_key(ShownMessage, (chat_id, surface)))
+    if isinstance(shown, ShownMessage):
         shown.message_id, shown.digest = message_id, digest
         session.add(shown)
+        return
+    values = {"chat_id": chat_id, "surface": surface, "message_id": message_id, "digest": digest}
+    session.execute(_REMEMBER["postgresql" if is_postgres(session) else "sqlite"], values)
 
 
 def forget_shown(session: Session, chat_id: int, surface: str) -> None:
@@ -291,7 +327,7 @@ def forget_shown(session: Session, chat_id: int, surface: str) -> None:
 
 def delivered(session: Session, row_id: int, rev: int) -> bool:
     """Drop a delivered row, unless a newer content replaced it meanwhile (then it stays queued)."""
-    result = session.execute(delete(OutboxRow).where(col(OutboxRow.id) == row_id, col(OutboxRow.rev) == rev))
+    result = session.execute(_DELIVERED, {"row_id": row_id, "rev": rev})
     return bool(result.rowcount)  # type: ignore[attr-defined]
 
 
@@ -325,7 +361,11 @@ def move_chat(session: Session, old_id: int, new_id: int) -> None:
 def delivery_chat(session: Session, chat_id: int, *, lock: bool = False) -> DeliveryChat:
     """The chat's delivery row, created on first use (two instances creating it at once both
     succeed: PostgreSQL's ``ON CONFLICT DO NOTHING`` waits for the other insert)."""
-    row = session.get(DeliveryChat, chat_id, with_for_update=lock)
+    row: DeliveryChat | None
+    if lock:  # (what `Session.get` does with a lock, but with a statement built once)
+        row = session.execute(_CHAT_LOCKED, {"chat_id": chat_id}).scalars().first()
+    else:
+        row = session.get(DeliveryChat, chat_id)
     if row is not None:
         return row
     if is_postgres(session):
