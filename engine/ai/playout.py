@@ -30,12 +30,9 @@ from .normal import HOLD as NORMAL_HOLD
 from .normal import HOLD_CUTOFF as NORMAL_HOLD_CUTOFF
 from .tactics import DENY, DENY_LATE, TWEAK_EXTRA
 
-#: The Joker-only model's margin: a Joker that opens a sum worth this much more than the best without it.
-JOKER_MARGIN = 4.0
-#: The model plays its [T!] cards as Normal does (else only a Joker that opens much more).
-MODEL_T = True
-
 FastSum = tuple[float, int, int, tuple[int, ...]]  # (worth, table cards used, hand index, table positions)
+#: A best sum looked for already (the sum, or None: there is none), or None: not looked for yet.
+Known = tuple[FastSum | None] | None
 
 
 def best_sum_fast(hand: Sequence[str], table: Sequence[str], target: int, tdeck_left: bool) -> FastSum | None:
@@ -95,32 +92,21 @@ def next_target(state: GameState, draws: int) -> int:
 
 def model_turn(state: GameState, seat: int, gains: list[int]) -> None:
     """One whole turn of the model player at `seat`, who holds cards; the turn passes on after it."""
-    if MODEL_T and state.t_played is None and state.holdings[seat]:
-        model_t(state, seat)
-    elif not MODEL_T and state.t_played is None and "joker" in state.holdings[seat]:
-        _joker_only(state, seat)
-    main_action(state, seat, state.target, gains)
+    known: Known = None
+    if state.t_played is None and state.holdings[seat]:
+        known = model_t(state, seat)
+    main_action(state, seat, state.target, gains, known)
 
 
-def _joker_only(state: GameState, seat: int) -> None:
-    hand, table, tdeck_left = state.hands[seat], state.table, bool(state.tdeck)
-    now = best_sum_fast(hand, table, state.target, tdeck_left)
-    base = now[0] if now is not None else 0.0
-    for delta in (1, -1):
-        opened = best_sum_fast(hand, table, state.target + delta, tdeck_left)
-        if opened is not None and opened[0] > base + JOKER_MARGIN:
-            _use(state, seat, "joker")
-            state.joker = delta
-            return
-
-
-def model_t(state: GameState, seat: int) -> None:
+def model_t(state: GameState, seat: int) -> Known:
     """Normal's [T!] play, judged inside the sample: a card whose outcome beats the best move without it.
 
     Normal weighs a Thief's or Shifter's card over everything it has not seen;
     in a sample the candidates are the victim's hand and the deck's top, which
     is the same judgement on one dealing of those cards. The Bomb (one or two
     in a deck) is kept: its drops would cost a draw per seat to judge.
+    Returns the best sum without a [T!] card when none is played (the main
+    action needs it next), else None.
     """
     hand, table, deck = state.hands[seat], state.table, state.deck
     tdeck_left = bool(state.tdeck)
@@ -153,7 +139,7 @@ def model_t(state: GameState, seat: int) -> None:
         if found is not None and found[0] > threshold:
             choice = ("shifter", 0)
     if choice is None:
-        return
+        return (now,)
     kind, arg = choice
     _use(state, seat, kind)
     if kind == "joker":
@@ -164,6 +150,7 @@ def model_t(state: GameState, seat: int) -> None:
         table.append(loot.pop(i))
     else:
         table.append(deck.pop())
+    return None
 
 
 def _use(state: GameState, seat: int, kind: str) -> None:
@@ -181,10 +168,14 @@ def _next_with_cards(state: GameState, seat: int) -> int | None:
     return None
 
 
-def main_action(state: GameState, seat: int, target: int, gains: list[int]) -> None:
-    """The model's main action at `target`, then the refill and the turn passed on."""
+def main_action(state: GameState, seat: int, target: int, gains: list[int], known: Known = None) -> None:
+    """The model's main action at `target`, then the refill and the turn passed on.
+
+    `known` is the best sum already found for this very hand, table and
+    target, which saves the search one look per turn.
+    """
     hand = state.hands[seat]
-    best = best_sum_fast(hand, state.table, target, bool(state.tdeck))
+    best = best_sum_fast(hand, state.table, target, bool(state.tdeck)) if known is None else known[0]
     if best is not None:
         play_main(state, seat, best[2], best[3], gains)
     else:
