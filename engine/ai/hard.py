@@ -62,6 +62,9 @@ HOLD_CUTOFF = 2
 HAND_WORTH = 0.8
 #: How sharply the others are weighted by standing (points): small weighs the leader alone.
 STANDING_SCALE = 15.0
+#: Up to this many players the others count equally: with two opponents, watching only the leader
+#: lets the other one through (3 players, 15 deals: 72.2 % against Normal equal, 62.2 % by standing).
+EQUAL_UP_TO = 3
 
 
 def hard_action(v: View, t_options: tuple[TAction, ...], seed: int) -> Action:
@@ -185,6 +188,8 @@ def _weights(v: View, seat: int) -> list[float]:
     exp(standing / STANDING_SCALE): far ahead, it counts nearly alone; level,
     all count alike.
     """
+    if v.players <= EQUAL_UP_TO:
+        return [0.0 if s == seat else 1 / (v.players - 1) for s in range(v.players)]
     standing = [t + r for t, r in zip(v.totals, v.scores_round, strict=True)]
     top = max(standing[s] for s in range(v.players) if s != seat)
     raw = [0.0 if s == seat else math.exp((standing[s] - top) / STANDING_SCALE) for s in range(v.players)]
