@@ -47,7 +47,7 @@ def _positions(config: GameConfig, seed: int, levels: list[str]) -> Iterator[Gam
 
 def _sample_states() -> list[GameState]:
     states: list[GameState] = []
-    for seed, players in enumerate((2, 3, 4, 6, 5, 3, 2, 4)):
+    for seed, players in enumerate((2, 3, 4, 6, 5, 3, 2, 4, 6)):
         config = GameConfig(
             players=players,
             edition="extended" if seed % 2 else "classic",

@@ -37,9 +37,11 @@ TURN_KEYS = [
 
 Record = dict[str, Any]
 
-# Seed 206, six hard players, extended [T!] deck: all four [T!] kinds, a lost turn, skips and
-# three rounds in one game (found by search; the test below asserts they are all there).
-RICH = (GameConfig(players=6, edition="extended"), 206, ["hard"])
+# Seed 310, six hard players, extended [T!] deck: all four [T!] kinds, a lost turn, skips and
+# three rounds in one game (found by search; the test below asserts they are all there). A lost
+# turn needs three cards taken from one hand between its turns, which only Hard's [T!] play does
+# often enough to find: a change to Hard may need a new search.
+RICH = (GameConfig(players=6, edition="extended"), 310, ["hard"])
 
 
 def _trace(config: GameConfig, seed: int, levels: list[str], games: int = 1) -> list[Record]:
