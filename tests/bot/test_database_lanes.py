@@ -64,7 +64,8 @@ async def test_a_tap_does_not_queue_behind_background_work(tmp_path: Path) -> No
             for _ in range(2)
         ]
         await wait_for(started)
-        await db.run(mark("tap"), timeout=2)
+        # behind the background work it would wait the 10 s those hold their threads
+        await db.run(mark("tap"), timeout=5)
         assert await db.run(marks, read_only=True) == ["tap"]
         release.set()
         await asyncio.gather(*slow)
@@ -80,7 +81,7 @@ async def test_a_read_does_not_wait_for_the_writer(tmp_path: Path) -> None:
         writer = asyncio.ensure_future(db.run(blocking(release, started, write=True), background=True))
         await wait_for(started)
         # the write is not committed yet: the read sees the state before it, at once
-        assert await db.run(marks, read_only=True, timeout=1) == []
+        assert await db.run(marks, read_only=True, timeout=5) == []  # the writer holds on for 10 s
         release.set()
         await writer
         assert await db.run(marks, read_only=True) == ["slow"]

@@ -2099,6 +2099,12 @@ def _task_label(task: asyncio.Task[Any]) -> str:
     return f"{task.get_name()} ({where})" if where else task.get_name()
 
 
+#: Real seconds a settle may take before it names the tasks still running: a guard against a
+#: hang, not a measure of speed. Generous, because one update may run a long burst of computer
+#: moves (Hard thinks up to ~50 ms each) on a machine whose other core another job has.
+SETTLE_TIMEOUT = 30.0
+
+
 class TelegramTestClient:
     """Drives a real Application with updates from the fake and waits until it has finished.
 
@@ -2127,7 +2133,7 @@ class TelegramTestClient:
         start: bool = True,
         pause_jobs: bool = True,
         raise_errors: bool = True,
-        settle_timeout: float = 5.0,
+        settle_timeout: float = SETTLE_TIMEOUT,
         timer: VirtualTimer | None = None,
         virtual_limit: float = VIRTUAL_SETTLE_LIMIT,
         ignore_tasks: Callable[[asyncio.Task[Any]], bool] | None = None,
