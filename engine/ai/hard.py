@@ -63,7 +63,8 @@ HAND_WORTH = 0.8
 #: How sharply the others are weighted by standing (points): small weighs the leader alone.
 STANDING_SCALE = 15.0
 #: Up to this many players the others count equally: with two opponents, watching only the leader
-#: lets the other one through (3 players, 15 deals: 72.2 % against Normal equal, 62.2 % by standing).
+#: lets the other one through (3 players against Normal: 72.2 % equal, 62.2 % by standing on 15
+#: deals; 65.7 % and 67.9 % on 35 more: over all 50, equal stays ahead by a point, within noise).
 EQUAL_UP_TO = 3
 
 
