@@ -62,6 +62,21 @@ def cold_runs(
     return results
 
 
+def logged_run(command: Sequence[str], out: Path, log_path: Path, label: str) -> dict[str, Any] | None:
+    """One cold child that writes its figures to `out` and its output to `log_path` (the load and
+    scale benchmarks: a run is minutes long and its log is kept); its figures with `run_wall_s`,
+    or None (said on stdout) when it failed."""
+    started = time.perf_counter()
+    with open(log_path, "w") as log_file:
+        done = subprocess.run(command, stdout=log_file, stderr=subprocess.STDOUT, check=False)
+    if done.returncode != 0 or not out.exists():
+        print(f"{label}: FAILED (exit {done.returncode}); log: {log_path}", flush=True)
+        return None
+    figures: dict[str, Any] = json.loads(out.read_text())
+    figures["run_wall_s"] = time.perf_counter() - started
+    return figures
+
+
 def spread(values: Iterable[float], fmt: Callable[[float], str] = lambda v: f"{v:,.1f}") -> str:
     """`median (min–max)`; just the value when every run gave the same."""
     got = sorted(values)

@@ -708,8 +708,8 @@ def run_parent(args: argparse.Namespace) -> int:
     script = Path(__file__).resolve()
     if not args.no_snapshot:
         bench = load_bench.snapshot(work / "code")
-        for name in ("coldrun.py", "instances.py"):
-            (bench.parent / name).write_bytes((ROOT / "benchmarks" / name).read_bytes())
+        # the snapshot holds load_bench.py and coldrun.py; this script runs from it too
+        (bench.parent / "instances.py").write_bytes((ROOT / "benchmarks" / "instances.py").read_bytes())
         script = bench.parent / "instances.py"
     code = f"{load_bench.code_fingerprint(script.parent.parent)} (git {load_bench._git_head()})"
     print(f"code {code}; runs in {work}", flush=True)
@@ -721,19 +721,10 @@ def run_parent(args: argparse.Namespace) -> int:
             for k in args.instances:
                 out = work / f"{n}-{k}-{seed}.json"
                 log_path = work / f"{n}-{k}-{seed}.log"
-                t0 = time.perf_counter()
-                with open(log_path, "w") as log_file:
-                    done = subprocess.run(
-                        _child_command(args, script, k, n, seed, out),
-                        stdout=log_file,
-                        stderr=subprocess.STDOUT,
-                        check=False,
-                    )
-                if done.returncode != 0 or not out.exists():
-                    print(f"N={n} k={k} run {run + 1}: FAILED (exit {done.returncode}); log: {log_path}")
+                command = _child_command(args, script, k, n, seed, out)
+                f = coldrun.logged_run(command, out, log_path, f"N={n} k={k} run {run + 1}")
+                if f is None:
                     continue
-                f = json.loads(out.read_text())
-                f["run_wall_s"] = time.perf_counter() - t0
                 results.setdefault((n, k), []).append(f)
                 print(
                     f"N={n:<4} k={k} run {run + 1}: taps {f['taps']} answered "

@@ -105,6 +105,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+import coldrun  # noqa: E402  (beside this script, in the tree or in its snapshot)
+
 #: Human speed (seconds): reading the board before the first tap, between two taps of a turn,
 #: between two peeks at one's hand, between joining the lobby.
 READ = (1.0, 4.0)
@@ -1341,7 +1343,8 @@ def snapshot(into: Path) -> Path:
         shutil.copytree(ROOT / name, into / name, ignore=skip)
     (into / "benchmarks").mkdir()
     script = into / "benchmarks" / "load_bench.py"
-    shutil.copy2(Path(__file__).resolve(), script)
+    for name in ("load_bench.py", "coldrun.py"):
+        shutil.copy2(Path(__file__).resolve().with_name(name), into / "benchmarks" / name)
     return script
 
 
@@ -1431,23 +1434,11 @@ def run_parent(args: argparse.Namespace) -> int:
                 seed = args.seed + run
                 out = work / f"{db}-{groups}-{seed}.json"
                 log_path = work / f"{db}-{groups}-{seed}.log"
-                t0 = time.perf_counter()
-                with open(log_path, "w") as log_file:
-                    done = subprocess.run(
-                        _child_command(args, script, db, groups, seed, out),
-                        stdout=log_file,
-                        stderr=subprocess.STDOUT,
-                        check=False,
-                    )
-                if done.returncode != 0 or not out.exists():
-                    print(
-                        f"{db} N={groups} run {run + 1}: FAILED (exit {done.returncode}); log: {log_path}",
-                        flush=True,
-                    )
+                command = _child_command(args, script, db, groups, seed, out)
+                figures = coldrun.logged_run(command, out, log_path, f"{db} N={groups} run {run + 1}")
+                if figures is None:
                     continue
-                figures = json.loads(out.read_text())
                 figures["errors_logged"] = _count_errors(log_path)
-                figures["run_wall_s"] = time.perf_counter() - t0
                 results.setdefault((db, groups), []).append(figures)
                 print(_one_line(db, groups, run + 1, figures), flush=True)
         print(

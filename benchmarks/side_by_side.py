@@ -40,7 +40,6 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -237,8 +236,8 @@ def run_parent(args: argparse.Namespace) -> int:
     bench = ROOT / "benchmarks" / "load_bench.py"
     if not args.no_snapshot:
         bench = load_bench.snapshot(work / "code")
-        for name in ("coldrun.py", "side_by_side.py"):  # the import child runs from the copy too
-            (bench.parent / name).write_bytes((ROOT / "benchmarks" / name).read_bytes())
+        # the snapshot holds load_bench.py and coldrun.py; this script runs from it too
+        (bench.parent / "side_by_side.py").write_bytes((ROOT / "benchmarks" / "side_by_side.py").read_bytes())
         script = bench.parent / "side_by_side.py"
     code = f"{load_bench.code_fingerprint(bench.parent.parent)} (git {load_bench._git_head()})"
     print(f"code {code}; runs in {work}", flush=True)
@@ -265,21 +264,12 @@ def run_parent(args: argparse.Namespace) -> int:
             for db in DBS:
                 out = work / f"{db}-{n}-{seed}.json"
                 log_path = work / f"{db}-{n}-{seed}.log"
-                t0 = time.perf_counter()
-                with open(log_path, "w") as log_file:
-                    done = subprocess.run(
-                        load_bench._child_command(child, bench, db, n, seed, out),
-                        stdout=log_file,
-                        stderr=subprocess.STDOUT,
-                        check=False,
-                    )
-                if done.returncode != 0 or not out.exists():
-                    print(f"{db} N={n} run {run + 1}: FAILED (exit {done.returncode}); log: {log_path}")
+                command = load_bench._child_command(child, bench, db, n, seed, out)
+                figures = coldrun.logged_run(command, out, log_path, f"{db} N={n} run {run + 1}")
+                if figures is None:
                     continue
-                figures = json.loads(out.read_text())
                 figures.pop("debug", None)
                 figures["errors_logged"] = load_bench._count_errors(log_path)
-                figures["run_wall_s"] = time.perf_counter() - t0
                 results.setdefault((db, n), []).append(figures)
                 print(_one_line(db, n, run + 1, figures), flush=True)
 
