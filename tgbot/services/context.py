@@ -112,7 +112,20 @@ def quiet_hours(chat: Chat | None) -> QuietHours | None:
     return QuietHours(chat.quiet_start, chat.quiet_end, chat.utc_offset_minutes)
 
 
+def _reach(
+    known: bool, can_dm: bool | None, language: str | None, tg_language: str | None
+) -> tuple[bool, str]:
+    """Whether a seat's person can get a private message, and their language: a computer or a
+    person the bot never met gets neither (English)."""
+    return bool(known and can_dm), normalize(language or tg_language) if known else "en"
+
+
 def seat_of_row(player: GamePlayer, user: User | None) -> SeatInfo:
+    can_dm, language = (
+        _reach(True, user.can_dm, user.language, user.tg_language)
+        if user is not None
+        else _reach(False, None, None, None)
+    )
     return SeatInfo(
         seat=player.seat,
         user_id=player.user_id,
@@ -120,8 +133,8 @@ def seat_of_row(player: GamePlayer, user: User | None) -> SeatInfo:
         ai_level=player.ai_level,
         away=player.away,
         left=player.left,
-        can_dm=bool(user is not None and user.can_dm),
-        language=normalize(user.language or user.tg_language) if user is not None else "en",
+        can_dm=can_dm,
+        language=language,
         timeouts=player.timeouts,
         panel=player.panel,
     )
@@ -170,6 +183,7 @@ def load_seats(session: Session, game_id: int) -> list[SeatInfo]:
     seats = []
     for row in session.execute(_SEATS, {"game_id": game_id}):
         seat, user_id, name, ai_level, away, left, timeouts, panel, known, can_dm, language, tg_language = row
+        reach, lang = _reach(known is not None, can_dm, language, tg_language)
         seats.append(
             SeatInfo(
                 seat=seat,
@@ -178,8 +192,8 @@ def load_seats(session: Session, game_id: int) -> list[SeatInfo]:
                 ai_level=ai_level,
                 away=away,
                 left=left,
-                can_dm=bool(known is not None and can_dm),
-                language=normalize(language or tg_language) if known is not None else "en",
+                can_dm=reach,
+                language=lang,
                 timeouts=timeouts,
                 panel=panel,
             )
