@@ -2,13 +2,14 @@
 
 ``python benchmarks/load_bench.py [--groups 10 25 50 100] [--seconds 75] [--db sqlite|postgres|both]
 [--runs 3] [--seed 1] [--abuse-every 6] [--players 0] [--rtt-ms 0] [--json FILE] [--no-snapshot]
-[--trace-db] [--db-workers K] [--py-spy DIR]``
+[--trace-db] [--db-workers K] [--py-spy DIR] [--no-settle]``
 
 Defaults take about 32 minutes on 2 cores (16 per database). The code under test is copied first
 (``--no-snapshot`` runs the tree as it is), so edits made while it runs cannot mix versions; the
 table names the copy's fingerprint. Diagnostics: ``--trace-db`` times every database transaction
 by caller (queue, SQLite's write lock, statements, CPU), ``--py-spy DIR`` records each run with
-py-spy, ``--db-workers K`` (an experiment) resizes the bot's database thread pool.
+py-spy, ``--db-workers K`` (an experiment) resizes the bot's database thread pool, ``--no-settle``
+(an experiment) skips `tgbot.runner.settle_heap` (the collector walks the start-up heap again).
 
 What runs, in real time: the bot's real ``Application`` (``build_application``: PTB, the handlers,
 the services, the real ``SystemTimer`` and clock, the database in its worker threads, the outbox
@@ -84,6 +85,7 @@ import argparse
 import asyncio
 import contextlib
 import functools
+import gc
 import hashlib
 import json
 import logging
@@ -799,6 +801,48 @@ def _loadavg() -> float | None:
         return None
 
 
+class GcWatch:
+    """The cyclic garbage collector during the window: collections per generation and the CPU
+    each took (the thread time of the thread it ran on), since a collection stops every tap in
+    flight. CPU rather than wall clock: on a shared machine the wall clock measures the neighbours.
+    """
+
+    def __init__(self) -> None:
+        self.count = [0, 0, 0]
+        self.cpu = [0.0, 0.0, 0.0]
+        self.longest = [0.0, 0.0, 0.0]
+        self._started = 0.0
+
+    def __enter__(self) -> GcWatch:
+        gc.callbacks.append(self._callback)
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        gc.callbacks.remove(self._callback)
+
+    def _callback(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._started = time.thread_time()
+            return
+        took = time.thread_time() - self._started
+        generation = info["generation"]
+        self.count[generation] += 1
+        self.cpu[generation] += took
+        self.longest[generation] = max(self.longest[generation], took)
+
+    def figures(self) -> dict[str, Any]:
+        # What a full collection would cost now, with everything the window left behind.
+        started = time.thread_time()
+        gc.collect()
+        return {
+            "gc_count": self.count,
+            "gc_cpu_s": sum(self.cpu),
+            "gc_longest_ms": [1000 * t for t in self.longest],
+            "gc_full_ms": 1000 * (time.thread_time() - started),
+            "gc_frozen": gc.get_freeze_count(),
+        }
+
+
 async def _loop_lag(samples: list[float], stop: asyncio.Event) -> None:
     loop = asyncio.get_running_loop()
     while not stop.is_set():
@@ -951,6 +995,7 @@ async def run_child(args: argparse.Namespace) -> dict[str, Any]:
     from tests.fakes.telegram import TEST_TOKEN
     from tgbot import logs
     from tgbot.app import build_application, make_deps
+    from tgbot.runner import settle_heap
     from tgbot.store.db import make_engine
 
     logs.setup_logging("INFO", [TEST_TOKEN])
@@ -980,7 +1025,10 @@ async def run_child(args: argparse.Namespace) -> dict[str, Any]:
         if app.post_init:
             await app.post_init(app)
         await app.start()
+        if not getattr(args, "no_settle", False):
+            settle_heap()  # as `tgbot.runner.serve` does once the bot runs
         rss_ready = _rss_mb()
+        collector = GcWatch().__enter__()
         cpu0, wall0 = time.process_time(), time.perf_counter()
         sched0, load0 = _sched(), _loadavg()
         started = fake.timer.monotonic()
@@ -1000,6 +1048,8 @@ async def run_child(args: argparse.Namespace) -> dict[str, Any]:
             task.cancel()
         window_end = fake.timer.monotonic()
         cpu_window, wall_window = time.process_time() - cpu0, time.perf_counter() - wall0
+        collector.__exit__()
+        collected = collector.figures()
         sched1 = _sched()
         machine = {
             "loadavg_start": load0,
@@ -1043,6 +1093,7 @@ async def run_child(args: argparse.Namespace) -> dict[str, Any]:
         )
         figures.update(machine)
         figures.update(settled)
+        figures.update(collected)
         if log_dump is not None:
             figures["debug_moves"] = log_dump
         figures["peak_rss_mb"] = _peak_rss_mb()
@@ -1395,6 +1446,8 @@ def _child_command(
         command.append("--trace-db")
     if args.db_workers:
         command += ["--db-workers", str(args.db_workers)]
+    if getattr(args, "no_settle", False):
+        command.append("--no-settle")
     if args.py_spy:
         spy = Path(sys.executable).with_name("py-spy")
         target = Path(args.py_spy) / f"{db}-{groups}-{seed}.txt"
@@ -1543,6 +1596,13 @@ ROWS: list[tuple[str, Callable[[dict[str, Any]], float | None], str]] = [
     ("Outbox rows waiting at the end", lambda f: f["backlog_end"], "{:.0f}"),
     ("CPU of the process (bot + fake + players)", lambda f: f["cpu_percent"], "{:.0f} %"),
     ("Event loop lag p99", lambda f: f["loop_lag_p99_ms"], "{:.0f} ms"),
+    ("Garbage collector's CPU per tap answered", lambda f: _gc_per_tap(f), "{:.2f} ms"),
+    (
+        "  its longest collection (CPU)",
+        lambda f: max(f["gc_longest_ms"]) if "gc_count" in f else None,
+        "{:.1f} ms",
+    ),
+    ("  a full collection after the window (CPU)", lambda f: f.get("gc_full_ms"), "{:.0f} ms"),
     ("Its threads runnable but waiting for a core", lambda f: f.get("runnable_waiting_per_s"), "{:.2f} s/s"),
     ("Machine load average (1 min) at the start / end", lambda f: f.get("loadavg_start"), "{:.1f}"),
 ]
@@ -1553,6 +1613,10 @@ SECOND: dict[str, tuple[Callable[[dict[str, Any]], float | None], str]] = {
     "  boards / other record messages": (lambda f: f.get("record_per_turn"), "{:.2f}"),
     "Machine load average (1 min) at the start / end": (lambda f: f.get("loadavg_end"), "{:.1f}"),
 }
+
+
+def _gc_per_tap(f: dict[str, Any]) -> float | None:
+    return 1000 * f["gc_cpu_s"] / f["answered"] if "gc_cpu_s" in f and f["answered"] else None
 
 
 def _share(value: float | None) -> float | None:
@@ -1656,6 +1720,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rtt-ms", type=float, default=0.0, help="Bot API round trip to simulate per call")
     parser.add_argument("--py-spy", metavar="DIR", help="record each run with py-spy (raw stacks) into DIR")
     parser.add_argument("--json", metavar="FILE", help="also write every run's figures to FILE")
+    parser.add_argument(
+        "--no-settle",
+        action="store_true",
+        help="an experiment: leave the start-up heap to the collector (no `runner.settle_heap`)",
+    )
     parser.add_argument(
         "--no-snapshot",
         action="store_true",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
@@ -80,3 +81,4 @@ async def served(
         stop.set()
         await asyncio.wait_for(task, 10)
         deps.db.close()
+        gc.unfreeze()  # the runner froze the test process's heap with the bot's (`settle_heap`)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
 from datetime import timedelta
@@ -133,6 +134,15 @@ async def test_health_reports_a_stalled_sweep(db_url: str) -> None:
     deps.stats["last_sweep_at"] = deps.clock.now() - timedelta(minutes=1)
     body = await health(deps, timedelta(seconds=30), started=0.0)
     assert (body["status"], body["sweep"]) == ("ok", "ok")
+
+
+async def test_a_started_bot_takes_its_start_up_objects_out_of_full_collections(db_url: str) -> None:
+    gc.unfreeze()
+    async with served(db_url, webhook=False, servers=0) as bot:
+        await bot.until(lambda: gc.get_freeze_count() > 0)
+        frozen = gc.get_freeze_count()
+        assert frozen > 10_000  # the modules and the application, not a handful of objects
+        assert bot.app.running
 
 
 async def test_polling_with_metrics_port_serves_health_and_metrics_only(db_url: str) -> None:
