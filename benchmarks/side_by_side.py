@@ -1,7 +1,8 @@
 """Side by side: the load bench's load against tweakbot on SQLite and on PostgreSQL, interleaved.
 
 ``python benchmarks/side_by_side.py [--groups 4 200] [--seconds 150] [--runs 3] [--seed 1]
-[--abuse-every 6] [--players 0] [--import-runs 3] [--json FILE] [--before FILE] [--no-snapshot]``
+[--abuse-every 6] [--players 0] [--event-loop uvloop|asyncio] [--import-runs 3] [--json FILE] [--before FILE]
+[--no-snapshot]``
 
 The load is `benchmarks/load_bench.py`'s, run by its own child (``load_bench.py --child``: the
 real Application over the flood-limited fake Telegram, the players at human speed with their
@@ -256,6 +257,7 @@ def run_parent(args: argparse.Namespace) -> int:
         db_workers=0,
         py_spy=None,
         players=args.players,
+        event_loop=args.event_loop,
     )
     results: dict[tuple[str, int], list[Figures]] = {}
     for n in args.groups:
@@ -334,6 +336,9 @@ def main(argv: list[str] | None = None) -> int:
         "--abuse-every", type=float, default=6.0, help="mean seconds between abusive taps per group (0: none)"
     )
     parser.add_argument("--players", type=int, default=0, help="players per group (0: 3 or 4 at random)")
+    parser.add_argument(
+        "--event-loop", choices=("uvloop", "asyncio"), default="uvloop", help="the loop the bot runs on"
+    )
     parser.add_argument("--import-runs", type=int, default=3, help="cold runs of the import check (0: skip)")
     parser.add_argument("--json", metavar="FILE", help="also write every run's figures to FILE")
     parser.add_argument("--before", metavar="FILE", help="a --json file of an earlier run, to compare")

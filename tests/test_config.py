@@ -79,6 +79,7 @@ def test_every_variable_is_read() -> None:
         "TWEAKBOT_LOBBY_TTL": "2h",
         "TWEAKBOT_SWEEP_INTERVAL": "15s",
         "TWEAKBOT_SEND_RATE": "12",
+        "TWEAKBOT_EVENT_LOOP": "AsyncIO",
         "WEBHOOK_URL": "https://bot.example.com/tg",
         "WEBHOOK_SECRET": "s3cret_value-1",
         "WEBHOOK_LISTEN": "127.0.0.1",
@@ -98,6 +99,7 @@ def test_every_variable_is_read() -> None:
         lobby_ttl=timedelta(hours=2),
         sweep_interval=timedelta(seconds=15),
         send_rate=12,
+        event_loop="asyncio",
         webhook_url="https://bot.example.com/tg",
         webhook_secret=SecretStr("s3cret_value-1"),
         webhook_listen="127.0.0.1",
@@ -239,6 +241,9 @@ def test_bad_durations_name_the_variable() -> None:
     for rate in ("0", "31", "12.5", "fast"):
         message = error_of({"TELEGRAM_BOT_TOKEN": TOKEN, "TWEAKBOT_SEND_RATE": rate})
         assert message.startswith(f"TWEAKBOT_SEND_RATE='{rate}' is not valid; use a whole number of messages")
+    message = error_of({"TELEGRAM_BOT_TOKEN": TOKEN, "TWEAKBOT_EVENT_LOOP": "trio"})
+    assert message.startswith("TWEAKBOT_EVENT_LOOP='trio' is not valid; use one of uvloop, asyncio")
+    assert load({"TELEGRAM_BOT_TOKEN": TOKEN}).event_loop == "uvloop"
     assert load({"TELEGRAM_BOT_TOKEN": TOKEN, "TWEAKBOT_PAUSE_MAX_DAYS": "36h"}).pause_max == timedelta(
         hours=36
     )
@@ -375,7 +380,9 @@ def test_the_readme_documents_every_variable_with_its_real_default() -> None:
 
 def test_errors_never_quote_a_secret_from_the_env_file(tmp_path: Path) -> None:
     env_file = tmp_path / ".env"
-    env_file.write_text(f"TELEGRAM_BOT_TOKEN={TOKEN}\nWEBHOOK_SECRET=file-secret-xyz\nLOG_LEVEL=file-secret-xyz\n")
+    env_file.write_text(
+        f"TELEGRAM_BOT_TOKEN={TOKEN}\nWEBHOOK_SECRET=file-secret-xyz\nLOG_LEVEL=file-secret-xyz\n"
+    )
     message = error_of({}, env_file)
     assert message.startswith("LOG_LEVEL='<hidden>' is not valid") and "file-secret-xyz" not in message
     assert error_of({"LOG_LEVEL": "loud"}, env_file).startswith("LOG_LEVEL='loud' is not valid")

@@ -13,7 +13,6 @@ database cannot be migrated, 2 for a configuration error.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import logging
 import os
 import subprocess
@@ -93,13 +92,14 @@ def main(argv: list[str] | None = None) -> int:
         log.warning("WEBHOOK_URL is set but --webhook was not given: using long polling")
     if not migrate_apart():
         return 1
+    from . import event_loop
     from .app import build_application
     from .deps import get_deps
 
     application = build_application(settings, create_tables=False)
     deps = get_deps(application.bot_data)
     try:
-        asyncio.run(serve(application, settings, webhook=args.webhook))
+        event_loop.run(serve(application, settings, webhook=args.webhook), settings.event_loop)
     except ConfigError as exc:  # Telegram rejected the token
         log.error("%s", exc)
         return 2

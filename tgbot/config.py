@@ -42,6 +42,7 @@ from pydantic_settings import (
     SettingsConfigDict,
 )
 
+from .event_loop import DEFAULT_EVENT_LOOP, EVENT_LOOPS, EventLoop
 from .turn_clock import LOBBY_TTL, PAUSE_MAX
 
 TOKEN_ENV = "TELEGRAM_BOT_TOKEN"
@@ -54,6 +55,7 @@ PAUSE_MAX_ENV = "TWEAKBOT_PAUSE_MAX_DAYS"
 LOBBY_TTL_ENV = "TWEAKBOT_LOBBY_TTL"
 SWEEP_INTERVAL_ENV = "TWEAKBOT_SWEEP_INTERVAL"
 SEND_RATE_ENV = "TWEAKBOT_SEND_RATE"
+EVENT_LOOP_ENV = "TWEAKBOT_EVENT_LOOP"
 WEBHOOK_URL_ENV = "WEBHOOK_URL"
 WEBHOOK_SECRET_ENV = "WEBHOOK_SECRET"
 WEBHOOK_LISTEN_ENV = "WEBHOOK_LISTEN"
@@ -99,6 +101,7 @@ _FIX = {
         f"use a whole number of messages a second between 1 and {TELEGRAM_RATE}, e.g. 12 for each of "
         f"two instances on one token, or leave it unset ({DEFAULT_SEND_RATE})"
     ),
+    EVENT_LOOP_ENV: f"use one of {', '.join(EVENT_LOOPS)}, or leave it unset ({DEFAULT_EVENT_LOOP})",
     WEBHOOK_URL_ENV: (
         "use the public https:// URL Telegram should post updates to, or leave it unset for polling"
     ),
@@ -241,6 +244,10 @@ def _log_level(value: object) -> object:
     return value.upper() if isinstance(value, str) else value
 
 
+def _lower(value: object) -> object:
+    return value.strip().lower() if isinstance(value, str) else value
+
+
 def _webhook_url(value: object) -> object:
     if isinstance(value, str) and not value.startswith("https://"):
         raise ValueError("Telegram only delivers webhooks over HTTPS")
@@ -302,6 +309,9 @@ class Settings(BaseSettings):
     #: about 30 in all, whichever process sends them: k instances sharing one token at its
     #: ceiling each take 25/k (the pacing is per process; docs/SCALING.md).
     send_rate: int = Field(default=DEFAULT_SEND_RATE, ge=1, le=TELEGRAM_RATE, validation_alias=SEND_RATE_ENV)
+    event_loop: Annotated[EventLoop, BeforeValidator(_lower)] = Field(
+        default=DEFAULT_EVENT_LOOP, validation_alias=EVENT_LOOP_ENV
+    )
     #: Public HTTPS URL Telegram posts updates to; None means long polling.
     webhook_url: Annotated[str | None, BeforeValidator(_webhook_url)] = Field(
         default=None, validation_alias=WEBHOOK_URL_ENV

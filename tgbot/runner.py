@@ -29,6 +29,7 @@ from telegram import Update
 from telegram.error import Conflict, InvalidToken, NetworkError, RetryAfter, TelegramError
 from telegram.ext import Application
 
+from . import event_loop
 from .config import ConfigError, Settings, reveal
 from .deps import get_deps
 from .web import BotServer
@@ -291,9 +292,10 @@ async def serve(
             await start_server(settings.metrics_port)
         settle_heap()
         log.info(
-            "tweakbot running mode=%s database=%s",
+            "tweakbot running mode=%s database=%s loop=%s",
             "webhook" if webhook else "polling",
             settings.safe_database_url,
+            event_loop.name(loop),
         )
         await stop.wait()
         log.info("stopping (%s): finishing the updates in flight", ",".join(received) or "requested")

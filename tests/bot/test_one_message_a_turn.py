@@ -202,7 +202,9 @@ async def test_stale_taps_take_an_old_boards_keys_off_once(rig: BotRig) -> None:
     assert edits == [], "its keys were taken off already, once: nothing to do again"
     with Session(rig.deps.db.engine) as session:
         count = session.exec(
-            select(func.count()).select_from(ShownMessage).where(col(ShownMessage.surface).startswith("keys:"))
+            select(func.count())
+            .select_from(ShownMessage)
+            .where(col(ShownMessage.surface).startswith("keys:"))
         ).one()
     assert count == 1
 

@@ -48,9 +48,7 @@ def report_lines(lang: str, ctx: GameContext, outcomes: list[MoveOutcome]) -> li
     """What the group reads of these moves, one line per thing that happened."""
     face_down = ctx.settings.face_down
     return [
-        line
-        for o in outcomes
-        for line in move_lines(lang, ctx.seats, o.source, o.seat, o.events, face_down)
+        line for o in outcomes for line in move_lines(lang, ctx.seats, o.source, o.seat, o.events, face_down)
     ]
 
 
