@@ -15,7 +15,8 @@ What runs, per cold run (this script runs itself as a child, ``--child``):
   interpreter, engine, thread pools, senders and sweep; ``TELEGRAM_API_BASE_URL`` pointing at the
   fake, ``WEBHOOK_URL``/``WEBHOOK_SECRET``/``WEBHOOK_LISTEN``/``WEBHOOK_PORT`` set (each on its own
   port), ``DATABASE_URL`` the same new PostgreSQL database (``tests/pg.py``), migrated once before
-  they start. Settings as shipped otherwise (the default pace, the sweep every 30 s, INFO logs).
+  they start. Settings as shipped otherwise (the default pace, the sweep every 30 s, INFO logs,
+  ``MALLOC_ARENA_MAX=2`` as in the Docker image and the systemd unit unless the environment sets it).
   ``--bot-python`` runs them with another interpreter (the code under test is still this tree's):
   a virtualenv with ``pip install .`` and no dev extras holds what a production install holds,
   where this one's import-linter brings rich, click and pygments, which httpx imports when
@@ -323,6 +324,8 @@ async def run_child(args: argparse.Namespace) -> Figures:
                 WEBHOOK_LISTEN="127.0.0.1",
                 LOG_LEVEL="INFO",
             )
+            # As deploy/Dockerfile and deploy/tweakbot.service run the bot (unless set here).
+            env.setdefault("MALLOC_ARENA_MAX", "2")
             instances = [
                 Instance(i, _free_port(), work / f"instance-{i}.log", args.bot_python)
                 for i in range(args.instances)
