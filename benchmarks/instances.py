@@ -3,7 +3,7 @@ a load balancer, under the load bench's players.
 
 ``python benchmarks/instances.py [--instances 1 2 4] [--groups 50 200] [--seconds 75] [--runs 3]
 [--seed 1] [--spread rr|hash] [--abuse-every 6] [--players 0] [--drain 60] [--json FILE]
-[--no-snapshot]``
+[--bot-python PYTHON] [--no-snapshot]``
 
 What runs, per cold run (this script runs itself as a child, ``--child``):
 
@@ -15,7 +15,12 @@ What runs, per cold run (this script runs itself as a child, ``--child``):
   interpreter, engine, thread pools, senders and sweep; ``TELEGRAM_API_BASE_URL`` pointing at the
   fake, ``WEBHOOK_URL``/``WEBHOOK_SECRET``/``WEBHOOK_LISTEN``/``WEBHOOK_PORT`` set (each on its own
   port), ``DATABASE_URL`` the same new PostgreSQL database (``tests/pg.py``), migrated once before
-  they start. Settings as shipped otherwise (the default pace, the sweep every 30 s, INFO logs).
+  they start. Settings as shipped otherwise (the default pace, the sweep every 30 s, INFO logs,
+  ``MALLOC_ARENA_MAX=2`` as in the Docker image and the systemd unit unless the environment sets it).
+  ``--bot-python`` runs them with another interpreter (the code under test is still this tree's):
+  a virtualenv with ``pip install .`` and no dev extras holds what a production install holds,
+  where this one's import-linter brings rich, click and pygments, which httpx imports when
+  present (about 5 MB of every bot process).
 * **A load balancer**: every update (a command, a tap) is POSTed to one instance's webhook with
   the secret header, chosen per request as an HTTP load balancer would: round robin (``rr``,
   the default) or by a hash of the update (``hash``). Two taps of one group, even a double tap,
@@ -182,8 +187,9 @@ class BackendCpu:
 class Instance:
     """One ``python -m tgbot --webhook`` process."""
 
-    def __init__(self, index: int, port: int, log_path: Path) -> None:
+    def __init__(self, index: int, port: int, log_path: Path, python: str = sys.executable) -> None:
         self.index = index
+        self.python = python
         self.port = port
         self.log_path = log_path
         self.process: asyncio.subprocess.Process | None = None
@@ -202,7 +208,7 @@ class Instance:
     async def start(self, env: dict[str, str], cwd: Path) -> None:
         with open(self.log_path, "wb") as log:
             self.process = await asyncio.create_subprocess_exec(
-                sys.executable,
+                self.python,
                 "-m",
                 "tgbot",
                 "--webhook",
@@ -318,7 +324,12 @@ async def run_child(args: argparse.Namespace) -> Figures:
                 WEBHOOK_LISTEN="127.0.0.1",
                 LOG_LEVEL="INFO",
             )
-            instances = [Instance(i, _free_port(), work / f"instance-{i}.log") for i in range(args.instances)]
+            # As deploy/Dockerfile and deploy/tweakbot.service run the bot (unless set here).
+            env.setdefault("MALLOC_ARENA_MAX", "2")
+            instances = [
+                Instance(i, _free_port(), work / f"instance-{i}.log", args.bot_python)
+                for i in range(args.instances)
+            ]
             for instance in instances:
                 await instance.start(env, work)
 
@@ -698,6 +709,8 @@ def _child_command(args: argparse.Namespace, script: Path, k: int, n: int, seed:
         str(args.players),
         "--drain",
         str(args.drain),
+        "--bot-python",
+        args.bot_python,
         "--out",
         str(out),
     ]
@@ -755,7 +768,10 @@ def run_parent(args: argparse.Namespace) -> int:
 
 def _run_args(args: argparse.Namespace) -> dict[str, Any]:
     """What a --json file records of the options (the tables' header)."""
-    return {name: getattr(args, name) for name in ("seconds", "abuse_every", "players", "spread", "drain")}
+    return {
+        name: getattr(args, name, None)
+        for name in ("seconds", "abuse_every", "players", "spread", "drain", "bot_python")
+    }
 
 
 def report(results: dict[tuple[int, int], list[Figures]], code: str, args: argparse.Namespace) -> None:
@@ -763,7 +779,7 @@ def report(results: dict[tuple[int, int], list[Figures]], code: str, args: argpa
     print(
         f"Load: load_bench's players, {args.seconds:.0f} s per run, abuse every {args.abuse_every:g} s per "
         f"group, spread {args.spread}, {runs} cold run(s) per cell, median (min–max); one PostgreSQL; "
-        f"machine: {coldrun.machine()}; code {code}.\n"
+        f"machine: {coldrun.machine()}; code {code}; bots run by {args.bot_python or sys.executable}.\n"
     )
     print(table(results, sorted({n for n, _k in results}), sorted({k for _n, k in results})))
     print(verdicts(results))
@@ -799,6 +815,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--json", metavar="FILE", help="also write every run's figures to FILE")
     parser.add_argument("--report", metavar="FILE", help="only print the tables of a --json file")
+    parser.add_argument(
+        "--bot-python",
+        default=sys.executable,
+        metavar="PYTHON",
+        help="the interpreter of the bot processes (e.g. a production virtualenv's; default: this one)",
+    )
     parser.add_argument(
         "--no-snapshot",
         action="store_true",

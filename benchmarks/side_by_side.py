@@ -28,8 +28,8 @@ Per database and N, the median (min–max) of the runs:
 
 And, before the load runs, what the bot's imports cost (``--import-runs`` cold processes): RSS of
 a bare interpreter, after importing what ``python -m tgbot`` imports, after building the
-Application (SQLite), after the load bench's own imports, and after drawing one score chart
-(matplotlib, loaded lazily).
+Application (SQLite), after saying a duration in every language (a reminder), after the load
+bench's own imports, and after drawing one score chart (matplotlib, loaded lazily).
 
 ``--json FILE`` writes every run's figures; ``--before FILE`` (such a file from an earlier run)
 prints each median next to the earlier one. The code under test is copied first, as the load
@@ -45,6 +45,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -96,6 +97,12 @@ def import_child() -> None:
         )
         app = tgbot.app.build_application(settings)
         steps["application"] = _vm("VmRSS")
+        from tgbot import pacing
+        from tgbot.i18n import LANGUAGES
+
+        for lang in LANGUAGES:  # what a turn's reminder says ("3 minutes left") in each language
+            pacing.format_duration(timedelta(minutes=3), lang)
+        steps["durations"] = _vm("VmRSS")
         # What load_bench's child adds around the bot (its RSS figures include it).
         import tests.bot.conftest
         import tests.fakes.telegram
@@ -119,6 +126,7 @@ IMPORT_STEPS = (
     ("python", "A bare interpreter (this script's stdlib imports)"),
     ("imports", "+ what `python -m tgbot` imports (tgbot.app, runner, web)"),
     ("application", "+ the Application built (SQLite engine, tables, handlers)"),
+    ("durations", "+ a duration said in each of the six languages (a reminder's \"3 minutes\")"),
     ("harness", "+ the load bench's own imports (fake Telegram, tests.pg, pytest)"),
     ("chart", "+ one score chart drawn here (matplotlib; the bot itself draws in a child process)"),
 )

@@ -12,8 +12,10 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 
+import import_ladder
 import instances
 import side_by_side
+import started_rss
 
 
 @pytest.mark.parametrize("module", [instances, side_by_side])
@@ -22,6 +24,16 @@ def test_help(module: ModuleType, capsys: pytest.CaptureFixture[str]) -> None:
         module.main(["--help"])
     assert done.value.code == 0
     assert "--groups" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("module", "option"), [(import_ladder, "--python"), (started_rss, "--bot-python")])
+def test_help_of_the_memory_scripts(
+    module: ModuleType, option: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as done:
+        module.main(["--help"])
+    assert done.value.code == 0
+    assert option in capsys.readouterr().out
 
 
 def test_a_refusal_is_not_an_accepted_move() -> None:

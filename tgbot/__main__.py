@@ -96,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     from .app import build_application
     from .deps import get_deps
 
-    application = build_application(settings, create_tables=False)
+    application = build_application(settings, create_tables=False, webhook=args.webhook)
     deps = get_deps(application.bot_data)
     try:
         event_loop.run(serve(application, settings, webhook=args.webhook), settings.event_loop)

@@ -13,7 +13,7 @@ from sqlalchemy.engine import Engine
 from telegram import LinkPreviewOptions, Update
 from telegram.constants import ParseMode
 from telegram.ext import Application, ApplicationBuilder, ContextTypes, Defaults
-from telegram.request import BaseRequest
+from telegram.request import BaseRequest, HTTPXRequest
 
 from . import jobs, logs, pacing
 from .clock import Clock, SystemClock, SystemTimer, Timer
@@ -28,6 +28,9 @@ from .services.chat_events import SenderTrouble
 from .store.db import AfterCommit, Database, create_all, make_engine
 
 log = logging.getLogger("tweakbot")
+
+#: Connections to the Bot API: PTB's default for the client its builder makes.
+API_CONNECTIONS = 256
 
 
 def make_deps(
@@ -86,9 +89,12 @@ def build_application(
     create_tables: bool = True,
     sweep: bool = True,
     deliver: bool = True,
+    webhook: bool = False,
 ) -> Application:  # type: ignore[type-arg]
     """The bot, ready to initialise. `create_tables` is for tests (the bot migrates instead);
-    `deliver=False` leaves the outbox to another process's senders."""
+    `deliver=False` leaves the outbox to another process's senders. `webhook=True` builds no
+    Updater and no getUpdates client: updates arrive at the bot's own server (tgbot/web.py), and
+    a second HTTP client would cost its own connection pool and TLS context (about 1 MB)."""
     deps = deps or make_deps(settings)
     defaults = Defaults(parse_mode=ParseMode.HTML, link_preview_options=LinkPreviewOptions(is_disabled=True))
     builder = (
@@ -102,8 +108,13 @@ def build_application(
         .post_init(_post_init)
         .post_stop(_post_stop)
     )
+    if request is None and webhook:
+        # PTB's default client for the Bot API calls; getUpdates is never called on it.
+        request = HTTPXRequest(connection_pool_size=API_CONNECTIONS)
     if request is not None:
         builder = builder.request(request).get_updates_request(request)
+    if webhook:
+        builder = builder.updater(None)
     application = builder.build()
     application.bot_data[DEPS_KEY] = deps
     application.bot_data["tweakbot.deliver"] = deliver

@@ -6,13 +6,14 @@ lobby, the settings and the operator's configuration name paces without running 
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Literal, cast
+from functools import cache
+from typing import Literal
 
-from babel.dates import TIMEDELTA_UNITS, format_timedelta
+from babel.plural import PluralRule
 
+from .duration_units import PATTERNS, PLURAL_RULES, UNITS
 from .i18n import M_, _, normalize
 
 
@@ -48,32 +49,31 @@ def is_known(key: str, custom: Pace | None) -> bool:
 #: A duration is said in the largest unit it holds two of, or exactly one: "90 minutes" (not
 #: "2 hours"), "1 hour", "36 hours", "1 day".
 DURATION_THRESHOLD = 2
-TimeUnit = Literal["year", "month", "week", "day", "hour", "minute", "second"]  # babel.dates.TIMEDELTA_UNITS
 
 
 def format_duration(delta: timedelta, lang: str = "en", style: Literal["long", "short"] = "long") -> str:
-    """'36 minutes', '1 hour', '9 hours' with Babel, in the language (`style="short"`: '36 min').
+    """'36 minutes', '1 hour', '9 hours' in the language (`style="short"`: '36 min'), as Babel's
+    ``format_timedelta`` says them, from CLDR's patterns kept in `duration_units` (Babel would
+    load the language's whole locale data for them).
 
     One unit, rounded down in it (Babel would round to the nearest), so a last call never
     promises more time than is left: 9 h 36 min left is '9 hours'.
     """
     seconds = max(0, int(delta.total_seconds()))
     unit, size = next(
-        (
-            (name, size)
-            for name, size in TIMEDELTA_UNITS
-            if seconds == size or seconds >= DURATION_THRESHOLD * size
-        ),
+        ((name, size) for name, size in UNITS if seconds == size or seconds >= DURATION_THRESHOLD * size),
         ("second", 1),
     )
-    # `granularity` with no threshold to reach: Babel says it in exactly that unit.
-    return format_timedelta(
-        timedelta(seconds=seconds - seconds % size),
-        granularity=cast(TimeUnit, unit),
-        threshold=math.inf,
-        format=style,
-        locale=normalize(lang),
-    )
+    lang = normalize(lang)
+    count = seconds // size
+    forms = PATTERNS[lang][unit][style]
+    pattern = forms.get(_plural_rule(lang)(count)) or forms["other"]
+    return pattern.replace("{0}", str(count))
+
+
+@cache
+def _plural_rule(lang: str) -> PluralRule:
+    return PluralRule(PLURAL_RULES[lang])
 
 
 def pace_label(lang: str, key: str, custom: Pace | None = None) -> str:

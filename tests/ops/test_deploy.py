@@ -83,6 +83,15 @@ def test_systemd_unit_migrates_then_runs_the_bot() -> None:
     assert directives["EnvironmentFile"]
 
 
+def test_the_image_and_the_unit_give_the_threads_one_malloc_arena() -> None:
+    """MALLOC_ARENA_MAX=2 in both (BENCHMARKS.md, Peak RSS); the load bench runs the bot so too."""
+    dockerfile = (DEPLOY / "Dockerfile").read_text()
+    assert re.search(r"^ENV (?:.*\\\n)*.*\bMALLOC_ARENA_MAX=2\b", dockerfile, re.M)
+    unit = (DEPLOY / "tweakbot.service").read_text()
+    assert re.search(r"^Environment=MALLOC_ARENA_MAX=2$", unit, re.M)
+    assert 'env.setdefault("MALLOC_ARENA_MAX", "2")' in (REPO / "benchmarks" / "instances.py").read_text()
+
+
 def test_the_entry_point_and_its_commands_exist() -> None:
     scripts = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["scripts"]
     assert scripts["tweakbot"] == "tgbot.__main__:main"

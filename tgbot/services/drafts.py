@@ -15,13 +15,11 @@ from __future__ import annotations
 from typing import Any
 
 from sqlalchemy import bindparam, delete, select
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlmodel import Session
 
 from ..render.board import Draft
-from ..store.db import is_postgres
 from ..store.models import Draft as DraftRow
+from ..store.upsert import built_once
 from .env import Env
 
 _READ = "tweakbot.drafts"
@@ -40,7 +38,7 @@ def _upsert(insert: Any) -> Any:
     )
 
 
-_SAVE = {"postgresql": _upsert(pg_insert), "sqlite": _upsert(sqlite_insert)}
+_SAVE = built_once(_upsert)
 
 #: What this transaction knows of a seat's draft: (version, draft), or None when there is none.
 Known = tuple[int, Draft] | None
@@ -71,7 +69,7 @@ def load(session: Session, game_id: int, seat: int, version: int) -> Draft:
 def save(session: Session, env: Env, game_id: int, seat: int, version: int, draft: Draft) -> None:
     values = {"game_id": game_id, "seat": seat, "version": version, "updated_at": env.now}
     values.update(hand=draft.hand, mask=draft.mask, t_code=draft.t_code)
-    session.execute(_SAVE["postgresql" if is_postgres(session) else "sqlite"], values)
+    session.execute(_SAVE(session), values)
     _known(session)[(game_id, seat)] = (version, Draft(draft.hand, draft.mask, draft.t_code))
 
 

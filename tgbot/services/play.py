@@ -13,10 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from sqlalchemy import bindparam, update
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlmodel import Session, col
 
 from engine import seat_view
@@ -29,25 +28,29 @@ from ..i18n import _
 from ..render import board as board_render
 from ..render.board import Draft
 from ..store import outbox
-from ..store.db import is_postgres
 from ..store.models import PAUSED, PLAYING, GamePlayer, SeenTap
 from ..store.outbox import Priority
+from ..store.upsert import Insert, built_once
 from . import drafts, moves, output, panels, popups, record, surfaces
 from .context import GameContext, SeatInfo, require_game
 from .env import Env
 from .table_view import table_of
 from .tap import Answer, KeyCall, Tap, answer_refusal, key_service
 
+
+def _seen(insert: Insert) -> Any:
+    return (
+        insert(SeenTap.__table__)  # type: ignore[attr-defined]
+        .values(query_id=bindparam("query_id"), seen_at=bindparam("seen_at"))
+        .on_conflict_do_nothing()
+        .returning(col(SeenTap.query_id))
+    )
+
+
 #: The insert of `first_time`, per dialect, built once (its values are bound when it runs): a
 #: compose tap is cheap, and building the statement anew cost more CPU than running it. RETURNING,
 #: not the row count: the drivers do not all report one for this statement.
-_SEEN = {
-    dialect: insert(SeenTap.__table__)  # type: ignore[attr-defined]
-    .values(query_id=bindparam("query_id"), seen_at=bindparam("seen_at"))
-    .on_conflict_do_nothing()
-    .returning(col(SeenTap.query_id))
-    for dialect, insert in (("postgresql", pg_insert), ("sqlite", sqlite_insert))
-}
+_SEEN = built_once(_seen)
 
 
 def first_time(session: Session, env: Env, tap: Tap) -> bool:
@@ -55,7 +58,7 @@ def first_time(session: Session, env: Env, tap: Tap) -> bool:
     an insert that does nothing when the tap is known."""
     if not tap.query_id:
         return True  # nothing to tell it by
-    statement = _SEEN["postgresql" if is_postgres(session) else "sqlite"]
+    statement = _SEEN(session)
     found = session.execute(statement, {"query_id": tap.query_id[:64], "seen_at": env.now})
     return found.first() is not None
 

@@ -29,8 +29,6 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import func
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlmodel import Session, SQLModel, col, select
 
 import engine
@@ -41,6 +39,7 @@ from engine.tally import tally_events
 
 from ..render.stats import StatLine
 from ..store.models import ABANDONED, FINISHED, ComputerStats, Game, GamePlayer, Move, PlayerStats, User
+from ..store.upsert import insert_for
 from .context import parse_state
 
 log = logging.getLogger("tweakbot.stats")
@@ -138,7 +137,7 @@ def _upsert_add(
     values = {**keys, **add, "updated_at": now}
     sa_table = table.__table__  # type: ignore[attr-defined]
     if dialect in ("sqlite", "postgresql"):
-        insert = sqlite_insert if dialect == "sqlite" else pg_insert
+        insert = insert_for(dialect)
         statement = insert(sa_table).values(**values)
         statement = statement.on_conflict_do_update(
             index_elements=list(keys),

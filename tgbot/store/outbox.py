@@ -21,13 +21,12 @@ from typing import Any
 
 from sqlalchemy import bindparam, delete, update
 from sqlalchemy import select as sa_select
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm.util import identity_key
 from sqlmodel import Session, col, select
 
 from .db import after_commit, is_postgres
 from .models import DeliveryChat, OutboxRow, ShownMessage
+from .upsert import built_once
 
 Keyboard = list[list[dict[str, str]]]
 
@@ -64,7 +63,7 @@ def _remember(insert: Any) -> Any:
 
 
 #: What a surface shows now, in one upsert (not a read, then an insert or update at commit).
-_REMEMBER = {"postgresql": _remember(pg_insert), "sqlite": _remember(sqlite_insert)}
+_REMEMBER = built_once(_remember)
 
 
 class Priority(IntEnum):
@@ -316,7 +315,7 @@ def remember_shown(session: Session, chat_id: int, surface: str, message_id: int
         session.add(shown)
         return
     values = {"chat_id": chat_id, "surface": surface, "message_id": message_id, "digest": digest}
-    session.execute(_REMEMBER["postgresql" if is_postgres(session) else "sqlite"], values)
+    session.execute(_REMEMBER(session), values)
 
 
 def forget_shown(session: Session, chat_id: int, surface: str) -> None:
