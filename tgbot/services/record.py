@@ -297,12 +297,12 @@ def _put(
     game = ctx.game
     surface: str | None = None
     report = list(lines)
-    absorbed = retired = False
+    retired = False
     if game.board_no:
         live = surfaces.board(game)
         shown = outbox.shown_message(session, game.chat_id, live)
         if shown is None:
-            surface, report, absorbed = live, _lines(game.board_report) + report, True
+            surface, report = live, _lines(game.board_report) + report
             game.board_report = ""  # its lines are in this message now
         else:  # the board the game leaves: its keys were never taken (it was live)
             chat, message_id = game.chat_id, shown.message_id
@@ -329,9 +329,7 @@ def _put(
         text = _under(report, body or "")
     game.reported_version = game.version
     session.add(game)
-    # a board just numbered has no row waiting yet (one that takes a waiting board's place does)
-    fresh = board and surface == surfaces.board(game) and not absorbed
-    outbox.put(session, _message(ctx, text, keys, surface, notify), env.now, new_surface=fresh)
+    outbox.put(session, _message(ctx, text, keys, surface, notify), env.now)
 
 
 def _message(
