@@ -1,6 +1,6 @@
-"""The outbox as a transaction writes it: everything put goes out in one statement at commit, a
-surface keeps one row whose content the newest put replaces, and a rolled-back savepoint takes
-its rows with it. On SQLite and on PostgreSQL."""
+"""The outbox and the move log as a transaction writes them: everything put goes out in one
+statement at commit, a surface keeps one row whose content the newest put replaces, and a
+rolled-back savepoint takes its rows with it. On SQLite and on PostgreSQL."""
 
 from __future__ import annotations
 
@@ -15,9 +15,9 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from tests.pg import pg_engine, pg_url  # noqa: F401  (fixtures)
-from tgbot.store import outbox
+from tgbot.store import move_log, outbox
 from tgbot.store.db import create_all, make_engine
-from tgbot.store.models import OutboxRow
+from tgbot.store.models import Game, Move, OutboxRow
 from tgbot.store.outbox import Message, Priority
 
 NOW = datetime(2026, 12, 2, 6, 0, tzinfo=UTC).replace(tzinfo=None)
@@ -133,3 +133,30 @@ def test_a_rolled_back_transaction_writes_nothing(engine: Engine) -> None:
         session.rollback()
         session.commit()
     assert rows(engine) == []
+
+
+def test_a_transactions_moves_go_out_in_one_statement(engine: Engine) -> None:
+    """A Joker played with its sum, or computers' moves after a person's: one INSERT for the
+    log, on SQLite too (whose ORM would insert them one by one to get their ids back)."""
+    with Session(engine) as session:
+        game = Game(chat_id=GROUP, creator_id=ANA, created_at=NOW, updated_at=NOW)
+        session.add(game)
+        session.commit()
+        game_id = game.id
+    assert game_id is not None
+    with Session(engine) as session:
+        statements = Statements(engine)
+        for seq, code in ((2, "J+"), (3, "S0:1"), (4, "D0")):
+            move_log.add(session, game_id=game_id, seq=seq, seat=seq % 2, code=code, source="player", at=NOW)
+        try:
+            with session.begin_nested():
+                move_log.add(session, game_id=game_id, seq=5, seat=0, code="D1", source="ai", at=NOW)
+                raise LookupError("refused")
+        except LookupError:
+            pass
+        session.commit()
+    inserts = [s for s in statements.seen if s.startswith("INSERT INTO moves")]
+    assert len(inserts) == 1, statements.seen
+    with Session(engine) as session:
+        logged = session.exec(select(Move).order_by(col(Move.seq))).all()
+    assert [(m.seq, m.code) for m in logged] == [(2, "J+"), (3, "S0:1"), (4, "D0")]

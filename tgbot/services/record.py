@@ -32,7 +32,7 @@ from ..render import chart
 from ..render.keys import Keyboard
 from ..render.limits import chunks
 from ..render.results import final_standings, move_lines, round_summary, standings_keys
-from ..store import outbox
+from ..store import move_log, outbox
 from ..store.models import Move
 from ..store.outbox import Message, Priority
 from . import drafts, output, panels, surfaces
@@ -62,6 +62,7 @@ def unreported(session: Session, ctx: GameContext, outcomes: list[MoveOutcome]) 
     if game.reported_version + 1 >= first:
         return list(outcomes)
     state = ctx.playing_state()
+    move_log.write_kept(session)
     logged = session.exec(
         select(Move)
         .where(Move.game_id == ctx.game_id, col(Move.seq) > game.reported_version, col(Move.seq) < first)

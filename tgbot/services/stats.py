@@ -40,6 +40,7 @@ from engine.events import Event, load_events
 from engine.tally import tally_events
 
 from ..render.stats import StatLine
+from ..store import move_log
 from ..store.models import ABANDONED, FINISHED, ComputerStats, Game, GamePlayer, Move, PlayerStats, User
 from .context import parse_state
 
@@ -82,6 +83,7 @@ def count_plays(
 
 def game_moves(session: Session, game_id: int) -> list[Move]:
     """The engine moves of a game's log, in order (the `start:<seed>` entry left out)."""
+    move_log.write_kept(session)  # the moves of the transaction that ends the game among them
     query = select(Move).where(Move.game_id == game_id, col(Move.seat).is_not(None)).order_by(col(Move.seq))
     return list(session.exec(query).all())
 

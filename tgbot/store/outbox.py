@@ -4,10 +4,10 @@ Services call `put` inside the transaction that decided what to show (a move, a 
 so the state change and its messages commit together or not at all. `tgbot.delivery` reads the
 rows back per chat (`next_row`) and records what it delivered (`delivered`).
 
-What a transaction puts is kept in the session until it commits, then written in one statement
-(`write_pending`), however many chats a move speaks to (the next board, the keys off the old one,
+What a transaction puts is kept in the session until it commits (`store.kept`), then written in
+one statement, however many chats a move speaks to (the next board, the keys off the old one,
 the mover's closed panel, the next player's panel). Every other function here writes what is
-kept first, so a transaction always reads its own rows.
+kept first (`write_pending`), so a transaction always reads its own rows.
 
 A *surface* is a message the bot keeps up to date: a game's board (``board:<game>:<n>``), its
 lobby (``lobby:<game>``), a player's panel (``panel:<game>:<seat>``). A surface has one wanted
@@ -25,15 +25,15 @@ from datetime import datetime
 from enum import IntEnum
 from typing import Any
 
-from sqlalchemy import bindparam, case, delete, event, update
+from sqlalchemy import bindparam, case, delete, update
 from sqlalchemy import select as sa_select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session as AnySession
-from sqlalchemy.orm import SessionTransaction
 from sqlalchemy.orm.util import identity_key
 from sqlmodel import Session, col, select
 
+from . import kept
 from .db import after_commit, is_postgres
 from .models import DeliveryChat, OutboxRow, ShownMessage
 
@@ -219,13 +219,10 @@ def put(session: Session, message: Message, now: datetime) -> None:
     """Queue `message`; for a surface, replace the content of its row that is still waiting.
 
     The replaced row keeps its place in the queue and the more urgent of the two priorities.
-    Nothing is written yet: the transaction's rows go out together when it commits (one is
-    begun if none has, so its end, commit or rollback, is the rows' too).
+    Nothing is written yet: the transaction's rows go out together when it commits.
     """
-    if not session.in_transaction():
-        session.begin()
     after_commit(session).wrote(message.chat_id, int(message.priority))
-    _pending(session).add(message, now)
+    kept.kept(session, _PENDING, _Pending).add(message, now)
 
 
 @dataclass
@@ -275,16 +272,28 @@ class _Pending:
     def copy(self) -> _Pending:
         return _Pending(list(self.rows), dict(self.surfaces))
 
+    def write(self, session: AnySession) -> None:
+        """One statement: an INSERT of all the rows (VALUES (...), (...)) that replaces the
+        content of a surface's waiting row. A row without a surface never conflicts (NULLs are
+        distinct in the unique index), so it is simply inserted."""
+        dialect = session.get_bind().dialect.name
+        rows = self.rows
+        if len(rows) == 1:
+            session.execute(_ONE[dialect], rows[0])
+            return
+        for start in range(0, len(rows), _ROWS_PER_INSERT):
+            chunk = rows[start : start + _ROWS_PER_INSERT]
+            session.execute(_replacing(_INSERTS[dialect](_OUTBOX).values(chunk)))
 
-_PENDING = "tweakbot.outbox"
+
+_PENDING = "outbox"
 
 
-def _pending(session: AnySession) -> _Pending:
-    pending = session.info.get(_PENDING)
-    if pending is None:
-        pending = session.info[_PENDING] = _Pending()
-    assert isinstance(pending, _Pending)
-    return pending
+def _pending(session: AnySession) -> _Pending | None:
+    """What the transaction has put and not written yet, if anything."""
+    found = kept.peek(session, _PENDING)
+    assert found is None or isinstance(found, _Pending)
+    return found
 
 
 def _replacing(statement: Any) -> Any:
@@ -306,67 +315,22 @@ def _replacing(statement: Any) -> Any:
 _INSERTS = {"postgresql": pg_insert, "sqlite": sqlite_insert}
 #: A transaction's only row (a compose tap's panel) goes out with a statement built once:
 #: building one anew cost more CPU than running it.
+_ONE = {name: _replacing(insert(_OUTBOX)) for name, insert in _INSERTS.items()}
 #: Rows per INSERT: 8 parameters each stay under SQLite's oldest limit of 999 per statement (a
 #: long burst of computer moves can put more).
 _ROWS_PER_INSERT = 100
-_ONE = {name: _replacing(insert(_OUTBOX)) for name, insert in _INSERTS.items()}
 
 
 def write_pending(session: AnySession) -> None:
-    """Write what the transaction has put, in one statement: an INSERT of all its rows (VALUES
-    (...), (...)) that replaces the content of a surface's waiting row. A row without a surface
-    never conflicts (NULLs are distinct in the unique index), so it is simply inserted."""
-    pending = session.info.pop(_PENDING, None)
-    if pending is None or not pending.rows:
-        return
-    assert isinstance(pending, _Pending)
-    dialect = session.get_bind().dialect.name
-    rows = pending.rows
-    if len(rows) == 1:
-        session.execute(_ONE[dialect], rows[0])
-        return
-    for start in range(0, len(rows), _ROWS_PER_INSERT):
-        chunk = rows[start : start + _ROWS_PER_INSERT]
-        session.execute(_replacing(_INSERTS[dialect](_OUTBOX).values(chunk)))
-
-
-# On every session (as `metrics` counts moves): a transaction commits what it put.
-@event.listens_for(AnySession, "before_commit")
-def _before_commit(session: AnySession) -> None:
-    write_pending(session)
-
-
-_SAVEPOINTS = "tweakbot.outbox.savepoints"
-
-
-@event.listens_for(AnySession, "after_transaction_create")
-def _savepoint_begins(session: AnySession, transaction: SessionTransaction) -> None:
-    """A savepoint remembers what was put before it, so rolling it back forgets exactly what was
-    put inside it (as it would the rows themselves)."""
-    if transaction.nested:
-        session.info.setdefault(_SAVEPOINTS, {})[transaction] = _pending(session).copy()
-
-
-@event.listens_for(AnySession, "after_soft_rollback")
-def _rolled_back(session: AnySession, previous_transaction: SessionTransaction) -> None:
-    before = session.info.get(_SAVEPOINTS, {}).pop(previous_transaction, None)
-    if before is not None:
-        session.info[_PENDING] = before
-
-
-@event.listens_for(AnySession, "after_transaction_end")
-def _ended(session: AnySession, transaction: SessionTransaction) -> None:
-    """A transaction that ends without its commit (rolled back, or its session closed) takes
-    what it put with it."""
-    if transaction.parent is None:
-        session.info.pop(_PENDING, None)
-        session.info.pop(_SAVEPOINTS, None)
+    """Write what the transaction has put, before reading or changing the table."""
+    kept.write(session, _PENDING)
 
 
 def _waiting(session: Session, chat_id: int, surface: str) -> bool:
     """A row still waits for a surface: one this transaction put, else one in the table (locked,
     so a sender cannot deliver it before this transaction ends)."""
-    if _pending(session).waiting(chat_id, surface):
+    pending = _pending(session)
+    if pending is not None and pending.waiting(chat_id, surface):
         return True
     found = session.execute(_WAITING, {"chat_id": chat_id, "surface": surface})
     return found.first() is not None
@@ -374,7 +338,9 @@ def _waiting(session: Session, chat_id: int, surface: str) -> bool:
 
 def discard_surface(session: Session, chat_id: int, surface: str) -> None:
     """Forget a waiting content of a surface (its game was cancelled before it was shown)."""
-    _pending(session).forget(chat_id, surface)
+    pending = _pending(session)
+    if pending is not None:
+        pending.forget(chat_id, surface)
     session.execute(
         delete(OutboxRow).where(col(OutboxRow.chat_id) == chat_id, col(OutboxRow.surface) == surface)
     )
