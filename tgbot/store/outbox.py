@@ -397,8 +397,18 @@ def next_row(session: Session, chat_id: int) -> OutboxRow | None:
     return session.execute(_NEXT, {"chat_id": chat_id}).scalars().first()
 
 
+_HELD = "tweakbot.outbox.shown"
+
+
 def shown_message(session: Session, chat_id: int, surface: str) -> ShownMessage | None:
-    return session.get(ShownMessage, (chat_id, surface))
+    """The message that shows a surface now, if any. The row found is held for the rest of the
+    transaction: the session's identity map keeps only the objects something refers to, and the
+    callers keep the message id alone, so looking again (a refused tap asks whether the board is
+    on its way, then which message is live) read the row again."""
+    found = session.get(ShownMessage, (chat_id, surface))
+    if found is not None:
+        session.info.setdefault(_HELD, {})[(chat_id, surface)] = found
+    return found
 
 
 def remember_shown(session: Session, chat_id: int, surface: str, message_id: int, digest: str) -> None:
