@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy import event
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
@@ -150,8 +151,9 @@ def test_the_final_move_and_the_stats_commit_together(db: Engine, monkeypatch: p
     compose(db, game_id, person, version, action)
     moves_before = move_count(db, game_id)
 
-    # A failure while writing the stats (after the first row): the final move is not committed either.
-    original = stats._upsert_add
+    # A failure while writing the stats (the players' rows, after the computers' had their turn):
+    # the final move is not committed either.
+    original = stats._add_all
     calls: list[int] = []
 
     def second_write_fails(*args: object, **kwargs: object) -> None:
@@ -160,7 +162,7 @@ def test_the_final_move_and_the_stats_commit_together(db: Engine, monkeypatch: p
             raise RuntimeError("database went away")
         original(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(stats, "_upsert_add", second_write_fails)
+    monkeypatch.setattr(stats, "_add_all", second_write_fails)
     with pytest.raises(RuntimeError):
         final_tap(db, game_id, person, version, action)
     assert len(calls) == 2
@@ -171,7 +173,7 @@ def test_the_final_move_and_the_stats_commit_together(db: Engine, monkeypatch: p
 
     # A failure after the final move (anything later in the same transaction, here writing what
     # the group will read): nothing is kept.
-    monkeypatch.setattr(stats, "_upsert_add", original)
+    monkeypatch.setattr(stats, "_add_all", original)
 
     def fails(*args: object, **kwargs: object) -> None:
         raise RuntimeError("crash after the move")
@@ -243,6 +245,37 @@ def test_stats_follow_a_group_that_became_a_supergroup(db: Engine) -> None:
         computers = session.exec(select(ComputerStats)).all()
     assert [(p.chat_id, p.user_id, p.games, p.wins) for p in people] == [(-200, 1, 3, 2)]
     assert [(c.chat_id, c.level, c.games) for c in computers] == [(-200, "easy", 3)]
+
+
+def test_a_game_ends_with_one_stats_statement_per_table_two_computers_of_a_level_adding_up(
+    db: Engine,
+) -> None:
+    """No statement per seat; two seats of one row (two Easy computers) count twice, as they
+    did when each seat had its own upsert."""
+    seats = {(CHAT, 1): {"games": 1, "wins": 1}, (CHAT, 2): {"games": 1, "wins": 0}}
+    computers: stats.Sums = {}
+    for _seat in range(2):
+        stats._sum_into(computers, (CHAT, "easy"), {"games": 1, "wins": 0})
+    with session_scope(db) as session:
+        stats._upsert_add(session, PlayerStats, {"chat_id": CHAT, "user_id": 1}, {"games": 4, "wins": 2}, NOW)
+    statements: list[str] = []
+
+    def record(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        statements.append(statement)
+
+    event.listen(db, "before_cursor_execute", record)
+    try:
+        with session_scope(db) as session:
+            stats._add_all(session, PlayerStats, ("chat_id", "user_id"), seats, NOW)
+            stats._add_all(session, ComputerStats, ("chat_id", "level"), computers, NOW)
+    finally:
+        event.remove(db, "before_cursor_execute", record)
+    assert len([s for s in statements if s.startswith("INSERT")]) == 2, statements
+    with Session(db) as session:
+        people = session.exec(select(PlayerStats).order_by(PlayerStats.user_id)).all()  # type: ignore[arg-type]
+        machines = session.exec(select(ComputerStats)).all()
+    assert [(p.user_id, p.games, p.wins) for p in people] == [(1, 5, 3), (2, 1, 0)]
+    assert [(c.level, c.games) for c in machines] == [("easy", 2)]
 
 
 def test_download_callback_data_is_strict() -> None:

@@ -89,6 +89,7 @@ def _carry_waiting(session: Session, chat_id: int, live: set[str]) -> None:
     """Before the rows move: a live board or lobby is drawn afresh in the new chat (its waiting
     content is dropped); any other waiting surface (an old board becoming a move report) goes
     as a plain message, keys taken off, so no move line is lost."""
+    outbox.write_pending(session)  # what this transaction put is among them
     for row in session.exec(
         select(OutboxRow).where(OutboxRow.chat_id == chat_id, col(OutboxRow.surface).is_not(None))
     ):

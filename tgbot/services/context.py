@@ -22,7 +22,8 @@ from ..game_settings import GameSettings
 from ..i18n import normalize
 from ..pacing import QuietHours
 from ..store.db import is_postgres
-from ..store.models import Chat, Game, GamePlayer, User
+from ..store.models import Chat, Draft, Game, GamePlayer, User
+from . import drafts
 
 
 @dataclass
@@ -150,7 +151,9 @@ def player_rows(session: Session, game_id: int) -> list[GamePlayer]:
 # as a bound parameter: building a SELECT (and its cache key) anew on every tap cost more CPU
 # than running it. The seats are read as plain columns, not as ORM objects: a tap only needs
 # their values (`SeatInfo`), and changes a seat with an UPDATE statement (`moves.clear_idle`,
-# `play.use_panel`), so the identity map had nothing to gain from them.
+# `play.use_panel`), so the identity map had nothing to gain from them. Each seat's draft comes
+# with it: a compose tap edits its player's, a move reads the next player's for their panel, and
+# neither then needs a query of its own (`drafts.known`).
 _GAME = (
     sa_select(Game, Chat)
     .join(Chat, col(Chat.id) == col(Game.chat_id), isouter=True)
@@ -171,18 +174,30 @@ _SEATS = (
         col(User.can_dm),
         col(User.language),
         col(User.tg_language),
+        col(Draft.version),
+        col(Draft.hand),
+        col(Draft.mask),
+        col(Draft.t_code),
     )
     .join(User, col(User.id) == col(GamePlayer.user_id), isouter=True)
+    .join(
+        Draft,
+        (col(Draft.game_id) == col(GamePlayer.game_id)) & (col(Draft.seat) == col(GamePlayer.seat)),
+        isouter=True,
+    )
     .where(col(GamePlayer.game_id) == bindparam("game_id"))
     .order_by(col(GamePlayer.seat))
 )
 
 
 def load_seats(session: Session, game_id: int) -> list[SeatInfo]:
-    """A game's seats with their people's language and reach, in seat order (as `seat_of_row`)."""
+    """A game's seats with their people's language and reach, in seat order (as `seat_of_row`);
+    their drafts are kept for the transaction."""
     seats = []
     for row in session.execute(_SEATS, {"game_id": game_id}):
-        seat, user_id, name, ai_level, away, left, timeouts, panel, known, can_dm, language, tg_language = row
+        seat, user_id, name, ai_level, away, left, timeouts, panel = row[:8]
+        known, can_dm, language, tg_language = row[8:12]
+        drafts.known(session, game_id, seat, *row[12:])
         reach, lang = _reach(known is not None, can_dm, language, tg_language)
         seats.append(
             SeatInfo(

@@ -3,7 +3,9 @@
 Kept on the server so that a tap changes the draft as it is now: two quick taps never act on
 the same old keyboard and lose a selection (DESIGN §3). A tap reads the draft once and writes it
 once: what was read is kept for the transaction (`session.info`), so saving it again needs no
-second read, even when there was none.
+second read, even when there was none. The game's read brings every seat's draft with its seats
+(`known`), so a tap reads none of its own; and once a move has cleared the game's drafts, none
+is read again (there is none left).
 
 Drafts are read and written with plain statements, built once, not as ORM objects: a compose tap
 does little else, and the unit of work (tracking the object, flushing it at commit) cost more
@@ -23,6 +25,7 @@ from ..store.upsert import built_once
 from .env import Env
 
 _READ = "tweakbot.drafts"
+_CLEARED = "tweakbot.drafts.cleared"  # games whose drafts this transaction deleted
 _TABLE: Any = DraftRow.__table__  # type: ignore[attr-defined]
 _DRAFT = select(_TABLE.c.version, _TABLE.c.hand, _TABLE.c.mask, _TABLE.c.t_code).where(
     _TABLE.c.game_id == bindparam("game_id"), _TABLE.c.seat == bindparam("seat")
@@ -49,14 +52,31 @@ def _known(session: Session) -> dict[tuple[int, int], Known]:
     return read
 
 
+def known(
+    session: Session,
+    game_id: int,
+    seat: int,
+    version: int | None,
+    hand: int | None,
+    mask: int | None,
+    t_code: str | None,
+) -> None:
+    """A seat's draft as the game's read found it (`version` None: it has none)."""
+    draft = None if version is None else (version, Draft(hand, mask or 0, t_code))
+    _known(session)[(game_id, seat)] = draft
+
+
 def _read(session: Session, game_id: int, seat: int) -> Known:
-    """The stored draft, read at most once per transaction."""
-    known = _known(session)
+    """The stored draft, read at most once per transaction (not at all when the game's read
+    brought it, or the game's drafts were cleared)."""
+    found = _known(session)
     key = (game_id, seat)
-    if key not in known:
+    if key not in found:
+        if game_id in session.info.get(_CLEARED, ()):
+            return None
         row = session.execute(_DRAFT, {"game_id": game_id, "seat": seat}).first()
-        known[key] = None if row is None else (row.version, Draft(row.hand, row.mask, row.t_code))
-    return known[key]
+        found[key] = None if row is None else (row.version, Draft(row.hand, row.mask, row.t_code))
+    return found[key]
 
 
 def load(session: Session, game_id: int, seat: int, version: int) -> Draft:
@@ -75,8 +95,9 @@ def save(session: Session, env: Env, game_id: int, seat: int, version: int, draf
 
 def clear(session: Session, game_id: int) -> None:
     """A move was played: every draft of the game is void (they name the old version anyway)."""
-    known = _known(session)
-    for key in list(known):
+    found = _known(session)
+    for key in list(found):
         if key[0] == game_id:
-            known[key] = None
+            del found[key]
+    session.info.setdefault(_CLEARED, set()).add(game_id)
     session.execute(_CLEAR, {"game_id": game_id})

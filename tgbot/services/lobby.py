@@ -22,6 +22,7 @@ from ..errors import ServiceError
 from ..game_settings import GameSettings, SettingKey
 from ..i18n import M_, _
 from ..render import cards as cards_render
+from ..store import move_log
 from ..store.models import (
     ACTIVE_STATUSES,
     CANCELLED,
@@ -32,7 +33,6 @@ from ..store.models import (
     Chat,
     Game,
     GamePlayer,
-    Move,
 )
 from ..store.outbox import Priority
 from ..turn_clock import TurnClock
@@ -344,9 +344,8 @@ def start(session: Session, env: Env, ctx: GameContext, players: list[GamePlayer
     game.status = PLAYING
     game.version = 1
     game.updated_at = env.now
-    session.add(
-        Move(game_id=ctx.game_id, seq=1, seat=None, code=f"start:{seed}", source="system", at=env.now)
-    )
+    start = f"start:{seed}"
+    move_log.add(session, game_id=ctx.game_id, seq=1, seat=None, code=start, source="system", at=env.now)
     # The turn starts when the board is seen.
     set_clock(session, game, TurnClock.waiting(clock_of(game), state.current))
     session.flush()

@@ -21,7 +21,8 @@ from engine.events import Event, GameEnded, TurnStarted, dump_events
 
 from .. import metrics
 from ..errors import ServiceError
-from ..store.models import ABANDONED, FINISHED, PLAYING, GamePlayer, Move
+from ..store import move_log
+from ..store.models import ABANDONED, FINISHED, PLAYING, GamePlayer
 from ..turn_clock import TurnClock
 from . import stats
 from .context import GameContext, SeatInfo, dump_state
@@ -99,16 +100,15 @@ def commit(session: Session, env: Env, ctx: GameContext, outcome: MoveOutcome) -
         set_clock(session, game, TurnClock.waiting(clock_of(game), after.current))
     else:
         set_clock(session, game, rules_of(ctx, env).acted(clock_of(game)))
-    session.add(
-        Move(
-            game_id=ctx.game_id,
-            seq=version + 1,
-            seat=outcome.seat,
-            code=outcome.code,
-            source=outcome.source,
-            at=env.now,
-            events=dump_events(outcome.events),
-        )
+    move_log.add(
+        session,
+        game_id=ctx.game_id,
+        seq=version + 1,
+        seat=outcome.seat,
+        code=outcome.code,
+        source=outcome.source,
+        at=env.now,
+        events=dump_events(outcome.events),
     )
     metrics.note_move(session, outcome.source)
     ctx = replace(ctx, state=after)

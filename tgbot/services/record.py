@@ -32,8 +32,8 @@ from ..render import chart
 from ..render.keys import Keyboard
 from ..render.limits import chunks
 from ..render.results import final_standings, move_lines, round_summary, standings_keys
-from ..store import outbox
-from ..store.models import Move
+from ..store import move_log, outbox
+from ..store.models import Game, Move, ShownMessage
 from ..store.outbox import Message, Priority
 from . import drafts, output, panels, surfaces
 from .context import GameContext
@@ -60,6 +60,7 @@ def unreported(session: Session, ctx: GameContext, outcomes: list[MoveOutcome]) 
     if game.reported_version + 1 >= first:
         return list(outcomes)
     state = ctx.playing_state()
+    move_log.write_kept(session)
     logged = session.exec(
         select(Move)
         .where(Move.game_id == ctx.game_id, col(Move.seq) > game.reported_version, col(Move.seq) < first)
@@ -134,7 +135,7 @@ def pause_board(session: Session, env: Env, ctx: GameContext) -> None:
         return
     game = ctx.game
     outbox.drop_keys(session, game.chat_id, shown, env.now, game_id=ctx.game_id, first=True)
-    game.board_no += 1  # not live any more: its report stays in the chat, the next board is new
+    _new_board(session, game)  # not live any more: its report stays in the chat, the next is new
     game.board_report = ""
     session.add(game)
 
@@ -143,8 +144,26 @@ def live_board(session: Session, ctx: GameContext) -> int | None:
     """The message id of the live board, if it has reached the chat."""
     if not ctx.game.board_no:
         return None
-    shown = outbox.shown_message(session, ctx.game.chat_id, surfaces.board(ctx.game))
+    shown = _shown_board(session, ctx.game)
     return shown.message_id if shown is not None else None
+
+
+_NUMBERED = "tweakbot.record.numbered"  # (game, board number) this transaction numbered
+
+
+def _new_board(session: Session, game: Game) -> None:
+    """The game's next board takes the next number."""
+    game.board_no += 1
+    session.info.setdefault(_NUMBERED, set()).add((game.id, game.board_no))
+
+
+def _shown_board(session: Session, game: Game) -> ShownMessage | None:
+    """The message that shows the game's live board, if it reached the chat. A board this
+    transaction numbered has not (its row is written at the commit): not looked up, so a move
+    that ends a round (the summary retires the board, the next board is new) reads it once."""
+    if (game.id, game.board_no) in session.info.get(_NUMBERED, ()):
+        return None
+    return outbox.shown_message(session, game.chat_id, surfaces.board(game))
 
 
 def board_on_its_way(session: Session, ctx: GameContext) -> bool:
@@ -295,12 +314,12 @@ def _put(
     game = ctx.game
     surface: str | None = None
     report = list(lines)
-    absorbed = retired = False
+    retired = False
     if game.board_no:
         live = surfaces.board(game)
-        shown = outbox.shown_message(session, game.chat_id, live)
+        shown = _shown_board(session, game)
         if shown is None:
-            surface, report, absorbed = live, _lines(game.board_report) + report, True
+            surface, report = live, _lines(game.board_report) + report
             game.board_report = ""  # its lines are in this message now
         else:  # the board the game leaves: its keys were never taken (it was live)
             chat, message_id = game.chat_id, shown.message_id
@@ -310,11 +329,11 @@ def _put(
     for chunk in before:  # a long burst (computers, an outage): the record stays whole
         outbox.put(session, _message(ctx, "\n".join(chunk), None, surface), env.now)
         if surface is not None:
-            game.board_no += 1
+            _new_board(session, game)
             surface = None
     if board:
         if surface is None:
-            game.board_no += 1
+            _new_board(session, game)
             surface = surfaces.board(game)
         game.board_report = "\n".join(report)
         text, keys = group_board(ctx, env, report)
@@ -322,14 +341,12 @@ def _put(
         if surface is not None or retired:
             # the surface now holds this text, or the board before it is not live any more: the
             # next board is a new one
-            game.board_no += 1
+            _new_board(session, game)
             game.board_report = ""
         text = _under(report, body or "")
     game.reported_version = game.version
     session.add(game)
-    # a board just numbered has no row waiting yet (one that takes a waiting board's place does)
-    fresh = board and surface == surfaces.board(game) and not absorbed
-    outbox.put(session, _message(ctx, text, keys, surface, notify), env.now, new_surface=fresh)
+    outbox.put(session, _message(ctx, text, keys, surface, notify), env.now)
 
 
 def _message(

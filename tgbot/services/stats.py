@@ -38,6 +38,7 @@ from engine.events import Event, load_events
 from engine.tally import tally_events
 
 from ..render.stats import StatLine
+from ..store import move_log
 from ..store.models import ABANDONED, FINISHED, ComputerStats, Game, GamePlayer, Move, PlayerStats, User
 from ..store.upsert import insert_for
 from .context import parse_state
@@ -81,6 +82,7 @@ def count_plays(
 
 def game_moves(session: Session, game_id: int) -> list[Move]:
     """The engine moves of a game's log, in order (the `start:<seed>` entry left out)."""
+    move_log.write_kept(session)  # the moves of the transaction that ends the game among them
     query = select(Move).where(Move.game_id == game_id, col(Move.seat).is_not(None)).order_by(col(Move.seq))
     return list(session.exec(query).all())
 
@@ -182,15 +184,53 @@ def record_game_end(session: Session, game: Game, state: GameState | None, now: 
         if not game.state:
             return False
         state = parse_state(game.state)
+    computers: Sums = {}
+    people: Sums = {}
     for tally in tally_game(session, game, state):
         if tally.ai_level is not None:
-            keys: dict[str, Any] = {"chat_id": game.chat_id, "level": tally.ai_level}
-            _upsert_add(session, ComputerStats, keys, _counters(tally), now)
+            _sum_into(computers, (game.chat_id, tally.ai_level), _counters(tally))
         elif tally.user_id is not None:
-            keys = {"chat_id": game.chat_id, "user_id": tally.user_id}
-            _upsert_add(session, PlayerStats, keys, _counters(tally), now)
+            _sum_into(people, (game.chat_id, tally.user_id), _counters(tally))
+    _add_all(session, ComputerStats, ("chat_id", "level"), computers, now)
+    _add_all(session, PlayerStats, ("chat_id", "user_id"), people, now)
     session.flush()
     return True
+
+
+#: Counters to add, per row key (its key columns' values, in order).
+Sums = dict[tuple[Any, ...], dict[str, int]]
+
+
+def _sum_into(sums: Sums, key: tuple[Any, ...], add: dict[str, int]) -> None:
+    """Two seats of one row (two computers of a level) add up before the row is written: one
+    statement may not change a row twice."""
+    known = sums.setdefault(key, dict.fromkeys(add, 0))
+    for name, amount in add.items():
+        known[name] += amount
+
+
+def _add_all(
+    session: Session, table: type[SQLModel], key_names: tuple[str, ...], sums: Sums, now: datetime
+) -> None:
+    """Every seat's row of a table in one statement (a multi-row upsert), not one per seat."""
+    dialect = session.get_bind().dialect.name
+    if len(sums) <= 1 or dialect not in ("sqlite", "postgresql"):
+        for key, add in sums.items():
+            _upsert_add(session, table, dict(zip(key_names, key, strict=True)), add, now)
+        return
+    sa_table = table.__table__  # type: ignore[attr-defined]
+    rows = [{**dict(zip(key_names, key, strict=True)), **add, "updated_at": now} for key, add in sums.items()]
+    insert = insert_for(dialect)
+    statement = insert(sa_table).values(rows)
+    counters = next(iter(sums.values()))
+    statement = statement.on_conflict_do_update(
+        index_elements=list(key_names),
+        set_={
+            **{name: sa_table.c[name] + statement.excluded[name] for name in counters},
+            "updated_at": statement.excluded.updated_at,
+        },
+    )
+    session.execute(statement)
 
 
 def migrate_chat_stats(session: Session, old_id: int, new_id: int, now: datetime) -> None:

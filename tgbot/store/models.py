@@ -202,15 +202,18 @@ class OutboxRow(SQLModel, table=True):
     """Something to show in a chat, written in the transaction that decided it (DESIGN §6).
 
     A row with a `surface` is the latest wanted content of that message (a board, a lobby, a
-    panel): a newer one replaces it while it waits (`rev` counts the replacements, so a sender
-    that delivered an older content leaves the newer one queued). Rows without a surface are new
-    messages. `tgbot.delivery` sends each chat's rows in (priority, id) order within its budget.
+    panel), the only row of its chat and surface: a newer one replaces it while it waits (`rev`
+    counts the replacements, so a sender that delivered an older content leaves the newer one
+    queued). Rows without a surface are new messages. `tgbot.delivery` sends each chat's rows in
+    (priority, id) order within its budget.
     """
 
     __tablename__ = "outbox"
     __table_args__ = (
         Index("ix_outbox_chat_order", "chat_id", "priority", "id"),
-        Index("ix_outbox_chat_surface", "chat_id", "surface"),
+        # One row per chat and surface (NULLs are distinct: rows without a surface never
+        # conflict): the upsert that replaces a waiting content names it (`outbox.put`).
+        Index("ux_outbox_chat_surface", "chat_id", "surface", unique=True),
     )
 
     id: int | None = Field(default=None, primary_key=True)

@@ -4,11 +4,17 @@ Services call `put` inside the transaction that decided what to show (a move, a 
 so the state change and its messages commit together or not at all. `tgbot.delivery` reads the
 rows back per chat (`next_row`) and records what it delivered (`delivered`).
 
+What a transaction puts is kept in the session until it commits (`store.kept`), then written in
+one statement, however many chats a move speaks to (the next board, the keys off the old one,
+the mover's closed panel, the next player's panel). Every other function here writes what is
+kept first (`write_pending`), so a transaction always reads its own rows.
+
 A *surface* is a message the bot keeps up to date: a game's board (``board:<game>:<n>``), its
 lobby (``lobby:<game>``), a player's panel (``panel:<game>:<seat>``). A surface has one wanted
 content at a time: `put` replaces the content of a row still waiting for that surface instead of
-queueing another, so a burst of draft previews becomes one edit and an unsent preview simply
-gives way to the move report.
+queueing another (the table has one row per chat and surface: the upsert's conflict target), so
+a burst of draft previews becomes one edit and an unsent preview simply gives way to the move
+report.
 """
 
 from __future__ import annotations
@@ -17,23 +23,26 @@ import json
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import IntEnum
+from functools import cache
 from typing import Any
 
-from sqlalchemy import bindparam, delete, update
+from sqlalchemy import bindparam, case, delete, update
 from sqlalchemy import select as sa_select
+from sqlalchemy.orm import Session as AnySession
 from sqlalchemy.orm.util import identity_key
 from sqlmodel import Session, col, select
 
+from . import kept
 from .db import after_commit, is_postgres
 from .models import DeliveryChat, OutboxRow, ShownMessage
-from .upsert import built_once
+from .upsert import built_once, insert_for
 
 Keyboard = list[list[dict[str, str]]]
 
 # The statements every tap and every write runs, built once with bound parameters: building a
 # statement (and its cache key) anew each time cost more CPU than running it.
 _WAITING = (
-    sa_select(OutboxRow)
+    sa_select(col(OutboxRow.id))
     .where(col(OutboxRow.chat_id) == bindparam("chat_id"), col(OutboxRow.surface) == bindparam("surface"))
     .with_for_update()
 )
@@ -206,48 +215,135 @@ class Message:
         )
 
 
-def put(session: Session, message: Message, now: datetime, *, new_surface: bool = False) -> None:
+def put(session: Session, message: Message, now: datetime) -> None:
     """Queue `message`; for a surface, replace the content of its row that is still waiting.
 
     The replaced row keeps its place in the queue and the more urgent of the two priorities.
-    `new_surface`: the caller knows no row can be waiting for it (a board just numbered), so
-    none is looked for.
+    Nothing is written yet: the transaction's rows go out together when it commits.
     """
-    payload = message.payload().to_json()
     after_commit(session).wrote(message.chat_id, int(message.priority))
-    if message.surface is not None and not new_surface:
-        waiting = _waiting(session, message.chat_id, message.surface)
-        if waiting is not None:
-            waiting.payload = payload
-            waiting.priority = min(waiting.priority, int(message.priority))
-            waiting.rev += 1
-            session.add(waiting)
+    kept.kept(session, _PENDING, _Pending).add(message, now)
+
+
+@dataclass
+class _Pending:
+    """The rows a transaction has put and not written yet, in the order they were put (their
+    ids, and so the order a chat's rows of one priority are sent in, follow it). A second put
+    for a surface replaces the content of the first, as the upsert does a waiting row's."""
+
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    #: (chat, surface) -> its row's index in `rows`
+    surfaces: dict[tuple[int, str], int] = field(default_factory=dict)
+
+    def add(self, message: Message, now: datetime) -> None:
+        row = {
+            "chat_id": message.chat_id,
+            "surface": message.surface,
+            "priority": int(message.priority),
+            "payload": message.payload().to_json(),
+            "rev": 0,
+            "attempts": 0,
+            "game_id": message.game_id,
+            "created_at": now,
+        }
+        if message.surface is None:
+            self.rows.append(row)
             return
-    session.add(
-        OutboxRow(
-            chat_id=message.chat_id,
-            surface=message.surface,
-            priority=int(message.priority),
-            payload=payload,
-            game_id=message.game_id,
-            created_at=now,
-        )
+        key = (message.chat_id, message.surface)
+        at = self.surfaces.get(key)
+        if at is None:
+            self.surfaces[key] = len(self.rows)
+            self.rows.append(row)
+            return
+        earlier = self.rows[at]  # (replaced, not changed: a savepoint's copy keeps the old one)
+        priority = min(earlier["priority"], row["priority"])
+        self.rows[at] = {**earlier, "payload": row["payload"], "priority": priority}
+
+    def waiting(self, chat_id: int, surface: str) -> bool:
+        return (chat_id, surface) in self.surfaces
+
+    def forget(self, chat_id: int, surface: str) -> None:
+        at = self.surfaces.pop((chat_id, surface), None)
+        if at is None:
+            return
+        del self.rows[at]
+        self.surfaces = {key: i - (i > at) for key, i in self.surfaces.items()}
+
+    def copy(self) -> _Pending:
+        return _Pending(list(self.rows), dict(self.surfaces))
+
+    def write(self, session: AnySession) -> None:
+        """One statement: an INSERT of all the rows (VALUES (...), (...)) that replaces the
+        content of a surface's waiting row. A row without a surface never conflicts (NULLs are
+        distinct in the unique index), so it is simply inserted."""
+        dialect = session.get_bind().dialect.name
+        rows = self.rows
+        if len(rows) == 1:
+            session.execute(_one(dialect), rows[0])
+            return
+        for start in range(0, len(rows), _ROWS_PER_INSERT):
+            chunk = rows[start : start + _ROWS_PER_INSERT]
+            session.execute(_replacing(insert_for(dialect)(_OUTBOX).values(chunk)))
+
+
+_PENDING = "outbox"
+
+
+def _pending(session: AnySession) -> _Pending | None:
+    """What the transaction has put and not written yet, if anything."""
+    found = kept.peek(session, _PENDING)
+    assert found is None or isinstance(found, _Pending)
+    return found
+
+
+def _replacing(statement: Any) -> Any:
+    """A surface's row: inserted, or its waiting row takes the new content (its place in the
+    queue kept, the more urgent priority, one more revision so a sender that is delivering the
+    older content leaves the newer one queued)."""
+    table = _OUTBOX.c
+    new = statement.excluded
+    return statement.on_conflict_do_update(
+        index_elements=["chat_id", "surface"],
+        set_={
+            "payload": new.payload,
+            "priority": case((new.priority < table.priority, new.priority), else_=table.priority),
+            "rev": table.rev + 1,
+        },
     )
 
 
-def _waiting(session: Session, chat_id: int, surface: str) -> OutboxRow | None:
-    """The row still waiting for a surface: one this transaction added (not written yet), else
-    one in the table, locked."""
-    for pending in session.new:
-        if isinstance(pending, OutboxRow) and pending.chat_id == chat_id and pending.surface == surface:
-            return pending
-    with session.no_autoflush:
-        found = session.execute(_WAITING, {"chat_id": chat_id, "surface": surface})
-        return found.scalars().first()
+@cache
+def _one(dialect: str) -> Any:
+    """A transaction's only row (a compose tap's panel) goes out with a statement built once per
+    process: building one anew cost more CPU than running it."""
+    return _replacing(insert_for(dialect)(_OUTBOX))
+
+
+#: Rows per INSERT: 8 parameters each stay under SQLite's oldest limit of 999 per statement (a
+#: long burst of computer moves can put more).
+_ROWS_PER_INSERT = 100
+
+
+def write_pending(session: AnySession) -> None:
+    """Write what the transaction has put, before reading or changing the table."""
+    kept.write(session, _PENDING)
+
+
+def _waiting(session: Session, chat_id: int, surface: str) -> bool:
+    """A row still waits for a surface: one this transaction put, else one in the table (locked,
+    so a sender cannot deliver it before this transaction ends)."""
+    pending = _pending(session)
+    if pending is not None and pending.waiting(chat_id, surface):
+        return True
+    found = session.execute(_WAITING, {"chat_id": chat_id, "surface": surface})
+    return found.first() is not None
 
 
 def discard_surface(session: Session, chat_id: int, surface: str) -> None:
     """Forget a waiting content of a surface (its game was cancelled before it was shown)."""
+    pending = _pending(session)
+    if pending is not None:
+        pending.forget(chat_id, surface)
     session.execute(
         delete(OutboxRow).where(col(OutboxRow.chat_id) == chat_id, col(OutboxRow.surface) == surface)
     )
@@ -258,6 +354,7 @@ def discard_surface(session: Session, chat_id: int, surface: str) -> None:
 
 def chats_with_rows(session: Session, limit: int = 500) -> list[int]:
     """Chats that have something waiting (the safety net after a restart or another instance)."""
+    write_pending(session)
     return list(session.exec(select(OutboxRow.chat_id).distinct().limit(limit)).all())
 
 
@@ -278,7 +375,7 @@ def drop_keys(
     if not first:
         if shown_message(session, chat_id, surface) is not None:
             return  # taken already
-        if _waiting(session, chat_id, surface) is not None:
+        if _waiting(session, chat_id, surface):
             return
     message = Message(
         chat_id,
@@ -289,7 +386,7 @@ def drop_keys(
         surface=surface,
         game_id=game_id,
     )
-    put(session, message, now, new_surface=True)
+    put(session, message, now)
 
 
 def keys_off_surface(message_id: int) -> str:
@@ -299,11 +396,22 @@ def keys_off_surface(message_id: int) -> str:
 
 def next_row(session: Session, chat_id: int) -> OutboxRow | None:
     """The chat's most urgent row, the oldest first among equals."""
+    write_pending(session)
     return session.execute(_NEXT, {"chat_id": chat_id}).scalars().first()
 
 
+_HELD = "tweakbot.outbox.shown"
+
+
 def shown_message(session: Session, chat_id: int, surface: str) -> ShownMessage | None:
-    return session.get(ShownMessage, (chat_id, surface))
+    """The message that shows a surface now, if any. The row found is held for the rest of the
+    transaction: the session's identity map keeps only the objects something refers to, and the
+    callers keep the message id alone, so looking again (a refused tap asks whether the board is
+    on its way, then which message is live) read the row again."""
+    found = session.get(ShownMessage, (chat_id, surface))
+    if found is not None:
+        session.info.setdefault(_HELD, {})[(chat_id, surface)] = found
+    return found
 
 
 def remember_shown(session: Session, chat_id: int, surface: str, message_id: int, digest: str) -> None:
@@ -326,21 +434,25 @@ def forget_shown(session: Session, chat_id: int, surface: str) -> None:
 
 def delivered(session: Session, row_id: int, rev: int) -> bool:
     """Drop a delivered row, unless a newer content replaced it meanwhile (then it stays queued)."""
+    write_pending(session)
     result = session.execute(_DELIVERED, {"row_id": row_id, "rev": rev})
     return bool(result.rowcount)  # type: ignore[attr-defined]
 
 
 def drop(session: Session, row_id: int) -> None:
+    write_pending(session)
     session.execute(delete(OutboxRow).where(col(OutboxRow.id) == row_id))
 
 
 def drop_chat(session: Session, chat_id: int) -> int:
     """Everything waiting for a chat the bot can no longer write to."""
+    write_pending(session)
     result = session.execute(delete(OutboxRow).where(col(OutboxRow.chat_id) == chat_id))
     return int(result.rowcount)  # type: ignore[attr-defined]
 
 
 def note_attempt(session: Session, row_id: int) -> None:
+    write_pending(session)
     session.execute(
         update(OutboxRow).where(col(OutboxRow.id) == row_id).values(attempts=col(OutboxRow.attempts) + 1)
     )
@@ -349,6 +461,7 @@ def note_attempt(session: Session, row_id: int) -> None:
 def move_chat(session: Session, old_id: int, new_id: int) -> None:
     """A group became a supergroup: its waiting rows go to the new id; its shown messages stay
     behind (they cannot be edited from the new chat), so surfaces are posted anew there."""
+    write_pending(session)
     session.execute(update(OutboxRow).where(col(OutboxRow.chat_id) == old_id).values(chat_id=new_id))
     session.execute(delete(ShownMessage).where(col(ShownMessage.chat_id) == old_id))
     after_commit(session).wrote(new_id, Priority.TURN)

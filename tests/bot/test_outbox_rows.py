@@ -1,0 +1,162 @@
+"""The outbox and the move log as a transaction writes them: everything put goes out in one
+statement at commit, a surface keeps one row whose content the newest put replaces, and a
+rolled-back savepoint takes its rows with it. On SQLite and on PostgreSQL."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import event
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, col, select
+
+from tests.pg import pg_engine, pg_url  # noqa: F401  (fixtures)
+from tgbot.store import move_log, outbox
+from tgbot.store.db import create_all, make_engine
+from tgbot.store.models import Game, Move, OutboxRow
+from tgbot.store.outbox import Message, Priority
+
+NOW = datetime(2026, 12, 2, 6, 0, tzinfo=UTC).replace(tzinfo=None)
+GROUP, ANA = -100, 7
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def engine(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engine]:
+    if request.param == "postgresql":
+        yield request.getfixturevalue("pg_engine")
+        return
+    made = make_engine(f"sqlite:///{tmp_path / 'outbox.sqlite3'}")
+    create_all(made)
+    yield made
+    made.dispose()
+
+
+def rows(engine: Engine) -> list[OutboxRow]:
+    with Session(engine) as session:
+        return list(session.exec(select(OutboxRow).order_by(col(OutboxRow.id))).all())
+
+
+def text(row: OutboxRow) -> str:
+    return outbox.Payload.from_json(row.payload).text
+
+
+class Statements:
+    def __init__(self, engine: Engine) -> None:
+        self.seen: list[str] = []
+        event.listen(engine, "before_cursor_execute", self.record)
+
+    def record(self, _conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        if not statement.lstrip().upper().startswith("BEGIN"):
+            self.seen.append(statement)
+
+
+def test_a_transactions_rows_go_out_in_one_statement_in_the_order_put(engine: Engine) -> None:
+    board = "board:1:1"
+    with Session(engine) as session:
+        statements = Statements(engine)
+        outbox.put(session, Message(GROUP, "the report", priority=Priority.BOARD), NOW)
+        outbox.put(session, Message(GROUP, "board, first draw", surface=board, priority=Priority.INFO), NOW)
+        outbox.put(session, Message(ANA, "your panel", surface="panel:1:0", priority=Priority.INFO), NOW)
+        outbox.put(session, Message(GROUP, "board, redrawn", surface=board, priority=Priority.BOARD), NOW)
+        outbox.put(session, Message(GROUP, "a notice"), NOW)
+        assert statements.seen == []  # nothing is written before the commit
+        session.commit()
+    assert len(statements.seen) == 1 and statements.seen[0].startswith("INSERT INTO outbox")
+    found = rows(engine)
+    # the surface put twice is one row, in the place of the first put, with the newer content
+    # and the more urgent priority
+    assert [(r.chat_id, r.surface, text(r)) for r in found] == [
+        (GROUP, None, "the report"),
+        (GROUP, board, "board, redrawn"),
+        (ANA, "panel:1:0", "your panel"),
+        (GROUP, None, "a notice"),
+    ]
+    assert found[1].priority == Priority.BOARD and found[1].rev == 0
+
+
+def test_a_waiting_surface_takes_the_new_content_in_its_place_in_the_queue(engine: Engine) -> None:
+    panel = "panel:1:0"
+    with Session(engine) as session:
+        outbox.put(session, Message(ANA, "draft 1", surface=panel, priority=Priority.TURN), NOW)
+        outbox.put(session, Message(ANA, "a reply"), NOW)
+        session.commit()
+    before = rows(engine)
+    with Session(engine) as session:
+        outbox.put(session, Message(ANA, "draft 2", surface=panel, priority=Priority.COSMETIC), NOW)
+        session.commit()
+    after = rows(engine)
+    assert [r.id for r in after] == [r.id for r in before]
+    replaced = after[0]
+    assert text(replaced) == "draft 2"
+    assert replaced.priority == Priority.TURN  # the more urgent of the two stays
+    assert replaced.rev == 1  # a sender delivering "draft 1" leaves it queued
+    with Session(engine) as session:
+        outbox.put(session, Message(ANA, "draft 3", surface=panel, priority=Priority.BOARD), NOW)
+        session.commit()
+    first = rows(engine)[0]
+    assert (text(first), first.priority, first.rev) == ("draft 3", Priority.BOARD, 2)
+
+
+def test_a_transaction_reads_the_rows_it_put(engine: Engine) -> None:
+    with Session(engine) as session:
+        outbox.put(session, Message(ANA, "hello"), NOW)
+        row = outbox.next_row(session, ANA)
+        assert row is not None and text(row) == "hello"
+        session.commit()
+    assert len(rows(engine)) == 1
+
+
+def test_a_rolled_back_savepoint_forgets_what_was_put_inside_it(engine: Engine) -> None:
+    panel = "panel:1:0"
+    with Session(engine) as session:
+        outbox.put(session, Message(ANA, "before", surface=panel), NOW)
+        try:
+            with session.begin_nested():
+                outbox.put(session, Message(ANA, "inside, replaced", surface=panel), NOW)
+                outbox.put(session, Message(GROUP, "inside, new"), NOW)
+                raise LookupError("refused")
+        except LookupError:
+            pass
+        with session.begin_nested():
+            outbox.put(session, Message(GROUP, "kept"), NOW)
+        session.commit()
+    assert [(r.chat_id, text(r)) for r in rows(engine)] == [(ANA, "before"), (GROUP, "kept")]
+
+
+def test_a_rolled_back_transaction_writes_nothing(engine: Engine) -> None:
+    with Session(engine) as session:
+        outbox.put(session, Message(ANA, "never"), NOW)
+        session.rollback()
+        session.commit()
+    assert rows(engine) == []
+
+
+def test_a_transactions_moves_go_out_in_one_statement(engine: Engine) -> None:
+    """A Joker played with its sum, or computers' moves after a person's: one INSERT for the
+    log, on SQLite too (whose ORM would insert them one by one to get their ids back)."""
+    with Session(engine) as session:
+        game = Game(chat_id=GROUP, creator_id=ANA, created_at=NOW, updated_at=NOW)
+        session.add(game)
+        session.commit()
+        game_id = game.id
+    assert game_id is not None
+    with Session(engine) as session:
+        statements = Statements(engine)
+        for seq, code in ((2, "J+"), (3, "S0:1"), (4, "D0")):
+            move_log.add(session, game_id=game_id, seq=seq, seat=seq % 2, code=code, source="player", at=NOW)
+        try:
+            with session.begin_nested():
+                move_log.add(session, game_id=game_id, seq=5, seat=0, code="D1", source="ai", at=NOW)
+                raise LookupError("refused")
+        except LookupError:
+            pass
+        session.commit()
+    inserts = [s for s in statements.seen if s.startswith("INSERT INTO moves")]
+    assert len(inserts) == 1, statements.seen
+    with Session(engine) as session:
+        logged = session.exec(select(Move).order_by(col(Move.seq))).all()
+    assert [(m.seq, m.code) for m in logged] == [(2, "J+"), (3, "S0:1"), (4, "D0")]

@@ -1,0 +1,174 @@
+"""What a tap costs the database: the SQL statements of its one transaction, per kind of tap, on
+SQLite and on PostgreSQL (issue 20: a handful per tap, no per-seat loops, nothing read twice).
+
+Each figure below is the list of what that tap must do, and nothing more:
+
+* the game's read: the game row with its chat's (locked on PostgreSQL), then its seats with
+  their people and their drafts: **2** (the 👀 My hand popup is only these);
+* a compose tap also records the tap (a duplicate delivery is ignored) and saves the draft:
+  **4**; in a panel the panel shows the draft: one outbox statement, **5**;
+* a move (a sum or a discard that ends the turn, no round end) reads the game, clears the drafts,
+  looks up the live board (is it in the chat yet?), writes the game row (its version's
+  compare-and-set) and the move, and queues everything the chats should show in one outbox
+  statement (the next board, the keys off the old one, the mover's closed panel, the next
+  player's panel): **7**, from a panel or from the group board alike; a move that ends a round
+  too (the summary is one more row of the same outbox statement, and the board it retires is
+  the only one looked up: the next one is new);
+* a key of a board that is no longer live is refused after the game's read, the live board
+  looked up once (is the next one on its way? if not, is the tapped message the live one?) and
+  the old message's keys (taken off already here: the senders finish between taps): **4** (one
+  more when its keys still wait to be taken off: that row is looked for).
+
+benchmarks/tap_cost.py measures the same over whole games (BENCHMARKS.md).
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+from collections import defaultdict
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import pytest
+from sqlalchemy import event
+
+from tests.bot.conftest import BotRig, running_bot
+from tests.bot.helpers import board_of, current_game, open_panel, open_private_chats, panel_of, state_of
+from tests.bot.players import Player, play_turn, to_move
+from tests.fakes.telegram import CallbackAnswer, FakeUser, StoredMessage
+from tests.pg import pg_url  # noqa: F401  (fixture)
+
+TURNS = 60
+HANDLERS = "tgbot.deps"  # where the handlers' transactions are started (Deps.run)
+COMPOSE_OPS = ("h", "t", "x")
+
+#: Statements per tap kind, as the module docstring counts them.
+EXPECTED = {
+    "hand popup": 2,
+    "compose, board": 4,
+    "compose, panel": 5,
+    "move, board": 7,
+    "move, panel": 7,
+    "move ending a round": 7,
+    "refused: an old board's key": 4,
+}
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+async def any_rig(
+    request: pytest.FixtureRequest, db_url: str, seeds: Callable[[], int]
+) -> AsyncIterator[BotRig]:
+    url = db_url if request.param == "sqlite" else request.getfixturevalue("pg_url")
+    async with running_bot(url, seeds) as bot:
+        yield bot
+
+
+class StatementBooks:
+    """The statements of every handler transaction, by the tap that ran it."""
+
+    def __init__(self, rig: BotRig) -> None:
+        self.rig = rig
+        self.local = threading.local()
+        self.transactions: list[tuple[str, list[str]]] = []
+        self.by_kind: dict[str, list[int]] = defaultdict(list)
+        db = rig.deps.db
+        original = db._transaction
+
+        def transaction(work: Any, *rest: Any) -> Any:
+            statements: list[str] = []
+            self.transactions.append((getattr(work, "__module__", "?"), statements))
+            self.local.statements = statements
+            try:
+                return original(work, *rest)
+            finally:
+                self.local.statements = None
+
+        def before(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+            found = getattr(self.local, "statements", None)
+            if found is not None and not statement.lstrip().upper().startswith("BEGIN"):
+                found.append(statement)
+
+        db._transaction = transaction  # type: ignore[method-assign,assignment]
+        event.listen(db.engine, "before_cursor_execute", before)
+        tap_data = rig.tg.tap_data
+
+        async def counted(
+            user: FakeUser, message: StoredMessage, data: str | None, *, expect_answer: bool = True
+        ) -> CallbackAnswer:
+            first = len(self.transactions)
+            before_tap = current_game(rig)
+            answer = await tap_data(user, message, data, expect_answer=expect_answer)
+            after_tap = current_game(rig)
+            mine = [s for module, s in self.transactions[first:] if module == HANDLERS]
+            assert len(mine) == 1, (data, [m for m, _ in self.transactions[first:]])
+            kind = self.kind(data, message.chat_id > 0, before_tap, after_tap)
+            if kind is not None:
+                self.by_kind[kind].append(len(mine[0]))
+                if len(mine[0]) != EXPECTED[kind]:
+                    self.odd.append((kind, mine[0]))
+            return answer
+
+        self.odd: list[tuple[str, list[str]]] = []
+        rig.tg.tap_data = counted  # type: ignore[method-assign]
+
+    @staticmethod
+    def kind(data: str | None, private: bool, before: Any, after: Any) -> str | None:
+        """The tap's kind, or None for one this test does not pin (a lobby key, a move that ends
+        the game or plays more than one move)."""
+        where = "panel" if private else "board"
+        parts = (data or "").split(":")
+        if parts[0] == "h":
+            return "hand popup"
+        if parts[0] != "k" or len(parts) < 4:
+            return None
+        if parts[2] != str(before.version):
+            return "refused: an old board's key" if not private else None
+        if parts[3] in COMPOSE_OPS:
+            return f"compose, {where}"
+        if parts[3] in ("c", "d"):
+            old, new = state_of(before), state_of(after)
+            if after.version != before.version + 1 or new.is_over:
+                return None
+            if new.round != old.round:
+                return "move ending a round"
+            return f"move, {where}" if new.current != old.current else None
+        return None
+
+
+async def test_each_kind_of_tap_costs_its_handful_of_statements(any_rig: BotRig) -> None:
+    """Two players compose in their panels and one on the group board, so a move is followed by
+    the next player's panel, or the next board alone; every tap of a kind costs the same."""
+    rig = any_rig
+    fake, tg = rig.fake, rig.tg
+    ana, ben, cai = fake.user(1, "Ana"), fake.user(2, "Ben"), fake.user(3, "Cai")
+    await open_private_chats(rig, [ana, ben])
+    group = fake.group("Friends")
+    await tg.send(group, ana, "/newgame@tweak_test_bot")
+    lobby = fake.last_message(group.id)
+    for user in (ben, cai):
+        await tg.tap(user, lobby, "✋ Join")
+    await tg.tap(ana, lobby, "▶️ Start")
+    game = current_game(rig, group.id)
+    for user in (ana, ben):
+        await open_panel(rig, user, board_of(rig, current_game(rig, group.id)))
+    books = StatementBooks(rig)
+    players = [Player(u, random.Random(70 + i), use_t_cards=False) for i, u in enumerate((ana, ben, cai))]
+    for _turn in range(TURNS):
+        game = current_game(rig, group.id)
+        if game.status != "playing":
+            break
+        board = board_of(rig, game)
+        player = to_move(board.text, players)
+        assert player is not None, board.text
+        seat = players.index(player)
+        surface = panel_of(rig, game, seat, player.user) if player.user in (ana, ben) else board
+        await play_turn(tg, fake, surface, player, private=player.user in (ana, ben))
+        if current_game(rig, group.id).version > game.version:  # the board tapped is an old one now
+            await tg.tap_data(player.user, board, f"k:{game.id}:{game.version}:h:0")
+
+    assert set(books.by_kind) == set(EXPECTED), dict(books.by_kind)
+    least = {"move, panel": 5, "move, board": 3, "move ending a round": 1}
+    taps = {kind: len(books.by_kind[kind]) for kind in least}
+    assert all(taps[kind] >= n for kind, n in least.items()), taps
+    assert books.odd == [], books.odd

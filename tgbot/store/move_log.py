@@ -1,0 +1,61 @@
+"""The move log as a transaction writes it: its moves are kept until it commits, then written in
+one INSERT (`store.kept`), so a Joker played with its sum, or a burst of computer moves after a
+person's, is one statement on SQLite as on PostgreSQL. Nothing in the transaction needs a move's
+id; whoever reads the log in the same transaction writes what is kept first (`write_kept`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import insert
+from sqlalchemy.orm import Session
+
+from . import kept
+from .models import Move
+
+_MOVES: Any = Move.__table__  # type: ignore[attr-defined]
+#: A transaction's only move (most taps) goes out with a statement built once.
+_ONE = insert(_MOVES)
+#: Rows per INSERT: 7 parameters each stay under SQLite's oldest limit of 999 per statement.
+_ROWS_PER_INSERT = 100
+_KIND = "moves"
+
+
+@dataclass
+class _Moves:
+    rows: list[dict[str, Any]] = field(default_factory=list)
+
+    def copy(self) -> _Moves:
+        return _Moves(list(self.rows))
+
+    def write(self, session: Session) -> None:
+        if len(self.rows) == 1:
+            session.execute(_ONE, self.rows[0])
+            return
+        for start in range(0, len(self.rows), _ROWS_PER_INSERT):
+            session.execute(insert(_MOVES).values(self.rows[start : start + _ROWS_PER_INSERT]))
+
+
+def add(
+    session: Session,
+    *,
+    game_id: int,
+    seq: int,
+    seat: int | None,
+    code: str,
+    source: str,
+    at: datetime,
+    events: str | None = None,
+) -> None:
+    """Log a move (written when the transaction commits)."""
+    row = {"game_id": game_id, "seq": seq, "seat": seat, "code": code, "source": source, "at": at}
+    row["events"] = events
+    kept.kept(session, _KIND, _Moves).rows.append(row)
+
+
+def write_kept(session: Session) -> None:
+    """Write the moves this transaction logged, before it reads the log."""
+    kept.write(session, _KIND)
