@@ -11,6 +11,11 @@ card kept can wait for its moment) and the next take, each against the
 others weighted by their standing, so that at a big table points given to the
 leader cost more than points given to the last (`_weights`).
 
+Near the end of a round that may end the game, the samples play on to the
+round's end instead, and a sample whose round ends the game counts WIN for
+finishing on top (`_own_turns`, `_score`): then a point only matters as far as
+it changes who is first, which a count of points does not see.
+
 The work is a fixed number of played turns, not a clock (the engine has
 none), so a decision replays exactly from its seed and stays within its time
 at every table size. It is spent by successive halving: every candidate is
@@ -29,10 +34,12 @@ after it, which the seat will see before it chooses (E2).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from ..actions import Action, Discard, MainAction, PlayThief, Sum, TAction
-from ..cards import POINTS, VALUE
+from ..cards import POINTS, T_POINTS, VALUE
+from ..config import HAND_SIZE
 from ..game import apply_checked
 from ..state import GameState
 from ..views import View, unseen_cards
@@ -47,6 +54,8 @@ from .tactics import best_sum, cheapest_discard, next_seat_with_cards, sum_value
 BUDGET: dict[int, int] = {2: 2000, 3: 2000, 4: 2400, 5: 2400, 6: 2400}
 #: Work charged per sample beyond its turns: cloning it costs about as much as two turns.
 SAMPLE_WORK = 2
+#: Own turns that stand for "to the round's end".
+ROUND_END = 10_000
 #: Samples every candidate gets in the first halving round, whatever the budget.
 MIN_SAMPLES = 2
 #: The seat's own turns played in each sample beyond the move judged (then the others answer).
@@ -66,6 +75,12 @@ STANDING_SCALE = 15.0
 #: lets the other one through (3 players against Normal: 72.2 % equal, 62.2 % by standing on 15
 #: deals; 65.7 % and 67.9 % on 35 more: over all 50, equal stays ahead by a point, within noise).
 EQUAL_UP_TO = 3
+#: What finishing the game on top is worth, in points, when a sample's round ends the game.
+WIN = 30.0
+#: Deck size from which the look-ahead goes to the round's end, if the round may end the game: the
+#: last laps decide who is on top, and they are short to play out (counted with the hands, so
+#: that a hand emptied by a [T!] card shortens them: 18 cards to play at 3 players, 27 at 6).
+END_DECK = 9
 
 
 def hard_action(v: View, t_options: tuple[TAction, ...], seed: int) -> Action:
@@ -75,7 +90,7 @@ def hard_action(v: View, t_options: tuple[TAction, ...], seed: int) -> Action:
     seat = v.seat if v.seat is not None else v.current
     config = world_config(v)
     unseen = unseen_cards(v)
-    weights = _weights(v, seat)
+    judge = Judge(_weights(v, seat), _standing(v), v.threshold, _own_turns(v, unseen))
     worlds: list[GameState] = []
 
     def world(d: int) -> GameState | None:
@@ -93,7 +108,7 @@ def hard_action(v: View, t_options: tuple[TAction, ...], seed: int) -> Action:
         sample = world(d)
         if sample is None:  # cannot happen once the first sample was found: same view, other seed
             return 0.0, 1
-        return _rollout(sample.clone(), seat, candidates[arm], weights)
+        return _rollout(sample.clone(), seat, candidates[arm], judge)
 
     return candidates[successive_halving(len(candidates), pull, BUDGET[v.players], MIN_SAMPLES)]
 
@@ -198,7 +213,41 @@ def _weights(v: View, seat: int) -> list[float]:
     return [w / total for w in raw]
 
 
-def _rollout(state: GameState, seat: int, first: Action, weights: list[float]) -> tuple[float, int]:
+@dataclass(frozen=True)
+class Judge:
+    """How a decision's samples are played out and scored: the same for every candidate."""
+
+    weights: list[float]
+    standing: list[int]  # each seat's points so far, this round's included
+    threshold: int
+    own_turns: int  # the seat's turns played beyond the judged move (many: to the round's end)
+
+
+def _standing(v: View) -> list[int]:
+    return [t + r for t, r in zip(v.totals, v.scores_round, strict=True)]
+
+
+def _own_turns(v: View, unseen: Sequence[str]) -> int:
+    """To the round's end when few cards are left and the round may end the game, else OWN_TURNS.
+
+    "May": the leader plus half the points still in play reaches the threshold. Then who ends on
+    top is what counts, and only a look-ahead to the round's end sees it; the last laps are
+    short, so the samples stay many.
+    """
+    if v.deck_size + sum(v.hand_sizes) > END_DECK + HAND_SIZE * v.players:
+        return OWN_TURNS
+    in_play = (
+        sum(POINTS[c] for c in unseen)
+        + sum(POINTS[c] for c in v.table)
+        + sum(POINTS[c] for c in v.hand or ())
+    )
+    in_play += T_POINTS * v.tdeck_size
+    if max(_standing(v)) + in_play / 2 < v.threshold:
+        return OWN_TURNS
+    return ROUND_END
+
+
+def _rollout(state: GameState, seat: int, first: Action, judge: Judge) -> tuple[float, int]:
     """Play `first` (and the model's main action after a [T!] play), then the round on.
 
     Returns the score for `seat` and the work: the turns played, plus the cost
@@ -213,18 +262,27 @@ def _rollout(state: GameState, seat: int, first: Action, weights: list[float]) -
     else:
         apply_checked(state, seat, first, [])  # a [T!] play: it never ends the turn or the round
         main_action(state, seat, state.target, gains)
-    played = 1 + play_on(state, seat, OWN_TURNS, gains)
-    return _score(state, seat, gains, weights, over=round_over(state)), played + SAMPLE_WORK
+    played = 1 + play_on(state, seat, judge.own_turns, gains)
+    return _score(state, seat, gains, judge, over=round_over(state)), played + SAMPLE_WORK
 
 
-def _score(state: GameState, seat: int, gains: list[int], weights: list[float], over: bool) -> float:
-    """The seat's gain against the others' (weighted by standing), plus what the horizon still holds."""
+def _score(state: GameState, seat: int, gains: list[int], judge: Judge, over: bool) -> float:
+    """The seat's gain against the others' (weighted by standing), plus what the horizon still holds.
+
+    A round that ends the game adds WIN shared among those on top: then a point
+    matters only as far as it changes who is first.
+    """
+    weights = judge.weights
 
     def edge(per_seat: list[int] | list[float]) -> float:
         return per_seat[seat] - sum(w * x for w, x in zip(weights, per_seat, strict=True))
 
     value = edge(gains)
     if over:
+        final = [s + g for s, g in zip(judge.standing, gains, strict=True)]
+        best = max(final)
+        if best >= judge.threshold and final[seat] == best:
+            value += WIN / final.count(best)
         return value
     if len(state.deck) > HOLD_CUTOFF:
         value += HOLD * edge([len(h) for h in state.holdings])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 
@@ -126,3 +127,27 @@ def test_hard_decides_the_same_from_the_same_seed_in_a_fresh_game() -> None:
     mine = seat_view(state, state.current)
     first = hard.hard_action(mine, (), 3)
     assert all(hard.hard_action(mine, (), 3) == first for _ in range(2))
+
+
+def test_a_round_that_ends_the_game_is_judged_by_who_ends_on_top() -> None:
+    """Finishing first beats a few more points that leave another seat first, once the game ends."""
+    state = new_game(GameConfig(players=3), 5)
+    judge = hard.Judge(weights=[0.0, 0.5, 0.5], standing=[100, 110, 90], threshold=120, own_turns=1)
+    first = hard._score(state, 0, [22, 9, 0], judge, over=True)  # 122 to 119: the game is won
+    richer = hard._score(state, 0, [30, 21, 0], judge, over=True)  # more points, but 130 to 131
+    assert first > richer
+    shared = hard._score(state, 0, [22, 12, 0], judge, over=True)  # 122 and 122: the top shared
+    assert first > shared > richer
+    not_yet = hard.Judge(weights=[0.0, 0.5, 0.5], standing=[10, 20, 0], threshold=120, own_turns=1)
+    assert hard._score(state, 0, [22, 9, 0], not_yet, over=True) == 22 - 4.5  # the game goes on
+
+
+def test_the_look_ahead_goes_to_the_rounds_end_only_when_the_round_may_end_the_game() -> None:
+    state = new_game(GameConfig(players=3), 5)
+    mine = seat_view(state, state.current)
+    unseen = unseen_cards(mine)
+    near_end = replace(mine, deck_size=3, totals=(60, 110, 40))
+    # Leaves the unseen cards as dealt: only the counts and the standing matter to the choice.
+    assert hard._own_turns(near_end, unseen) == hard.ROUND_END
+    assert hard._own_turns(replace(near_end, totals=(20, 30, 40)), unseen) == hard.OWN_TURNS
+    assert hard._own_turns(replace(near_end, deck_size=20), unseen) == hard.OWN_TURNS
