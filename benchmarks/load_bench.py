@@ -814,11 +814,11 @@ class GcWatch:
         self.longest = [0.0, 0.0, 0.0]
         self._started = 0.0
 
-    def __enter__(self) -> GcWatch:
+    def start(self) -> GcWatch:
         gc.callbacks.append(self._callback)
         return self
 
-    def __exit__(self, *_exc: object) -> None:
+    def stop(self) -> None:
         gc.callbacks.remove(self._callback)
 
     def _callback(self, phase: str, info: dict[str, int]) -> None:
@@ -1029,7 +1029,7 @@ async def run_child(args: argparse.Namespace) -> dict[str, Any]:
         if not getattr(args, "no_settle", False):
             settle_heap()  # as `tgbot.runner.serve` does once the bot runs
         rss_ready = _rss_mb()
-        collector = GcWatch().__enter__()
+        collector = GcWatch().start()
         cpu0, wall0 = time.process_time(), time.perf_counter()
         sched0, load0 = _sched(), _loadavg()
         started = fake.timer.monotonic()
@@ -1049,7 +1049,7 @@ async def run_child(args: argparse.Namespace) -> dict[str, Any]:
             task.cancel()
         window_end = fake.timer.monotonic()
         cpu_window, wall_window = time.process_time() - cpu0, time.perf_counter() - wall0
-        collector.__exit__()
+        collector.stop()
         collected = collector.figures()
         sched1 = _sched()
         machine = {

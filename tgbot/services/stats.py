@@ -134,25 +134,17 @@ def tally_game(session: Session, game: Game, state: GameState) -> list[SeatTally
 def _upsert_add(
     session: Session, table: type[SQLModel], keys: dict[str, Any], add: dict[str, int], now: datetime
 ) -> None:
-    """INSERT the row or add to its counters, atomically (ON CONFLICT on SQLite and PostgreSQL)."""
-    dialect = session.get_bind().dialect.name
-    values = {**keys, **add, "updated_at": now}
-    sa_table = table.__table__  # type: ignore[attr-defined]
-    if dialect in ("sqlite", "postgresql"):
-        insert = insert_for(dialect)
-        statement = insert(sa_table).values(**values)
-        statement = statement.on_conflict_do_update(
-            index_elements=list(keys),
-            set_={
-                **{name: sa_table.c[name] + statement.excluded[name] for name in add},
-                "updated_at": statement.excluded.updated_at,
-            },
-        )
-        session.execute(statement)
-        return
-    row = session.get(table, tuple(keys.values()))  # other databases: read, then write
+    """INSERT the row or add to its counters, atomically."""
+    _add_all(session, table, tuple(keys), {tuple(keys.values()): add}, now)
+
+
+def _read_then_add(
+    session: Session, table: type[SQLModel], keys: dict[str, Any], add: dict[str, int], now: datetime
+) -> None:
+    """Databases without ON CONFLICT: read the row, then write it."""
+    row = session.get(table, tuple(keys.values()))
     if row is None:
-        session.add(table(**values))
+        session.add(table(**keys, **add, updated_at=now))
         return
     for name, amount in add.items():
         setattr(row, name, getattr(row, name) + amount)
@@ -212,16 +204,18 @@ def _sum_into(sums: Sums, key: tuple[Any, ...], add: dict[str, int]) -> None:
 def _add_all(
     session: Session, table: type[SQLModel], key_names: tuple[str, ...], sums: Sums, now: datetime
 ) -> None:
-    """Every seat's row of a table in one statement (a multi-row upsert), not one per seat."""
+    """Each row INSERTed or added to its counters, atomically, every seat's row of a table in one
+    statement (a multi-row ON CONFLICT on SQLite and PostgreSQL), not one per seat."""
+    if not sums:
+        return
     dialect = session.get_bind().dialect.name
-    if len(sums) <= 1 or dialect not in ("sqlite", "postgresql"):
+    if dialect not in ("sqlite", "postgresql"):
         for key, add in sums.items():
-            _upsert_add(session, table, dict(zip(key_names, key, strict=True)), add, now)
+            _read_then_add(session, table, dict(zip(key_names, key, strict=True)), add, now)
         return
     sa_table = table.__table__  # type: ignore[attr-defined]
     rows = [{**dict(zip(key_names, key, strict=True)), **add, "updated_at": now} for key, add in sums.items()]
-    insert = insert_for(dialect)
-    statement = insert(sa_table).values(rows)
+    statement = insert_for(dialect)(sa_table).values(rows)
     counters = next(iter(sums.values()))
     statement = statement.on_conflict_do_update(
         index_elements=list(key_names),

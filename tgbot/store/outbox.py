@@ -23,7 +23,6 @@ import json
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import IntEnum
-from functools import cache
 from typing import Any
 
 from sqlalchemy import bindparam, case, delete, update
@@ -279,7 +278,7 @@ class _Pending:
         dialect = session.get_bind().dialect.name
         rows = self.rows
         if len(rows) == 1:
-            session.execute(_one(dialect), rows[0])
+            session.execute(_ONE(session), rows[0])
             return
         for start in range(0, len(rows), _ROWS_PER_INSERT):
             chunk = rows[start : start + _ROWS_PER_INSERT]
@@ -312,12 +311,9 @@ def _replacing(statement: Any) -> Any:
     )
 
 
-@cache
-def _one(dialect: str) -> Any:
-    """A transaction's only row (a compose tap's panel) goes out with a statement built once per
-    process: building one anew cost more CPU than running it."""
-    return _replacing(insert_for(dialect)(_OUTBOX))
-
+#: A transaction's only row (a compose tap's panel) goes out with a statement built once per
+#: process: building one anew cost more CPU than running it.
+_ONE = built_once(lambda insert: _replacing(insert(_OUTBOX)))
 
 #: Rows per INSERT: 8 parameters each stay under SQLite's oldest limit of 999 per statement (a
 #: long burst of computer moves can put more).

@@ -12,9 +12,7 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any, TypeVar
 
-from sqlmodel import Session
-
-from .db import is_postgres
+from sqlalchemy.orm import Session
 
 T = TypeVar("T")
 
@@ -23,7 +21,7 @@ Insert = Callable[..., Any]
 
 
 def dialect_of(session: Session) -> str:
-    return "postgresql" if is_postgres(session) else "sqlite"
+    return "postgresql" if session.get_bind().dialect.name == "postgresql" else "sqlite"
 
 
 @cache
