@@ -17,7 +17,11 @@ Each figure below is the list of what that tap must do, and nothing more:
 * a key of a board that is no longer live is refused after the game's read, the live board
   looked up once (is the next one on its way? if not, is the tapped message the live one?) and
   the old message's keys (taken off already here: the senders finish between taps): **4** (one
-  more when its keys still wait to be taken off: that row is looked for).
+  more when its keys still wait to be taken off: that row is looked for);
+* the move that ends the game: the move's 7, less the board lookup's place taken by the stats:
+  the game's moves read back for its TWEAKs and [T!] plays (this transaction's own written
+  first) and one upsert of the people's counters: **9** (the seats are the ones read already,
+  and the game row is still written once).
 
 benchmarks/tap_cost.py measures the same over whole games (BENCHMARKS.md).
 """
@@ -53,6 +57,7 @@ EXPECTED = {
     "move ending a round": 7,
     "refused: an old board's key": 4,
 }
+GAME_END = 9
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -172,3 +177,41 @@ async def test_each_kind_of_tap_costs_its_handful_of_statements(any_rig: BotRig)
     taps = {kind: len(books.by_kind[kind]) for kind in least}
     assert all(taps[kind] >= n for kind, n in least.items()), taps
     assert books.odd == [], books.odd
+
+
+class GameEndBooks(StatementBooks):
+    """Only the move that ends the game is pinned here."""
+
+    @staticmethod
+    def kind(data: str | None, private: bool, before: Any, after: Any) -> str | None:
+        parts = (data or "").split(":")
+        moved = len(parts) >= 4 and parts[0] == "k" and parts[3] in ("c", "d")
+        return "game end" if moved and after.version > before.version and state_of(after).is_over else None
+
+
+async def test_the_move_that_ends_the_game_costs_its_handful_too(
+    any_rig: BotRig, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two people play a whole game on the board; the last move also writes the stats, without
+    reading the seats again or writing the game row twice."""
+    rig = any_rig
+    monkeypatch.setitem(EXPECTED, "game end", GAME_END)
+    fake, tg = rig.fake, rig.tg
+    ana, ben = fake.user(1, "Ana"), fake.user(2, "Ben")
+    group = fake.group("Friends")
+    await tg.send(group, ana, "/newgame@tweak_test_bot")
+    lobby = fake.last_message(group.id)
+    await tg.tap(ben, lobby, "✋ Join")
+    await tg.tap(ana, lobby, "▶️ Start")
+    books = GameEndBooks(rig)
+    players = [Player(u, random.Random(80 + i), use_t_cards=False) for i, u in enumerate((ana, ben))]
+    for _turn in range(1000):
+        game = current_game(rig, group.id)
+        if game.status != "playing":
+            break
+        board = board_of(rig, game)
+        player = to_move(board.text, players)
+        assert player is not None, board.text
+        await play_turn(tg, fake, board, player, private=False)
+    assert current_game(rig, group.id).status == "finished"
+    assert books.by_kind["game end"] == [GAME_END], (books.by_kind, books.odd)

@@ -113,8 +113,7 @@ def commit(session: Session, env: Env, ctx: GameContext, outcome: MoveOutcome) -
     metrics.note_move(session, outcome.source)
     ctx = replace(ctx, state=after)
     if after.is_over:
-        session.flush()
-        stats.record_game_end(session, game, after, env.now)
+        stats.record_game_end(session, game, after, env.now, ctx.seats)
     return ctx
 
 
@@ -173,8 +172,7 @@ def abandon(session: Session, env: Env, ctx: GameContext) -> None:
     game.finished_at = env.now
     game.updated_at = env.now
     set_clock(session, game, TurnClock.stop())
-    session.flush()
-    stats.record_game_end(session, game, ctx.state, env.now)
+    stats.record_game_end(session, game, ctx.state, env.now, ctx.seats)
 
 
 def play(session: Session, env: Env, ctx: GameContext, seat: SeatInfo, action: Action | str) -> PlayResult:

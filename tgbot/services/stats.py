@@ -26,7 +26,7 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 from sqlalchemy import func
 from sqlmodel import Session, SQLModel, col, select
@@ -97,12 +97,30 @@ def _plays(session: Session, game: Game, state: GameState) -> tuple[list[int], l
     return count_plays(state.config, game.seed, moves)
 
 
-def tally_game(session: Session, game: Game, state: GameState) -> list[SeatTally]:
-    """Each seat's contribution, from the final (or last) state and the move log."""
+class Seat(Protocol):
+    """Who sat in a seat: the transaction's own seats (`context.SeatInfo`) or the stored rows."""
+
+    @property
+    def seat(self) -> int: ...
+    @property
+    def user_id(self) -> int | None: ...
+    @property
+    def ai_level(self) -> str | None: ...
+
+
+def tally_game(
+    session: Session, game: Game, state: GameState, seats: Sequence[Seat] | None = None
+) -> list[SeatTally]:
+    """Each seat's contribution, from the final (or last) state and the move log; `seats` when
+    the caller holds them already (read from the database otherwise)."""
     assert game.id is not None
-    players = session.exec(
-        select(GamePlayer).where(GamePlayer.game_id == game.id).order_by(col(GamePlayer.seat))
-    ).all()
+    players: Sequence[Seat] = (
+        seats
+        if seats is not None
+        else session.exec(
+            select(GamePlayer).where(GamePlayer.game_id == game.id).order_by(col(GamePlayer.seat))
+        ).all()
+    )
     n = state.players
     try:
         tweaks, t_played = _plays(session, game, state)
@@ -163,12 +181,19 @@ def _counters(tally: SeatTally) -> dict[str, int]:
     }
 
 
-def record_game_end(session: Session, game: Game, state: GameState | None, now: datetime) -> bool:
+def record_game_end(
+    session: Session,
+    game: Game,
+    state: GameState | None,
+    now: datetime,
+    seats: Sequence[Seat] | None = None,
+) -> bool:
     """Add a game that just ended (finished or abandoned) to the group's stats.
 
     Call it in the transaction that ends the game, so the final move and the
     stats are committed together or not at all. Returns False when the game
-    does not count (not started, or cancelled).
+    does not count (not started, or cancelled). The game row is not flushed here: its changes
+    go out with the rest of the transaction's as one UPDATE (`moves.commit`).
     """
     if game.status not in (FINISHED, ABANDONED) or game.id is None:
         return False
@@ -178,14 +203,14 @@ def record_game_end(session: Session, game: Game, state: GameState | None, now: 
         state = parse_state(game.state)
     computers: Sums = {}
     people: Sums = {}
-    for tally in tally_game(session, game, state):
-        if tally.ai_level is not None:
-            _sum_into(computers, (game.chat_id, tally.ai_level), _counters(tally))
-        elif tally.user_id is not None:
-            _sum_into(people, (game.chat_id, tally.user_id), _counters(tally))
-    _add_all(session, ComputerStats, ("chat_id", "level"), computers, now)
-    _add_all(session, PlayerStats, ("chat_id", "user_id"), people, now)
-    session.flush()
+    with session.no_autoflush:
+        for tally in tally_game(session, game, state, seats):
+            if tally.ai_level is not None:
+                _sum_into(computers, (game.chat_id, tally.ai_level), _counters(tally))
+            elif tally.user_id is not None:
+                _sum_into(people, (game.chat_id, tally.user_id), _counters(tally))
+        _add_all(session, ComputerStats, ("chat_id", "level"), computers, now)
+        _add_all(session, PlayerStats, ("chat_id", "user_id"), people, now)
     return True
 
 
