@@ -12,6 +12,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 
+import hard_leaf
 import import_ladder
 import instances
 import side_by_side
@@ -106,3 +107,22 @@ def test_side_by_side_table_and_goals() -> None:
     assert "SQLite, 4 groups: answers p99 32 ms (goal ≤ 40 ms): met" in goals
     assert "PostgreSQL, 4 groups: answers p99 50 ms (goal ≤ 40 ms): not met" in goals
     assert "CPU per tap 12.0 → 5.5 ms (2.18× less; goal ≥ 2×: met)" in goals
+
+
+def test_the_leaf_fit_finds_known_weights() -> None:
+    """A fit of made-up points with known weights gives them back; the edge is against the others' mean."""
+    import numpy as np
+
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(400, 2))
+    beta, se = hard_leaf.fit(x, 2.0 + 0.5 * x[:, 0] + 3.0 * x[:, 1])
+    assert np.allclose(beta, [2.0, 0.5, 3.0])
+    assert np.all(se < 1e-6)
+    assert hard_leaf.edge([5, 1, 2], 0) == 3.5
+    assert hard_leaf.edge([5, 1, 2], 1) == -2.5
+
+
+def test_the_leaf_report_has_a_row_per_deck_size() -> None:
+    table = hard_leaf.report(players=3, rounds=30, seed=7)
+    rows = [line for line in table.splitlines() if line.startswith("| ") and line[2].isdigit()]
+    assert [row.split(" | ")[0] for row in rows] == ["| 0-2", "| 3-9", "| 10-19", "| 20-99"]
