@@ -69,8 +69,10 @@ HOLD = 4.0
 HOLD_CUTOFF = 2
 #: Share of a hand card's points counted at the horizon: a card kept is usually scored later.
 HAND_WORTH = 0.8
-#: How sharply the others are weighted by standing (points): small weighs the leader alone.
-STANDING_SCALE = 15.0
+#: How sharply the others are weighted by standing (points): small weighs the leader alone. 8 against
+#: 15 at 6 players: +4.2 points (+1.3 to +7.0) paired on 15 tuning deals, +2.4 on the table's 30
+#: (BENCHMARKS.md, third pass); 5 did no better than 8.
+STANDING_SCALE = 8.0
 #: Up to this many players the others count equally: with two opponents, watching only the leader
 #: lets the other one through (3 players against Normal: 72.2 % equal, 62.2 % by standing on 15
 #: deals; 65.7 % and 67.9 % on 35 more: over all 50, equal stays ahead by a point, within noise).
