@@ -16,6 +16,7 @@ from telegram.ext import Application, ApplicationBuilder, ContextTypes, Defaults
 from telegram.request import BaseRequest, HTTPXRequest
 
 from . import jobs, logs, pacing
+from .bot import TweakBot
 from .clock import Clock, SystemClock, SystemTimer, Timer
 from .config import Settings
 from .delivery.budget import Limits
@@ -97,22 +98,31 @@ def build_application(
     a second HTTP client would cost its own connection pool and TLS context (about 1 MB)."""
     deps = deps or make_deps(settings)
     defaults = Defaults(parse_mode=ParseMode.HTML, link_preview_options=LinkPreviewOptions(is_disabled=True))
+    updates_request: BaseRequest
+    if request is None:
+        # The clients PTB's builder would make: a pool for the Bot API calls, and one
+        # connection for getUpdates (webhook mode never calls it, and shares the first).
+        request = HTTPXRequest(connection_pool_size=API_CONNECTIONS)
+        updates_request = request if webhook else HTTPXRequest(connection_pool_size=1)
+    else:
+        updates_request = request
+    bot = TweakBot(
+        settings.bot_token(),
+        base_url=settings.telegram_api_base_url,
+        defaults=defaults,
+        request=request,
+        get_updates_request=updates_request,
+        keeps_keyboard=keys.reads_its_keyboard,
+    )
     builder = (
         ApplicationBuilder()
-        .token(settings.bot_token())
-        .base_url(settings.telegram_api_base_url)
-        .defaults(defaults)
+        .bot(bot)
         .context_types(ContextTypes(context=TweakContext))
         .concurrent_updates(True)
         .application_class(TweakApplication)
         .post_init(_post_init)
         .post_stop(_post_stop)
     )
-    if request is None and webhook:
-        # PTB's default client for the Bot API calls; getUpdates is never called on it.
-        request = HTTPXRequest(connection_pool_size=API_CONNECTIONS)
-    if request is not None:
-        builder = builder.request(request).get_updates_request(request)
     if webhook:
         builder = builder.updater(None)
     application = builder.build()

@@ -160,3 +160,46 @@ def test_a_transactions_moves_go_out_in_one_statement(engine: Engine) -> None:
     with Session(engine) as session:
         logged = session.exec(select(Move).order_by(col(Move.seq))).all()
     assert [(m.seq, m.code) for m in logged] == [(2, "J+"), (3, "S0:1"), (4, "D0")]
+
+
+class Compiled:
+    """The SQLAlchemy compiled form each INSERT into `table` ran with."""
+
+    def __init__(self, engine: Engine, table: str) -> None:
+        self.seen: list[Any] = []
+        self.table = table
+        event.listen(engine, "before_cursor_execute", self.record)
+
+    def record(self, _conn: Any, _cur: Any, statement: str, _params: Any, context: Any, _many: Any) -> None:
+        if statement.startswith(f"INSERT INTO {self.table}"):
+            self.seen.append(context.compiled)
+
+
+def test_several_rows_reuse_one_compiled_statement(engine: Engine) -> None:
+    """Transactions that put two, three or one rows, or log two or three moves, all run the
+    INSERT SQLAlchemy compiled once: a multi-row VALUES list was a new statement for every
+    transaction, compiled anew (more CPU than running it)."""
+    with Session(engine) as session:
+        game = Game(chat_id=GROUP, creator_id=ANA, created_at=NOW, updated_at=NOW)
+        session.add(game)
+        session.commit()
+        game_id = game.id
+    assert game_id is not None
+    rows_seen, moves_seen = Compiled(engine, "outbox"), Compiled(engine, "moves")
+    seq = 0
+    for count in (2, 3, 1, 3):
+        with Session(engine) as session:
+            for i in range(count):
+                outbox.put(session, Message(GROUP, f"{count}.{i}", surface=f"panel:1:{i}"), NOW)
+                seq += 1
+                move_log.add(session, game_id=game_id, seq=seq, seat=0, code="D0", source="player", at=NOW)
+            session.commit()
+    assert len(rows_seen.seen) == 4 and len(moves_seen.seen) == 4
+    # one compiled form for several rows (the 2-, 3- and 3-row transactions), SQLAlchemy's
+    # single-row one for the lone row
+    for seen in (rows_seen.seen, moves_seen.seen):
+        assert seen[0] is seen[1] is seen[3] and seen[2] is not seen[0]
+    # what the last transaction left: each surface's newest content, and every move in order
+    assert [text(r) for r in rows(engine)] == ["3.0", "3.1", "3.2"]
+    with Session(engine) as session:
+        assert [m.seq for m in session.exec(select(Move).order_by(col(Move.id))).all()] == list(range(1, 10))

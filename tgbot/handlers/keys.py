@@ -29,6 +29,17 @@ def route(kind: type[K], service: KeyService[K], action: str, *, own_page_of: st
     )
 
 
+#: Data of the keys that rewrite their own message, and so read the keyboard it shows.
+RULES_PAGE, LANGUAGE_PAGE = "r:", "lg:"
+OWN_PAGES = (RULES_PAGE, LANGUAGE_PAGE)
+
+
+def reads_its_keyboard(data: str) -> bool:
+    """Does a tap with this callback data read the keyboard of the message it is on? The bot
+    drops that keyboard from every other tap's update before parsing it (`tgbot.bot`)."""
+    return data.startswith(OWN_PAGES)
+
+
 ROUTES: list[Route] = [
     route(cb.Join, lobby.join, "lobby"),
     route(cb.Leave, lobby.leave, "lobby"),
@@ -45,8 +56,8 @@ ROUTES: list[Route] = [
     route(cb.Discard, play.discard, "compose"),
     route(cb.Clear, play.clear, "compose"),
     route(cb.TChoice, play.choose_t, "t_choice"),
-    route(cb.Rules, info.rules_key, "rules", own_page_of="r:"),
-    route(cb.Language, info.choose_language, "language", own_page_of="lg:"),
+    route(cb.Rules, info.rules_key, "rules", own_page_of=RULES_PAGE),
+    route(cb.Language, info.choose_language, "language", own_page_of=LANGUAGE_PAGE),
     route(cb.Download, records.download, "download"),
     route(cb.Rematch, rematch.rematch, "rematch"),
 ]

@@ -1,10 +1,11 @@
-"""Rows a transaction keeps in its session and writes only when it commits, one statement per
-kind (the outbox's rows, the move log's): a tap that queues four messages or plays two moves
-still sends one INSERT for them.
+"""Rows a transaction keeps in its session and writes only when it commits, one call per kind
+(the outbox's rows, the move log's): a tap that queues four messages or plays two moves still
+sends one INSERT for them (executemany of a statement built once, so SQLAlchemy compiles it once
+per process; a multi-row VALUES list was compiled anew for every transaction).
 
 On SQLite the ORM inserts rows one by one when it needs their ids back (SQLite's RETURNING
 gives no order SQLAlchemy can match to a batch), so these rows, whose ids nobody in the
-transaction needs, are written with plain multi-row INSERTs instead.
+transaction needs, are written with a plain INSERT instead.
 
 What is kept follows the transaction: written by its commit (a `before_commit` listener on
 every session), forgotten when it rolls back or its session closes, and a savepoint rolled back

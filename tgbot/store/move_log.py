@@ -1,7 +1,8 @@
-"""The move log as a transaction writes it: its moves are kept until it commits, then written in
-one INSERT (`store.kept`), so a Joker played with its sum, or a burst of computer moves after a
-person's, is one statement on SQLite as on PostgreSQL. Nothing in the transaction needs a move's
-id; whoever reads the log in the same transaction writes what is kept first (`write_kept`).
+"""The move log as a transaction writes it: its moves are kept until it commits, then written
+by one call of one INSERT built once (`store.kept`; executemany for several), so a Joker played
+with its sum, or a burst of computer moves after a person's, is one call on SQLite as on
+PostgreSQL. Nothing in the transaction needs a move's id; whoever reads the log in the same
+transaction writes what is kept first (`write_kept`).
 """
 
 from __future__ import annotations
@@ -17,10 +18,8 @@ from . import kept
 from .models import Move
 
 _MOVES: Any = Move.__table__  # type: ignore[attr-defined]
-#: A transaction's only move (most taps) goes out with a statement built once.
+#: A transaction's moves go out with a statement built (and so compiled) once.
 _ONE = insert(_MOVES)
-#: Rows per INSERT: 7 parameters each stay under SQLite's oldest limit of 999 per statement.
-_ROWS_PER_INSERT = 100
 _KIND = "moves"
 
 
@@ -32,11 +31,8 @@ class _Moves:
         return _Moves(list(self.rows))
 
     def write(self, session: Session) -> None:
-        if len(self.rows) == 1:
-            session.execute(_ONE, self.rows[0])
-            return
-        for start in range(0, len(self.rows), _ROWS_PER_INSERT):
-            session.execute(insert(_MOVES).values(self.rows[start : start + _ROWS_PER_INSERT]))
+        rows = self.rows
+        session.execute(_ONE, rows[0] if len(rows) == 1 else rows)
 
 
 def add(
