@@ -12,7 +12,7 @@ from sqlmodel import Session, col, select
 
 from engine import GameState
 from tests.bot.conftest import BotRig
-from tests.bot.players import board_part, card_labels
+from tests.bot.players import Player, board_part, card_labels, to_move
 from tests.fakes.telegram import (
     MESSAGE_METHODS,
     ApiCall,
@@ -146,6 +146,17 @@ async def start_game(
     game = current_game(rig, group.id)
     assert game.status == "playing"
     return game, board_of(rig, game)
+
+
+def next_turn(rig: BotRig, chat_id: int, players: list[Player]) -> tuple[Game, StoredMessage, Player] | None:
+    """The game, its live board and whose turn the board says it is; None once the game is over."""
+    game = current_game(rig, chat_id)
+    if game.status != "playing":
+        return None
+    board = board_of(rig, game)
+    player = to_move(board.text or "", players)
+    assert player is not None, board.text
+    return game, board, player
 
 
 def set_state(rig: BotRig, game_id: int, state: GameState) -> None:

@@ -135,15 +135,20 @@ def test_a_rolled_back_transaction_writes_nothing(engine: Engine) -> None:
     assert rows(engine) == []
 
 
-def test_a_transactions_moves_go_out_in_one_statement(engine: Engine) -> None:
-    """A Joker played with its sum, or computers' moves after a person's: one INSERT for the
-    log, on SQLite too (whose ORM would insert them one by one to get their ids back)."""
+def _new_game(engine: Engine) -> int:
+    """A game row for moves to be logged against; its id."""
     with Session(engine) as session:
         game = Game(chat_id=GROUP, creator_id=ANA, created_at=NOW, updated_at=NOW)
         session.add(game)
         session.commit()
-        game_id = game.id
-    assert game_id is not None
+        assert game.id is not None
+        return game.id
+
+
+def test_a_transactions_moves_go_out_in_one_statement(engine: Engine) -> None:
+    """A Joker played with its sum, or computers' moves after a person's: one INSERT for the
+    log, on SQLite too (whose ORM would insert them one by one to get their ids back)."""
+    game_id = _new_game(engine)
     with Session(engine) as session:
         statements = Statements(engine)
         for seq, code in ((2, "J+"), (3, "S0:1"), (4, "D0")):
@@ -179,12 +184,7 @@ def test_several_rows_reuse_one_compiled_statement(engine: Engine) -> None:
     """Transactions that put two, three or one rows, or log two or three moves, all run the
     INSERT SQLAlchemy compiled once: a multi-row VALUES list was a new statement for every
     transaction, compiled anew (more CPU than running it)."""
-    with Session(engine) as session:
-        game = Game(chat_id=GROUP, creator_id=ANA, created_at=NOW, updated_at=NOW)
-        session.add(game)
-        session.commit()
-        game_id = game.id
-    assert game_id is not None
+    game_id = _new_game(engine)
     rows_seen, moves_seen = Compiled(engine, "outbox"), Compiled(engine, "moves")
     seq = 0
     for count in (2, 3, 1, 3):

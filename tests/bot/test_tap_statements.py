@@ -38,8 +38,17 @@ import pytest
 from sqlalchemy import event
 
 from tests.bot.conftest import BotRig, running_bot
-from tests.bot.helpers import board_of, current_game, open_panel, open_private_chats, panel_of, state_of
-from tests.bot.players import Player, play_turn, to_move
+from tests.bot.helpers import (
+    board_of,
+    current_game,
+    next_turn,
+    open_panel,
+    open_private_chats,
+    panel_of,
+    start_game,
+    state_of,
+)
+from tests.bot.players import Player, play_turn
 from tests.fakes.telegram import CallbackAnswer, FakeUser, StoredMessage
 from tests.pg import pg_url  # noqa: F401  (fixture)
 
@@ -160,12 +169,10 @@ async def test_each_kind_of_tap_costs_its_handful_of_statements(any_rig: BotRig)
     books = StatementBooks(rig)
     players = [Player(u, random.Random(70 + i), use_t_cards=False) for i, u in enumerate((ana, ben, cai))]
     for _turn in range(TURNS):
-        game = current_game(rig, group.id)
-        if game.status != "playing":
+        turn = next_turn(rig, group.id, players)
+        if turn is None:
             break
-        board = board_of(rig, game)
-        player = to_move(board.text, players)
-        assert player is not None, board.text
+        game, board, player = turn
         seat = players.index(player)
         surface = panel_of(rig, game, seat, player.user) if player.user in (ana, ben) else board
         await play_turn(tg, fake, surface, player, private=player.user in (ana, ben))
@@ -199,19 +206,11 @@ async def test_the_move_that_ends_the_game_costs_its_handful_too(
     fake, tg = rig.fake, rig.tg
     ana, ben = fake.user(1, "Ana"), fake.user(2, "Ben")
     group = fake.group("Friends")
-    await tg.send(group, ana, "/newgame@tweak_test_bot")
-    lobby = fake.last_message(group.id)
-    await tg.tap(ben, lobby, "✋ Join")
-    await tg.tap(ana, lobby, "▶️ Start")
+    await start_game(rig, group, ana, [ben])
     books = GameEndBooks(rig)
     players = [Player(u, random.Random(80 + i), use_t_cards=False) for i, u in enumerate((ana, ben))]
-    for _turn in range(1000):
-        game = current_game(rig, group.id)
-        if game.status != "playing":
-            break
-        board = board_of(rig, game)
-        player = to_move(board.text, players)
-        assert player is not None, board.text
+    while (turn := next_turn(rig, group.id, players)) is not None:
+        _game, board, player = turn
         await play_turn(tg, fake, board, player, private=False)
     assert current_game(rig, group.id).status == "finished"
     assert books.by_kind["game end"] == [GAME_END], (books.by_kind, books.odd)
