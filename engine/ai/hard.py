@@ -69,10 +69,11 @@ HOLD = 4.0
 HOLD_CUTOFF = 2
 #: Share of a hand card's points counted at the horizon: a card kept is usually scored later.
 HAND_WORTH = 0.8
-#: How sharply the others are weighted by standing (points): small weighs the leader alone. 8 against
-#: 15 at 6 players: +4.2 points (+1.3 to +7.0) paired on 15 tuning deals, +2.4 on the table's 30
-#: (BENCHMARKS.md, third pass); 5 did no better than 8.
-STANDING_SCALE = 8.0
+#: How sharply the others are weighted by standing (points), by player count: small weighs the
+#: leader alone. At 6 players 8 against 15: +4.2 points (+1.3 to +7.0) paired on 15 tuning deals,
+#: +2.4 on the table's 30 new ones; 5 did no better than 8. At 4 players 8 measured -2.5 (-7.8 to
+#: +2.8) on the table's 50, so 4 keeps 15; 5 players follow 6 (not measured). BENCHMARKS.md.
+STANDING_SCALE: dict[int, float] = {4: 15.0, 5: 8.0, 6: 8.0}
 #: Up to this many players the others count equally: with two opponents, watching only the leader
 #: lets the other one through (3 players against Normal: 72.2 % equal, 62.2 % by standing on 15
 #: deals; 65.7 % and 67.9 % on 35 more: over all 50, equal stays ahead by a point, within noise).
@@ -203,14 +204,15 @@ def _weights(v: View, seat: int) -> list[float]:
 
     At two players this is the one opponent. At a big table the game is won by
     beating the best of the others, not their mean, so a seat weighs as
-    exp(standing / STANDING_SCALE): far ahead, it counts nearly alone; level,
+    exp(standing / STANDING_SCALE[players]): far ahead, it counts nearly alone; level,
     all count alike.
     """
     if v.players <= EQUAL_UP_TO:
         return [0.0 if s == seat else 1 / (v.players - 1) for s in range(v.players)]
     standing = [t + r for t, r in zip(v.totals, v.scores_round, strict=True)]
     top = max(standing[s] for s in range(v.players) if s != seat)
-    raw = [0.0 if s == seat else math.exp((standing[s] - top) / STANDING_SCALE) for s in range(v.players)]
+    scale = STANDING_SCALE[v.players]
+    raw = [0.0 if s == seat else math.exp((standing[s] - top) / scale) for s in range(v.players)]
     total = sum(raw)
     return [w / total for w in raw]
 
