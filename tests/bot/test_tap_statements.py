@@ -214,3 +214,28 @@ async def test_the_move_that_ends_the_game_costs_its_handful_too(
         await play_turn(tg, fake, board, player, private=False)
     assert current_game(rig, group.id).status == "finished"
     assert books.by_kind["game end"] == [GAME_END], (books.by_kind, books.odd)
+
+
+async def test_a_sender_writes_its_chat_row_once_per_message(any_rig: BotRig) -> None:
+    """Recording a message sent (the budget spent, the last message id, the shown surface, the row
+    delivered) and taking the next one writes the chat's delivery row in one UPDATE."""
+    rig = any_rig
+    fake = rig.fake
+    ana, ben = fake.user(1, "Ana"), fake.user(2, "Ben")
+    group = fake.group("Friends")
+    books = StatementBooks(rig)
+    await start_game(rig, group, ana, [ben])
+    players = [Player(u, random.Random(90 + i), use_t_cards=False) for i, u in enumerate((ana, ben))]
+    for _turn in range(6):
+        turn = next_turn(rig, group.id, players)
+        assert turn is not None
+        _game, board, player = turn
+        await play_turn(rig.tg, fake, board, player, private=False)
+    recorded = [
+        statements
+        for module, statements in books.transactions
+        if module == "tgbot.delivery.sender" and any(s.startswith("DELETE FROM outbox") for s in statements)
+    ]
+    assert len(recorded) >= 6
+    chat_writes = [sum(s.startswith("UPDATE delivery_chats") for s in statements) for statements in recorded]
+    assert set(chat_writes) == {1}, chat_writes

@@ -275,10 +275,12 @@ class ChatSender:
         def then_next(record: Callable[[Session], object]) -> Callable[[Session], Batch | None]:
             def work(session: Session) -> Batch | None:
                 # The chat's row is locked and loaded first: what `record` changes of it is then
-                # read from the session, not queried again.
-                chat = outbox.claim(session, self.chat_id, d.holder, d.timer.time(), LEASE_SECONDS)
-                record(session)
-                return None if chat is None else _next_batch(session, chat)
+                # read from the session, not queried again, and written once, at the end (with
+                # autoflush, the budget, the last message id and the lease were an UPDATE each).
+                with session.no_autoflush:
+                    chat = outbox.claim(session, self.chat_id, d.holder, d.timer.time(), LEASE_SECONDS)
+                    record(session)
+                    return None if chat is None else _next_batch(session, chat)
 
             return work
 
