@@ -15,6 +15,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from tests.pg import pg_engine, pg_url  # noqa: F401  (fixtures)
+from tests.statements import recorded
 from tgbot.store import move_log, outbox
 from tgbot.store.db import create_all, make_engine
 from tgbot.store.models import Game, Move, OutboxRow
@@ -44,28 +45,17 @@ def text(row: OutboxRow) -> str:
     return outbox.Payload.from_json(row.payload).text
 
 
-class Statements:
-    def __init__(self, engine: Engine) -> None:
-        self.seen: list[str] = []
-        event.listen(engine, "before_cursor_execute", self.record)
-
-    def record(self, _conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
-        if not statement.lstrip().upper().startswith("BEGIN"):
-            self.seen.append(statement)
-
-
 def test_a_transactions_rows_go_out_in_one_statement_in_the_order_put(engine: Engine) -> None:
     board = "board:1:1"
-    with Session(engine) as session:
-        statements = Statements(engine)
+    with Session(engine) as session, recorded(engine) as statements:
         outbox.put(session, Message(GROUP, "the report", priority=Priority.BOARD), NOW)
         outbox.put(session, Message(GROUP, "board, first draw", surface=board, priority=Priority.INFO), NOW)
         outbox.put(session, Message(ANA, "your panel", surface="panel:1:0", priority=Priority.INFO), NOW)
         outbox.put(session, Message(GROUP, "board, redrawn", surface=board, priority=Priority.BOARD), NOW)
         outbox.put(session, Message(GROUP, "a notice"), NOW)
-        assert statements.seen == []  # nothing is written before the commit
+        assert statements == []  # nothing is written before the commit
         session.commit()
-    assert len(statements.seen) == 1 and statements.seen[0].startswith("INSERT INTO outbox")
+    assert len(statements) == 1 and statements[0].startswith("INSERT INTO outbox")
     found = rows(engine)
     # the surface put twice is one row, in the place of the first put, with the newer content
     # and the more urgent priority
@@ -149,8 +139,7 @@ def test_a_transactions_moves_go_out_in_one_statement(engine: Engine) -> None:
     """A Joker played with its sum, or computers' moves after a person's: one INSERT for the
     log, on SQLite too (whose ORM would insert them one by one to get their ids back)."""
     game_id = _new_game(engine)
-    with Session(engine) as session:
-        statements = Statements(engine)
+    with Session(engine) as session, recorded(engine) as statements:
         for seq, code in ((2, "J+"), (3, "S0:1"), (4, "D0")):
             move_log.add(session, game_id=game_id, seq=seq, seat=seq % 2, code=code, source="player", at=NOW)
         try:
@@ -160,8 +149,8 @@ def test_a_transactions_moves_go_out_in_one_statement(engine: Engine) -> None:
         except LookupError:
             pass
         session.commit()
-    inserts = [s for s in statements.seen if s.startswith("INSERT INTO moves")]
-    assert len(inserts) == 1, statements.seen
+    inserts = [s for s in statements if s.startswith("INSERT INTO moves")]
+    assert len(inserts) == 1, statements
     with Session(engine) as session:
         logged = session.exec(select(Move).order_by(col(Move.seq))).all()
     assert [(m.seq, m.code) for m in logged] == [(2, "J+"), (3, "S0:1"), (4, "D0")]

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import event
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
@@ -18,6 +17,7 @@ import engine
 from engine.actions import Discard, Sum
 from engine.ai import choose_action
 from tests.pg import pg_engine, pg_url  # noqa: F401  (fixtures)
+from tests.statements import recorded
 from tgbot import callbacks as cb
 from tgbot.game_settings import GameSettings
 from tgbot.render.chart import (
@@ -258,18 +258,9 @@ def test_a_game_ends_with_one_stats_statement_per_table_two_computers_of_a_level
         stats._sum_into(computers, (CHAT, "easy"), {"games": 1, "wins": 0})
     with session_scope(db) as session:
         stats._upsert_add(session, PlayerStats, {"chat_id": CHAT, "user_id": 1}, {"games": 4, "wins": 2}, NOW)
-    statements: list[str] = []
-
-    def record(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
-        statements.append(statement)
-
-    event.listen(db, "before_cursor_execute", record)
-    try:
-        with session_scope(db) as session:
-            stats._add_all(session, PlayerStats, ("chat_id", "user_id"), seats, NOW)
-            stats._add_all(session, ComputerStats, ("chat_id", "level"), computers, NOW)
-    finally:
-        event.remove(db, "before_cursor_execute", record)
+    with recorded(db) as statements, session_scope(db) as session:
+        stats._add_all(session, PlayerStats, ("chat_id", "user_id"), seats, NOW)
+        stats._add_all(session, ComputerStats, ("chat_id", "level"), computers, NOW)
     assert len([s for s in statements if s.startswith("INSERT")]) == 2, statements
     with Session(db) as session:
         people = session.exec(select(PlayerStats).order_by(PlayerStats.user_id)).all()  # type: ignore[arg-type]

@@ -30,6 +30,7 @@ from tests.bot.pacing_support import (
     waiting_texts,
 )
 from tests.pg import pg_engine, pg_url  # noqa: F401  (fixtures)
+from tests.statements import recorded
 from tgbot import callbacks as cb
 from tgbot.services import moves, play, sweep
 from tgbot.services.context import load_game
@@ -93,19 +94,9 @@ def test_a_held_game_is_skipped_not_waited_for(pg_engine: Engine) -> None:  # no
 
 def test_the_sweep_query_says_for_update_skip_locked(pg_engine: Engine) -> None:  # noqa: F811
     game_id = new_game(pg_engine)
-    statements: list[str] = []
-    from sqlalchemy import event
-
-    def record(_conn: object, _cursor: object, statement: str, *_args: object) -> None:
-        statements.append(statement)
-
-    event.listen(pg_engine, "before_cursor_execute", record)
-    try:
-        with Session(pg_engine) as session:
-            sweep.sweep_batch(session, env_at(T0 + MIN), [game_id])
-            session.rollback()
-    finally:
-        event.remove(pg_engine, "before_cursor_execute", record)
+    with recorded(pg_engine) as statements, Session(pg_engine) as session:
+        sweep.sweep_batch(session, env_at(T0 + MIN), [game_id])
+        session.rollback()
     assert any("FOR UPDATE SKIP LOCKED" in s for s in statements), statements
 
 
