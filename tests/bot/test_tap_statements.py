@@ -239,3 +239,11 @@ async def test_a_sender_writes_its_chat_row_once_per_message(any_rig: BotRig) ->
     assert len(recorded) >= 6
     chat_writes = [sum(s.startswith("UPDATE delivery_chats") for s in statements) for statements in recorded]
     assert set(chat_writes) == {1}, chat_writes
+    # A board that starts its turn's clock reads the game with its chat (the quiet hours) in one
+    # statement, and writes the clock in one.
+    started = [statements for statements in recorded if any(s.startswith("UPDATE games") for s in statements)]
+    assert len(started) >= 6
+    for statements in started:
+        reads = [s for s in statements if s.startswith("SELECT") and (" games" in s or " chats" in s)]
+        assert len(reads) == 1 and "JOIN chats" in reads[0], reads
+        assert sum(s.startswith("UPDATE games") for s in statements) == 1, statements

@@ -216,15 +216,21 @@ def load_seats(session: Session, game_id: int) -> list[SeatInfo]:
     return seats
 
 
-def load_game(session: Session, game_id: int, *, lock: bool = False) -> GameContext | None:
-    """The game with its seats, or None when there is no such game: two queries, the game row
-    with its chat's, then the seats with their people."""
+def game_and_chat(session: Session, game_id: int, *, lock: bool = False) -> tuple[Game, Chat | None] | None:
+    """The game row with its chat's, in one statement (locked on PostgreSQL when asked), or None."""
     query = _GAME_LOCKED if lock and is_postgres(session) else _GAME
     found = session.execute(query, {"game_id": game_id}).first()
     if found is None:
         return None
     game, chat = found
-    return _context(session, game, chat)
+    return game, chat
+
+
+def load_game(session: Session, game_id: int, *, lock: bool = False) -> GameContext | None:
+    """The game with its seats, or None when there is no such game: two queries, the game row
+    with its chat's, then the seats with their people."""
+    found = game_and_chat(session, game_id, lock=lock)
+    return None if found is None else _context(session, *found)
 
 
 def context_of(session: Session, game: Game) -> GameContext:

@@ -13,11 +13,11 @@ from datetime import datetime
 
 from sqlmodel import Session
 
-from ..store.db import after_commit, is_postgres
-from ..store.models import PAUSED, PLAYING, Chat, Game
+from ..store.db import after_commit
+from ..store.models import PAUSED, PLAYING, Game
 from ..turn_clock import ClockState, TurnClock
 from . import surfaces
-from .context import GameContext, parse_settings, quiet_hours
+from .context import GameContext, game_and_chat, parse_settings, quiet_hours
 from .env import Env
 
 
@@ -70,14 +70,18 @@ def start_when_shown(session: Session, env: Env, chat_id: int, surface: str) -> 
     named = surfaces.parse(surface)
     if named is None or named.kind not in ("board", "panel"):
         return
-    game = session.get(Game, named.game_id, with_for_update=is_postgres(session))
-    if game is None or not is_waiting(game):
+    # The game comes with its chat's row (the quiet hours) in one statement: a board reaching the
+    # group is the most frequent write a sender records, and most of them start a clock.
+    found = game_and_chat(session, named.game_id, lock=True)
+    if found is None:
+        return
+    game, chat = found
+    if not is_waiting(game):
         return
     if named.kind == "board" and (named.number != game.board_no or game.chat_id != chat_id):
         return
     if named.kind == "panel" and named.number != game.current_seat:
         return
     assert game.current_seat is not None
-    chat = session.get(Chat, game.chat_id)
     clock = TurnClock.of(parse_settings(game.settings).pace, env.custom_pace, quiet_hours(chat))
     set_clock(session, game, clock.start(clock_of(game), game.current_seat, env.now))
