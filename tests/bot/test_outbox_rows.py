@@ -18,7 +18,7 @@ from tests.pg import pg_engine, pg_url  # noqa: F401  (fixtures)
 from tests.statements import recorded
 from tgbot.store import move_log, outbox
 from tgbot.store.db import create_all, make_engine
-from tgbot.store.models import Game, Move, OutboxRow
+from tgbot.store.models import DeliveryChat, Game, Move, OutboxRow
 from tgbot.store.outbox import Message, Priority
 
 NOW = datetime(2026, 12, 2, 6, 0, tzinfo=UTC).replace(tzinfo=None)
@@ -192,3 +192,37 @@ def test_several_rows_reuse_one_compiled_statement(engine: Engine) -> None:
     assert [text(r) for r in rows(engine)] == ["3.0", "3.1", "3.2"]
     with Session(engine) as session:
         assert [m.seq for m in session.exec(select(Move).order_by(col(Move.id))).all()] == list(range(1, 10))
+
+
+def test_a_sender_takes_a_free_chat_in_one_statement_and_never_a_held_one(engine: Engine) -> None:
+    """The lease a sender's burst starts with: one UPDATE when the chat's row is free, its own or
+    run out; a live lease of another instance is left alone; a chat never seen gets its row."""
+
+    def take(holder: str, now: float) -> tuple[bool, list[str]]:
+        with Session(engine) as session, recorded(engine) as statements:
+            taken = outbox.take(session, GROUP, holder, now, 15.0)
+            session.commit()
+        return taken is not None, statements
+
+    def lease() -> tuple[str | None, float]:
+        with Session(engine) as session:
+            row = session.get(DeliveryChat, GROUP)
+            assert row is not None
+            return row.holder, row.lease_until
+
+    assert take("a", 100.0)[0]  # a chat never seen: its row is made, and taken
+    assert lease() == ("a", 115.0)
+    taken, statements = take("a", 105.0)  # its own lease, renewed
+    assert taken and len(statements) == 1 and statements[0].startswith("UPDATE delivery_chats"), statements
+    assert lease() == ("a", 120.0)
+    assert not take("b", 119.0)[0]  # another instance's live lease
+    assert lease() == ("a", 120.0)
+    taken, statements = take("b", 120.0)  # run out: anyone may take it
+    assert taken and len(statements) == 1, statements
+    assert lease() == ("b", 135.0)
+    with Session(engine) as session:
+        outbox.release(session, GROUP, "b")
+        session.commit()
+    taken, statements = take("c", 121.0)  # let go
+    assert taken and len(statements) == 1, statements
+    assert lease() == ("c", 136.0)

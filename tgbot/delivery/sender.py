@@ -384,7 +384,7 @@ def _plan(row: OutboxRow, payload: Payload, batch: Batch) -> _Plan:
 
 
 def _claim(session: Session, chat_id: int, holder: str, now: float) -> Batch | None:
-    chat = outbox.claim(session, chat_id, holder, now, LEASE_SECONDS)
+    chat = outbox.take(session, chat_id, holder, now, LEASE_SECONDS)
     return None if chat is None else _next_batch(session, chat)
 
 
