@@ -94,8 +94,8 @@ def test_a_waiting_surface_takes_the_new_content_in_its_place_in_the_queue(engin
 def test_a_transaction_reads_the_rows_it_put(engine: Engine) -> None:
     with Session(engine) as session:
         outbox.put(session, Message(ANA, "hello"), NOW)
-        row = outbox.next_row(session, ANA)
-        assert row is not None and text(row) == "hello"
+        found = outbox.next_row(session, ANA)
+        assert found is not None and text(found[0]) == "hello" and found[1] is None
         session.commit()
     assert len(rows(engine)) == 1
 

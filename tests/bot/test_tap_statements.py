@@ -239,6 +239,9 @@ async def test_a_sender_writes_its_chat_row_once_per_message(any_rig: BotRig) ->
     assert len(recorded) >= 6
     chat_writes = [sum(s.startswith("UPDATE delivery_chats") for s in statements) for statements in recorded]
     assert set(chat_writes) == {1}, chat_writes
+    # The next row comes with the message that shows its surface: no look of its own for it.
+    senders = [statements for module, statements in books.transactions if module == "tgbot.delivery.sender"]
+    assert not [s for statements in senders for s in statements if s.startswith("SELECT shown_messages")]
     # A board that starts its turn's clock reads the game with its chat (the quiet hours) in one
     # statement, and writes the clock in one.
     started = [statements for statements in recorded if any(s.startswith("UPDATE games") for s in statements)]

@@ -395,17 +395,21 @@ def _next_batch(session: Session, chat: DeliveryChat) -> Batch:
     chat waits for this commit and then finds it free, and this process's wake reaches the
     sender before it ends (`ChatSender._loop`)."""
     chat_id = chat.chat_id
-    row = outbox.next_row(session, chat_id)
-    batch = Batch(row, chat)
-    if row is None:
+    found = outbox.next_row(session, chat_id)
+    if found is None:
+        batch = Batch(None, chat)
         chat.holder, chat.lease_until = None, 0.0
         session.add(chat)
     else:
-        batch.payload = Payload.from_json(row.payload)
-        for surface in (row.surface, batch.payload.reply_to):
-            shown = outbox.shown_message(session, chat_id, surface) if surface else None
-            if shown is not None:
-                batch.shown[shown.surface] = (shown.message_id, shown.digest)
+        row, shown = found
+        batch = Batch(row, chat, Payload.from_json(row.payload))
+        if shown is not None:
+            batch.shown[shown.surface] = (shown.message_id, shown.digest)
+        reply_to = batch.payload.reply_to
+        if reply_to and reply_to not in batch.shown:
+            replied = outbox.shown_message(session, chat_id, reply_to)
+            if replied is not None:
+                batch.shown[reply_to] = (replied.message_id, replied.digest)
     session.flush()  # what the transaction changed is written before its objects are let go
     session.expunge_all()
     return batch

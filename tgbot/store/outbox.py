@@ -45,8 +45,16 @@ _WAITING = (
     .where(col(OutboxRow.chat_id) == bindparam("chat_id"), col(OutboxRow.surface) == bindparam("surface"))
     .with_for_update()
 )
+# The next row comes with the message that shows its surface now (if any): a sender needs both
+# to decide between an edit and a post, and nearly every row has a surface.
 _NEXT = (
-    sa_select(OutboxRow)
+    sa_select(OutboxRow, ShownMessage)
+    .join(
+        ShownMessage,
+        (col(ShownMessage.chat_id) == col(OutboxRow.chat_id))
+        & (col(ShownMessage.surface) == col(OutboxRow.surface)),
+        isouter=True,
+    )
     .where(col(OutboxRow.chat_id) == bindparam("chat_id"))
     .order_by(col(OutboxRow.priority), col(OutboxRow.id))
     .limit(1)
@@ -399,10 +407,15 @@ def keys_off_surface(message_id: int) -> str:
     return f"keys:{message_id}"
 
 
-def next_row(session: Session, chat_id: int) -> OutboxRow | None:
-    """The chat's most urgent row, the oldest first among equals."""
+def next_row(session: Session, chat_id: int) -> tuple[OutboxRow, ShownMessage | None] | None:
+    """The chat's most urgent row, the oldest first among equals, with the message that shows
+    its surface now (None: not shown yet, or a row without a surface)."""
     write_pending(session)
-    return session.execute(_NEXT, {"chat_id": chat_id}).scalars().first()
+    found = session.execute(_NEXT, {"chat_id": chat_id}).first()
+    if found is None:
+        return None
+    row, shown = found
+    return row, shown
 
 
 _HELD = "tweakbot.outbox.shown"
