@@ -403,13 +403,13 @@ def _next_batch(session: Session, chat: DeliveryChat) -> Batch:
     else:
         row, shown = found
         batch = Batch(row, chat, Payload.from_json(row.payload))
-        if shown is not None:
-            batch.shown[shown.surface] = (shown.message_id, shown.digest)
         reply_to = batch.payload.reply_to
-        if reply_to and reply_to not in batch.shown:
-            replied = outbox.shown_message(session, chat_id, reply_to)
-            if replied is not None:
-                batch.shown[reply_to] = (replied.message_id, replied.digest)
+        replied = (
+            outbox.shown_message(session, chat_id, reply_to) if reply_to and reply_to != row.surface else None
+        )
+        for known in (shown, replied):
+            if known is not None:
+                batch.shown[known.surface] = (known.message_id, known.digest)
     session.flush()  # what the transaction changed is written before its objects are let go
     session.expunge_all()
     return batch
