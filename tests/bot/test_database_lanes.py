@@ -130,3 +130,35 @@ async def test_postgres_keeps_a_connection_for_every_worker_thread(pg_url: str) 
     finally:
         db.close()
         engine.dispose()
+
+
+async def test_a_worker_threads_next_transaction_starts_clean(tmp_path: Path) -> None:
+    """A worker thread's session serves its next transaction too (building one per transaction
+    cost CPU): what a transaction noted, held or left unfinished never reaches the next one."""
+    db = database(tmp_path)
+    try:
+        seen: list[Session] = []
+
+        def note(session: Session) -> None:
+            seen.append(session)
+            session.info["noted"] = True
+            session.execute(text("INSERT INTO marks VALUES ('kept')"))
+
+        def fails(session: Session) -> None:
+            seen.append(session)
+            session.info["noted"] = True
+            session.execute(text("INSERT INTO marks VALUES ('undone')"))
+            raise RuntimeError("a bug in a service")
+
+        def look(session: Session) -> tuple[bool, bool, list[str]]:
+            seen.append(session)
+            return "noted" in session.info, session.in_transaction() and bool(session.identity_map), marks(session)
+
+        await db.run(note)
+        with pytest.raises(RuntimeError):
+            await db.run(fails)
+        noted, held, found = await db.run(look)
+        assert (noted, held, found) == (False, False, ["kept"])
+        assert seen[0] is seen[1] is seen[2]  # one thread, one session, used again
+    finally:
+        db.close()

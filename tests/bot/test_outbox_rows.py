@@ -226,3 +226,29 @@ def test_a_sender_takes_a_free_chat_in_one_statement_and_never_a_held_one(engine
     taken, statements = take("c", 121.0)  # let go
     assert taken and len(statements) == 1, statements
     assert lease() == ("c", 136.0)
+
+
+def test_a_shown_message_read_in_a_transaction_follows_what_it_writes(engine: Engine) -> None:
+    """What shows a surface is read once per transaction and kept; the transaction's own writes
+    (a new message remembered, one forgotten) change what it reads next, before any commit."""
+    board = "board:1:1"
+    with Session(engine) as session:
+        outbox.remember_shown(session, GROUP, board, 10, "d10")
+        session.commit()
+    with Session(engine) as session, recorded(engine) as statements:
+        assert outbox.shown_message(session, GROUP, board) == outbox.Shown(board, 10, "d10")
+        assert outbox.shown_message(session, GROUP, board) == outbox.Shown(board, 10, "d10")
+        assert len(statements) == 1  # the second look is the kept answer
+        outbox.remember_shown(session, GROUP, board, 11, "d11")
+        assert outbox.shown_message(session, GROUP, board) == outbox.Shown(board, 11, "d11")
+        outbox.forget_shown(session, GROUP, board)
+        assert outbox.shown_message(session, GROUP, board) is None
+        outbox.remember_shown(session, GROUP, "panel:1:0", 12, "d12")
+        session.commit()
+    with Session(engine) as session:
+        assert outbox.shown_message(session, GROUP, board) is None
+        assert outbox.shown_message(session, GROUP, "panel:1:0") == outbox.Shown("panel:1:0", 12, "d12")
+        # the next row of a surface comes with the message that shows it
+        outbox.put(session, Message(GROUP, "panel again", surface="panel:1:0", priority=Priority.INFO), NOW)
+        found = outbox.next_row(session, GROUP)
+        assert found is not None and found[1] == outbox.Shown("panel:1:0", 12, "d12")

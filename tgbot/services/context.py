@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from typing import Any
 
 from sqlalchemy import bindparam
 from sqlalchemy import select as sa_select
@@ -107,10 +108,25 @@ def parse_settings(text: str) -> GameSettings:
     return GameSettings.from_json(text)
 
 
-def quiet_hours(chat: Chat | None) -> QuietHours | None:
-    if chat is None or chat.quiet_start is None or chat.quiet_end is None:
-        return None
-    return QuietHours(chat.quiet_start, chat.quiet_end, chat.utc_offset_minutes)
+@dataclass(frozen=True)
+class ChatFacts:
+    """What a game needs of its chat's row: the title its reports name, the quiet hours."""
+
+    title: str = ""
+    quiet: QuietHours | None = None
+
+    @classmethod
+    def of(
+        cls, title: str | None, start: int | None, end: int | None, offset_minutes: int | None
+    ) -> ChatFacts:
+        quiet = None if start is None or end is None else QuietHours(start, end, offset_minutes or 0)
+        return cls(title or "", quiet)
+
+
+def chat_facts(chat: Chat | None) -> ChatFacts:
+    if chat is None:
+        return ChatFacts()
+    return ChatFacts.of(chat.title, chat.quiet_start, chat.quiet_end, chat.utc_offset_minutes)
 
 
 def _reach(
@@ -154,39 +170,50 @@ def player_rows(session: Session, game_id: int) -> list[GamePlayer]:
 # `play.use_panel`), so the identity map had nothing to gain from them. Each seat's draft comes
 # with it: a compose tap edits its player's, a move reads the next player's for their panel, and
 # neither then needs a query of its own (`drafts.known`).
+_CHATS: Any = Chat.__table__  # type: ignore[attr-defined]
+# The game as an object (a move changes it, and the ORM writes the change with its version
+# guard), its chat as the few values a game needs of it: an object of the chat would be built
+# on every tap for nothing.
 _GAME = (
-    sa_select(Game, Chat)
-    .join(Chat, col(Chat.id) == col(Game.chat_id), isouter=True)
+    sa_select(Game, _CHATS.c.id, _CHATS.c.title, _CHATS.c.quiet_start, _CHATS.c.quiet_end)
+    .add_columns(_CHATS.c.utc_offset_minutes)
+    .join(_CHATS, _CHATS.c.id == col(Game.chat_id), isouter=True)
     .where(col(Game.id) == bindparam("game_id"))
 )
 _GAME_LOCKED = _GAME.with_for_update(of=Game)  # type: ignore[arg-type]
+# The seats' statement names the tables' columns, not the models' attributes: a statement of
+# attributes goes through the ORM's execution (its compile state, its result wrapping) even when
+# it loads no object, and that cost a tap more CPU than the query.
+_PLAYERS: Any = GamePlayer.__table__  # type: ignore[attr-defined]
+_USERS: Any = User.__table__  # type: ignore[attr-defined]
+_DRAFTS: Any = Draft.__table__  # type: ignore[attr-defined]
 _SEATS = (
     sa_select(
-        col(GamePlayer.seat),
-        col(GamePlayer.user_id),
-        col(GamePlayer.name),
-        col(GamePlayer.ai_level),
-        col(GamePlayer.away),
-        col(GamePlayer.left),
-        col(GamePlayer.timeouts),
-        col(GamePlayer.panel),
-        col(User.id),
-        col(User.can_dm),
-        col(User.language),
-        col(User.tg_language),
-        col(Draft.version),
-        col(Draft.hand),
-        col(Draft.mask),
-        col(Draft.t_code),
+        _PLAYERS.c.seat,
+        _PLAYERS.c.user_id,
+        _PLAYERS.c.name,
+        _PLAYERS.c.ai_level,
+        _PLAYERS.c.away,
+        _PLAYERS.c.left,
+        _PLAYERS.c.timeouts,
+        _PLAYERS.c.panel,
+        _USERS.c.id,
+        _USERS.c.can_dm,
+        _USERS.c.language,
+        _USERS.c.tg_language,
+        _DRAFTS.c.version,
+        _DRAFTS.c.hand,
+        _DRAFTS.c.mask,
+        _DRAFTS.c.t_code,
     )
-    .join(User, col(User.id) == col(GamePlayer.user_id), isouter=True)
+    .join(_USERS, _USERS.c.id == _PLAYERS.c.user_id, isouter=True)
     .join(
-        Draft,
-        (col(Draft.game_id) == col(GamePlayer.game_id)) & (col(Draft.seat) == col(GamePlayer.seat)),
+        _DRAFTS,
+        (_DRAFTS.c.game_id == _PLAYERS.c.game_id) & (_DRAFTS.c.seat == _PLAYERS.c.seat),
         isouter=True,
     )
-    .where(col(GamePlayer.game_id) == bindparam("game_id"))
-    .order_by(col(GamePlayer.seat))
+    .where(_PLAYERS.c.game_id == bindparam("game_id"))
+    .order_by(_PLAYERS.c.seat)
 )
 
 
@@ -216,14 +243,15 @@ def load_seats(session: Session, game_id: int) -> list[SeatInfo]:
     return seats
 
 
-def game_and_chat(session: Session, game_id: int, *, lock: bool = False) -> tuple[Game, Chat | None] | None:
-    """The game row with its chat's, in one statement (locked on PostgreSQL when asked), or None."""
+def game_and_chat(session: Session, game_id: int, *, lock: bool = False) -> tuple[Game, ChatFacts] | None:
+    """The game row with its chat's facts, in one statement (locked on PostgreSQL when asked), or
+    None."""
     query = _GAME_LOCKED if lock and is_postgres(session) else _GAME
     found = session.execute(query, {"game_id": game_id}).first()
     if found is None:
         return None
-    game, chat = found
-    return game, chat
+    game, chat_id, title, start, end, offset = found
+    return game, ChatFacts() if chat_id is None else ChatFacts.of(title, start, end, offset)
 
 
 def load_game(session: Session, game_id: int, *, lock: bool = False) -> GameContext | None:
@@ -234,18 +262,18 @@ def load_game(session: Session, game_id: int, *, lock: bool = False) -> GameCont
 
 
 def context_of(session: Session, game: Game) -> GameContext:
-    return _context(session, game, session.get(Chat, game.chat_id))
+    return _context(session, game, chat_facts(session.get(Chat, game.chat_id)))
 
 
-def _context(session: Session, game: Game, chat: Chat | None) -> GameContext:
+def _context(session: Session, game: Game, chat: ChatFacts) -> GameContext:
     assert game.id is not None
     return GameContext(
         game=game,
         seats=load_seats(session, game.id),
         state=parse_state(game.state) if game.state else None,
         settings=parse_settings(game.settings),
-        chat_title=(chat.title or "") if chat is not None else "",
-        quiet=quiet_hours(chat),
+        chat_title=chat.title,
+        quiet=chat.quiet,
     )
 
 
@@ -269,14 +297,14 @@ def contexts_of(session: Session, games: list[Game]) -> dict[int, GameContext]:
     found: dict[int, GameContext] = {}
     for game in games:
         assert game.id is not None
-        chat = chats.get(game.chat_id)
+        facts = chat_facts(chats.get(game.chat_id))
         found[game.id] = GameContext(
             game=game,
             seats=seats[game.id],
             state=parse_state(game.state) if game.state else None,
             settings=parse_settings(game.settings),
-            chat_title=(chat.title or "") if chat is not None else "",
-            quiet=quiet_hours(chat),
+            chat_title=facts.title,
+            quiet=facts.quiet,
         )
     return found
 

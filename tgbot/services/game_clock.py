@@ -17,7 +17,7 @@ from ..store.db import after_commit
 from ..store.models import PAUSED, PLAYING, Game
 from ..turn_clock import ClockState, TurnClock
 from . import surfaces
-from .context import GameContext, game_and_chat, parse_settings, quiet_hours
+from .context import GameContext, game_and_chat, parse_settings
 from .env import Env
 
 
@@ -83,5 +83,5 @@ def start_when_shown(session: Session, env: Env, chat_id: int, surface: str) -> 
     if named.kind == "panel" and named.number != game.current_seat:
         return
     assert game.current_seat is not None
-    clock = TurnClock.of(parse_settings(game.settings).pace, env.custom_pace, quiet_hours(chat))
+    clock = TurnClock.of(parse_settings(game.settings).pace, env.custom_pace, chat.quiet)
     set_clock(session, game, clock.start(clock_of(game), game.current_seat, env.now))

@@ -33,7 +33,7 @@ from ..render.keys import Keyboard
 from ..render.limits import chunks
 from ..render.results import final_standings, move_lines, round_summary, standings_keys
 from ..store import move_log, outbox
-from ..store.models import Game, Move, ShownMessage
+from ..store.models import Game, Move
 from ..store.outbox import Message, Priority
 from . import drafts, output, panels, surfaces
 from .context import GameContext
@@ -157,7 +157,7 @@ def _new_board(session: Session, game: Game) -> None:
     session.info.setdefault(_NUMBERED, set()).add((game.id, game.board_no))
 
 
-def _shown_board(session: Session, game: Game) -> ShownMessage | None:
+def _shown_board(session: Session, game: Game) -> outbox.Shown | None:
     """The message that shows the game's live board, if it reached the chat. A board this
     transaction numbered has not (its row is written at the commit): not looked up, so a move
     that ends a round (the summary retires the board, the next board is new) reads it once."""

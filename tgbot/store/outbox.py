@@ -23,13 +23,12 @@ import json
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import IntEnum
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import bindparam, case, delete, or_, update
 from sqlalchemy import select as sa_select
 from sqlalchemy.orm import Session as AnySession
-from sqlalchemy.orm.util import identity_key
-from sqlmodel import Session, col, select
+from sqlmodel import Session, col
 
 from . import kept
 from .db import after_commit, is_postgres
@@ -46,13 +45,14 @@ _WAITING = (
     .with_for_update()
 )
 # The next row comes with the message that shows its surface now (if any): a sender needs both
-# to decide between an edit and a post, and nearly every row has a surface.
+# to decide between an edit and a post, and nearly every row has a surface. The shown message
+# comes as its values (`Shown`), as `shown_message` gives it.
+_SHOWN: Any = ShownMessage.__table__  # type: ignore[attr-defined]
 _NEXT = (
-    sa_select(OutboxRow, ShownMessage)
+    sa_select(OutboxRow, _SHOWN.c.message_id, _SHOWN.c.digest)
     .join(
-        ShownMessage,
-        (col(ShownMessage.chat_id) == col(OutboxRow.chat_id))
-        & (col(ShownMessage.surface) == col(OutboxRow.surface)),
+        _SHOWN,
+        (_SHOWN.c.chat_id == col(OutboxRow.chat_id)) & (_SHOWN.c.surface == col(OutboxRow.surface)),
         isouter=True,
     )
     .where(col(OutboxRow.chat_id) == bindparam("chat_id"))
@@ -83,7 +83,18 @@ _TAKE = (
 # game read, and the sender holds no object of the row it is deleting.
 _OUTBOX: Any = OutboxRow.__table__  # type: ignore[attr-defined]
 _DELIVERED = delete(_OUTBOX).where(_OUTBOX.c.id == bindparam("row_id"), _OUTBOX.c.rev == bindparam("rev"))
-_SHOWN: Any = ShownMessage.__table__  # type: ignore[attr-defined]
+# Reads and writes the ORM would only wrap: statements on the tables (a statement of the models'
+# attributes goes through the ORM's execution even when it loads no object).
+_SHOWN_ONE = sa_select(_SHOWN.c.message_id, _SHOWN.c.digest).where(
+    _SHOWN.c.chat_id == bindparam("chat_id"), _SHOWN.c.surface == bindparam("surface")
+)
+_CHATS: Any = DeliveryChat.__table__  # type: ignore[attr-defined]
+_RELEASE = (
+    update(_CHATS)
+    .where(_CHATS.c.chat_id == bindparam("chat"), _CHATS.c.holder == bindparam("me"))
+    .values(holder=None, lease_until=0.0)
+)
+_WITH_ROWS = sa_select(_OUTBOX.c.chat_id).distinct().limit(bindparam("limit"))
 
 
 def _remember(insert: Any) -> Any:
@@ -368,7 +379,7 @@ def discard_surface(session: Session, chat_id: int, surface: str) -> None:
 def chats_with_rows(session: Session, limit: int = 500) -> list[int]:
     """Chats that have something waiting (the safety net after a restart or another instance)."""
     write_pending(session)
-    return list(session.exec(select(OutboxRow.chat_id).distinct().limit(limit)).all())
+    return list(session.execute(_WITH_ROWS, {"limit": limit}).scalars())
 
 
 def drop_keys(
@@ -407,47 +418,59 @@ def keys_off_surface(message_id: int) -> str:
     return f"keys:{message_id}"
 
 
-def next_row(session: Session, chat_id: int) -> tuple[OutboxRow, ShownMessage | None] | None:
+class Shown(NamedTuple):
+    """A message that shows a surface now, and a digest of what it shows (to skip no-op edits)."""
+
+    surface: str
+    message_id: int
+    digest: str
+
+
+def next_row(session: Session, chat_id: int) -> tuple[OutboxRow, Shown | None] | None:
     """The chat's most urgent row, the oldest first among equals, with the message that shows
     its surface now (None: not shown yet, or a row without a surface)."""
     write_pending(session)
     found = session.execute(_NEXT, {"chat_id": chat_id}).first()
     if found is None:
         return None
-    row, shown = found
+    row, message_id, digest = found
+    shown = None if message_id is None or row.surface is None else Shown(row.surface, message_id, digest)
     return row, shown
 
 
 _HELD = "tweakbot.outbox.shown"
 
 
-def shown_message(session: Session, chat_id: int, surface: str) -> ShownMessage | None:
-    """The message that shows a surface now, if any. The row found is held for the rest of the
-    transaction: the session's identity map keeps only the objects something refers to, and the
-    callers keep the message id alone, so looking again (a refused tap asks whether the board is
-    on its way, then which message is live) read the row again."""
-    found = session.get(ShownMessage, (chat_id, surface))
+def shown_message(session: Session, chat_id: int, surface: str) -> Shown | None:
+    """The message that shows a surface now, if any. What was found is kept for the rest of the
+    transaction (a refused tap asks whether the board is on its way, then which message is
+    live), and what the transaction writes of it (`remember_shown`, `forget_shown`) changes
+    what is kept."""
+    held: dict[tuple[int, str], Shown] = session.info.setdefault(_HELD, {})
+    found = held.get((chat_id, surface))
     if found is not None:
-        session.info.setdefault(_HELD, {})[(chat_id, surface)] = found
+        return found
+    row = session.execute(_SHOWN_ONE, {"chat_id": chat_id, "surface": surface}).first()
+    if row is None:
+        return None
+    found = held[(chat_id, surface)] = Shown(surface, row[0], row[1])
     return found
 
 
 def remember_shown(session: Session, chat_id: int, surface: str, message_id: int, digest: str) -> None:
-    """One upsert; a row this transaction has already read is changed as an object instead, so
-    the session never holds an outdated copy of it."""
-    shown = session.identity_map.get(identity_key(ShownMessage, (chat_id, surface)))
-    if isinstance(shown, ShownMessage):
-        shown.message_id, shown.digest = message_id, digest
-        session.add(shown)
-        return
+    """One upsert."""
     values = {"chat_id": chat_id, "surface": surface, "message_id": message_id, "digest": digest}
     session.execute(_REMEMBER(session), values)
+    held = session.info.get(_HELD)
+    if held is not None:
+        held[(chat_id, surface)] = Shown(surface, message_id, digest)
 
 
 def forget_shown(session: Session, chat_id: int, surface: str) -> None:
     session.execute(
         delete(ShownMessage).where(col(ShownMessage.chat_id) == chat_id, col(ShownMessage.surface) == surface)
     )
+    session.info.get(_HELD, {}).pop((chat_id, surface), None)
 
 
 def delivered(session: Session, row_id: int, rev: int) -> bool:
@@ -482,6 +505,7 @@ def move_chat(session: Session, old_id: int, new_id: int) -> None:
     write_pending(session)
     session.execute(update(OutboxRow).where(col(OutboxRow.chat_id) == old_id).values(chat_id=new_id))
     session.execute(delete(ShownMessage).where(col(ShownMessage.chat_id) == old_id))
+    session.info.pop(_HELD, None)
     after_commit(session).wrote(new_id, Priority.TURN)
 
 
@@ -541,8 +565,5 @@ def release_all(session: Session, holder: str) -> None:
 
 
 def release(session: Session, chat_id: int, holder: str) -> None:
-    session.execute(
-        update(DeliveryChat)
-        .where(col(DeliveryChat.chat_id) == chat_id, col(DeliveryChat.holder) == holder)
-        .values(holder=None, lease_until=0.0)
-    )
+    """Let the chat go (the caller holds no object of its row: a statement on the table)."""
+    session.execute(_RELEASE, {"chat": chat_id, "me": holder})
