@@ -152,7 +152,8 @@ async def test_a_worker_threads_next_transaction_starts_clean(tmp_path: Path) ->
 
         def look(session: Session) -> tuple[bool, bool, list[str]]:
             seen.append(session)
-            return "noted" in session.info, session.in_transaction() and bool(session.identity_map), marks(session)
+            held = session.in_transaction() and bool(session.identity_map)
+            return "noted" in session.info, held, marks(session)
 
         await db.run(note)
         with pytest.raises(RuntimeError):
@@ -161,4 +162,24 @@ async def test_a_worker_threads_next_transaction_starts_clean(tmp_path: Path) ->
         assert (noted, held, found) == (False, False, ["kept"])
         assert seen[0] is seen[1] is seen[2]  # one thread, one session, used again
     finally:
+        db.close()
+
+
+async def test_a_stopping_bot_stops_waiting_and_the_transaction_ends_on_its_own(tmp_path: Path) -> None:
+    """`abandon` (the bot stops with the database slow): every caller hears DatabaseTrouble at
+    once, the transaction in flight still commits, and its late answer disturbs nothing."""
+    db = database(tmp_path)
+    release, started = threading.Event(), threading.Event()
+    try:
+        waiting = asyncio.ensure_future(db.run(blocking(release, started, write=True)))
+        await wait_for(started)
+        db.abandon()
+        with pytest.raises(DatabaseTrouble):
+            await asyncio.wait_for(waiting, 1.0)
+        release.set()
+        await asyncio.sleep(0.2)  # the worker's answer arrives at a future already decided
+        assert await db.run(marks, read_only=True) == ["slow"]
+        assert await db.run(mark("after"), timeout=1.0) is None  # the bot's lanes still work
+    finally:
+        release.set()
         db.close()

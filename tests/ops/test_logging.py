@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -130,12 +131,25 @@ async def test_the_token_never_reaches_a_log_line_even_at_debug(
     assert not [m for m in messages if secret_part in m]
 
 
+@pytest.fixture(autouse=True)
+def _record_lookups() -> Iterator[None]:
+    """`setup_logging` turns off what LOG_FORMAT never shows, process-wide: back on after."""
+    saved = logging._srcfile, logging.logThreads, logging.logProcesses, logging.logMultiprocessing  # type: ignore[attr-defined]
+    yield
+    logging._srcfile, logging.logThreads, logging.logProcesses, logging.logMultiprocessing = saved  # type: ignore[attr-defined]
+
+
 def test_setup_logging_quiets_url_loggers() -> None:
     root = logging.getLogger()
     saved_handlers, saved_level = root.handlers[:], root.level
     try:
         logs.setup_logging("DEBUG", [TEST_TOKEN])
         assert root.level == logging.DEBUG
+        # a record does not look up what the format never shows (its caller, thread, process)
+        shown = logging.getLogger("anything")
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(shown, "findCaller", lambda *a, **k: pytest.fail("looked up the caller"))
+            shown.info("a line")
         assert logging.getLogger("httpx").getEffectiveLevel() == logging.WARNING
         record = logging.getLogger("anything").makeRecord(
             "anything", logging.INFO, __file__, 1, "url=%s", (f"/bot{TEST_TOKEN}/getMe",), None
