@@ -252,3 +252,30 @@ def test_a_shown_message_read_in_a_transaction_follows_what_it_writes(engine: En
         outbox.put(session, Message(GROUP, "panel again", surface="panel:1:0", priority=Priority.INFO), NOW)
         found = outbox.next_row(session, GROUP)
         assert found is not None and found[1] == outbox.Shown("panel:1:0", 12, "d12")
+
+
+def test_a_chats_delivery_row_is_read_once_and_written_once_if_changed(engine: Engine) -> None:
+    """A sender's transaction reads the chat's delivery row once (asked again, it gets the same
+    values with its own changes) and writes it back in one UPDATE at the commit, or not at all
+    when nothing changed."""
+    with Session(engine) as session, recorded(engine) as statements:
+        made = outbox.delivery_chat(session, GROUP)  # never seen: its row is made
+        assert (made.holder, made.recent) == (None, "[]")
+        session.commit()
+    assert [s.split()[0] for s in statements] == ["SELECT", "INSERT", "SELECT"], statements
+    with Session(engine) as session, recorded(engine) as statements:
+        chat = outbox.claim(session, GROUP, "a", 100.0, 15.0)
+        assert chat is not None
+        again = outbox.delivery_chat(session, GROUP)
+        assert again is chat and again.holder == "a"
+        again.recent, again.last_message_id = "[100.0]", 41
+        session.commit()
+    assert [s.split()[0] for s in statements] == ["SELECT", "UPDATE"], statements
+    with Session(engine) as session, recorded(engine) as statements:
+        read = outbox.delivery_chat(session, GROUP)
+        assert read.values() == ("a", 115.0, 0.0, "[100.0]", 41)
+        session.commit()
+    assert len(statements) == 1  # read, unchanged: not written
+    with Session(engine) as session:
+        stored = session.get(DeliveryChat, GROUP)
+        assert stored is not None and (stored.holder, stored.last_message_id) == ("a", 41)

@@ -31,7 +31,7 @@ from .. import metrics
 from ..clock import Clock, Timer, Wakeup
 from ..store import outbox
 from ..store.db import Database, DatabaseTrouble
-from ..store.models import DeliveryChat, OutboxRow
+from ..store.models import OutboxRow
 from ..store.outbox import Fallback, Message, Payload, Priority
 from . import budget, charts
 from . import telegram_io as io
@@ -87,7 +87,7 @@ class Batch:
     """What a sender read about its chat in one transaction."""
 
     row: OutboxRow | None  # the next row to send: only it is sent before the next read
-    chat: DeliveryChat
+    chat: outbox.ChatDelivery
     payload: Payload = field(default_factory=Payload)  # the row's, decoded
     shown: dict[str, tuple[int, str]] = field(default_factory=dict)  # surface -> (message id, digest)
 
@@ -388,7 +388,7 @@ def _claim(session: Session, chat_id: int, holder: str, now: float) -> Batch | N
     return None if chat is None else _next_batch(session, chat)
 
 
-def _next_batch(session: Session, chat: DeliveryChat) -> Batch:
+def _next_batch(session: Session, chat: outbox.ChatDelivery) -> Batch:
     """The chat's next row and what the chat shows of the surfaces it concerns; with no row left,
     the chat is let go in the same transaction. That is safe against a row queued meanwhile: the
     chat's row is locked before the queue is read, so another instance's sender that wants the
@@ -399,7 +399,6 @@ def _next_batch(session: Session, chat: DeliveryChat) -> Batch:
     if found is None:
         batch = Batch(None, chat)
         chat.holder, chat.lease_until = None, 0.0
-        session.add(chat)
     else:
         row, shown = found
         batch = Batch(row, chat, Payload.from_json(row.payload))
@@ -410,12 +409,10 @@ def _next_batch(session: Session, chat: DeliveryChat) -> Batch:
         for known in (shown, replied):
             if known is not None:
                 batch.shown[known.surface] = (known.message_id, known.digest)
-    session.flush()  # what the transaction changed is written before its objects are let go
-    session.expunge_all()
     return batch
 
 
-def _spent(chat: DeliveryChat, now: float) -> None:
+def _spent(chat: outbox.ChatDelivery, now: float) -> None:
     chat.recent = json.dumps([round(t, 3) for t in budget.prune(json.loads(chat.recent), now)] + [now])
 
 
@@ -475,21 +472,17 @@ def _finish(
     else:  # REFUSED: retrying would fail the same way
         log.error("chat %s: dropped an undeliverable message (%s)", chat_id, outcome.detail)
         outbox.drop(session, row.id)
-    session.add(chat)
 
 
 def _attempted(session: Session, chat_id: int, row: OutboxRow, now: float) -> None:
     assert row.id is not None
     outbox.note_attempt(session, row.id)
-    chat = outbox.delivery_chat(session, chat_id)
-    _spent(chat, now)
-    session.add(chat)
+    _spent(outbox.delivery_chat(session, chat_id), now)
 
 
 def _paused(session: Session, chat_id: int, until: float) -> None:
     chat = outbox.delivery_chat(session, chat_id)
     chat.paused_until = max(chat.paused_until, until)
-    session.add(chat)
 
 
 def _message_from(fallback: Fallback, game_id: int | None) -> Message:

@@ -20,7 +20,7 @@ report.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from enum import IntEnum
 from typing import Any, NamedTuple
@@ -31,7 +31,7 @@ from sqlalchemy.orm import Session as AnySession
 from sqlmodel import Session, col
 
 from . import kept
-from .db import after_commit, is_postgres
+from .db import after_commit
 from .models import DeliveryChat, OutboxRow, ShownMessage
 from .upsert import built_once
 
@@ -59,25 +59,6 @@ _NEXT = (
     .order_by(col(OutboxRow.priority), col(OutboxRow.id))
     .limit(1)
 )
-_CHAT_LOCKED = (
-    sa_select(DeliveryChat).where(col(DeliveryChat.chat_id) == bindparam("chat_id")).with_for_update()
-)
-# Taking a free chat (or one whose lease ran out, or this holder's own) is one UPDATE that says
-# whether it took it: the row comes back only when the condition held.
-_TAKE = (
-    update(DeliveryChat)
-    .where(
-        col(DeliveryChat.chat_id) == bindparam("chat"),
-        or_(
-            col(DeliveryChat.holder).is_(None),
-            col(DeliveryChat.holder) == bindparam("me"),
-            col(DeliveryChat.lease_until) <= bindparam("now"),
-        ),
-    )
-    .values(holder=bindparam("me"), lease_until=bindparam("until"))
-    .returning(DeliveryChat)
-    .execution_options(synchronize_session=False)
-)
 # A delivered row is deleted with a plain DELETE on the table: the ORM's bulk DELETE (which
 # looks for the row among the session's objects to expire it) cost as much CPU as a tap's whole
 # game read, and the sender holds no object of the row it is deleting.
@@ -95,6 +76,46 @@ _RELEASE = (
     .values(holder=None, lease_until=0.0)
 )
 _WITH_ROWS = sa_select(_OUTBOX.c.chat_id).distinct().limit(bindparam("limit"))
+# A chat's delivery row (`ChatDelivery`): read, created, taken and written back.
+_DELIVERY = (
+    _CHATS.c.chat_id,
+    _CHATS.c.holder,
+    _CHATS.c.lease_until,
+    _CHATS.c.paused_until,
+    _CHATS.c.recent,
+    _CHATS.c.last_message_id,
+)
+#: A new chat's values of those columns (`ChatDelivery`'s defaults).
+_FRESH = (None, 0.0, 0.0, "[]", None)
+_CHAT = sa_select(*_DELIVERY).where(_CHATS.c.chat_id == bindparam("chat"))
+_CHAT_LOCKED = _CHAT.with_for_update()
+# Taking a free chat (or one whose lease ran out, or this holder's own) is one UPDATE that says
+# whether it took it: the row comes back only when the condition held.
+_TAKE = (
+    update(_CHATS)
+    .where(
+        _CHATS.c.chat_id == bindparam("chat"),
+        or_(
+            _CHATS.c.holder.is_(None),
+            _CHATS.c.holder == bindparam("me"),
+            _CHATS.c.lease_until <= bindparam("now"),
+        ),
+    )
+    .values(holder=bindparam("me"), lease_until=bindparam("until"))
+    .returning(*_DELIVERY)
+)
+# (Keyed by the table's columns: this `paused_until` is a chat's pause after a 429, which the
+# check that only `game_clock` writes a game's clock columns, by name, must not mistake.)
+_SAVE_CHAT = (
+    update(_CHATS)
+    .where(_CHATS.c.chat_id == bindparam("b_chat"))
+    .values({column: bindparam(f"b_{column.name}") for column in _DELIVERY[1:]})
+)
+_NEW_CHAT = built_once(
+    lambda insert: insert(_CHATS)
+    .values({_CHATS.c.chat_id: bindparam("chat"), **dict(zip(_DELIVERY[1:], _FRESH, strict=True))})
+    .on_conflict_do_nothing()
+)
 
 
 def _remember(insert: Any) -> Any:
@@ -512,39 +533,90 @@ def move_chat(session: Session, old_id: int, new_id: int) -> None:
 # --- leases and budget (shared by every instance) ----------------------------------------------
 
 
-def delivery_chat(session: Session, chat_id: int, *, lock: bool = False) -> DeliveryChat:
+@dataclass
+class ChatDelivery:
+    """A chat's delivery row (`models.DeliveryChat`) as a sender's transaction holds it: read
+    once, changed in place, and written back with one UPDATE when the transaction commits (only
+    if something changed). Plain values, not an ORM object: the unit of work that wrote the
+    object, and the object's loading, cost a sender more CPU than its statements."""
+
+    chat_id: int
+    holder: str | None = None
+    lease_until: float = 0.0
+    paused_until: float = 0.0
+    recent: str = "[]"  # send times of the last minute, JSON
+    last_message_id: int | None = None
+
+    def values(self) -> tuple[Any, ...]:
+        return (self.holder, self.lease_until, self.paused_until, self.recent, self.last_message_id)
+
+
+class _HeldChats:
+    """The delivery rows a transaction read, each with its values as read (`kept`)."""
+
+    def __init__(self, chats: dict[int, tuple[ChatDelivery, tuple[Any, ...]]] | None = None) -> None:
+        self.chats = chats or {}
+
+    def hold(self, row: Any) -> ChatDelivery:
+        chat = ChatDelivery(*row)
+        self.chats[chat.chat_id] = (chat, chat.values())
+        return chat
+
+    def copy(self) -> _HeldChats:
+        return _HeldChats({k: (replace(chat), read) for k, (chat, read) in self.chats.items()})
+
+    def write(self, session: AnySession) -> None:
+        changed = [
+            {
+                "b_chat": chat.chat_id,
+                "b_holder": chat.holder,
+                "b_lease_until": chat.lease_until,
+                "b_paused_until": chat.paused_until,
+                "b_recent": chat.recent,
+                "b_last_message_id": chat.last_message_id,
+            }
+            for chat, read in self.chats.values()
+            if chat.values() != read
+        ]
+        if changed:
+            session.execute(_SAVE_CHAT, changed[0] if len(changed) == 1 else changed)
+
+
+_CHATS_HELD = "delivery_chats"
+
+
+def _held(session: Session) -> _HeldChats:
+    return kept.kept(session, _CHATS_HELD, _HeldChats)
+
+
+def delivery_chat(session: Session, chat_id: int, *, lock: bool = False) -> ChatDelivery:
     """The chat's delivery row, created on first use (two instances creating it at once both
-    succeed: PostgreSQL's ``ON CONFLICT DO NOTHING`` waits for the other insert)."""
-    row: DeliveryChat | None
-    if lock:  # (what `Session.get` does with a lock, but with a statement built once)
-        row = session.execute(_CHAT_LOCKED, {"chat_id": chat_id}).scalars().first()
-    else:
-        row = session.get(DeliveryChat, chat_id)
-    if row is not None:
-        return row
-    if is_postgres(session):
-        from sqlalchemy.dialects.postgresql import insert
-
-        fresh = DeliveryChat(chat_id=chat_id).model_dump()
-        session.execute(insert(DeliveryChat).values(**fresh).on_conflict_do_nothing())
-        row = session.get(DeliveryChat, chat_id, with_for_update=lock, populate_existing=True)
+    succeed: ``ON CONFLICT DO NOTHING`` waits for the other insert), read once per transaction:
+    asked again, the transaction gets the same `ChatDelivery`, with its changes."""
+    held = _held(session)
+    found = held.chats.get(chat_id)
+    if found is not None:
+        return found[0]
+    query = _CHAT_LOCKED if lock else _CHAT
+    row = session.execute(query, {"chat": chat_id}).first()
+    if row is None:
+        session.execute(_NEW_CHAT(session), {"chat": chat_id})
+        row = session.execute(query, {"chat": chat_id}).first()
         assert row is not None
-        return row
-    row = DeliveryChat(chat_id=chat_id)
-    session.add(row)
-    session.flush()
-    return row
+    return held.hold(row)
 
 
-def take(session: Session, chat_id: int, holder: str, now: float, seconds: float) -> DeliveryChat | None:
+def take(session: Session, chat_id: int, holder: str, now: float, seconds: float) -> ChatDelivery | None:
     """`claim` for a transaction that changes nothing else of the chat's row: the lease in one
     statement when the row exists and is free, as it is for nearly every burst a sender starts."""
     params = {"chat": chat_id, "me": holder, "now": now, "until": now + seconds}
-    taken: DeliveryChat | None = session.execute(_TAKE, params).scalars().first()
-    return taken if taken is not None else claim(session, chat_id, holder, now, seconds)
+    taken = session.execute(_TAKE, params).first()
+    if taken is None:
+        return claim(session, chat_id, holder, now, seconds)
+    return _held(session).hold(taken)
 
 
-def claim(session: Session, chat_id: int, holder: str, now: float, seconds: float) -> DeliveryChat | None:
+def claim(session: Session, chat_id: int, holder: str, now: float, seconds: float) -> ChatDelivery | None:
     """Take the chat for `seconds` unless another live instance holds it; the row when taken.
     The row is locked and read first, so what the transaction changes of it next (the budget,
     the last message id) goes out with the lease in one UPDATE at the end."""
@@ -552,7 +624,6 @@ def claim(session: Session, chat_id: int, holder: str, now: float, seconds: floa
     if row.holder not in (None, holder) and row.lease_until > now:
         return None
     row.holder, row.lease_until = holder, now + seconds
-    session.add(row)
     return row
 
 

@@ -21,7 +21,8 @@ Insert = Callable[..., Any]
 
 
 def dialect_of(session: Session) -> str:
-    return "postgresql" if session.get_bind().dialect.name == "postgresql" else "sqlite"
+    bind = session.bind or session.get_bind()  # the engine it was made with: asked on hot paths
+    return "postgresql" if bind.dialect.name == "postgresql" else "sqlite"
 
 
 @cache
