@@ -126,15 +126,23 @@ def create_all(engine: Engine) -> None:
 
 
 @contextmanager
+def transaction(session: Session) -> Iterator[Session]:
+    """One transaction on `session`: commit on success, roll back on any error; closed after."""
+    try:
+        yield session
+        session.commit()
+    except BaseException:
+        session.rollback()
+        raise
+    finally:
+        session.close()
+
+
+@contextmanager
 def session_scope(engine: Engine) -> Iterator[Session]:
-    """One transaction: commit on success, roll back on any error."""
-    with Session(engine, expire_on_commit=False) as session:
-        try:
-            yield session
-            session.commit()
-        except BaseException:
-            session.rollback()
-            raise
+    """One transaction on a session of its own."""
+    with transaction(Session(engine, expire_on_commit=False)) as session:
+        yield session
 
 
 def is_postgres(session: Session) -> bool:
@@ -293,14 +301,8 @@ class Database:
             engine = self._reader if read_only else self.engine
             session = sessions[read_only] = Session(engine, expire_on_commit=False)
         session.info.clear()
-        try:
+        with transaction(session):
             yield session
-            session.commit()
-        except BaseException:
-            session.rollback()
-            raise
-        finally:
-            session.close()
 
     def _outage(self, exc: BaseException) -> None:
         """One log line per outage, not one per update."""
