@@ -175,8 +175,14 @@ _CHATS: Any = Chat.__table__  # type: ignore[attr-defined]
 # guard), its chat as the few values a game needs of it: an object of the chat would be built
 # on every tap for nothing.
 _GAME = (
-    sa_select(Game, _CHATS.c.id, _CHATS.c.title, _CHATS.c.quiet_start, _CHATS.c.quiet_end)
-    .add_columns(_CHATS.c.utc_offset_minutes)
+    sa_select(
+        Game,
+        _CHATS.c.id,
+        _CHATS.c.title,
+        _CHATS.c.quiet_start,
+        _CHATS.c.quiet_end,
+        _CHATS.c.utc_offset_minutes,
+    )
     .join(_CHATS, _CHATS.c.id == col(Game.chat_id), isouter=True)
     .where(col(Game.id) == bindparam("game_id"))
 )

@@ -30,6 +30,7 @@ from sqlalchemy import event
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
+from sqlalchemy.orm import Session as OrmSession
 from sqlmodel import Session, SQLModel, create_engine
 
 from ..errors import DatabaseTrouble
@@ -145,7 +146,7 @@ def session_scope(engine: Engine) -> Iterator[Session]:
         yield session
 
 
-def is_postgres(session: Session) -> bool:
+def is_postgres(session: OrmSession) -> bool:
     bind = session.bind or session.get_bind()  # the engine it was made with (asked on every tap)
     return bind.dialect.name == "postgresql"
 

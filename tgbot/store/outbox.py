@@ -85,8 +85,6 @@ _DELIVERY = (
     _CHATS.c.recent,
     _CHATS.c.last_message_id,
 )
-#: A new chat's values of those columns (`ChatDelivery`'s defaults).
-_FRESH = (None, 0.0, 0.0, "[]", None)
 _CHAT = sa_select(*_DELIVERY).where(_CHATS.c.chat_id == bindparam("chat"))
 _CHAT_LOCKED = _CHAT.with_for_update()
 # Taking a free chat (or one whose lease ran out, or this holder's own) is one UPDATE that says
@@ -113,7 +111,7 @@ _SAVE_CHAT = (
 )
 _NEW_CHAT = built_once(
     lambda insert: insert(_CHATS)
-    .values({_CHATS.c.chat_id: bindparam("chat"), **dict(zip(_DELIVERY[1:], _FRESH, strict=True))})
+    .values({_CHATS.c.chat_id: bindparam("chat"), **_saved(ChatDelivery(0))})
     .on_conflict_do_nothing()
 )
 
@@ -551,6 +549,11 @@ class ChatDelivery:
         return (self.holder, self.lease_until, self.paused_until, self.recent, self.last_message_id)
 
 
+def _saved(chat: ChatDelivery) -> dict[Any, Any]:
+    """The chat's values by column (those `_DELIVERY` reads after the id, in its order)."""
+    return dict(zip(_DELIVERY[1:], chat.values(), strict=True))
+
+
 class _HeldChats:
     """The delivery rows a transaction read, each with its values as read (`kept`)."""
 
@@ -567,14 +570,7 @@ class _HeldChats:
 
     def write(self, session: AnySession) -> None:
         changed = [
-            {
-                "b_chat": chat.chat_id,
-                "b_holder": chat.holder,
-                "b_lease_until": chat.lease_until,
-                "b_paused_until": chat.paused_until,
-                "b_recent": chat.recent,
-                "b_last_message_id": chat.last_message_id,
-            }
+            {"b_chat": chat.chat_id, **{f"b_{c.name}": v for c, v in _saved(chat).items()}}
             for chat, read in self.chats.values()
             if chat.values() != read
         ]

@@ -14,6 +14,8 @@ from typing import Any, TypeVar
 
 from sqlalchemy.orm import Session
 
+from .db import is_postgres
+
 T = TypeVar("T")
 
 #: A dialect's ``insert`` (its statement has ``on_conflict_do_update``/``_do_nothing``).
@@ -21,8 +23,7 @@ Insert = Callable[..., Any]
 
 
 def dialect_of(session: Session) -> str:
-    bind = session.bind or session.get_bind()  # the engine it was made with: asked on hot paths
-    return "postgresql" if bind.dialect.name == "postgresql" else "sqlite"
+    return "postgresql" if is_postgres(session) else "sqlite"
 
 
 @cache
