@@ -13,7 +13,7 @@ from sqlalchemy.engine import Engine
 from telegram import LinkPreviewOptions, Update
 from telegram.constants import ParseMode
 from telegram.ext import Application, ApplicationBuilder, ContextTypes, Defaults
-from telegram.request import BaseRequest, HTTPXRequest
+from telegram.request import BaseRequest
 
 from . import jobs, logs, pacing
 from .bot import TweakBot
@@ -25,6 +25,7 @@ from .deps import DEPS_KEY, Deps
 from .handlers import chat_events, commands, inline, keys
 from .handlers.context import TweakContext
 from .handlers.menu import set_command_menus
+from .http_client import AiohttpRequest
 from .services.chat_events import SenderTrouble
 from .store.db import AfterCommit, Database, create_all, make_engine
 
@@ -100,10 +101,11 @@ def build_application(
     defaults = Defaults(parse_mode=ParseMode.HTML, link_preview_options=LinkPreviewOptions(is_disabled=True))
     updates_request: BaseRequest
     if request is None:
-        # The clients PTB's builder would make: a pool for the Bot API calls, and one
-        # connection for getUpdates (webhook mode never calls it, and shares the first).
-        request = HTTPXRequest(connection_pool_size=API_CONNECTIONS)
-        updates_request = request if webhook else HTTPXRequest(connection_pool_size=1)
+        # The clients PTB's builder would make, over aiohttp (tgbot/http_client.py): a pool for
+        # the Bot API calls, and one connection for getUpdates (webhook mode never calls it, and
+        # shares the first).
+        request = AiohttpRequest(connection_pool_size=API_CONNECTIONS)
+        updates_request = request if webhook else AiohttpRequest(connection_pool_size=1)
     else:
         updates_request = request
     bot = TweakBot(

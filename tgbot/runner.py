@@ -214,6 +214,9 @@ async def _initialize(application: Application, stop: asyncio.Event) -> None:  #
     try:
         await _until_reachable("getMe", application.initialize, stop)
     except InvalidToken:
+        # The HTTP clients are open (getMe went through them): closed here, or the process
+        # would end with "Unclosed client session" errors under this one line.
+        await application.bot.shutdown()
         # PTB's message quotes the token; this one line says what to do instead.
         raise ConfigError(
             "Telegram rejected TELEGRAM_BOT_TOKEN (Unauthorized): it was revoked or mistyped; "
