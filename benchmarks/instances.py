@@ -299,7 +299,7 @@ async def run_child(args: argparse.Namespace) -> Figures:
     from tgbot import migrations
 
     # The fake's HTTP server would log each 4xx it answers (e.g. "message is not modified").
-    logging.getLogger("tornado.access").setLevel(logging.ERROR)
+    logging.getLogger("aiohttp.access").setLevel(logging.ERROR)
     work = Path(tempfile.mkdtemp(prefix="instances_"))
     pg_name, url = create_database()
     engine = create_engine(url)

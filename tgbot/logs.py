@@ -29,7 +29,7 @@ from . import metrics
 UPDATE_LOG = logging.getLogger("tweakbot.updates")
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s %(message)s"
 #: Libraries that log request URLs (which contain the bot token) or routine chatter at INFO.
-QUIET_LOGGERS = ("httpx", "httpcore", "apscheduler", "tornado.access", "alembic.runtime.plugins")
+QUIET_LOGGERS = ("httpx", "httpcore", "apscheduler", "aiohttp.access", "alembic.runtime.plugins")
 REDACTED = "<redacted>"
 
 _COMMAND_RE = re.compile(r"^/([A-Za-z0-9_]{1,32})(?:@\w+)?(?:\s|$)")

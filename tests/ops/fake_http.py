@@ -13,9 +13,7 @@ import asyncio
 import json
 from typing import Any, cast
 
-from tornado.httpserver import HTTPServer
-from tornado.netutil import bind_sockets
-from tornado.web import Application, RequestHandler
+from aiohttp import web
 
 from tests.fakes import FakeTelegram
 
@@ -39,42 +37,6 @@ def _decode_value(raw: str) -> Any:
         return raw
 
 
-class _ApiHandler(RequestHandler):
-    def initialize(self, server: FakeBotApiServer) -> None:
-        self.server = server
-
-    async def post(self, token: str, method: str) -> None:
-        server = self.server
-        server.requests.append((token, method))
-        server.arrived(method).set()
-        if token != server.token:
-            self.set_status(401)
-            self.finish({"ok": False, "error_code": 401, "description": "Unauthorized"})
-            return
-        content_type = self.request.headers.get("Content-Type", "")
-        params: JSONDict
-        if content_type.startswith("application/json"):
-            params = json.loads(self.request.body or b"{}")
-        else:
-            params = {
-                name: _decode_value(values[-1].decode())
-                for name, values in self.request.body_arguments.items()
-            }
-        delay = server.delays.get(method, 0.0)
-        if delay:
-            await asyncio.sleep(delay)
-        if server.gone:
-            await asyncio.Event().wait()  # the server stopped answering: the call hangs
-        status, body = await server.fake.do_request(
-            f"http://fake/bot{token}/{method}", "POST", cast(Any, _Params(params))
-        )
-        self.set_status(status)
-        self.set_header("Content-Type", "application/json")
-        self.finish(body)
-
-    get = post
-
-
 class FakeBotApiServer:
     def __init__(self, fake: FakeTelegram, token: str) -> None:
         self.fake = fake
@@ -85,7 +47,7 @@ class FakeBotApiServer:
         self.requests: list[tuple[str, str]] = []
         self.port = 0
         self._events: dict[str, asyncio.Event] = {}
-        self._server: HTTPServer | None = None
+        self._runner: web.AppRunner | None = None
 
     @property
     def base_url(self) -> str:
@@ -98,24 +60,48 @@ class FakeBotApiServer:
         self.delays[method] = seconds
 
     async def __aenter__(self) -> FakeBotApiServer:
-        app = Application([(r"/bot([^/]+)/(\w+)", _ApiHandler, {"server": self})])
-        self._server = HTTPServer(app)
-        sockets = bind_sockets(0, address="127.0.0.1")
-        self._server.add_sockets(sockets)
-        self.port = sockets[0].getsockname()[1]
+        app = web.Application(client_max_size=50_000_000)
+        app.router.add_route("*", "/bot{token}/{method}", self._answer)
+        # A held or hung call is cut off at once when the server goes (Telegram closing on us).
+        self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=0.1)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        self.port = self._runner.addresses[0][1]
         return self
+
+    async def _answer(self, request: web.Request) -> web.Response:
+        token, method = request.match_info["token"], request.match_info["method"]
+        self.requests.append((token, method))
+        self.arrived(method).set()
+        if token != self.token:
+            return web.json_response(
+                {"ok": False, "error_code": 401, "description": "Unauthorized"}, status=401
+            )
+        params: JSONDict
+        if request.content_type.startswith("application/json"):
+            params = json.loads(await request.read() or b"{}")
+        else:  # form fields, urlencoded or multipart (an uploaded file's bytes are not kept)
+            form = await request.post()
+            params = {name: _decode_value(value) for name, value in form.items() if isinstance(value, str)}
+        delay = self.delays.get(method, 0.0)
+        if delay:
+            await asyncio.sleep(delay)
+        if self.gone:
+            await asyncio.Event().wait()  # the server stopped answering: the call hangs
+        status, body = await self.fake.do_request(
+            f"http://fake/bot{token}/{method}", "POST", cast(Any, _Params(params))
+        )
+        return web.Response(status=status, body=body, content_type="application/json")
 
     def go_away(self) -> None:
         self.gone = True
 
     async def shut(self) -> None:
         """The server is gone: connections refused from now on."""
-        if self._server is not None:
-            self._server.stop()
-            await self._server.close_all_connections()
-            self._server = None
+        if self._runner is not None:
+            runner, self._runner = self._runner, None
+            await runner.cleanup()
 
     async def __aexit__(self, *exc: object) -> None:
-        if self._server is not None:
-            self._server.stop()
-            await self._server.close_all_connections()
+        await self.shut()

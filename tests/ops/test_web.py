@@ -16,7 +16,7 @@ from tgbot.config import ConfigError
 from tgbot.jobs import run_sweep
 from tgbot.runner import serve
 from tgbot.store.db import make_engine
-from tgbot.web import SECRET_HEADER, health
+from tgbot.web import MAX_BODY_BYTES, SECRET_HEADER, health
 
 from .conftest import build, served
 
@@ -62,6 +62,10 @@ async def test_webhook_accepts_only_requests_with_the_secret_token(db_url: str) 
         await bot.until(lambda: len(fake.calls_to("sendMessage")) == 1)
         replies = [m for m in fake.messages(group.id) if m.from_bot]
         assert len(replies) == 1 and "/newgame" in replies[0].text
+        too_big = await bot.http.post(
+            url, content=b" " * (MAX_BODY_BYTES + 1) + body().encode(), headers={SECRET_HEADER: SECRET}
+        )
+        assert too_big.status_code == 413
         # Only the webhook path takes updates.
         other = await bot.http.post(bot.url("/"), content=body(), headers={SECRET_HEADER: SECRET})
         assert other.status_code in (404, 405)
