@@ -439,6 +439,7 @@ async def run_child(args: argparse.Namespace) -> Figures:
                 }
                 for i in instances
             ],
+            **bot_update_times([i.log_path for i in instances]),
             code=load_bench.code_fingerprint(),
         )
         return figures
@@ -572,6 +573,28 @@ def check(engine: Any, fake: Any, load: Any) -> Figures:
 # --------------------------------------------------------------------------------------------------
 
 
+def bot_update_times(logs: list[Path]) -> dict[str, float | None]:
+    """The bots' own time per update, from their log lines (``tweakbot.updates ... ms=``): from
+    PTB handing the update to the handlers to its line, answer included. Beside the harness's
+    answer latency it says which side a queue is on: the harness's (its event loop, the
+    balancer) or the bot's."""
+    times: list[float] = []
+    for log in logs:
+        for line in log.read_text(errors="replace").splitlines():
+            if " tweakbot.updates " in line:
+                found = _MS.search(line)
+                if found is not None:
+                    times.append(float(found.group(1)))
+    return {
+        "bot_update_p50_ms": load_bench._pct(times, 0.50),
+        "bot_update_p99_ms": load_bench._pct(times, 0.99),
+        "bot_updates_logged": float(len(times)),
+    }
+
+
+_MS = re.compile(r" ms=([0-9.]+)")
+
+
 def _sum_instances(key: str) -> Callable[[Figures], float]:
     return lambda f: float(sum(i[key] or 0 for i in f["per_instance"]))
 
@@ -591,6 +614,12 @@ ROWS: list[tuple[str, Getter, str]] = [
     ("Answer latency p50", lambda f: f["latency_p50_ms"], "{:,.0f} ms"),
     ("Answer latency p99", lambda f: f["latency_p99_ms"], "{:,.0f} ms"),
     ("Answer latency max", lambda f: f["latency_max_ms"], "{:,.0f} ms"),
+    (
+        "The bots' own time per update, p50 (their log lines)",
+        lambda f: f.get("bot_update_p50_ms"),
+        "{:,.1f} ms",
+    ),
+    ("The bots' own time per update, p99", lambda f: f.get("bot_update_p99_ms"), "{:,.0f} ms"),
     ("Move taps accepted", lambda f: f["accepted_move_taps"], "{:,.0f}"),
     ("Player moves in the log", lambda f: f["player_moves_logged"], "{:,.0f}"),
     ("  of which no accepted answer seen", lambda f: f["player_moves_without_accepted_answer"], "{:.0f}"),

@@ -126,3 +126,27 @@ def test_the_leaf_report_has_a_row_per_deck_size() -> None:
     table = hard_leaf.report(players=3, rounds=30, seed=7)
     rows = [line for line in table.splitlines() if line.startswith("| ") and line[2].isdigit()]
     assert [row.split(" | ")[0] for row in rows] == ["| 0-2", "| 3-9", "| 10-19", "| 20-99"]
+
+
+def test_the_bots_own_time_per_update_comes_from_their_update_lines(tmp_path: Path) -> None:
+    """Only the bots' per-update lines count, from every instance's log; other lines with `ms=`
+    (a warning, the harness's) do not."""
+    first, second = tmp_path / "instance-0.log", tmp_path / "instance-1.log"
+    at = "2026-12-02 21:00:00,001"
+    first.write_text(
+        f"{at} INFO tweakbot.updates update=1 chat=-5 game=3 action=pick outcome=ok ms=4.0\n"
+        f"{at} WARNING tweakbot.delivery 429 in chat -5: paused ms=900\n"
+        f"{at} INFO tweakbot.updates update=2 chat=-5 game=3 action=claim outcome=ok ms=10.0 moves=1\n"
+    )
+    second.write_text(
+        f"{at} INFO tweakbot.updates update=3 chat=-6 game=None action=help outcome=ok ms=7.0\n"
+    )
+    figures = instances.bot_update_times([first, second])
+    assert figures["bot_updates_logged"] == 3
+    assert figures["bot_update_p50_ms"] == 7.0
+    assert figures["bot_update_p99_ms"] == pytest.approx(7.0 + 0.98 * 3.0)  # interpolated, 7 to 10
+    assert instances.bot_update_times([]) == {
+        "bot_update_p50_ms": None,
+        "bot_update_p99_ms": None,
+        "bot_updates_logged": 0.0,
+    }
