@@ -22,7 +22,7 @@ import signal
 import time
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 from urllib.parse import urlsplit
 
 from telegram import Update
@@ -32,7 +32,9 @@ from telegram.ext import Application
 from . import event_loop
 from .config import ConfigError, Settings, reveal
 from .deps import get_deps
-from .web import BotServer
+
+if TYPE_CHECKING:
+    from .web import BotServer
 
 log = logging.getLogger("tweakbot")
 
@@ -265,6 +267,10 @@ async def serve(
     started: list[BotServer] = [] if servers is None else servers
 
     async def start_server(port: int, webhook_path: str | None = None) -> None:
+        # aiohttp's server is imported only by a bot that serves HTTP: a polling bot without
+        # METRICS_PORT never loads it (about 2 MB).
+        from .web import BotServer
+
         server = BotServer(
             application,
             deps,

@@ -31,7 +31,7 @@ SERVE_SQLITE_POLLING = """
 from tgbot import runner
 
 async def serve(application, settings, *, webhook):  # the bot, up to the moment it would serve
-    report("psycopg", "sqlalchemy.dialects.postgresql")
+    report("psycopg", "sqlalchemy.dialects.postgresql", "aiohttp.web")  # no HTTP server to run
     print(application.updater is not None)
 
 runner.serve = serve
@@ -68,7 +68,7 @@ def _run(code: str, tmp_path: Path, env: dict[str, str]) -> list[str]:
     return out.stdout.splitlines()
 
 
-def test_a_sqlite_bot_in_polling_mode_loads_no_postgresql_alembic_matplotlib_or_locale_data(
+def test_a_sqlite_bot_in_polling_mode_loads_no_postgresql_alembic_matplotlib_http_server_or_locale_data(
     tmp_path: Path,
 ) -> None:
     lines = _run(
