@@ -1,9 +1,10 @@
 """The bot's HTTP client for the Bot API: python-telegram-bot's `BaseRequest` over aiohttp.
 
-PTB's own client (HTTPXRequest) spent about 0.75–0.9 ms of CPU on each call to a local server,
-against 0.23 ms for aiohttp's (whose HTTP parser is in C), and every tap costs at least one call
-(its answer): in webhook mode, with the bot alone in its process, httpx and httpcore were about
-half of the bot's CPU (BENCHMARKS.md, *HTTP client*). aiohttp is the client aiogram builds on.
+PTB's own client (HTTPXRequest) spent 0.75–0.85 ms of CPU on each call to a local server, against
+0.2 ms for aiohttp's (whose HTTP parser is in C), and every tap costs at least one call (its
+answer): with the bot alone in its process (webhook mode, PostgreSQL) httpx, httpcore and anyio
+were about a third of its profile, and this client took its CPU per tap from 10.2 to about 7.9 ms
+(BENCHMARKS.md, *HTTP client and server*). aiohttp is the client aiogram builds on.
 
 It behaves as PTB's client does where the bot relies on it: the same four timeouts with the same
 defaults (a call that names one overrides it; a file upload gets the longer media write

@@ -3,8 +3,8 @@
 Webhook mode serves all three on ``WEBHOOK_LISTEN:WEBHOOK_PORT`` behind the reverse proxy that
 terminates TLS. In polling mode, ``METRICS_PORT`` starts the same server with only ``/healthz``
 and ``/metrics``. It is aiohttp's server, as the bot's Bot API client is aiohttp's (decisions.md
-B20): its HTTP parser is in C, where tornado's spent about 1.5 ms of CPU on each webhook
-request.
+B20): one HTTP library for both directions, with its parser in C, and no tornado in the process
+(PTB imports tornado whenever it is installed).
 
 * ``POST <path of WEBHOOK_URL>``: an update from Telegram. Rejected with 403 unless the
   ``X-Telegram-Bot-Api-Secret-Token`` header equals ``WEBHOOK_SECRET``; 503 while stopping (so

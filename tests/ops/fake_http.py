@@ -1,6 +1,6 @@
 """The in-memory FakeTelegram behind a real HTTP server on 127.0.0.1, for a bot using real HTTP.
 
-The bot under test (in-process with PTB's HTTPXRequest, or a subprocess started with
+The bot under test (in-process with its AiohttpRequest, or a subprocess started with
 ``TELEGRAM_API_BASE_URL=http://127.0.0.1:<port>/bot``) talks HTTP to this server exactly as to
 Telegram; requests go to the same ``FakeTelegram`` the other tests use, so nothing leaves the
 machine. ``hold(method, seconds)`` delays the answers to a method (an update "in flight"), and
