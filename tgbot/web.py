@@ -159,19 +159,11 @@ class BotServer:
             self._app, access_log=None, handle_signals=False, shutdown_timeout=STOP_SECONDS
         )
         await runner.setup()
-        family = socket.AF_INET if "." in self.host else socket.AF_UNSPEC
-        address = socket.getaddrinfo(self.host, self.port, family, socket.SOCK_STREAM, 0, socket.AI_PASSIVE)[
-            0
-        ]
-        sock = socket.socket(address[0], socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
-            sock.bind(address[4])
-        except OSError:
-            sock.close()
+            sock = _listening_socket(self.host, self.port)
+        except OSError:  # the port is taken, or the address is not this machine's
             await runner.cleanup()
             raise
-        sock.setblocking(False)
         await web.SockSite(runner, sock).start()
         self._runner = runner
         self.port = sock.getsockname()[1]  # the real one when 0 asked the OS to pick
@@ -182,6 +174,21 @@ class BotServer:
             return
         runner, self._runner = self._runner, None
         await runner.cleanup()
+
+
+def _listening_socket(host: str, port: int) -> socket.socket:
+    """A socket bound to host:port (port 0: one the OS picks), IPv4 for a dotted address."""
+    family = socket.AF_INET if "." in host else socket.AF_UNSPEC
+    found, *_ = socket.getaddrinfo(host, port, family, socket.SOCK_STREAM, 0, socket.AI_PASSIVE)
+    sock = socket.socket(found[0], socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(found[4])
+    except OSError:
+        sock.close()
+        raise
+    sock.setblocking(False)
+    return sock
 
 
 def _remote(request: web.Request) -> str:

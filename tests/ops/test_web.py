@@ -8,6 +8,7 @@ import logging
 from datetime import timedelta
 from pathlib import Path
 
+import httpx
 import pytest
 
 from tests.fakes import FakeTelegram
@@ -16,7 +17,7 @@ from tgbot.config import ConfigError
 from tgbot.jobs import run_sweep
 from tgbot.runner import serve
 from tgbot.store.db import make_engine
-from tgbot.web import MAX_BODY_BYTES, SECRET_HEADER, health
+from tgbot.web import MAX_BODY_BYTES, SECRET_HEADER, BotServer, health
 
 from .conftest import build, served
 
@@ -191,3 +192,22 @@ def test_cli_webhook_mode_needs_url_and_secret(
         root.handlers[:] = handlers
         root.setLevel(level)
     assert not (tmp_path / "tweakbot.sqlite3").exists()  # it stopped before touching the database
+
+
+async def test_a_port_already_taken_is_an_error_and_the_server_holds_nothing(db_url: str) -> None:
+    """A second server on a bound port fails at start (as the operator sees it: OSError) and
+    leaves no half-started server behind; the first keeps serving."""
+    app, deps, _settings = build(db_url, FakeTelegram())
+    first = BotServer(app, deps, host="127.0.0.1", port=0, sweep_interval=timedelta(seconds=30))
+    await first.start()
+    try:
+        second = BotServer(app, deps, host="127.0.0.1", port=first.port, sweep_interval=timedelta(seconds=30))
+        with pytest.raises(OSError):
+            await second.start()
+        await second.stop()  # nothing to stop: no error
+        async with httpx.AsyncClient(timeout=5) as http:
+            scraped = await http.get(f"http://127.0.0.1:{first.port}/metrics")
+        assert scraped.status_code == 200
+    finally:
+        await first.stop()
+        deps.db.close()
