@@ -17,6 +17,7 @@ is not modified", migrated chats) into its exceptions as before.
 from __future__ import annotations
 
 import contextlib
+import functools
 
 import aiohttp
 from aiohttp.helpers import get_env_proxy_for_url
@@ -96,15 +97,7 @@ class AiohttpRequest(BaseRequest):
         write = _given(write_timeout, self._media_write if files else self._write)
         connect = _given(connect_timeout, self._connect)
         pool = _given(pool_timeout, self._pool)
-        timeout = aiohttp.ClientTimeout(
-            # Waiting for a free connection and opening one; aiohttp counts both in `connect`.
-            connect=_plus(pool, connect),
-            sock_connect=connect,
-            sock_read=read,
-            # aiohttp has no write timeout of its own: the whole call is bounded instead, so a
-            # server that stops reading an upload cannot hold the call for ever.
-            total=_plus(_plus(_plus(pool, connect), write), read),
-        )
+        timeout = _timeout(pool, connect, write, read)
         body: aiohttp.FormData | dict[str, str] | None = fields
         if files:
             form = aiohttp.FormData()
@@ -138,6 +131,23 @@ class AiohttpRequest(BaseRequest):
                 found = get_env_proxy_for_url(URL(key))
             self._proxies[key] = found
         return found
+
+
+@functools.lru_cache(maxsize=64)
+def _timeout(
+    pool: float | None, connect: float | None, write: float | None, read: float | None
+) -> aiohttp.ClientTimeout:
+    """aiohttp's timeouts for PTB's four, made once per combination (nearly every call uses the
+    defaults)."""
+    return aiohttp.ClientTimeout(
+        # Waiting for a free connection and opening one; aiohttp counts both in `connect`.
+        connect=_plus(pool, connect),
+        sock_connect=connect,
+        sock_read=read,
+        # aiohttp has no write timeout of its own: the whole call is bounded instead, so a server
+        # that stops reading an upload cannot hold the call for ever.
+        total=_plus(_plus(_plus(pool, connect), write), read),
+    )
 
 
 def _given(value: ODVInput[float], default: float | None) -> float | None:

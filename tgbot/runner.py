@@ -216,9 +216,6 @@ async def _initialize(application: Application, stop: asyncio.Event) -> None:  #
     try:
         await _until_reachable("getMe", application.initialize, stop)
     except InvalidToken:
-        # The HTTP clients are open (getMe went through them): closed here, or the process
-        # would end with "Unclosed client session" errors under this one line.
-        await application.bot.shutdown()
         # PTB's message quotes the token; this one line says what to do instead.
         raise ConfigError(
             "Telegram rejected TELEGRAM_BOT_TOKEN (Unauthorized): it was revoked or mistyped; "
@@ -310,9 +307,6 @@ async def serve(
         log.info("stopping (%s): finishing the updates in flight", ",".join(received) or "requested")
     except _StoppedWhileStarting:
         log.info("stopping (%s) before Telegram could be reached", ",".join(received) or "requested")
-        if not application.running:
-            # initialize() may have been cut short, and then shutdown() below skips the bot.
-            await application.bot.shutdown()
     finally:
         # Within STOP_SECONDS whatever the database and Telegram do: every step gets what is left
         # of the time. Senders stop now (what they have not sent stays in the outbox for the next
@@ -339,6 +333,10 @@ async def serve(
             give_up.cancel()
             await senders
         await _within(application.shutdown(), left())
+        # An initialize() cut short or refused (a stop while Telegram was unreachable, a rejected
+        # token) leaves the bot's HTTP clients open, and PTB's shutdown skips a bot it never
+        # finished initialising; closing them again is a no-op.
+        await _within(application.bot.shutdown(), left())
         if application.post_shutdown is not None:
             await _within(application.post_shutdown(application), left())
         if handle_signals:

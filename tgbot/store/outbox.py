@@ -104,10 +104,12 @@ _TAKE = (
 )
 # (Keyed by the table's columns: this `paused_until` is a chat's pause after a 429, which the
 # check that only `game_clock` writes a game's clock columns, by name, must not mistake.)
+#: `_SAVE_CHAT`'s parameter for each of those columns, in `_DELIVERY`'s order.
+_SAVE_KEYS = tuple(f"b_{column.name}" for column in _DELIVERY[1:])
 _SAVE_CHAT = (
     update(_CHATS)
     .where(_CHATS.c.chat_id == bindparam("b_chat"))
-    .values({column: bindparam(f"b_{column.name}") for column in _DELIVERY[1:]})
+    .values({column: bindparam(key) for column, key in zip(_DELIVERY[1:], _SAVE_KEYS, strict=True)})
 )
 _NEW_CHAT = built_once(
     lambda insert: insert(_CHATS)
@@ -570,7 +572,7 @@ class _HeldChats:
 
     def write(self, session: AnySession) -> None:
         changed = [
-            {"b_chat": chat.chat_id, **{f"b_{c.name}": v for c, v in _saved(chat).items()}}
+            {"b_chat": chat.chat_id, **dict(zip(_SAVE_KEYS, chat.values(), strict=True))}
             for chat, read in self.chats.values()
             if chat.values() != read
         ]
