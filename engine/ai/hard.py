@@ -14,7 +14,13 @@ leader cost more than points given to the last (`_weights`).
 Near the end of a round that may end the game, the samples play on to the
 round's end instead, and a sample whose round ends the game counts WIN for
 finishing on top (`_own_turns`, `_score`): then a point only matters as far as
-it changes who is first, which a count of points does not see.
+it changes who is first, which a count of points does not see. Earlier in such
+a round, where the samples still stop at the seat's next turn, they count WIN
+times the chance that the seat's lead over the best of the others (or its gap)
+lasts to the round's end, a logistic of the lead over a spread that shrinks
+with the points still to play (`_lead_scale`): so a move that keeps the seat
+ahead of the leader is worth more than the same points against the others'
+mean.
 
 The work is a fixed number of played turns, not a clock (the engine has
 none), so a decision replays exactly from its seed and stays within its time
@@ -84,6 +90,11 @@ WIN = 30.0
 #: last laps decide who is on top, and they are short to play out (counted with the hands, so
 #: that a hand emptied by a [T!] card shortens them: 18 cards to play at 3 players, 27 at 6).
 END_DECK = 9
+#: In a round that may end the game, before the look-ahead reaches the round's end: the spread
+#: (logistic scale, in points) of a lead at the horizon, per square root of the points still in
+#: play per seat. 1.5 and 3.0 measured alike at 3 players; 1.5 kept after a check at 6
+#: (BENCHMARKS.md, fifth pass); 0: none.
+LEAD_SPREAD = 1.5
 
 
 def hard_action(v: View, t_options: tuple[TAction, ...], seed: int) -> Action:
@@ -93,7 +104,7 @@ def hard_action(v: View, t_options: tuple[TAction, ...], seed: int) -> Action:
     seat = v.seat if v.seat is not None else v.current
     config = world_config(v)
     unseen = unseen_cards(v)
-    judge = Judge(_weights(v, seat), _standing(v), v.threshold, _own_turns(v, unseen))
+    judge = Judge(_weights(v, seat), _standing(v), v.threshold, _own_turns(v, unseen), _lead_scale(v, unseen))
     worlds: list[GameState] = []
 
     def world(d: int) -> GameState | None:
@@ -225,6 +236,7 @@ class Judge:
     standing: list[int]  # each seat's points so far, this round's included
     threshold: int
     own_turns: int  # the seat's turns played beyond the judged move (many: to the round's end)
+    lead_scale: float = 0.0  # > 0 in a round that may end the game: see `_score`
 
 
 def _standing(v: View) -> list[int]:
@@ -234,21 +246,35 @@ def _standing(v: View) -> list[int]:
 def _own_turns(v: View, unseen: Sequence[str]) -> int:
     """To the round's end when few cards are left and the round may end the game, else OWN_TURNS.
 
-    "May": the leader plus half the points still in play reaches the threshold. Then who ends on
-    top is what counts, and only a look-ahead to the round's end sees it; the last laps are
-    short, so the samples stay many.
+    Then who ends on top is what counts, and only a look-ahead to the round's end sees it; the
+    last laps are short, so the samples stay many.
     """
     if v.deck_size + sum(v.hand_sizes) > END_DECK + HAND_SIZE * v.players:
         return OWN_TURNS
-    in_play = (
+    return ROUND_END if _may_end(v, _in_play(v, unseen)) else OWN_TURNS
+
+
+def _in_play(v: View, unseen: Sequence[str]) -> int:
+    """The points still to be won this round: unseen, on the table, in the seat's hand, [T!] deck."""
+    return (
         sum(POINTS[c] for c in unseen)
         + sum(POINTS[c] for c in v.table)
         + sum(POINTS[c] for c in v.hand or ())
+        + T_POINTS * v.tdeck_size
     )
-    in_play += T_POINTS * v.tdeck_size
-    if max(_standing(v)) + in_play / 2 < v.threshold:
-        return OWN_TURNS
-    return ROUND_END
+
+
+def _may_end(v: View, in_play: int) -> bool:
+    """The leader plus half the points still in play reaches the threshold."""
+    return max(_standing(v)) + in_play / 2 >= v.threshold
+
+
+def _lead_scale(v: View, unseen: Sequence[str]) -> float:
+    """The spread of a lead at the horizon in a round that may end the game (0: not such a round)."""
+    in_play = _in_play(v, unseen)
+    if LEAD_SPREAD <= 0 or not _may_end(v, in_play):
+        return 0.0
+    return LEAD_SPREAD * math.sqrt(1 + in_play / v.players)
 
 
 def _rollout(state: GameState, seat: int, first: Action, judge: Judge) -> tuple[float, int]:
@@ -290,7 +316,14 @@ def _score(state: GameState, seat: int, gains: list[int], judge: Judge, over: bo
         return value
     if len(state.deck) > HOLD_CUTOFF:
         value += HOLD * edge([len(h) for h in state.holdings])
-    value += HAND_WORTH * edge([sum(POINTS[c] for c in h) for h in state.hands])
+    hands = [sum(POINTS[c] for c in h) for h in state.hands]
+    value += HAND_WORTH * edge(hands)
+    if judge.lead_scale:
+        # How likely the seat's lead (or gap) to the best of the others is to last to the round's
+        # end, and so win the game: the WIN a sample played to the end would count, in expectation.
+        held = [s + g + HAND_WORTH * h for s, g, h in zip(judge.standing, gains, hands, strict=True)]
+        lead = held[seat] - max(x for s, x in enumerate(held) if s != seat)
+        value += WIN / (1 + math.exp(-lead / judge.lead_scale))
     if state.current == seat:
         take = best_sum_fast(state.hands[seat], state.table, state.target, bool(state.tdeck))
         if take is not None:

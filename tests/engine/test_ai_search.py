@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import replace
 
@@ -142,6 +143,25 @@ def test_a_round_that_ends_the_game_is_judged_by_who_ends_on_top() -> None:
     assert hard._score(state, 0, [22, 9, 0], not_yet, over=True) == 22 - 4.5  # the game goes on
 
 
+def test_before_the_rounds_end_a_lead_over_the_best_of_the_others_counts_in_a_closing_round() -> None:
+    """The same points against the others' mean score more when they leave the seat ahead of the
+    best of them, in a round that may end the game; in another round they score the same."""
+    state = new_game(GameConfig(players=3), 5)
+    state.hands = [[], [], []]  # no hand points to tip the lead either way
+    closing = hard.Judge(
+        weights=[0.0, 0.5, 0.5], standing=[100, 100, 100], threshold=120, own_turns=1, lead_scale=8.0
+    )
+    level = hard._score(state, 0, [10, 10, 0], closing, over=False)  # level with seat 1
+    ahead = hard._score(state, 0, [10, 5, 5], closing, over=False)  # 5 ahead of both
+    behind = hard._score(state, 0, [10, 20, -10], closing, over=False)  # 10 behind seat 1
+    assert behind < level < ahead
+    assert ahead - level == pytest.approx(hard.WIN * (1 / (1 + math.exp(-5 / 8)) - 0.5))
+    other = replace(closing, lead_scale=0.0)
+    assert hard._score(state, 0, [10, 10, 0], other, over=False) == hard._score(
+        state, 0, [10, 5, 5], other, over=False
+    )
+
+
 def test_the_look_ahead_goes_to_the_rounds_end_only_when_the_round_may_end_the_game() -> None:
     state = new_game(GameConfig(players=3), 5)
     mine = seat_view(state, state.current)
@@ -151,3 +171,13 @@ def test_the_look_ahead_goes_to_the_rounds_end_only_when_the_round_may_end_the_g
     assert hard._own_turns(near_end, unseen) == hard.ROUND_END
     assert hard._own_turns(replace(near_end, totals=(20, 30, 40)), unseen) == hard.OWN_TURNS
     assert hard._own_turns(replace(near_end, deck_size=20), unseen) == hard.OWN_TURNS
+
+
+def test_a_lead_counts_before_the_rounds_end_in_every_round_that_may_end_the_game_and_no_other() -> None:
+    state = new_game(GameConfig(players=3), 5)
+    mine = seat_view(state, state.current)
+    unseen = unseen_cards(mine)
+    closing = replace(mine, totals=(60, 110, 40))  # a long deck still: the look-ahead stops early
+    assert hard._own_turns(closing, unseen) == hard.OWN_TURNS
+    assert hard._lead_scale(closing, unseen) > 0
+    assert hard._lead_scale(replace(closing, totals=(20, 30, 40)), unseen) == 0
