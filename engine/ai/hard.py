@@ -104,7 +104,9 @@ def hard_action(v: View, t_options: tuple[TAction, ...], seed: int) -> Action:
     seat = v.seat if v.seat is not None else v.current
     config = world_config(v)
     unseen = unseen_cards(v)
-    judge = Judge(_weights(v, seat), _standing(v), v.threshold, _own_turns(v, unseen), _lead_scale(v, unseen))
+    in_play = _in_play(v, unseen)
+    own_turns, lead_scale = _own_turns(v, in_play), _lead_scale(v, in_play)
+    judge = Judge(_weights(v, seat), _standing(v), v.threshold, own_turns, lead_scale)
     worlds: list[GameState] = []
 
     def world(d: int) -> GameState | None:
@@ -243,7 +245,7 @@ def _standing(v: View) -> list[int]:
     return [t + r for t, r in zip(v.totals, v.scores_round, strict=True)]
 
 
-def _own_turns(v: View, unseen: Sequence[str]) -> int:
+def _own_turns(v: View, in_play: int) -> int:
     """To the round's end when few cards are left and the round may end the game, else OWN_TURNS.
 
     Then who ends on top is what counts, and only a look-ahead to the round's end sees it; the
@@ -251,7 +253,7 @@ def _own_turns(v: View, unseen: Sequence[str]) -> int:
     """
     if v.deck_size + sum(v.hand_sizes) > END_DECK + HAND_SIZE * v.players:
         return OWN_TURNS
-    return ROUND_END if _may_end(v, _in_play(v, unseen)) else OWN_TURNS
+    return ROUND_END if _may_end(v, in_play) else OWN_TURNS
 
 
 def _in_play(v: View, unseen: Sequence[str]) -> int:
@@ -269,9 +271,8 @@ def _may_end(v: View, in_play: int) -> bool:
     return max(_standing(v)) + in_play / 2 >= v.threshold
 
 
-def _lead_scale(v: View, unseen: Sequence[str]) -> float:
+def _lead_scale(v: View, in_play: int) -> float:
     """The spread of a lead at the horizon in a round that may end the game (0: not such a round)."""
-    in_play = _in_play(v, unseen)
     if LEAD_SPREAD <= 0 or not _may_end(v, in_play):
         return 0.0
     return LEAD_SPREAD * math.sqrt(1 + in_play / v.players)

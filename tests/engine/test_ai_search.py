@@ -167,17 +167,18 @@ def test_the_look_ahead_goes_to_the_rounds_end_only_when_the_round_may_end_the_g
     mine = seat_view(state, state.current)
     unseen = unseen_cards(mine)
     near_end = replace(mine, deck_size=3, totals=(60, 110, 40))
+    in_play = hard._in_play(mine, unseen)  # the points still to win: not the counts, not the standing
     # Leaves the unseen cards as dealt: only the counts and the standing matter to the choice.
-    assert hard._own_turns(near_end, unseen) == hard.ROUND_END
-    assert hard._own_turns(replace(near_end, totals=(20, 30, 40)), unseen) == hard.OWN_TURNS
-    assert hard._own_turns(replace(near_end, deck_size=20), unseen) == hard.OWN_TURNS
+    assert hard._own_turns(near_end, in_play) == hard.ROUND_END
+    assert hard._own_turns(replace(near_end, totals=(20, 30, 40)), in_play) == hard.OWN_TURNS
+    assert hard._own_turns(replace(near_end, deck_size=20), in_play) == hard.OWN_TURNS
 
 
 def test_a_lead_counts_before_the_rounds_end_in_every_round_that_may_end_the_game_and_no_other() -> None:
     state = new_game(GameConfig(players=3), 5)
     mine = seat_view(state, state.current)
-    unseen = unseen_cards(mine)
+    in_play = hard._in_play(mine, unseen_cards(mine))
     closing = replace(mine, totals=(60, 110, 40))  # a long deck still: the look-ahead stops early
-    assert hard._own_turns(closing, unseen) == hard.OWN_TURNS
-    assert hard._lead_scale(closing, unseen) > 0
-    assert hard._lead_scale(replace(closing, totals=(20, 30, 40)), unseen) == 0
+    assert hard._own_turns(closing, in_play) == hard.OWN_TURNS
+    assert hard._lead_scale(closing, in_play) > 0
+    assert hard._lead_scale(replace(closing, totals=(20, 30, 40)), in_play) == 0
