@@ -45,6 +45,9 @@ LEASE_SECONDS = 15.0
 NOTHING_NEW = 99  # below every priority: nothing committed since the last read
 #: A wait longer than this lets the lease go (another instance may carry on meanwhile).
 HOLD_WHILE_WAITING = 2.0
+#: The lease a call must have left when it starts: more than a call may take (the client's
+#: connect, write and read timeouts are 5 s each), so no call outlives the lease it began under.
+SEND_MARGIN = LEASE_SECONDS / 2
 POLL_SECONDS = 2.0
 BACKOFF_MAX = 30.0
 #: At a stop, the most time spent handing the chats' leases back.
@@ -289,6 +292,13 @@ class ChatSender:
         media_bytes = await self._media(payload)
         if not await d.global_budget.take(row.priority, self.wakeup, lambda: self.urgency < row.priority):
             return None  # a more urgent row of this chat came while it waited: read the queue again
+        if batch.chat.lease_until - d.timer.time() < SEND_MARGIN:
+            # The wait for a slot of the process's budget (a clean-up at the bot's ceiling can
+            # wait many seconds) used up the lease: another instance may hold the chat now and
+            # be sending this very row. Hold the chat again, with the row unchanged, or let go.
+            now = d.timer.time()
+            if not await d.store(lambda s: _hold_again(s, self.chat_id, d.holder, now, row)):
+                return None
         outcome = await io.deliver(
             d.bot,
             self.chat_id,
@@ -381,6 +391,14 @@ def _plan(row: OutboxRow, payload: Payload, batch: Batch) -> _Plan:
         return plan
     plan.edit_id = message_id
     return plan
+
+
+def _hold_again(session: Session, chat_id: int, holder: str, now: float, row: OutboxRow) -> bool:
+    """Renew the chat's lease for the row in hand; False when another instance holds the chat or
+    the row was delivered or replaced meanwhile (the sender then reads the queue again)."""
+    if outbox.claim(session, chat_id, holder, now, LEASE_SECONDS) is None:
+        return False
+    return outbox.still_waiting(session, row.id or 0, row.rev)
 
 
 def _claim(session: Session, chat_id: int, holder: str, now: float) -> Batch | None:

@@ -63,6 +63,9 @@ _NEXT = (
 # looks for the row among the session's objects to expire it) cost as much CPU as a tap's whole
 # game read, and the sender holds no object of the row it is deleting.
 _OUTBOX: Any = OutboxRow.__table__  # type: ignore[attr-defined]
+_STILL_WAITING = sa_select(_OUTBOX.c.id).where(
+    _OUTBOX.c.id == bindparam("row_id"), _OUTBOX.c.rev == bindparam("rev")
+)
 _DELIVERED = delete(_OUTBOX).where(_OUTBOX.c.id == bindparam("row_id"), _OUTBOX.c.rev == bindparam("rev"))
 # Reads and writes the ORM would only wrap: statements on the tables (a statement of the models'
 # attributes goes through the ORM's execution even when it loads no object).
@@ -112,9 +115,11 @@ _SAVE_CHAT = (
     .values({column: bindparam(key) for column, key in zip(_DELIVERY[1:], _SAVE_KEYS, strict=True)})
 )
 _NEW_CHAT = built_once(
-    lambda insert: insert(_CHATS)
-    .values({_CHATS.c.chat_id: bindparam("chat"), **_saved(ChatDelivery(0))})
-    .on_conflict_do_nothing()
+    lambda insert: (
+        insert(_CHATS)
+        .values({_CHATS.c.chat_id: bindparam("chat"), **_saved(ChatDelivery(0))})
+        .on_conflict_do_nothing()
+    )
 )
 
 
@@ -499,6 +504,14 @@ def delivered(session: Session, row_id: int, rev: int) -> bool:
     write_pending(session)
     result = session.execute(_DELIVERED, {"row_id": row_id, "rev": rev})
     return bool(result.rowcount)  # type: ignore[attr-defined]
+
+
+def still_waiting(session: Session, row_id: int, rev: int) -> bool:
+    """The row is still queued with the content of revision `rev` (not delivered by another
+    instance, not replaced by a newer content)."""
+    write_pending(session)
+    found = session.execute(_STILL_WAITING, {"row_id": row_id, "rev": rev})
+    return found.first() is not None
 
 
 def drop(session: Session, row_id: int) -> None:
