@@ -406,7 +406,9 @@ def check_trace(path: str, allow_unfinished: bool = False) -> str | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m engine.replay", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m engine.replay", description=(__doc__ or "").partition("\n")[0]
+    )
     parser.add_argument("trace", help="JSON Lines trace written by engine.simulate --trace or the bot")
     parser.add_argument("--partial", action="store_true", help="accept games that stop before their end")
     args = parser.parse_args(argv)

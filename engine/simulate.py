@@ -297,7 +297,9 @@ def _levels(text: str) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m engine.simulate", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m engine.simulate", description=(__doc__ or "").partition("\n")[0]
+    )
     parser.add_argument("--games", type=int, default=100, help="deals; each is played once per seating")
     parser.add_argument("--players", type=int, default=4, choices=range(MIN_PLAYERS, MAX_PLAYERS + 1))
     parser.add_argument("--seed", type=int, default=0)

@@ -92,6 +92,18 @@ def test_the_image_and_the_unit_give_the_threads_one_malloc_arena() -> None:
     assert 'env.setdefault("MALLOC_ARENA_MAX", "2")' in (REPO / "benchmarks" / "instances.py").read_text()
 
 
+def test_the_image_and_the_unit_run_the_bot_without_docstrings_from_precompiled_bytecode() -> None:
+    """PYTHONOPTIMIZE=2 in both (BENCHMARKS.md, Peak RSS), and the bytecode it reads compiled at
+    install time: the image writes none at run time and the unit's /opt is read-only, so without
+    it every start would compile every module again. tests/ops/test_optimized.py runs it."""
+    dockerfile = (DEPLOY / "Dockerfile").read_text()
+    assert re.search(r"^ENV (?:.*\\\n)*.*\bPYTHONOPTIMIZE=2\b", dockerfile, re.M)
+    assert re.search(r"python -OO -m compileall -q /opt/tweakbot/lib$", dockerfile, re.M)
+    unit = (DEPLOY / "tweakbot.service").read_text()
+    assert re.search(r"^Environment=PYTHONOPTIMIZE=2$", unit, re.M)
+    assert re.search(r"^#.*python -OO -m compileall -q /opt/tweakbot/lib\b", unit, re.M)
+
+
 def test_the_entry_point_and_its_commands_exist() -> None:
     scripts = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["scripts"]
     assert scripts["tweakbot"] == "tgbot.__main__:main"

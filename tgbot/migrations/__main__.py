@@ -29,7 +29,9 @@ def _next_id() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tgbot.migrations", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m tgbot.migrations", description=(__doc__ or "").partition("\n")[0]
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     revision = sub.add_parser("revision", help="write a new revision from the model changes")
     revision.add_argument("-m", "--message", required=True)
