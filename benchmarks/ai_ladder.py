@@ -301,7 +301,7 @@ def _deals(text: str) -> dict[int, int]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("--players", default="2,3,4,6", help="player counts, comma-separated")
     parser.add_argument(
         "--deals", type=_deals, default=dict(DEFAULT_DEALS), help="deals per count, e.g. 2:150,6:15"

@@ -295,7 +295,7 @@ def report(results: list[dict[str, Any]], args: argparse.Namespace) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("--runs", type=int, default=5, help="cold runs (fresh processes)")
     parser.add_argument("--games", type=int, default=300, help="greedy games to time per run")
     parser.add_argument(

@@ -63,7 +63,7 @@ def percentiles(seconds: Sequence[float]) -> dict[str, float]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("--players", default="2,3,4,6", help="player counts, comma-separated")
     parser.add_argument("--games", type=int, default=3, help="whole games per player count")
     parser.add_argument("--seed", type=int, default=100, help="first deal")

@@ -97,7 +97,7 @@ def report(players: int, rounds: int, seed: int) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("--players", default="2,3,4,6", help="player counts, comma-separated")
     parser.add_argument("--rounds", type=int, default=3000, help="rounds dealt per player count")
     parser.add_argument("--seed", type=int, default=1000)

@@ -3,7 +3,7 @@ a load balancer, under the load bench's players.
 
 ``python benchmarks/instances.py [--instances 1 2 4] [--groups 50 200] [--seconds 75] [--runs 3]
 [--seed 1] [--spread rr|hash] [--abuse-every 6] [--players 0] [--drain 60] [--json FILE]
-[--bot-python PYTHON] [--no-snapshot]``
+[--bot-python PYTHON] [--send-rate share|default] [--pin BOTS:HARNESS] [--no-snapshot]``
 
 What runs, per cold run (this script runs itself as a child, ``--child``):
 
@@ -16,7 +16,9 @@ What runs, per cold run (this script runs itself as a child, ``--child``):
   fake, ``WEBHOOK_URL``/``WEBHOOK_SECRET``/``WEBHOOK_LISTEN``/``WEBHOOK_PORT`` set (each on its own
   port), ``DATABASE_URL`` the same new PostgreSQL database (``tests/pg.py``), migrated once before
   they start. Settings as shipped otherwise (the default pace, the sweep every 30 s, INFO logs,
-  ``MALLOC_ARENA_MAX=2`` as in the Docker image and the systemd unit unless the environment sets it).
+  ``MALLOC_ARENA_MAX=2`` as in the Docker image and the systemd unit unless the environment sets it);
+  with k > 1 instances each gets its share of the token's messages, ``TWEAKBOT_SEND_RATE`` = 25 // k,
+  as docs/SCALING.md tells an operator (``--send-rate default``: each keeps 25).
   ``--bot-python`` runs them with another interpreter (the code under test is still this tree's):
   a virtualenv with ``pip install .`` and no dev extras holds what a production install holds,
   where this one's import-linter brings rich, click and pygments, which httpx imports when
@@ -24,8 +26,8 @@ What runs, per cold run (this script runs itself as a child, ``--child``):
 * **A load balancer**: every update (a command, a tap) is POSTed to one instance's webhook with
   the secret header, chosen per request as an HTTP load balancer would: round robin (``rr``,
   the default) or by a hash of the update (``hash``). Two taps of one group, even a double tap,
-  usually land on different instances. The balancer is the harness's HTTP client (keep-alive
-  connections to each instance), not a proxy process of its own.
+  usually land on different instances. The balancer is the harness's HTTP client (aiohttp,
+  keep-alive connections to each instance), not a proxy process of its own.
 * **The players**: `benchmarks/load_bench.py`'s (``Load``, ``make_groups``): N groups of 3–4
   players at human speed with their abuse and double taps, reading only what the fake shows.
 
@@ -49,7 +51,7 @@ rows out); then, from the database and the fake:
 The parent prints per group count and instance count the median (min–max) of the runs; run
 order interleaves the instance counts (1, 2, 4, 1, 2, 4, ...), each round on its own seed.
 Everything shares this machine: the instances, PostgreSQL and the harness (fake Telegram,
-balancer, players).
+balancer, players); ``--pin 0:1`` runs the bots on CPU 0 and the harness on CPU 1 (taskset).
 """
 
 from __future__ import annotations
@@ -187,8 +189,11 @@ class BackendCpu:
 class Instance:
     """One ``python -m tgbot --webhook`` process."""
 
-    def __init__(self, index: int, port: int, log_path: Path, python: str = sys.executable) -> None:
+    def __init__(
+        self, index: int, port: int, log_path: Path, python: str = sys.executable, cpus: str | None = None
+    ) -> None:
         self.index = index
+        self.cpus = cpus  # taskset's CPU list for the process, or None: wherever the kernel puts it
         self.python = python
         self.port = port
         self.log_path = log_path
@@ -207,7 +212,9 @@ class Instance:
 
     async def start(self, env: dict[str, str], cwd: Path) -> None:
         with open(self.log_path, "wb") as log:
+            pin = ["taskset", "-c", self.cpus] if self.cpus else []
             self.process = await asyncio.create_subprocess_exec(
+                *pin,
                 self.python,
                 "-m",
                 "tgbot",
@@ -234,7 +241,7 @@ class Balancer:
     """Spreads updates over the instances' webhooks, one choice per request."""
 
     def __init__(self, instances: list[Instance], secret: str, spread: str) -> None:
-        import httpx
+        import aiohttp
 
         self.instances = instances
         self.secret = secret
@@ -243,8 +250,11 @@ class Balancer:
         self.failed = 0
         self.routed: dict[str, int] = {}  # callback query id -> the instance it went to
         self.pending: set[asyncio.Task[None]] = set()
-        self.client = httpx.AsyncClient(
-            timeout=30.0, limits=httpx.Limits(max_connections=100, max_keepalive_connections=100)
+        # aiohttp, not httpx: httpx's pool scans every connection for every request (a profile of
+        # this process at 200 groups put 85 % of its time there), which made the balancer, not the
+        # bot, the bottleneck of the big runs.
+        self.client = aiohttp.ClientSession(
+            timeout=aiohttp.ClientTimeout(total=30.0), connector=aiohttp.TCPConnector(limit=100)
         )
 
     def pick(self, update: dict[str, Any]) -> Instance:
@@ -266,18 +276,19 @@ class Balancer:
 
     async def _post(self, instance: Instance, update: dict[str, Any]) -> None:
         try:
-            response = await self.client.post(
+            async with self.client.post(
                 instance.url, json=update, headers={"X-Telegram-Bot-Api-Secret-Token": self.secret}
-            )
-            if response.status_code != 200:
-                instance.refused += 1
+            ) as response:
+                await response.read()
+                if response.status != 200:
+                    instance.refused += 1
         except Exception:  # the update is lost, as Telegram would retry it later: counted
             self.failed += 1
 
     async def close(self) -> None:
         if self.pending:
             await asyncio.wait(self.pending, timeout=30)
-        await self.client.aclose()
+        await self.client.close()
 
 
 async def _until(condition: Callable[[], Any], timeout: float, what: str) -> None:
@@ -297,6 +308,7 @@ async def run_child(args: argparse.Namespace) -> Figures:
     from tests.ops.fake_http import FakeBotApiServer
     from tests.pg import create_database, drop_database
     from tgbot import migrations
+    from tgbot.config import DEFAULT_SEND_RATE, SEND_RATE_ENV
 
     # The fake's HTTP server would log each 4xx it answers (e.g. "message is not modified").
     logging.getLogger("aiohttp.access").setLevel(logging.ERROR)
@@ -326,8 +338,11 @@ async def run_child(args: argparse.Namespace) -> Figures:
             )
             # As deploy/Dockerfile and deploy/tweakbot.service run the bot (unless set here).
             env.setdefault("MALLOC_ARENA_MAX", "2")
+            if args.send_rate == "share" and args.instances > 1:
+                # Each instance its share of the token's budget, as docs/SCALING.md tells an operator.
+                env[SEND_RATE_ENV] = str(DEFAULT_SEND_RATE // args.instances)
             instances = [
-                Instance(i, _free_port(), work / f"instance-{i}.log", args.bot_python)
+                Instance(i, _free_port(), work / f"instance-{i}.log", args.bot_python, _pins(args)[0])
                 for i in range(args.instances)
             ]
             for instance in instances:
@@ -717,8 +732,18 @@ def verdicts(results: dict[tuple[int, int], list[Figures]]) -> str:
     return "\n".join(lines)
 
 
+def _pins(args: argparse.Namespace) -> tuple[str | None, str | None]:
+    """The CPUs of the bots and of the harness: `--pin BOTS:HARNESS` (taskset lists), or none."""
+    if not args.pin:
+        return None, None
+    bots, _, harness = args.pin.partition(":")
+    return bots, harness
+
+
 def _child_command(args: argparse.Namespace, script: Path, k: int, n: int, seed: int, out: Path) -> list[str]:
+    harness = _pins(args)[1]
     return [
+        *(["taskset", "-c", harness] if harness else []),
         sys.executable,
         str(script),
         "--child",
@@ -740,6 +765,9 @@ def _child_command(args: argparse.Namespace, script: Path, k: int, n: int, seed:
         str(args.drain),
         "--bot-python",
         args.bot_python,
+        *(["--pin", args.pin] if args.pin else []),
+        "--send-rate",
+        args.send_rate,
         "--out",
         str(out),
     ]
@@ -799,7 +827,7 @@ def _run_args(args: argparse.Namespace) -> dict[str, Any]:
     """What a --json file records of the options (the tables' header)."""
     return {
         name: getattr(args, name, None)
-        for name in ("seconds", "abuse_every", "players", "spread", "drain", "bot_python")
+        for name in ("seconds", "abuse_every", "players", "spread", "drain", "bot_python", "pin", "send_rate")
     }
 
 
@@ -828,7 +856,7 @@ def report_file(path: str, args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n\n")[0])
     parser.add_argument("--instances", type=int, nargs="+", default=[1, 2, 4])
     parser.add_argument("--groups", type=int, nargs="+", default=[50, 200])
     parser.add_argument("--seconds", type=float, default=75.0, help="length of each run's load window")
@@ -849,6 +877,19 @@ def main(argv: list[str] | None = None) -> int:
         default=sys.executable,
         metavar="PYTHON",
         help="the interpreter of the bot processes (e.g. a production virtualenv's; default: this one)",
+    )
+    parser.add_argument(
+        "--send-rate",
+        choices=("share", "default"),
+        default="share",
+        help="share: with k > 1 instances each gets TWEAKBOT_SEND_RATE = 25 // k (docs/SCALING.md); "
+        "default: each keeps the bot's default, 25",
+    )
+    parser.add_argument(
+        "--pin",
+        metavar="BOTS:HARNESS",
+        help="CPU lists (taskset) for the bot processes and for the harness, e.g. 0:1 (PostgreSQL "
+        "stays wherever the kernel puts it); default: no pinning",
     )
     parser.add_argument(
         "--no-snapshot",

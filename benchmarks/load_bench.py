@@ -1706,7 +1706,7 @@ def _capacity(results: dict[tuple[str, int], list[dict[str, Any]]], db: str, ns:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n\n")[0])
     parser.add_argument("--groups", type=int, nargs="+", default=[10, 25, 50, 100])
     parser.add_argument("--seconds", type=float, default=75.0, help="length of each run's window")
     parser.add_argument("--db", choices=("sqlite", "postgres", "both"), default="both")

@@ -126,7 +126,7 @@ IMPORT_STEPS = (
     ("python", "A bare interpreter (this script's stdlib imports)"),
     ("imports", "+ what `python -m tgbot` imports (tgbot.app, runner, web)"),
     ("application", "+ the Application built (SQLite engine, tables, handlers)"),
-    ("durations", "+ a duration said in each of the six languages (a reminder's \"3 minutes\")"),
+    ("durations", '+ a duration said in each of the six languages (a reminder\'s "3 minutes")'),
     ("harness", "+ the load bench's own imports (fake Telegram, tests.pg, pytest)"),
     ("chart", "+ one score chart drawn here (matplotlib; the bot itself draws in a child process)"),
 )
@@ -335,7 +335,7 @@ def report_file(path: str, args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n\n")[0])
     parser.add_argument("--groups", type=int, nargs="+", default=[4, 200])
     parser.add_argument("--seconds", type=float, default=150.0, help="length of each run's load window")
     parser.add_argument("--runs", type=int, default=3, help="cold runs per database and N")

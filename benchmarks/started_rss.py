@@ -108,7 +108,7 @@ async def one_run(mode: str, python: str, idle: float) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n\n")[0])
     parser.add_argument("--mode", choices=("webhook-postgres", "polling-sqlite"), default="webhook-postgres")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--bot-python", default=sys.executable, metavar="PYTHON")

@@ -587,7 +587,7 @@ def statistics_median(values: Sequence[float]) -> float:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
     parser.add_argument("--runs", type=int, default=3, help="cold runs per database and size")
     parser.add_argument("--games", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--due", type=int, default=1_000)
