@@ -45,8 +45,8 @@ LEASE_SECONDS = 15.0
 NOTHING_NEW = 99  # below every priority: nothing committed since the last read
 #: A wait longer than this lets the lease go (another instance may carry on meanwhile).
 HOLD_WHILE_WAITING = 2.0
-#: The lease a call must have left when it starts: more than a call may take (the client's
-#: connect, write and read timeouts are 5 s each), so no call outlives the lease it began under.
+#: The lease a call must have left when it starts: half of it, longer than a call takes unless
+#: the network stalls (the client gives up after 5 s of connecting, of writing or of reading).
 SEND_MARGIN = LEASE_SECONDS / 2
 POLL_SECONDS = 2.0
 BACKOFF_MAX = 30.0

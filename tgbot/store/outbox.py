@@ -115,11 +115,9 @@ _SAVE_CHAT = (
     .values({column: bindparam(key) for column, key in zip(_DELIVERY[1:], _SAVE_KEYS, strict=True)})
 )
 _NEW_CHAT = built_once(
-    lambda insert: (
-        insert(_CHATS)
-        .values({_CHATS.c.chat_id: bindparam("chat"), **_saved(ChatDelivery(0))})
-        .on_conflict_do_nothing()
-    )
+    lambda insert: insert(_CHATS)
+    .values({_CHATS.c.chat_id: bindparam("chat"), **_saved(ChatDelivery(0))})
+    .on_conflict_do_nothing()
 )
 
 
