@@ -9,7 +9,8 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-from tests.fakes.telegram import TEST_TOKEN
+from tests.fakes import FakeTelegram
+from tests.fakes.telegram import TEST_TOKEN, FakeChat, FakeUser, StoredMessage
 
 REPO = Path(__file__).resolve().parents[2]
 START_TIMEOUT = 60.0
@@ -68,3 +69,26 @@ async def until(condition: Callable[[], object], timeout: float = START_TIMEOUT)
     while not condition():
         assert loop.time() < deadline, "timed out waiting for the bot"
         await asyncio.sleep(0.02)
+
+
+def keyed(fake: FakeTelegram, chat_id: int, prefix: str) -> list[StoredMessage]:
+    """The bot's live messages in the chat with a key whose data starts with `prefix`."""
+    return [m for m in fake.messages(chat_id) if any(d and d.startswith(prefix) for _t, d in m.buttons)]
+
+
+async def start_a_game(
+    fake: FakeTelegram, group: FakeChat, creator: FakeUser, joiner: FakeUser
+) -> tuple[int, StoredMessage, FakeUser]:
+    """A game of two opened, joined and started through the running bot: its id, its first
+    board, and who is to move."""
+    fake.queue_update(fake.command_update(group, creator, "/newgame@tweak_test_bot"))
+    await until(lambda: keyed(fake, group.id, "lj:"))
+    lobby = keyed(fake, group.id, "lj:")[0]
+    gid = int(next(d for _t, d in lobby.buttons if d and d.startswith("lj:")).split(":")[1])
+    fake.queue_update(fake.callback_update(joiner, lobby, f"lj:{gid}"))
+    await until(lambda: joiner.first_name in (fake.message(group.id, lobby.message_id).text or ""))
+    fake.queue_update(fake.callback_update(creator, lobby, f"ls:{gid}"))
+    await until(lambda: keyed(fake, group.id, "k:"))
+    board = keyed(fake, group.id, "k:")[0]
+    mover = creator if f"{creator.first_name}, your move" in (board.text or "") else joiner
+    return gid, board, mover

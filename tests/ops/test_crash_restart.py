@@ -12,17 +12,13 @@ import signal
 from pathlib import Path
 
 from tests.fakes import FakeTelegram
-from tests.fakes.telegram import TEST_TOKEN, StoredMessage
+from tests.fakes.telegram import TEST_TOKEN
 from tests.ops.fake_http import FakeBotApiServer
-from tests.ops.processes import bot_env, start_bot, until
+from tests.ops.processes import bot_env, keyed, start_a_game, start_bot, until
 
 
 async def start(tmp_path: Path, api: FakeBotApiServer) -> asyncio.subprocess.Process:
     return await start_bot(tmp_path, bot_env(tmp_path, api.base_url), stdout=asyncio.subprocess.DEVNULL)
-
-
-def keyed(fake: FakeTelegram, chat_id: int, prefix: str) -> list[StoredMessage]:
-    return [m for m in fake.messages(chat_id) if any(d and d.startswith(prefix) for _t, d in m.buttons)]
 
 
 async def test_kill_9_with_messages_waiting_then_restart_delivers_each_once(tmp_path: Path) -> None:
@@ -32,16 +28,7 @@ async def test_kill_9_with_messages_waiting_then_restart_delivers_each_once(tmp_
     async with FakeBotApiServer(fake, TEST_TOKEN) as api:
         first = await start(tmp_path, api)
         try:
-            fake.queue_update(fake.command_update(group, ana, "/newgame@tweak_test_bot"))
-            await until(lambda: keyed(fake, group.id, "lj:"))
-            lobby = keyed(fake, group.id, "lj:")[0]
-            gid = int(next(d for _t, d in lobby.buttons if d and d.startswith("lj:")).split(":")[1])
-            fake.queue_update(fake.callback_update(ben, lobby, f"lj:{gid}"))
-            await until(lambda: "Ben" in (fake.message(group.id, lobby.message_id).text or ""))
-            fake.queue_update(fake.callback_update(ana, lobby, f"ls:{gid}"))
-            await until(lambda: keyed(fake, group.id, "k:"))
-            board = keyed(fake, group.id, "k:")[0]
-            mover = ana if "Ana, your move" in (board.text or "") else ben
+            gid, board, mover = await start_a_game(fake, group, ana, ben)
             # From now on Telegram refuses the group's writes for a while.
             fake.fail_next("*", 429, retry_after=4, chat_id=group.id, times=1000)
             hand = fake.callback_update(mover, board, f"k:{gid}:1:h:0")

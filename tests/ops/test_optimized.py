@@ -16,18 +16,14 @@ from pathlib import Path
 import pytest
 
 from tests.fakes import FakeTelegram
-from tests.fakes.telegram import TEST_TOKEN, StoredMessage
+from tests.fakes.telegram import TEST_TOKEN
 from tests.ops.fake_http import FakeBotApiServer
-from tests.ops.processes import bot_env, running_bot, until
+from tests.ops.processes import bot_env, keyed, running_bot, start_a_game, until
 from tgbot.delivery import charts
 from tgbot.render import chart
 from tgbot.services.record import chart_texts
 
 OPTIMIZED = {"PYTHONOPTIMIZE": "2"}
-
-
-def keyed(fake: FakeTelegram, chat_id: int, prefix: str) -> list[StoredMessage]:
-    return [m for m in fake.messages(chat_id) if any(d and d.startswith(prefix) for _t, d in m.buttons)]
 
 
 async def test_an_optimized_bot_starts_migrates_and_plays_a_turn(tmp_path: Path) -> None:
@@ -37,16 +33,7 @@ async def test_an_optimized_bot_starts_migrates_and_plays_a_turn(tmp_path: Path)
     async with FakeBotApiServer(fake, TEST_TOKEN) as api:
         env = bot_env(tmp_path, api.base_url, **OPTIMIZED)
         async with running_bot(tmp_path, env) as bot:
-            fake.queue_update(fake.command_update(group, ana, "/newgame@tweak_test_bot"))
-            await until(lambda: keyed(fake, group.id, "lj:"))
-            lobby = keyed(fake, group.id, "lj:")[0]
-            gid = int(next(d for _t, d in lobby.buttons if d and d.startswith("lj:")).split(":")[1])
-            fake.queue_update(fake.callback_update(ben, lobby, f"lj:{gid}"))
-            await until(lambda: "Ben" in (fake.message(group.id, lobby.message_id).text or ""))
-            fake.queue_update(fake.callback_update(ana, lobby, f"ls:{gid}"))
-            await until(lambda: keyed(fake, group.id, "k:"))
-            board = keyed(fake, group.id, "k:")[0]
-            mover = ana if "Ana, your move" in (board.text or "") else ben
+            gid, board, mover = await start_a_game(fake, group, ana, ben)
             hand = fake.callback_update(mover, board, f"k:{gid}:1:h:0")
             fake.queue_update(hand)
             await until(lambda: fake.answers[hand["callback_query"]["id"]].answered)
