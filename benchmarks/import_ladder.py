@@ -28,10 +28,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 #: (label, modules), in the order the bot's imports reach them.
 STEPS: list[tuple[str, str]] = [
-    (
-        "the standard library the bot uses (asyncio, ssl, logging, json, ...)",
-        "asyncio ssl logging json argparse subprocess concurrent.futures http.client",
-    ),
+    ("the standard library the bot uses (asyncio, ssl, logging, json, ...)",
+     "asyncio ssl logging json argparse subprocess concurrent.futures http.client"),
     ("pydantic (pydantic-core)", "pydantic pydantic.fields pydantic.types"),
     ("pydantic-settings (python-dotenv)", "pydantic_settings"),
     ("Babel's plural rules (babel.plural)", "babel.plural"),
@@ -43,10 +41,8 @@ STEPS: list[tuple[str, str]] = [
     ("python-telegram-bot: telegram.ext (APScheduler; tornado too where it is installed)", "telegram.ext"),
     ("aiohttp (the Bot API client; the server of /healthz, /metrics, the webhook)", "aiohttp aiohttp.web"),
     ("prometheus_client", "prometheus_client"),
-    (
-        "the bot's own code (tgbot, engine) and what only it imports",
-        "tgbot.__main__ tgbot.runner tgbot.app tgbot.web",
-    ),
+    ("the bot's own code (tgbot, engine) and what only it imports",
+     "tgbot.__main__ tgbot.runner tgbot.app tgbot.web"),
 ]
 POSTGRES = (
     "PostgreSQL: SQLAlchemy's postgresql dialect and psycopg (binary: its own libpq, libssl, libcrypto)",

@@ -126,7 +126,7 @@ IMPORT_STEPS = (
     ("python", "A bare interpreter (this script's stdlib imports)"),
     ("imports", "+ what `python -m tgbot` imports (tgbot.app, runner, web)"),
     ("application", "+ the Application built (SQLite engine, tables, handlers)"),
-    ("durations", '+ a duration said in each of the six languages (a reminder\'s "3 minutes")'),
+    ("durations", "+ a duration said in each of the six languages (a reminder's \"3 minutes\")"),
     ("harness", "+ the load bench's own imports (fake Telegram, tests.pg, pytest)"),
     ("chart", "+ one score chart drawn here (matplotlib; the bot itself draws in a child process)"),
 )

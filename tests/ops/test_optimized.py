@@ -1,6 +1,6 @@
 """The bot as the image and the systemd unit run it: ``PYTHONOPTIMIZE=2``.
 
-Optimized, Python drops every docstring and every ``assert`` (about 6 MB less for a started bot:
+Optimized, Python drops every docstring and every ``assert`` (about 7 MB less for a started bot:
 BENCHMARKS.md, *Peak RSS*). What reads a docstring at run time breaks there (a command line's
 ``__doc__.split(...)`` is ``None.split``), and so would code that counted on an assert. The bot
 and the child processes it starts (the migrations, the score chart) inherit the setting, so
