@@ -15,13 +15,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.bot.test_charts import spec
 from tests.fakes import FakeTelegram
 from tests.fakes.telegram import TEST_TOKEN
 from tests.ops.fake_http import FakeBotApiServer
 from tests.ops.processes import bot_env, keyed, running_bot, start_a_game, until
 from tgbot.delivery import charts
-from tgbot.render import chart
-from tgbot.services.record import chart_texts
 
 OPTIMIZED = {"PYTHONOPTIMIZE": "2"}
 
@@ -65,8 +64,5 @@ def test_the_migrations_command_runs_optimized() -> None:
 async def test_an_optimized_chart_process_draws_the_chart(monkeypatch: pytest.MonkeyPatch) -> None:
     """matplotlib, in the bot's child process, with the setting it inherits from the bot."""
     monkeypatch.setenv("PYTHONOPTIMIZE", "2")
-    spec = chart.spec(
-        chart_texts("ja", 60), chart_texts("en", 60), ["Ana", "Ben"], [[25, 3], [20, 30]], 60, [0]
-    )
-    png = await charts.draw_apart(spec)
+    png = await charts.draw_apart(spec())
     assert png.startswith(b"\x89PNG\r\n\x1a\n") and len(png) > 10_000

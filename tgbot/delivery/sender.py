@@ -4,8 +4,10 @@
 rows for it (`wake`), and a poller wakes chats whose rows nobody in this process is sending (after
 a restart, or when another instance stopped). A chat's rows are sent in (priority, id) order,
 within the chat's budget (`budget`), by one instance at a time: a sender holds the chat's lease
-(`delivery_chats`) while it sends and lets it go before any long wait. A 429 pauses that chat
-only. Nothing is held across a Telegram call but the lease.
+(`delivery_chats`) while it sends and lets it go before any long wait for the chat's budget; a
+wait for the process's budget that used up most of the lease renews it before the call
+(`SEND_MARGIN`), so no call runs on a lease another instance may have taken. A 429 pauses that
+chat only. Nothing is held across a Telegram call but the lease.
 
 What a sender cannot fix itself goes back to the services: a group that refused the bot pauses
 its games, a blocked private chat turns off panels, a group that became a supergroup moves its
