@@ -642,6 +642,7 @@ ROWS: list[tuple[str, Getter, str]] = [
     ("Games with one live board (the recorded one) / not", lambda f: f["boards_ok"], "{:.0f}"),
     ("Games not judged (outbox not empty after the drain)", lambda f: f["boards_unsettled"], "{:.0f}"),
     ("429 answers", lambda f: f["count_429"], "{:.0f}"),
+    ("  of which the bot's 30 a second in all", lambda f: f.get("flood_rejections_overall"), "{:.0f}"),
     ('Edits refused as "message is not modified"', lambda f: f.get("not_modified_edits"), "{:.0f}"),
     ("Most writes, one group, any 60 s", lambda f: f["max_group_writes_60s"], "{:.0f}"),
     ("Writes/s in all, mean (steady part)", lambda f: f["writes_per_s_mean"], "{:.1f}"),
@@ -803,7 +804,8 @@ def run_parent(args: argparse.Namespace) -> int:
                     f"{f['accepted_twice']} unapplied {f['accepted_not_applied']} (accepted "
                     f"{f['accepted_move_taps']}, logged {f['player_moves_logged']}); boards ok "
                     f"{f['boards_ok']} bad {f['boards_bad']} unsettled {f['boards_unsettled']}; 429s "
-                    f"{f['count_429']}; group max {f['max_group_writes_60s']}/60 s; writes/s "
+                    f"{f['count_429']} ({f.get('flood_rejections_overall')} of the 30/s); group max "
+                    f"{f['max_group_writes_60s']}/60 s; writes/s "
                     f"{f['writes_per_s_mean']:.1f}; CPU "
                     f"{[round(i['cpu_percent']) for i in f['per_instance']]} %; "
                     f"RSS {[round(i['peak_rss_mb'] or 0) for i in f['per_instance']]} MB; load "

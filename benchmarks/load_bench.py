@@ -1334,6 +1334,8 @@ def _figures(
             1 for c in fake.calls if c.method.startswith("edit") and "not modified" in (c.error or "")
         ),
         "flood_rejections": len(fake.flood_rejections),
+        # Which limit refused them: the bot's 30 a second in all, or one chat's own.
+        "flood_rejections_overall": sum(1 for r in fake.flood_rejections if r.limit == "overall"),
         "max_group_writes_60s": max(group_windows, default=0),
         "writes_total": len(all_writes),
         "writes_per_s_mean": len(steady) / steady_seconds,
