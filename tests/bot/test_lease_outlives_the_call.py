@@ -17,7 +17,7 @@ from sqlmodel import Session
 
 from tests.bot.conftest import BotRig
 from tgbot.clock import Wakeup
-from tgbot.delivery.budget import GlobalBudget
+from tgbot.delivery.budget import GlobalBudget, Slot
 from tgbot.delivery.sender import LEASE_SECONDS
 from tgbot.store import outbox
 from tgbot.store.outbox import Message, Priority
@@ -33,10 +33,10 @@ class SlowSlot(GlobalBudget):
 
     async def take(
         self, priority: int = Priority.TURN, wake: Wakeup | None = None, outranked: Callable[[], bool] = bool
-    ) -> bool:
+    ) -> Slot | None:
         self.asked.set()
         await self.go.wait()
-        return True
+        return Slot()
 
 
 async def queue_and_wait_for_a_slot(

@@ -10,7 +10,6 @@ the per-second ceiling is per process (`GlobalBudget`).
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -80,35 +79,58 @@ def wait_before(
     return max(0.0, recent[len(recent) - limit] + GROUP_WINDOW + MARGIN - now)
 
 
+@dataclass(eq=False)
+class Slot:
+    """One write's place in the process's second: held from when it is taken until a second after
+    its call returns (`GlobalBudget.landed`); `landed` is None while the call is in flight."""
+
+    landed: float | None = None
+
+
 class GlobalBudget:
-    """This process's writes in the last second, across every chat."""
+    """This process's writes in the last second, across every chat.
+
+    A slot counts from when it is taken until a second after its call returns, not a second after
+    it was taken: Telegram counts a write when the call reaches it, which may be any moment in
+    between. A process that falls behind (a saturated event loop, a slow network) sends calls
+    late and in bunches; counted from when they were taken, the next second's calls would join
+    them at Telegram's end and pass its 30 (the bot got 429s that way at 200 groups, BENCHMARKS.md,
+    *Flood limits at the ceiling*). Counted until they land, no second ever holds more than the
+    rate, however late the calls go.
+    """
 
     def __init__(self, timer: Timer, rate: int = GLOBAL_RATE, cosmetic: int = GLOBAL_COSMETIC) -> None:
         self.timer = timer
         self.rate = rate
         self.cosmetic = min(cosmetic, rate)
-        self._sent: deque[float] = deque()
+        self._slots: list[Slot] = []
 
     def wait(self, priority: int = Priority.TURN) -> float:
-        """Seconds until a write of `priority` may take a slot (0: now)."""
+        """Seconds until a write of `priority` may take a slot (0: now; a call in flight counts as
+        leaving a second from now, the earliest it can)."""
         now = self.timer.monotonic()
-        while self._sent and self._sent[0] <= now - 1.0:
-            self._sent.popleft()
+        self._slots = [s for s in self._slots if s.landed is None or s.landed > now - 1.0]
         limit = self.cosmetic if priority >= Priority.COSMETIC else self.rate
-        if len(self._sent) < limit:
+        if len(self._slots) < limit:
             return 0.0
-        return self._sent[len(self._sent) - limit] + 1.0 - now
+        leaving = sorted(now if s.landed is None else s.landed for s in self._slots)
+        return leaving[len(leaving) - limit] + 1.0 - now
 
     async def take(
         self, priority: int = Priority.TURN, wake: Wakeup | None = None, outranked: Callable[[], bool] = bool
-    ) -> bool:
-        """Wait for a free slot and spend it; False, spending nothing, when `outranked()` says
-        something more urgent came while waiting (`wake` ends the wait to ask)."""
+    ) -> Slot | None:
+        """Wait for a free slot and hold it until `landed`; None, holding nothing, when
+        `outranked()` says something more urgent came while waiting (`wake` ends the wait to ask)."""
         while (delay := self.wait(priority)) > 0:
             if await self.timer.sleep(delay, wake):
                 assert wake is not None
                 wake.clear()
                 if outranked():
-                    return False
-        self._sent.append(self.timer.monotonic())
-        return True
+                    return None
+        slot = Slot()
+        self._slots.append(slot)
+        return slot
+
+    def landed(self, slot: Slot) -> None:
+        """The call that held `slot` has returned (or was never made): its second starts now."""
+        slot.landed = self.timer.monotonic()

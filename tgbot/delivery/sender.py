@@ -7,7 +7,8 @@ within the chat's budget (`budget`), by one instance at a time: a sender holds t
 (`delivery_chats`) while it sends and lets it go before any long wait for the chat's budget; a
 wait for the process's budget that used up most of the lease renews it before the call
 (`SEND_MARGIN`), so no call runs on a lease another instance may have taken. A 429 pauses that
-chat only. Nothing is held across a Telegram call but the lease.
+chat only. Nothing is held across a Telegram call but the lease and the call's slot of the
+process's budget (`GlobalBudget.landed`).
 
 What a sender cannot fix itself goes back to the services: a group that refused the bot pauses
 its games, a blocked private chat turns off panels, a group that became a supergroup moves its
@@ -292,23 +293,27 @@ class ChatSender:
         if plan.skip:
             return await d.store(then_next(lambda s: outbox.delivered(s, row.id or 0, row.rev)))
         media_bytes = await self._media(payload)
-        if not await d.global_budget.take(row.priority, self.wakeup, lambda: self.urgency < row.priority):
+        slot = await d.global_budget.take(row.priority, self.wakeup, lambda: self.urgency < row.priority)
+        if slot is None:
             return None  # a more urgent row of this chat came while it waited: read the queue again
-        if batch.chat.lease_until - d.timer.time() < SEND_MARGIN:
-            # The wait for a slot of the process's budget (a clean-up at the bot's ceiling can
-            # wait many seconds) used up the lease: another instance may hold the chat now and
-            # be sending this very row. Hold the chat again, with the row unchanged, or let go.
-            now = d.timer.time()
-            if not await d.store(lambda s: _hold_again(s, self.chat_id, d.holder, now, row)):
-                return None
-        outcome = await io.deliver(
-            d.bot,
-            self.chat_id,
-            payload,
-            edit_id=plan.edit_id,
-            reply_id=plan.reply_id,
-            media_bytes=media_bytes,
-        )
+        try:
+            if batch.chat.lease_until - d.timer.time() < SEND_MARGIN:
+                # The wait for a slot of the process's budget (a clean-up at the bot's ceiling can
+                # wait many seconds) used up the lease: another instance may hold the chat now and
+                # be sending this very row. Hold the chat again, with the row unchanged, or let go.
+                now = d.timer.time()
+                if not await d.store(lambda s: _hold_again(s, self.chat_id, d.holder, now, row)):
+                    return None
+            outcome = await io.deliver(
+                d.bot,
+                self.chat_id,
+                payload,
+                edit_id=plan.edit_id,
+                reply_id=plan.reply_id,
+                media_bytes=media_bytes,
+            )
+        finally:
+            d.global_budget.landed(slot)  # Telegram has counted the write by now, if it got it
         metrics.count_delivery(outcome.kind)
         now = d.timer.time()
         if outcome.kind == OutcomeKind.NETWORK:
