@@ -36,7 +36,8 @@ instances get up to ``--drain`` seconds to empty the outbox (the group budget le
 rows out); then, from the database and the fake:
 
 * taps answered, answer p50/p99 (from the fake handing out the query to the bot's answer, both
-  HTTP hops included), 429s, the most writes one group had in any 60 s, writes/s in all;
+  HTTP hops included), 429s (and how many the bot's 30 a second in all refused), the most
+  writes one group had in any 60 s, writes/s in all;
 * **moves applied exactly once**: every game's move log is 1..version with no gap and no
   duplicate; every move tap the bot accepted (Claim, Discard, a [T!] card; the double taps
   included) is the logged move at version + 1, of its kind, by a player; no (game, version) was

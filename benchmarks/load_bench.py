@@ -57,8 +57,9 @@ Measured per run (times from the fake's clock, which is ``time.monotonic``):
 * answer latency p50/p99/max: from the moment the fake handed out the callback query (just
   before it is put on the update queue) to the bot's answerCallbackQuery; the same for the
   [T!] keys alone (*[T!] choice latency*), and their share answered within 1 s;
-* 429s; the most writes any group had in a 60 s window; writes per second in all (mean over the
-  steady part of the run, from 25 s in to the end; peak in any 1 s window);
+* 429s (and how many of them the bot's 30 a second in all refused); the most writes any group
+  had in a 60 s window; writes per second in all (mean over the steady part of the run, from
+  25 s in to the end; peak in any 1 s window);
 * moves played (claims, discards and [T!] cards the bot accepted, whichever tap of a double tap
   it was; a Joker played with its sum is two moves), against the bot's move log;
 * the group's writes (every Telegram call that counts against its budget: send, edit, delete),
