@@ -846,7 +846,7 @@ class GcWatch:
 
 
 #: Seconds between the loop-lag probe's wakes. Every wake of a process that was idle costs about
-#: 0.2 ms of CPU on this project's 2-core VM (the scheduler's and the hypervisor's work, charged to
+#: 0.2 ms of CPU on this project's 2-core VM (waking a cold vCPU, presumably; charged to
 #: the process); at 20 wakes a second the probe alone was an eighth of "CPU per tap" at 4 groups.
 #: Four a second still gives 600 samples in a 150 s window.
 LAG_PERIOD = 0.25
