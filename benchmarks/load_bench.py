@@ -73,7 +73,7 @@ Measured per run (times from the fake's clock, which is ``time.monotonic``):
   for the moves that end a turn (a Joker with its sum included) and, apart, for a Thief,
   Shifter or Bomb played on the board (which brings a board of its own);
 * the process's CPU use, the time its threads were runnable but got no core (schedstat: the
-  shared machine's share), the machine's load average, the event loop's lag (a 50 ms ticker's
+  shared machine's share), the machine's load average, the event loop's lag (a 250 ms ticker's
   overshoot), and the outbox backlog (rows waiting) at the end of the window; the process's CPU
   seconds in the window, its RSS once the bot started and its peak RSS (``ru_maxrss``).
 
