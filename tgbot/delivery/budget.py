@@ -65,6 +65,14 @@ class Limits:
         return cls(overall=rate, overall_cosmetic=max(1, rate * GLOBAL_COSMETIC // GLOBAL_RATE))
 
 
+def until_room(times: list[float], limit: int, window: float, now: float) -> float:
+    """Seconds until fewer than `limit` of the sorted `times` lie within `window` of now: the
+    write that must leave the window before another fits (0: now)."""
+    if len(times) < limit:
+        return 0.0
+    return max(0.0, times[len(times) - limit] + window - now)
+
+
 def wait_before(
     chat_id: int, recent: list[float], priority: int, now: float, limits: Limits = Limits()
 ) -> float:
@@ -73,10 +81,7 @@ def wait_before(
     if is_private(chat_id):
         return max(0.0, recent[-1] + limits.private_gap - now) if recent else 0.0
     limit = limits.cosmetic if priority >= Priority.COSMETIC else limits.group
-    if len(recent) < limit:
-        return 0.0
-    # The write that must leave the window before this one fits, and the margin.
-    return max(0.0, recent[len(recent) - limit] + GROUP_WINDOW + MARGIN - now)
+    return until_room(recent, limit, GROUP_WINDOW + MARGIN, now)
 
 
 @dataclass(eq=False)
@@ -111,10 +116,8 @@ class GlobalBudget:
         now = self.timer.monotonic()
         self._slots = [s for s in self._slots if s.landed is None or s.landed > now - 1.0]
         limit = self.cosmetic if priority >= Priority.COSMETIC else self.rate
-        if len(self._slots) < limit:
-            return 0.0
-        leaving = sorted(now if s.landed is None else s.landed for s in self._slots)
-        return leaving[len(leaving) - limit] + 1.0 - now
+        landed = sorted(now if s.landed is None else s.landed for s in self._slots)
+        return until_room(landed, limit, 1.0, now)
 
     async def take(
         self, priority: int = Priority.TURN, wake: Wakeup | None = None, outranked: Callable[[], bool] = bool
