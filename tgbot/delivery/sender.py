@@ -52,6 +52,9 @@ HOLD_WHILE_WAITING = 2.0
 #: the network stalls (the client gives up after 5 s of connecting, of writing or of reading).
 SEND_MARGIN = LEASE_SECONDS / 2
 POLL_SECONDS = 2.0
+#: The poller's pace once its passes find nothing to do: a lease's length, so rows another
+#: instance let go wait no longer than those of one that crashed wait for its lease anyway.
+POLL_IDLE_SECONDS = LEASE_SECONDS
 BACKOFF_MAX = 30.0
 #: At a stop, the most time spent handing the chats' leases back.
 RELEASE_SECONDS = 1.0
@@ -110,6 +113,7 @@ class Delivery:
         *,
         holder: str | None = None,
         poll_seconds: float = POLL_SECONDS,
+        poll_idle_seconds: float = POLL_IDLE_SECONDS,
         limits: budget.Limits | None = None,
         draw_chart: charts.ChartDrawer = charts.draw_apart,
     ) -> None:
@@ -119,6 +123,9 @@ class Delivery:
         self.trouble = trouble
         self.holder = holder or secrets.token_hex(8)
         self.poll_seconds = poll_seconds
+        self.poll_idle_seconds = poll_idle_seconds
+        #: Set by `look_again`: something may have been left behind.
+        self._look_again = Wakeup()
         self.limits = limits or budget.Limits()
         self.draw_chart = draw_chart
         self.global_budget = budget.GlobalBudget(timer, self.limits.overall, self.limits.overall_cosmetic)
@@ -155,12 +162,33 @@ class Delivery:
             self._poller = asyncio.get_running_loop().create_task(self._poll(), name="outbox-poller")
 
     async def _poll(self) -> None:
-        """The safety net: rows that no sender of this process is working on."""
+        """The safety net: rows that no sender of this process is working on.
+
+        Every `poll_seconds` while something may be left over: at start (a restart's rows), after
+        a pass that found such rows or could not look, and soon after `look_again`. After passes
+        that find nothing, the pause doubles up to `poll_idle_seconds`: every row this process
+        commits wakes its sender directly, and an empty pass every two seconds was most of what
+        an idle bot spent, and a share of the senders' transactions under load."""
+        pause = self.poll_seconds
         while not self._stopping:
+            self._look_again.clear()
+            quick = True
             with contextlib.suppress(DatabaseTrouble):
                 waiting = await self.db.run(outbox.chats_with_rows, background=True, read_only=True)
-                self.wake([c for c in waiting if c not in self._senders])
-            await self.timer.sleep(self.poll_seconds)
+                left = [c for c in waiting if c not in self._senders]
+                self.wake(left)
+                quick = bool(left) or self._look_again.is_set()
+            pause = self.poll_seconds if quick else min(pause * 2, self.poll_idle_seconds)
+            if await self.timer.sleep(pause, self._look_again):
+                # Soon, not at once: a chat another instance holds would otherwise be asked for
+                # again and again until its lease ends.
+                await self.timer.sleep(self.poll_seconds)
+
+    def look_again(self) -> None:
+        """A sender stopped with rows perhaps left (the database failed, another instance holds
+        its chat): the poller looks within `poll_seconds` and keeps that pace until a pass finds
+        nothing left."""
+        self._look_again.set()
 
     async def stop(self, grace: float = 3.0) -> None:
         """Stop sending: a call in flight may finish within `grace` seconds; the rest stays queued."""
@@ -209,9 +237,10 @@ class ChatSender:
         try:
             await self._loop()
         except DatabaseTrouble:
-            pass  # the poller brings the chat back once the database answers
+            self.delivery.look_again()  # the poller brings the chat back once the database answers
         except Exception:
             log.exception("sender for chat %s failed; the poller will retry", self.chat_id)
+            self.delivery.look_again()
         finally:
             self.delivery._finished(self)
 
@@ -228,7 +257,8 @@ class ChatSender:
                 self.urgency = NOTHING_NEW
                 batch = await d.store(lambda s: _claim(s, self.chat_id, d.holder, timer.time()))
                 if batch is None:
-                    return  # another instance sends to this chat now
+                    d.look_again()  # another instance sends to this chat now: if it stops, take over
+                    return
             if batch.row is None:
                 # The transaction that found nothing left has let the chat go (`_next_batch`).
                 # A row committed since woke this sender (it is still in `_senders`): look again.
