@@ -62,6 +62,24 @@ def cold_runs(
     return results
 
 
+def each_database(
+    script: str | Path,
+    choice: str,
+    child_args: Sequence[str],
+    runs: int,
+    label: str,
+    line: Callable[[str, list[dict[str, Any]]], str],
+) -> None:
+    """`cold_runs` on SQLite, PostgreSQL or both (`choice`: ``--db sqlite|postgres|both``), a
+    printed `line(db, results)` for each, then the machine they ran on."""
+    everything: list[dict[str, Any]] = []
+    for db in ("sqlite", "postgres") if choice == "both" else (choice,):
+        results = cold_runs(script, [*child_args, "--db", db], runs, f"{label} {db}")
+        everything += results
+        print(line(db, results))
+    print(machine(everything))
+
+
 def logged_run(command: Sequence[str], out: Path, log_path: Path, label: str) -> dict[str, Any] | None:
     """One cold child that writes its figures to `out` and its output to `log_path` (the load and
     scale benchmarks: a run is minutes long and its log is kept); its figures with `run_wall_s`,

@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from coldrun import add_child_arguments, cold_runs, column, emit, machine, spread  # noqa: E402
+from coldrun import add_child_arguments, column, each_database, emit, spread  # noqa: E402
 
 
 def _cpu() -> float:
@@ -104,18 +104,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.child:
         child(args)
         return 0
-    passed = ["--gap", str(args.gap), "--blocks", str(args.blocks), "--per-block", str(args.per_block)]
-    everything = []
-    for db in ("sqlite", "postgres") if args.db == "both" else (args.db,):
-        results = cold_runs(__file__, [*passed, "--db", db], args.runs, f"handoff {db}")
-        everything += results
-        print(
+    each_database(
+        __file__,
+        args.db,
+        ["--gap", str(args.gap), "--blocks", str(args.blocks), "--per-block", str(args.per_block)],
+        args.runs,
+        "handoff",
+        lambda db, results: (
             f"{db}: one write transaction every {args.gap:g} s, µs of CPU each, median (min–max) of "
             f"{args.runs} cold runs: through a worker thread {spread(column(results, 'thread_us'))}, "
             f"on the event loop {spread(column(results, 'loop_us'))}, "
             f"the hand-off {spread(column(results, 'handoff_us'))}"
-        )
-    print(machine(everything))
+        ),
+    )
     return 0
 
 

@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from coldrun import add_child_arguments, cold_runs, fig, machine  # noqa: E402
+from coldrun import add_child_arguments, each_database, emit, fig  # noqa: E402
 
 SETTLE_SECONDS = 10.0
 
@@ -90,8 +90,6 @@ def child(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from coldrun import emit
-
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--db", choices=("sqlite", "postgres", "both"), default="both")
     parser.add_argument("--runs", type=int, default=3)
@@ -101,16 +99,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.child:
         emit(child(args))
         return 0
-    everything = []
-    for db in ("sqlite", "postgres") if args.db == "both" else (args.db,):
-        results = cold_runs(__file__, ["--db", db, "--seconds", str(args.seconds)], args.runs, f"idle {db}")
-        everything += results
-        print(
+    each_database(
+        __file__,
+        args.db,
+        ["--seconds", str(args.seconds)],
+        args.runs,
+        "idle",
+        lambda db, results: (
             f"{db}, idle for {args.seconds:g} s, median (min–max) of {args.runs} cold runs: "
             f"CPU {fig(results, 'cpu_ms_per_min')} ms a minute, "
             f"{fig(results, 'transactions_per_min')} database transactions a minute"
-        )
-    print(machine(everything))
+        ),
+    )
     return 0
 
 
