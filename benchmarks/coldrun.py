@@ -11,14 +11,16 @@ after each run is recorded and printed with the figures.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import platform
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +62,23 @@ def cold_runs(
             flush=True,
         )
     return results
+
+
+@contextlib.contextmanager
+def fresh_database(db: str, prefix: str) -> Iterator[str]:
+    """The URL of an empty database for one cold child: a new PostgreSQL database (dropped after)
+    or a SQLite file in a temporary directory, so no run inherits another's rows or caches."""
+    if db == "postgres":
+        from tests.pg import create_database, drop_database
+
+        name, url = create_database()
+        try:
+            yield url
+        finally:
+            drop_database(name)
+        return
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
+        yield f"sqlite:///{tmp}/bot.sqlite3"
 
 
 def each_database(

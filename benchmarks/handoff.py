@@ -23,7 +23,6 @@ import asyncio
 import resource
 import statistics
 import sys
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -32,7 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from coldrun import add_child_arguments, column, each_database, emit, spread  # noqa: E402
+from coldrun import add_child_arguments, column, each_database, emit, fresh_database, spread  # noqa: E402
 
 
 def _cpu() -> float:
@@ -79,17 +78,8 @@ async def _measure(url: str, args: argparse.Namespace) -> dict[str, Any]:
 def child(args: argparse.Namespace) -> None:
     import uvloop
 
-    if args.db == "postgres":
-        from tests.pg import create_database, drop_database
-
-        name, url = create_database()
-        try:
-            emit(uvloop.run(_measure(url, args)))
-        finally:
-            drop_database(name)
-        return
-    with tempfile.TemporaryDirectory(prefix="handoff_") as tmp:
-        emit(uvloop.run(_measure(f"sqlite:///{tmp}/bot.sqlite3", args)))
+    with fresh_database(args.db, "handoff_") as url:
+        emit(uvloop.run(_measure(url, args)))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

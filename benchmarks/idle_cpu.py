@@ -17,7 +17,6 @@ import argparse
 import asyncio
 import resource
 import sys
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -26,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from coldrun import add_child_arguments, each_database, emit, fig  # noqa: E402
+from coldrun import add_child_arguments, each_database, emit, fig, fresh_database  # noqa: E402
 
 SETTLE_SECONDS = 10.0
 
@@ -75,17 +74,8 @@ async def _idle(url: str, seconds: float) -> dict[str, Any]:
 def child(args: argparse.Namespace) -> dict[str, Any]:
     from tgbot import event_loop
 
-    if args.db == "postgres":
-        from tests.pg import create_database, drop_database
-
-        name, url = create_database()
-        try:
-            result: dict[str, Any] = event_loop.run(_idle(url, args.seconds), "uvloop")
-        finally:
-            drop_database(name)
-        return result
-    with tempfile.TemporaryDirectory(prefix="idle_cpu_") as tmp:
-        result = event_loop.run(_idle(f"sqlite:///{tmp}/bot.sqlite3", args.seconds), "uvloop")
+    with fresh_database(args.db, "idle_cpu_") as url:
+        result: dict[str, Any] = event_loop.run(_idle(url, args.seconds), "uvloop")
     return result
 
 
