@@ -262,7 +262,13 @@ def game_and_chat(session: Session, game_id: int, *, lock: bool = False) -> tupl
 
 def load_game(session: Session, game_id: int, *, lock: bool = False) -> GameContext | None:
     """The game with its seats, or None when there is no such game: two queries, the game row
-    with its chat's, then the seats with their people."""
+    with its chat's, then the seats with their people.
+
+    The seats stay a statement of their own, after the lock, though folding them into the game's
+    read saves a PostgreSQL round trip: under READ COMMITTED a statement that waits for the
+    game's row lock still reads every other table as of its start, so a compose tap queued behind
+    another would build on the draft from before that tap and undo its selection. Taken apart,
+    the second statement reads after the lock (BENCHMARKS.md, *tenth session*)."""
     found = game_and_chat(session, game_id, lock=lock)
     return None if found is None else _context(session, *found)
 
