@@ -79,13 +79,14 @@ HOLD_CUTOFF = 2
 HAND_WORTH = 0.8
 #: How sharply the others are weighted by standing (points), by player count: small weighs the
 #: leader alone. At 6 players 8 against 15: +4.2 points (+1.3 to +7.0) paired on 15 tuning deals,
-#: +2.4 on the table's 30 new ones; 5 did no better than 8. At 4 players 8 measured -2.5 (-7.8 to
-#: +2.8) on the table's 50, so 4 keeps 15; 5 players follow 6 (not measured). BENCHMARKS.md.
-STANDING_SCALE: dict[int, float] = {4: 15.0, 5: 8.0, 6: 8.0}
-#: Up to this many players the others count equally: with two opponents, watching only the leader
-#: lets the other one through (3 players against Normal: 72.2 % equal, 62.2 % by standing on 15
-#: deals; 65.7 % and 67.9 % on 35 more: over all 50, equal stays ahead by a point, within noise).
-EQUAL_UP_TO = 3
+#: +2.4 on the table's 30 new ones; 5 did no better than 8. 5 players follow 6 (not measured).
+#: BENCHMARKS.md.
+STANDING_SCALE: dict[int, float] = {5: 8.0, 6: 8.0}
+#: Up to this many players the others count equally: with two or three opponents, watching the
+#: leader lets the others through. 3 players against Normal: 72.2 % equal, 62.2 % by standing on
+#: 15 deals; 65.7 % and 67.9 % on 35 more. 4 players: equal against a scale of 15, paired over 300
+#: fresh deals, +1.5 points (ninth pass, BENCHMARKS.md); a scale of 8 had measured -2.5 there.
+EQUAL_UP_TO = 4
 #: What finishing the game on top is worth, in points, when a sample's round ends the game.
 WIN = 30.0
 #: Deck size from which the look-ahead goes to the round's end, if the round may end the game: the
@@ -217,7 +218,8 @@ def reply(state: GameState, seat: int) -> MainAction:
 def _weights(v: View, seat: int) -> list[float]:
     """How much each other seat's gain counts against the seat's own: by standing, summing to 1.
 
-    At two players this is the one opponent. At a big table the game is won by
+    Up to four players the others count alike (EQUAL_UP_TO: there, watching the
+    leader lets the rest through). At a bigger table the game is won by
     beating the best of the others, not their mean, so a seat weighs as
     exp(standing / STANDING_SCALE[players]): far ahead, it counts nearly alone; level,
     all count alike.

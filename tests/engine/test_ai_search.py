@@ -16,7 +16,7 @@ from engine.ai.playout import best_sum_fast, play_on, round_over
 from engine.ai.sampling import sample_world, world_config
 from engine.ai.tactics import sum_value, sums_by_value
 from engine.cards import POINTS, T_POINTS
-from engine.views import unseen_cards
+from engine.views import View, unseen_cards
 
 from .test_ai import STATES
 
@@ -182,3 +182,24 @@ def test_a_lead_counts_before_the_rounds_end_in_every_round_that_may_end_the_gam
     assert hard._own_turns(closing, in_play) == hard.OWN_TURNS
     assert hard._lead_scale(closing, in_play) > 0
     assert hard._lead_scale(replace(closing, totals=(20, 30, 40)), in_play) == 0
+
+
+def _standing_view(players: int, totals: tuple[int, ...]) -> View:
+    state = new_game(GameConfig(players=players), 7)
+    return replace(seat_view(state, 0), totals=totals, scores_round=(0,) * players)
+
+
+def test_at_four_players_the_others_count_alike_whatever_their_standing() -> None:
+    """With three opponents, guarding only the leader lets the other two through (measured)."""
+    weights = hard._weights(_standing_view(4, (10, 80, 20, 0)), seat=0)
+    assert weights[0] == 0.0
+    assert weights[1:] == pytest.approx([1 / 3] * 3)
+
+
+def test_at_six_players_the_leader_counts_most() -> None:
+    weights = hard._weights(_standing_view(6, (10, 80, 20, 0, 40, 40)), seat=0)
+    assert weights[0] == 0.0
+    assert sum(weights) == pytest.approx(1.0)
+    assert weights[4] == pytest.approx(weights[5])
+    assert weights[1] > weights[4] > weights[2] > weights[3]
+    assert weights[1] > 0.5  # 40 points ahead of the next: the leader counts more than the rest together
