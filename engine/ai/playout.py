@@ -10,10 +10,10 @@ deal is a fresh shuffle the search knows nothing about.
 
 The model is Normal's own main action (the sum worth most, TWEAK counted with
 its [T!] card, more table cards on ties; otherwise the discard that leaves the
-next player least) and Normal's plainest [T!] play, a Joker that opens a much
-better sum. The other [T!] cards are kept: their worth is counted at the
-horizon instead. Inside a sample the next target is known, so the model's
-discard is judged against it alone.
+next player least) and Normal's [T!] plays (`model_t`): a Thief on the next
+seat, a Joker or a Shifter, when it beats the best move without it. The Bomb
+is kept: its worth is counted at the horizon instead. Inside a sample the next
+target is known, so the model's discard is judged against it alone.
 """
 
 from __future__ import annotations
