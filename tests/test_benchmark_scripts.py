@@ -15,6 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 import hard_leaf
 import import_ladder
 import instances
+import pg_statement
 import side_by_side
 import started_rss
 
@@ -150,3 +151,19 @@ def test_the_bots_own_time_per_update_comes_from_their_update_lines(tmp_path: Pa
         "bot_update_p99_ms": None,
         "bot_updates_logged": 0.0,
     }
+
+
+@pytest.mark.parametrize("db", ["sqlite", "postgres"])
+def test_the_statement_costs_are_measured_per_part(db: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """One short child run: every part of a statement gets a figure, PostgreSQL's driver variants
+    too (their engines really connect and read the delivery row)."""
+    import json
+
+    pg_statement.main(["--child", "--db", db, "--blocks", "2", "--per-block", "3"])
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("BENCH-RESULT "))
+    figures = json.loads(line.removeprefix("BENCH-RESULT "))
+    parts = ["driver", "read", "connection_transaction", "transaction"]
+    if db == "postgres":
+        parts += ["plain_description", "unprepared"]
+    assert sorted(figures) == sorted(f"{part}_us" for part in parts)
+    assert all(value > 0 for value in figures.values())

@@ -1,0 +1,195 @@
+"""What one statement costs the bot's process on PostgreSQL and on SQLite, taken apart.
+
+``python benchmarks/pg_statement.py [--db sqlite|postgres|both] [--runs 3] [--blocks 6]
+[--per-block 2000]``
+
+A PostgreSQL tap costs the process about 1 ms more CPU than a SQLite one (BENCHMARKS.md, *CPU
+per tap*), which a profile could only put down to the driver. This measures the parts of one
+statement in one process, each in blocks alternated with the others so that all see the same
+machine, in microseconds of process CPU (user and system: a round trip's system calls count):
+
+* ``driver``: ``SELECT 1`` on the raw driver connection (psycopg inside one transaction, sqlite3);
+* ``read``: the senders' read of a chat's delivery row (`tgbot.store.outbox`, 6 columns, one bound
+  parameter) through a SQLAlchemy connection, inside one transaction: the statement as a tap runs it;
+* ``connection_transaction``: the same read as a whole transaction of its own (begin, read,
+  commit) on a SQLAlchemy connection (``engine.begin()``);
+* ``transaction``: the same through a `Session`, as every transaction of the bot runs
+  (`tgbot.store.db.Database.run`): what the Session adds to a transaction is the difference;
+* PostgreSQL only, ``read`` again with the driver changed: ``plain_description``, a psycopg
+  cursor whose ``description`` is plain tuples of name and type (psycopg builds a `Column`
+  object per column, with a type lookup, on every statement, and SQLAlchemy reads only the
+  first two fields), and ``unprepared``, psycopg's prepared statements turned off
+  (``prepare_threshold=None``; by default a statement is prepared on its fifth run).
+
+Each cold run is a fresh process with a fresh database; the figures are the median and range of
+the runs' medians. A diagnostic: the bot runs psycopg's defaults.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from coldrun import add_child_arguments, column, each_database, emit, fresh_database, spread  # noqa: E402
+
+CHAT = 1
+
+
+def _plain_description_cursor() -> type:
+    """A psycopg cursor whose description is plain 7-tuples (name, type code, then None)."""
+    import psycopg
+    from psycopg.pq import ExecStatus
+
+    rows = (ExecStatus.TUPLES_OK, ExecStatus.SINGLE_TUPLE, ExecStatus.TUPLES_CHUNK)
+
+    class PlainDescriptionCursor(psycopg.Cursor[Any]):
+        @property
+        def description(self) -> Any:
+            res = self.pgresult
+            if not res or not (res.nfields or res.status in rows):
+                return None
+            encoding = self._encoding
+            return [
+                ((res.fname(i) or b"").decode(encoding), res.ftype(i), None, None, None, None, None)
+                for i in range(res.nfields)
+            ]
+
+    return PlainDescriptionCursor
+
+
+def _per_op(op: Callable[[], object], count: int) -> float:
+    started = time.process_time()
+    for _ in range(count):
+        op()
+    return (time.process_time() - started) / count * 1e6
+
+
+#: A measure: given a count, runs its operation that many times and returns µs of CPU per run.
+Measure = Callable[[int], float]
+
+
+def _measures(url: str) -> tuple[dict[str, Measure], Callable[[], None]]:
+    """Each measure, and what closes them all. The statements run inside a transaction opened
+    for the block and closed after it (on SQLite an open transaction holds the write lock)."""
+    from sqlalchemy import create_engine
+    from sqlmodel import Session
+
+    from tgbot.store import outbox
+    from tgbot.store.db import create_all, make_engine
+
+    engine = make_engine(url)
+    create_all(engine)
+    with Session(engine) as session:
+        outbox.delivery_chat(session, CHAT)
+        session.commit()
+    params = {"chat": CHAT}
+    engines = [engine]
+    measures: dict[str, Measure] = {}
+
+    def driver(count: int) -> float:
+        raw = engine.raw_connection()
+        try:
+            cursor = raw.cursor()
+            return _per_op(lambda: cursor.execute("SELECT 1").fetchone(), count)
+        finally:
+            raw.rollback()
+            raw.close()
+
+    def reader(eng: Any) -> Measure:
+        def read(count: int) -> float:
+            with eng.connect() as conn, conn.begin():
+                return _per_op(lambda: conn.execute(outbox._CHAT, params).first(), count)
+
+        return read
+
+    def connection_transaction(count: int) -> float:
+        def one() -> object:
+            with engine.begin() as conn:
+                return conn.execute(outbox._CHAT, params).first()
+
+        return _per_op(one, count)
+
+    def transaction(count: int) -> float:
+        def one() -> object:
+            with Session(engine) as session:
+                found = session.execute(outbox._CHAT, params).first()
+                session.commit()
+            return found
+
+        return _per_op(one, count)
+
+    measures["driver"] = driver
+    measures["read"] = reader(engine)
+    measures["connection_transaction"] = connection_transaction
+    measures["transaction"] = transaction
+    if engine.dialect.name == "postgresql":
+        for name, extra in (
+            ("plain_description", {"cursor_factory": _plain_description_cursor()}),
+            ("unprepared", {"prepare_threshold": None}),
+        ):
+            other = create_engine(engine.url, connect_args=extra)
+            engines.append(other)
+            measures[name] = reader(other)
+
+    def close() -> None:
+        for eng in engines:
+            eng.dispose()
+
+    return measures, close
+
+
+def child(args: argparse.Namespace) -> None:
+    with fresh_database(args.db, "pg_statement_") as url:
+        measures, close = _measures(url)
+        try:
+            for measure in measures.values():  # connections open, statements compiled and prepared
+                measure(args.per_block)
+            got: dict[str, list[float]] = {name: [] for name in measures}
+            names = list(measures)
+            for block in range(args.blocks):
+                shift = block % len(names)
+                for name in names[shift:] + names[:shift]:
+                    got[name].append(measures[name](args.per_block))
+        finally:
+            close()
+    emit({f"{name}_us": statistics.median(values) for name, values in got.items()})
+
+
+def _line(db: str, results: list[dict[str, Any]], runs: int) -> str:
+    parts = [f"{key[:-3]} {spread(column(results, key))}" for key in results[0] if key.endswith("_us")]
+    return f"{db}: µs of process CPU per operation, median (min–max) of {runs} cold runs: " + "; ".join(parts)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--db", choices=("sqlite", "postgres", "both"), default="both")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--blocks", type=int, default=6, help="blocks of each measure, alternated")
+    parser.add_argument("--per-block", type=int, default=2000, help="operations in a block")
+    add_child_arguments(parser)
+    args = parser.parse_args(argv)
+    if args.child:
+        child(args)
+        return 0
+    each_database(
+        __file__,
+        args.db,
+        ["--blocks", str(args.blocks), "--per-block", str(args.per_block)],
+        args.runs,
+        "pg_statement",
+        lambda db, results: _line(db, results, args.runs),
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
