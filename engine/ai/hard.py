@@ -67,12 +67,14 @@ ROUND_END = 10_000
 #: Samples every candidate gets in the first halving round, whatever the budget.
 MIN_SAMPLES = 2
 #: The seat's own turns played in each sample beyond the move judged (then the others answer).
+#: At 4 players 0 measured -4.4 points and 2 -1.0 (ninth pass, BENCHMARKS.md).
 OWN_TURNS = 1
 #: Sums kept as candidates, richest first.
 MAX_SUMS = 5
 #: Share of the seat's next take counted at the horizon.
 NEXT_TAKE = 0.6
 #: Worth of an unplayed [T!] card beyond its points, until the deck is down to HOLD_CUTOFF cards.
+#: At 4 players 2.0 measured -1.8 points and 6.0 -2.9 (ninth pass, BENCHMARKS.md).
 HOLD = 4.0
 HOLD_CUTOFF = 2
 #: Share of a hand card's points counted at the horizon: a card kept is usually scored later.
