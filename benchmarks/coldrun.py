@@ -11,6 +11,7 @@ after each run is recorded and printed with the figures.
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import json
 import os
@@ -168,6 +169,39 @@ def ms(seconds: float) -> str:
 def add_child_arguments(parser: Any) -> None:
     parser.add_argument("--child", action="store_true", help="(internal) one cold run, figures as JSON")
     parser.add_argument("--run", type=int, default=0, help="(internal) which cold run this is")
+
+
+def database_main(
+    parser: argparse.ArgumentParser,
+    argv: Sequence[str] | None,
+    script: str | Path,
+    label: str,
+    child: Callable[[argparse.Namespace], None],
+    forwarded: Sequence[str],
+    line: Callable[[argparse.Namespace, str, list[dict[str, Any]]], str],
+) -> int:
+    """The main of a `database_parser` script: as the child, one cold run (`child`); else
+    `each_database` with the options named in `forwarded` (by their attribute names) passed on
+    to every child, and `line` printing each database's figures."""
+    args = parser.parse_args(argv)
+    if args.child:
+        child(args)
+        return 0
+    child_args = [
+        part for name in forwarded for part in (f"--{name.replace('_', '-')}", str(getattr(args, name)))
+    ]
+    each_database(script, args.db, child_args, args.runs, label, lambda db, results: line(args, db, results))
+    return 0
+
+
+def database_parser(doc: str | None) -> argparse.ArgumentParser:
+    """The options of a script that runs on SQLite, PostgreSQL or both (`each_database`): its
+    description (the docstring's first line), ``--db``, ``--runs`` and the child's own."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0] if doc else None)
+    parser.add_argument("--db", choices=("sqlite", "postgres", "both"), default="both")
+    parser.add_argument("--runs", type=int, default=3)
+    add_child_arguments(parser)
+    return parser
 
 
 def fig(

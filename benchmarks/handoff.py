@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from coldrun import add_child_arguments, column, each_database, emit, fresh_database, spread  # noqa: E402
+from coldrun import column, database_main, database_parser, emit, fresh_database, spread  # noqa: E402
 
 
 def _cpu() -> float:
@@ -83,31 +83,24 @@ def child(args: argparse.Namespace) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--db", choices=("sqlite", "postgres", "both"), default="both")
-    parser.add_argument("--runs", type=int, default=3)
+    parser = database_parser(__doc__)
     parser.add_argument("--gap", type=float, default=0.25, help="seconds between transactions")
     parser.add_argument("--blocks", type=int, default=6, help="blocks of each way, alternated")
     parser.add_argument("--per-block", type=int, default=40, help="transactions in a block")
-    add_child_arguments(parser)
-    args = parser.parse_args(argv)
-    if args.child:
-        child(args)
-        return 0
-    each_database(
+    return database_main(
+        parser,
+        argv,
         __file__,
-        args.db,
-        ["--gap", str(args.gap), "--blocks", str(args.blocks), "--per-block", str(args.per_block)],
-        args.runs,
         "handoff",
-        lambda db, results: (
+        child,
+        ["gap", "blocks", "per_block"],
+        lambda args, db, results: (
             f"{db}: one write transaction every {args.gap:g} s, µs of CPU each, median (min–max) of "
             f"{args.runs} cold runs: through a worker thread {spread(column(results, 'thread_us'))}, "
             f"on the event loop {spread(column(results, 'loop_us'))}, "
             f"the hand-off {spread(column(results, 'handoff_us'))}"
         ),
     )
-    return 0
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from coldrun import add_child_arguments, each_database, emit, fig, fresh_database  # noqa: E402
+from coldrun import database_main, database_parser, emit, fig, fresh_database  # noqa: E402
 
 SETTLE_SECONDS = 10.0
 
@@ -80,28 +80,21 @@ def child(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--db", choices=("sqlite", "postgres", "both"), default="both")
-    parser.add_argument("--runs", type=int, default=3)
+    parser = database_parser(__doc__)
     parser.add_argument("--seconds", type=float, default=90.0)
-    add_child_arguments(parser)
-    args = parser.parse_args(argv)
-    if args.child:
-        emit(child(args))
-        return 0
-    each_database(
+    return database_main(
+        parser,
+        argv,
         __file__,
-        args.db,
-        ["--seconds", str(args.seconds)],
-        args.runs,
         "idle",
-        lambda db, results: (
+        lambda args: emit(child(args)),
+        ["seconds"],
+        lambda args, db, results: (
             f"{db}, idle for {args.seconds:g} s, median (min–max) of {args.runs} cold runs: "
             f"CPU {fig(results, 'cpu_ms_per_min')} ms a minute, "
             f"{fig(results, 'transactions_per_min')} database transactions a minute"
         ),
     )
-    return 0
 
 
 if __name__ == "__main__":

@@ -39,7 +39,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from coldrun import add_child_arguments, column, each_database, emit, fresh_database, spread  # noqa: E402
+from coldrun import column, database_main, database_parser, emit, fresh_database, spread  # noqa: E402
 
 CHAT = 1
 
@@ -164,31 +164,17 @@ def child(args: argparse.Namespace) -> None:
     emit({f"{name}_us": statistics.median(values) for name, values in got.items()})
 
 
-def _line(db: str, results: list[dict[str, Any]], runs: int) -> str:
+def _line(args: argparse.Namespace, db: str, results: list[dict[str, Any]]) -> str:
     parts = [f"{key[:-3]} {spread(column(results, key))}" for key in results[0] if key.endswith("_us")]
-    return f"{db}: µs of process CPU per operation, median (min–max) of {runs} cold runs: " + "; ".join(parts)
+    heading = f"{db}: µs of process CPU per operation, median (min–max) of {args.runs} cold runs: "
+    return heading + "; ".join(parts)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--db", choices=("sqlite", "postgres", "both"), default="both")
-    parser.add_argument("--runs", type=int, default=3)
+    parser = database_parser(__doc__)
     parser.add_argument("--blocks", type=int, default=6, help="blocks of each measure, alternated")
     parser.add_argument("--per-block", type=int, default=2000, help="operations in a block")
-    add_child_arguments(parser)
-    args = parser.parse_args(argv)
-    if args.child:
-        child(args)
-        return 0
-    each_database(
-        __file__,
-        args.db,
-        ["--blocks", str(args.blocks), "--per-block", str(args.per_block)],
-        args.runs,
-        "pg_statement",
-        lambda db, results: _line(db, results, args.runs),
-    )
-    return 0
+    return database_main(parser, argv, __file__, "pg_statement", child, ["blocks", "per_block"], _line)
 
 
 if __name__ == "__main__":
