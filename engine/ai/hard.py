@@ -81,8 +81,8 @@ HOLD_CUTOFF = 2
 HAND_WORTH = 0.8
 #: How sharply the others are weighted by standing (points), by player count: small weighs the
 #: leader alone. At 6 players 8 against 15: +4.2 points (+1.3 to +7.0) paired on 15 tuning deals,
-#: +2.4 on the table's 30 new ones; 5 did no better than 8. 5 players follow 6 (not measured).
-#: BENCHMARKS.md.
+#: +2.4 on the table's 30 new ones; 5 did no better than 8. At 5 players 8 against equal
+#: weights: +3.1 points (+0.0 to +6.2) paired on 60 fresh deals (ninth pass). BENCHMARKS.md.
 STANDING_SCALE: dict[int, float] = {5: 8.0, 6: 8.0}
 #: Up to this many players the others count equally: with two or three opponents, watching the
 #: leader lets the others through. 3 players against Normal: 72.2 % equal, 62.2 % by standing on

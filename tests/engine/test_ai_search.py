@@ -196,10 +196,17 @@ def test_at_four_players_the_others_count_alike_whatever_their_standing() -> Non
     assert weights[1:] == pytest.approx([1 / 3] * 3)
 
 
-def test_at_six_players_the_leader_counts_most() -> None:
-    weights = hard._weights(_standing_view(6, (10, 80, 20, 0, 40, 40)), seat=0)
+@pytest.mark.parametrize("players", [5, 6])
+def test_from_five_players_the_leader_counts_most(players: int) -> None:
+    """At 5 players, as at 6, weighing by standing beat equal weights (measured)."""
+    weights = hard._weights(_standing_view(players, (10, 80, 20, 0, 40, 40)[:players]), seat=0)
     assert weights[0] == 0.0
     assert sum(weights) == pytest.approx(1.0)
-    assert weights[4] == pytest.approx(weights[5])
     assert weights[1] > weights[4] > weights[2] > weights[3]
+    assert weights[1] > 0.5
+
+
+def test_at_six_players_players_level_on_points_count_alike() -> None:
+    weights = hard._weights(_standing_view(6, (10, 80, 20, 0, 40, 40)), seat=0)
+    assert weights[4] == pytest.approx(weights[5])
     assert weights[1] > 0.5  # 40 points ahead of the next: the leader counts more than the rest together
