@@ -57,7 +57,7 @@ def _plain_description_cursor() -> type:
             res = self.pgresult
             if not res or not (res.nfields or res.status in rows):
                 return None
-            encoding = self._encoding
+            encoding = self.connection.info.encoding
             return [
                 ((res.fname(i) or b"").decode(encoding), res.ftype(i), None, None, None, None, None)
                 for i in range(res.nfields)
@@ -93,7 +93,6 @@ def _measures(url: str) -> tuple[dict[str, Measure], Callable[[], None]]:
         session.commit()
     params = {"chat": CHAT}
     engines = [engine]
-    measures: dict[str, Measure] = {}
 
     def driver(count: int) -> float:
         raw = engine.raw_connection()
@@ -127,10 +126,12 @@ def _measures(url: str) -> tuple[dict[str, Measure], Callable[[], None]]:
 
         return _per_op(one, count)
 
-    measures["driver"] = driver
-    measures["read"] = reader(engine)
-    measures["connection_transaction"] = connection_transaction
-    measures["transaction"] = transaction
+    measures: dict[str, Measure] = {
+        "driver": driver,
+        "read": reader(engine),
+        "connection_transaction": connection_transaction,
+        "transaction": transaction,
+    }
     if engine.dialect.name == "postgresql":
         for name, extra in (
             ("plain_description", {"cursor_factory": _plain_description_cursor()}),

@@ -160,8 +160,10 @@ def test_the_statement_costs_are_measured_per_part(db: str, capsys: pytest.Captu
     import json
 
     pg_statement.main(["--child", "--db", db, "--blocks", "2", "--per-block", "3"])
-    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("BENCH-RESULT "))
-    figures = json.loads(line.removeprefix("BENCH-RESULT "))
+    from coldrun import MARK
+
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith(MARK))
+    figures = json.loads(line.removeprefix(MARK))
     parts = ["driver", "read", "connection_transaction", "transaction"]
     if db == "postgres":
         parts += ["plain_description", "unprepared"]
