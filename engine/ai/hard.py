@@ -59,6 +59,7 @@ from .tactics import best_sum, cheapest_discard, next_seat_with_cards, sum_value
 #: pay more per turn (more samples, each cloned and scored, for the same turns), so they get less.
 #: A quarter to a third less than the 2,000 / 2,400 before measured no weaker on fresh deals at
 #: any count (seventh pass, BENCHMARKS.md): the search's choices settle well within that work.
+#: 2,400 at 4 players measured +0.2 points (-3.9 to +4.3) against 1,600 (tenth pass).
 BUDGET: dict[int, int] = {2: 1400, 3: 1500, 4: 1600, 5: 1800, 6: 1800}
 #: Work charged per sample beyond its turns: cloning it costs about as much as two turns.
 SAMPLE_WORK = 2
@@ -90,10 +91,12 @@ STANDING_SCALE: dict[int, float] = {5: 8.0, 6: 8.0}
 #: fresh deals, +1.5 points (ninth pass, BENCHMARKS.md); a scale of 8 had measured -2.5 there.
 EQUAL_UP_TO = 4
 #: What finishing the game on top is worth, in points, when a sample's round ends the game.
+#: 60 read the same at 3 players (second pass); 45 at 4 players -1.1 (tenth pass, BENCHMARKS.md).
 WIN = 30.0
 #: Deck size from which the look-ahead goes to the round's end, if the round may end the game: the
 #: last laps decide who is on top, and they are short to play out (counted with the hands, so
 #: that a hand emptied by a [T!] card shortens them: 18 cards to play at 3 players, 27 at 6).
+#: At 4 players 5 and 14 both read within a point of 9 (tenth pass, BENCHMARKS.md).
 END_DECK = 9
 #: In a round that may end the game, before the look-ahead reaches the round's end: the spread
 #: (logistic scale, in points) of a lead at the horizon, per square root of the points still in

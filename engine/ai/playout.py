@@ -103,8 +103,11 @@ def model_t(state: GameState, seat: int) -> Known:
 
     Normal weighs a Thief's or Shifter's card over everything it has not seen;
     in a sample the candidates are the victim's hand and the deck's top, which
-    is the same judgement on one dealing of those cards. The Bomb (one or two
-    in a deck) is kept: its drops would cost a draw per seat to judge.
+    is the same judgement on one dealing of those cards. For the Shifter that
+    dealing is the card it then turns, so in a sample it is played only when
+    it pays; judging it on other deck cards measured no different (tenth pass,
+    BENCHMARKS.md). The Bomb (one or two in a deck) is kept: its drops would
+    cost a draw per seat to judge.
     Returns the best sum without a [T!] card when none is played (the main
     action needs it next), else None.
     """
