@@ -15,10 +15,13 @@ machine, in microseconds of process CPU (user and system: a round trip's system 
   commit) on a SQLAlchemy connection (``engine.begin()``);
 * ``transaction``: the same through a `Session`, as every transaction of the bot runs
   (`tgbot.store.db.Database.run`): what the Session adds to a transaction is the difference;
-* PostgreSQL only, ``read`` again with the driver changed: ``plain_description``, a psycopg
-  cursor whose ``description`` is plain tuples of name and type (psycopg builds a `Column`
-  object per column, with a type lookup, on every statement, and SQLAlchemy reads only the
-  first two fields), and ``unprepared``, psycopg's prepared statements turned off
+* PostgreSQL only, ``read`` again with the driver changed (``read`` itself runs on the bot's
+  engine, whose cursor makes its ``description`` only when it is read: `tgbot.store.pg_cursor`):
+  ``psycopg_cursor``, psycopg's own cursor, as the bot ran before (it builds a `Column` object
+  per column, with a type lookup, on every statement, and SQLAlchemy reads only the first two
+  fields, and only on a statement's first run); ``plain_description``, a cursor whose
+  ``description`` is plain tuples of name and type, made on every statement; and
+  ``unprepared``, psycopg's own cursor with its prepared statements turned off
   (``prepare_threshold=None``; by default a statement is prepared on its fifth run).
 
 Each cold run is a fresh process with a fresh database; the figures are the median and range of
@@ -133,7 +136,10 @@ def _measures(url: str) -> tuple[dict[str, Measure], Callable[[], None]]:
         "transaction": transaction,
     }
     if engine.dialect.name == "postgresql":
+        import psycopg
+
         for name, extra in (
+            ("psycopg_cursor", {"cursor_factory": psycopg.Cursor}),
             ("plain_description", {"cursor_factory": _plain_description_cursor()}),
             ("unprepared", {"prepare_threshold": None}),
         ):

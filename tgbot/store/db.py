@@ -85,6 +85,8 @@ def make_engine(url: str, echo: bool = False) -> Engine:
                     raise DBAPIError.instance(begin, (), exc, sqlite3.Error) from exc
 
         return engine
+    from .pg_cursor import LeanCursor  # psycopg: only a PostgreSQL bot loads it
+
     return create_engine(
         url,
         echo=echo,
@@ -97,6 +99,7 @@ def make_engine(url: str, echo: bool = False) -> Engine:
         connect_args={
             "connect_timeout": 5,  # fail fast when the server is down
             "options": f"-c statement_timeout={STATEMENT_TIMEOUT_MS} -c lock_timeout={LOCK_TIMEOUT_MS}",
+            "cursor_factory": LeanCursor,
         },
     )
 
@@ -204,6 +207,11 @@ class Database:
         self._pool = ThreadPoolExecutor(max_workers=workers or foreground, thread_name_prefix="db")
         self._background = ThreadPoolExecutor(max_workers=background, thread_name_prefix="db-bg")
         self._reader = engine.execution_options(**{READ_ONLY: True})
+        if not sqlite:
+            # Each statement reads its own snapshot under READ COMMITTED, in a transaction or
+            # not; read-only work in one gains nothing from its BEGIN and COMMIT but two round
+            # trips to the server (psycopg sends the BEGIN on its own).
+            self._reader = self._reader.execution_options(isolation_level="AUTOCOMMIT")
         # SQLite has one writer at a time: the threads take turns here, woken the moment the
         # writer before them is done, instead of polling the file lock in SQLite's busy handler.
         self._write_lock = threading.Lock() if sqlite else None
@@ -225,7 +233,8 @@ class Database:
         database fails or takes longer than `timeout` seconds, or the bot stops waiting for it.
 
         `background`: delivery and the sweep, on their own threads. `read_only`: the work writes
-        nothing (on SQLite it then runs beside the writer)."""
+        nothing (on SQLite it then runs beside the writer; on PostgreSQL outside a transaction,
+        each statement on its own snapshot, as READ COMMITTED reads it inside one)."""
         loop = asyncio.get_running_loop()
         pool = self._background if background else self._pool
         seconds = timeout or self.timeout
