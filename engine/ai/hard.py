@@ -75,7 +75,8 @@ MAX_SUMS = 5
 #: Share of the seat's next take counted at the horizon.
 NEXT_TAKE = 0.6
 #: Worth of an unplayed [T!] card beyond its points, until the deck is down to HOLD_CUTOFF cards.
-#: At 4 players 2.0 measured -1.8 points and 6.0 -2.9 (ninth pass, BENCHMARKS.md).
+#: At 4 players 2.0 measured -1.8 points and 6.0 -2.9 (ninth pass); at 3 players 2.0 -0.3
+#: (eleventh pass, BENCHMARKS.md).
 HOLD = 4.0
 HOLD_CUTOFF = 2
 #: Share of a hand card's points counted at the horizon: a card kept is usually scored later.
@@ -96,7 +97,8 @@ WIN = 30.0
 #: Deck size from which the look-ahead goes to the round's end, if the round may end the game: the
 #: last laps decide who is on top, and they are short to play out (counted with the hands, so
 #: that a hand emptied by a [T!] card shortens them: 18 cards to play at 3 players, 27 at 6).
-#: At 4 players 5 and 14 both read within a point of 9 (tenth pass, BENCHMARKS.md).
+#: At 4 players 5 and 14 both read within a point of 9 (tenth pass); 5 read +1.0 at 3 players
+#: and -0.4 at 4 on fresh deals (eleventh pass, BENCHMARKS.md): noise, not a slope.
 END_DECK = 9
 #: In a round that may end the game, before the look-ahead reaches the round's end: the spread
 #: (logistic scale, in points) of a lead at the horizon, per square root of the points still in
