@@ -48,23 +48,15 @@ CHAT = 1
 
 
 def _plain_description_cursor() -> type:
-    """A psycopg cursor whose description is plain 7-tuples (name, type code, then None)."""
-    import psycopg
-    from psycopg.pq import ExecStatus
+    """A psycopg cursor whose description is plain 7-tuples (name, type code, then None), all
+    made on every statement: the bot's lazy description (`tgbot.store.pg_cursor`), read whole."""
+    from tgbot.store.pg_cursor import LeanCursor
 
-    rows = (ExecStatus.TUPLES_OK, ExecStatus.SINGLE_TUPLE, ExecStatus.TUPLES_CHUNK)
-
-    class PlainDescriptionCursor(psycopg.Cursor[Any]):
+    class PlainDescriptionCursor(LeanCursor):
         @property
         def description(self) -> Any:
-            res = self.pgresult
-            if not res or not (res.nfields or res.status in rows):
-                return None
-            encoding = self.connection.info.encoding
-            return [
-                ((res.fname(i) or b"").decode(encoding), res.ftype(i), None, None, None, None, None)
-                for i in range(res.nfields)
-            ]
+            lazy = super().description
+            return None if lazy is None else list(lazy)
 
     return PlainDescriptionCursor
 

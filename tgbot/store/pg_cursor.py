@@ -13,7 +13,7 @@ Imported only by a PostgreSQL engine (`db.make_engine`): a SQLite bot never load
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, overload
 
 import psycopg
@@ -52,17 +52,23 @@ class Description(Sequence[Entry]):
     def __getitem__(self, index: int | slice) -> Entry | list[Entry]:
         count = len(self)
         if isinstance(index, slice):
-            return [self._entry(i) for i in range(*index.indices(count))]
+            return list(self._entries(range(*index.indices(count))))
         position = index + count if index < 0 else index
         if not 0 <= position < count:
             raise IndexError("column index out of range")
-        return self._entry(position)
+        return next(self._entries((position,)))
 
-    def _entry(self, position: int) -> Entry:
-        name = self._result.fname(position)
-        # a COPY result's columns have no names: psycopg calls them so
-        text = name.decode(self._connection.info.encoding) if name else f"column_{position + 1}"
-        return (text, int(self._result.ftype(position)), None, None, None, None, None)
+    def __iter__(self) -> Iterator[Entry]:
+        # what SQLAlchemy does on a statement's first run: every entry, one encoding lookup
+        return self._entries(range(len(self)))
+
+    def _entries(self, positions: Iterable[int]) -> Iterator[Entry]:
+        result, encoding = self._result, self._connection.info.encoding
+        for position in positions:
+            name = result.fname(position)
+            # a COPY result's columns have no names: psycopg calls them so
+            text = name.decode(encoding) if name else f"column_{position + 1}"
+            yield (text, int(result.ftype(position)), None, None, None, None, None)
 
 
 class LeanCursor(psycopg.Cursor[Any]):
