@@ -241,9 +241,10 @@ class Instance:
 class Balancer:
     """Spreads updates over the instances' webhooks, one choice per request."""
 
-    def __init__(self, instances: list[Instance], secret: str, spread: str) -> None:
+    def __init__(self, instances: list[Instance], secret: str, spread: str, fake: Any) -> None:
         import aiohttp
 
+        self.fake = fake  # Telegram, which makes the call a webhook response names
         self.instances = instances
         self.secret = secret
         self.spread = spread
@@ -280,9 +281,11 @@ class Balancer:
             async with self.client.post(
                 instance.url, json=update, headers={"X-Telegram-Bot-Api-Secret-Token": self.secret}
             ) as response:
-                await response.read()
+                body = await response.read()
                 if response.status != 200:
                     instance.refused += 1
+            # A tap's answer may come back in the response (tgbot/delivery/webhook_replies.py).
+            await self.fake.webhook_reply(response.status, response.content_type, body)
         except Exception:  # the update is lost, as Telegram would retry it later: counted
             self.failed += 1
 
@@ -367,7 +370,7 @@ async def run_child(args: argparse.Namespace) -> Figures:
 
                 await _until(healthy, START_TIMEOUT, "the instances to start")
 
-            balancer = Balancer(instances, secret, args.spread)
+            balancer = Balancer(instances, secret, args.spread, fake)
             args.debug = False
             started = fake.timer.monotonic()
             load = load_bench.Load(None, fake, args, started, deliver=balancer.deliver)

@@ -28,6 +28,8 @@ from typing import Any
 from telegram import Update
 from telegram.ext import ExtBot
 
+from .delivery.webhook_replies import WebhookReplies
+
 #: Parts of a message no handler and no sender reads (the keyboard apart: `keeps_keyboard`).
 UNREAD = ("text", "entities", "caption", "caption_entities", "link_preview_options")
 #: Methods whose result is the message sent or edited.
@@ -70,12 +72,15 @@ def _no_keyboard(_data: str) -> bool:
 class TweakBot(ExtBot[Any]):
     """`ExtBot`, reading of Telegram's answers only what the bot uses (module docstring)."""
 
-    __slots__ = ("_keeps_keyboard",)
+    __slots__ = ("_keeps_keyboard", "webhook_replies")
 
     def __init__(self, *args: Any, keeps_keyboard: Callable[[str], bool] = _no_keyboard, **kw: Any) -> None:
         super().__init__(*args, **kw)
         with self._unfrozen():
             self._keeps_keyboard = keeps_keyboard
+            # Taps whose webhook request waits for their answer (tgbot/delivery/webhook_replies.py);
+            # always empty in polling mode.
+            self.webhook_replies = WebhookReplies()
 
     def parse_update(self, data: dict[str, Any]) -> Update | None:
         """An update's JSON (the webhook's body, read with `json.loads`) as PTB's `Update`."""

@@ -52,6 +52,8 @@ UPDATER_STOP_SECONDS = 2.0
 SHUTDOWN_RESERVE_SECONDS = 1.5
 #: Waits between start-up attempts while Telegram is unreachable: 1 s, 2 s, 4 s ... then every minute.
 RETRY_FIRST_SECONDS = 1.0
+#: The webhook connections Telegram may open at once (its maximum; the default is 40).
+WEBHOOK_CONNECTIONS = 100
 RETRY_MAX_SECONDS = 60.0
 #: A Conflict after this long without one is news again. PTB retries a failing getUpdates at
 #: least every 30 s, so two instances fighting over the token never stay quiet this long.
@@ -204,8 +206,13 @@ async def _set_webhook(
     assert url is not None
 
     async def set_webhook() -> None:
+        # Telegram's most connections: a webhook request waits for its tap's answer
+        # (tgbot/delivery/webhook_replies.py), so more of them are open at once than the 40 default.
         await application.bot.set_webhook(
-            url, secret_token=reveal(settings.webhook_secret), allowed_updates=Update.ALL_TYPES
+            url,
+            secret_token=reveal(settings.webhook_secret),
+            allowed_updates=Update.ALL_TYPES,
+            max_connections=WEBHOOK_CONNECTIONS,
         )
 
     await _until_reachable("setWebhook", set_webhook, stop)

@@ -65,8 +65,16 @@ def webhook_handler(
         except Exception:  # not Telegram's JSON: nothing useful to say back
             log.warning("webhook request with a body that is not an update")
             return web.Response(status=400)
+        query = update.callback_query if update is not None else None
+        if query is None or not isinstance(bot, TweakBot):
+            await application.update_queue.put(update)
+            return web.Response()
+        # The tap's answer goes back in this response if it comes soon (delivery/webhook_replies.py).
+        replies = bot.webhook_replies
+        waiting = replies.expect(query.id)
         await application.update_queue.put(update)
-        return web.Response()
+        body = await replies.reply(query.id, waiting)
+        return web.Response() if body is None else web.json_response(body)
 
     return post
 

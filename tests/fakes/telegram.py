@@ -511,6 +511,19 @@ class StoredMessage:
         )
 
 
+#: The pseudo-URL of a call Telegram makes from a webhook response (`FakeTelegram.webhook_reply`).
+WEBHOOK_REPLY_URL = "webhook-reply/"
+
+
+class _WebhookParams:
+    """A webhook response's fields in the shape `FakeTelegram._decode` reads (PTB's RequestData)."""
+
+    contains_files = False
+
+    def __init__(self, parameters: JSONDict) -> None:
+        self.parameters = parameters
+
+
 @dataclass(eq=False)
 class ApiCall:
     """One request the bot made. Unpacks as ``method, params`` for quick loops."""
@@ -520,6 +533,8 @@ class ApiCall:
     files: list[UploadedFile] = field(default_factory=list)
     status: int = 0
     response: JSONDict = field(default_factory=dict)
+    #: Made by Telegram from the bot's response to a webhook request (`FakeTelegram.webhook_reply`).
+    via_webhook: bool = False
 
     def __iter__(self) -> Iterator[Any]:
         return iter((self.method, self.params))
@@ -784,7 +799,7 @@ class FakeTelegram(BaseRequest):
     ) -> tuple[int, bytes]:
         api_method = url.rstrip("/").rsplit("/", 1)[-1]
         params, files = self._decode(request_data)
-        call = ApiCall(api_method, params, files)
+        call = ApiCall(api_method, params, files, via_webhook=url.startswith(WEBHOOK_REPLY_URL))
         self.calls.append(call)
         try:
             fault = self._take_fault(api_method, call)
@@ -806,6 +821,27 @@ class FakeTelegram(BaseRequest):
             status, body = error.code, error.body()
         call.status, call.response = status, body
         return status, json.dumps(body).encode("utf-8")
+
+    async def webhook_reply(self, status: int, content_type: str | None, body: bytes) -> ApiCall | None:
+        """What Telegram does with the bot's response to a webhook request.
+
+        A 200 whose JSON body names a Bot API `method` is that method called with the body's other
+        fields, as if the bot had made the call (Bot API: "Making requests when getting
+        updates"); its result or error is told nobody. Any other response only acknowledges the
+        update. Returns the call made, if any (it is also in `calls`, marked `via_webhook`).
+        """
+        if status != 200 or not body or not (content_type or "").startswith("application/json"):
+            return None
+        try:
+            params = json.loads(body)
+        except ValueError:
+            return None
+        if not isinstance(params, dict) or not isinstance(params.get("method"), str):
+            return None
+        api_method = params.pop("method")
+        before = len(self.calls)
+        await self.do_request(f"{WEBHOOK_REPLY_URL}{api_method}", "POST", cast(Any, _WebhookParams(params)))
+        return next((c for c in self.calls[before:] if c.via_webhook and c.method == api_method), None)
 
     @staticmethod
     def _decode(request_data: RequestData | None) -> tuple[JSONDict, list[UploadedFile]]:
@@ -2055,6 +2091,9 @@ class FakeTelegram(BaseRequest):
         return self.menu_buttons.get(key) or self.menu_buttons.get(None) or {"type": "commands"}
 
     def _api_setWebhook(self, params: JSONDict, files: list[UploadedFile]) -> bool:
+        connections = params.get("max_connections", 40)
+        if not isinstance(connections, int) or not 1 <= connections <= 100:
+            raise _bad("invalid max_connections specified")
         self.webhook = dict(params)
         return True
 

@@ -49,6 +49,7 @@ async def test_a_locked_database_never_freezes_the_bot(
         async def post(update: dict[str, object]) -> None:
             answer = await bot.http.post(url, content=json.dumps(update), headers=headers)
             assert answer.status_code == 200
+            await fake.webhook_reply(answer.status_code, answer.headers.get("content-type"), answer.content)
 
         await post(fake.command_update(group, ana, "/newgame@tweak_test_bot"))
         await bot.until(lambda: bool(fake.messages(group.id)))
