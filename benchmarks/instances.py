@@ -27,7 +27,8 @@ What runs, per cold run (this script runs itself as a child, ``--child``):
   the secret header, chosen per request as an HTTP load balancer would: round robin (``rr``,
   the default) or by a hash of the update (``hash``). Two taps of one group, even a double tap,
   usually land on different instances. The balancer is the harness's HTTP client (aiohttp,
-  keep-alive connections to each instance), not a proxy process of its own.
+  keep-alive connections to each instance), not a proxy process of its own. As Telegram does,
+  it makes the Bot API call an instance's response names (a tap's answer: decisions.md B26).
 * **The players**: `benchmarks/load_bench.py`'s (``Load``, ``make_groups``): N groups of 3–4
   players at human speed with their abuse and double taps, reading only what the fake shows.
 
@@ -295,6 +296,20 @@ class Balancer:
         await self.client.close()
 
 
+def _by_second(fake: Any, load: Any, started: float) -> list[tuple[int, int, int, int]]:
+    """(second of the run, taps answered that were made in it, p50 and max of their answers in ms):
+    where in a run the slow answers come, in bursts or spread out."""
+    seconds: dict[int, list[float]] = {}
+    for t in load.taps:
+        a = fake.answers[t.query_id]
+        if a.answered and not a.expired:
+            seconds.setdefault(int(a.created_at - started), []).append(1000 * (a.answered_at - a.created_at))
+    return [
+        (second, len(ms), round(statistics.median(ms)), round(max(ms)))
+        for second, ms in sorted(seconds.items())
+    ]
+
+
 async def _until(condition: Callable[[], Any], timeout: float, what: str) -> None:
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
@@ -431,6 +446,9 @@ async def run_child(args: argparse.Namespace) -> Figures:
             reverse=True,
         )
         figures["slowest_answers"] = [(round(ms), kind, data, i) for ms, kind, data, i in slow[:15]]
+        figures["answers_by_second"] = _by_second(fake, load, started)
+        answers = fake.calls_to("answerCallbackQuery")
+        figures["answers_in_webhook_response"] = sum(c.via_webhook for c in answers) / max(1, len(answers))
         figures.update(
             instances=args.instances,
             spread=args.spread,
@@ -632,7 +650,17 @@ ROWS: list[tuple[str, Getter, str]] = [
     ("Taps answered", lambda f: 100 * f["answered"] / max(1, f["taps"]), "{:.2f} %"),
     ("Answer latency p50", lambda f: f["latency_p50_ms"], "{:,.0f} ms"),
     ("Answer latency p99", lambda f: f["latency_p99_ms"], "{:,.0f} ms"),
+    (
+        "Answer latency p99, steady part (the taps after the first 25 s)",
+        lambda f: f.get("latency_p99_steady_ms"),
+        "{:,.0f} ms",
+    ),
     ("Answer latency max", lambda f: f["latency_max_ms"], "{:,.0f} ms"),
+    (
+        "Taps answered in the webhook's response (decisions.md B26)",
+        lambda f: None if "answers_in_webhook_response" not in f else 100 * f["answers_in_webhook_response"],
+        "{:.1f} %",
+    ),
     (
         "The bots' own time per update, p50 (their log lines)",
         lambda f: f.get("bot_update_p50_ms"),

@@ -3,9 +3,10 @@ tables. They are run by hand (BENCHMARKS.md); nothing here is timed."""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 from typing import Any
 
 import pytest
@@ -169,3 +170,63 @@ def test_the_statement_costs_are_measured_per_part(db: str, capsys: pytest.Captu
         parts += ["psycopg_cursor", "plain_description", "unprepared"]
     assert sorted(figures) == sorted(f"{part}_us" for part in parts)
     assert all(value > 0 for value in figures.values())
+
+
+def test_answers_are_grouped_by_the_second_their_tap_was_made() -> None:
+    made = {"a": (100.2, 100.21), "b": (100.9, 101.4), "c": (102.5, 102.51), "late": (101.0, None)}
+    answers = {
+        q: SimpleNamespace(answered=done is not None, expired=False, created_at=at, answered_at=done)
+        for q, (at, done) in made.items()
+    }
+    load = SimpleNamespace(taps=[SimpleNamespace(query_id=q) for q in made])
+    # Second 0: answers of 10 and 500 ms (median 255); second 2: 10 ms; the unanswered tap is left out.
+    assert instances._by_second(SimpleNamespace(answers=answers), load, 100.0) == [
+        (0, 2, 255, 500),
+        (2, 1, 10, 10),
+    ]
+
+
+async def test_the_balancer_hands_telegram_the_call_a_webhook_response_names() -> None:
+    """Webhook replies (decisions.md B26) reach the fake as Telegram would make them."""
+    from aiohttp import web
+
+    from tests.fakes import FakeTelegram
+
+    fake = FakeTelegram()
+    ana = fake.user(1, "Ana")
+    chat = fake.private(ana)
+    keys = {"inline_keyboard": [[{"text": "go", "callback_data": "x"}]]}
+    await fake.webhook_reply(
+        200,
+        "application/json",
+        json.dumps({"method": "sendMessage", "chat_id": chat.id, "text": "b", "reply_markup": keys}).encode(),
+    )
+    tap = fake.callback_update(ana, fake.last_message(chat.id), "x")
+
+    async def hook(request: web.Request) -> web.Response:
+        update = await request.json()
+        return web.json_response(
+            {
+                "method": "answerCallbackQuery",
+                "callback_query_id": update["callback_query"]["id"],
+                "text": "ok",
+            }
+        )
+
+    app = web.Application()
+    app.router.add_post("/hook", hook)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = runner.addresses[0][1]
+    instance = SimpleNamespace(url=f"http://127.0.0.1:{port}/hook", updates=0, refused=0, index=0)
+    balancer = instances.Balancer([instance], "secret", "rr", fake)  # type: ignore[list-item]
+    try:
+        balancer.deliver(tap)
+        await balancer.close()
+    finally:
+        await runner.cleanup()
+    answer = fake.answers[tap["callback_query"]["id"]]
+    assert answer.answered and answer.text == "ok" and balancer.failed == 0
+    assert [c.via_webhook for c in fake.calls_to("answerCallbackQuery")] == [True]
