@@ -116,7 +116,7 @@ def open_lobby(
 ) -> Game:
     """A new lobby in `chat` (locked by the caller, with no game open in that topic): the creator
     in the first seat, then a computer player of each level in `computers`."""
-    people.upsert_user(session, creator, env)
+    people.note_user(session, creator, env)
     if not chat.language:
         chat.language = people.language_of(session, creator.id, creator.language_code)
     session.add(chat)
@@ -175,7 +175,7 @@ def _lobby_key(call: KeyCall, game_id: int) -> tuple[GameContext, list[GamePlaye
     """The lobby a join/leave/start/cancel/settings key is for, with its players; the tapper is
     known to the bot from then on."""
     ctx = _lobby(call.session, call.tap, game_id)
-    people.upsert_user(call.session, call.tap.person, call.env)
+    people.note_user(call.session, call.tap.person, call.env)
     return ctx, player_rows(call.session, game_id)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import bindparam, update
+from sqlalchemy import bindparam, func, or_, update
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
@@ -55,6 +55,57 @@ def upsert_user(session: Session, person: Person, env: Env, can_dm: bool | None 
 
 
 _USERS: Any = User.__table__  # type: ignore[attr-defined]
+#: `note_user`'s statement, per dialect name: built on first use (it imports the dialect).
+_NOTE_USER: dict[str, Any] = {}
+
+
+def note_user(session: Session, person: Person, env: Env) -> None:
+    """`upsert_user` for the callers that need no `User` object (a lobby key, /newgame): one
+    statement where the ORM took a read, and for someone new an insert and a second read. The
+    row is written only when a name or the language changed (PostgreSQL would otherwise leave a
+    dead row version behind on every tap)."""
+    name = session.get_bind().dialect.name
+    statement = _NOTE_USER.get(name)
+    if statement is None:
+        statement = _NOTE_USER[name] = _note_user_statement(name)
+    session.execute(
+        statement,
+        {
+            "id": person.id,
+            "first_name": person.first_name[:128],
+            "username": person.username,
+            "tg_language": person.language_code[:16] if person.language_code else None,
+            "created_at": env.now,
+        },
+    )
+
+
+def _note_user_statement(dialect: str) -> Any:
+    insert: Any
+    if dialect == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert as pg_insert
+
+        insert = pg_insert
+    else:
+        from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+        insert = sqlite_insert
+    columns = ("id", "first_name", "username", "tg_language", "created_at")
+    inserted = insert(_USERS).values({c: bindparam(c) for c in columns})
+    new = inserted.excluded
+    users = _USERS.c
+    language = func.coalesce(new.tg_language, users.tg_language)
+    return inserted.on_conflict_do_update(
+        index_elements=["id"],
+        set_={"first_name": new.first_name, "username": new.username, "tg_language": language},
+        where=or_(
+            users.first_name.is_distinct_from(new.first_name),
+            users.username.is_distinct_from(new.username),
+            users.tg_language.is_distinct_from(language),
+        ),
+    )
+
+
 #: Built once, on the table: asked on most taps that are not a game's.
 _LANGUAGE = sa_select(_USERS.c.language, _USERS.c.tg_language).where(_USERS.c.id == bindparam("user_id"))
 
