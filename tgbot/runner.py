@@ -52,9 +52,9 @@ UPDATER_STOP_SECONDS = 2.0
 SHUTDOWN_RESERVE_SECONDS = 1.5
 #: Waits between start-up attempts while Telegram is unreachable: 1 s, 2 s, 4 s ... then every minute.
 RETRY_FIRST_SECONDS = 1.0
+RETRY_MAX_SECONDS = 60.0
 #: The webhook connections Telegram may open at once (its maximum; the default is 40).
 WEBHOOK_CONNECTIONS = 100
-RETRY_MAX_SECONDS = 60.0
 #: A Conflict after this long without one is news again. PTB retries a failing getUpdates at
 #: least every 30 s, so two instances fighting over the token never stay quiet this long.
 CONFLICT_QUIET_SECONDS = 90.0

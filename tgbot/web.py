@@ -40,7 +40,8 @@ log = logging.getLogger("tweakbot.web")
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
 DB_TIMEOUT_SECONDS = 2.0
 MAX_BODY_BYTES = 1_000_000
-#: What a request in flight gets when the server stops (a webhook request only queues its update).
+#: What a request in flight gets when the server stops: a webhook request has queued its update
+#: already, and a tap's answer not yet carried back goes out as a call of its own.
 STOP_SECONDS = 0.5
 
 

@@ -140,3 +140,17 @@ async def test_telegram_makes_the_call_a_webhook_response_names() -> None:
     # A refused call (answered twice, or too old) is told nobody: nothing raises.
     again = await fake.webhook_reply(200, "application/json", body)
     assert again is not None and again.status == 400
+
+
+async def test_an_update_delivered_again_keeps_the_later_wait() -> None:
+    """Telegram may send an update again while its first request still waits (a slow answer):
+    the first wait ending must not cancel the second's."""
+    replies = WebhookReplies()
+    first = replies.expect("9")
+    second = replies.expect("9")  # the same query, delivered again
+    first_task = asyncio.create_task(replies.reply("9", first))
+    await asyncio.sleep(0)
+    first_task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await first_task
+    assert replies.offer("9", {"text": "hi"}) and second.result()["text"] == "hi"

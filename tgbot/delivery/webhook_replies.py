@@ -41,10 +41,12 @@ class WebhookReplies:
         self._waiting[query_id] = future
         return future
 
-    def forget(self, query_id: str) -> None:
-        """The handler stopped waiting: from now on the answer is a call of its own."""
-        future = self._waiting.pop(query_id, None)
-        if future is not None and not future.done():
+    def forget(self, query_id: str, future: asyncio.Future[dict[str, Any]]) -> None:
+        """The handler stopped waiting: from now on the answer is a call of its own. Only its own
+        wait: Telegram may deliver the same update again while the first request still waits."""
+        if self._waiting.get(query_id) is future:
+            del self._waiting[query_id]
+        if not future.done():
             future.cancel()
 
     def offer(self, query_id: str, params: dict[str, Any]) -> bool:
@@ -62,7 +64,7 @@ class WebhookReplies:
         except TimeoutError:
             pass
         finally:
-            self.forget(query_id)
+            self.forget(query_id, future)
         return future.result() if future.done() and not future.cancelled() else None
 
     def __len__(self) -> int:

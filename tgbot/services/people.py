@@ -62,8 +62,8 @@ _NOTE_USER: dict[str, Any] = {}
 def note_user(session: Session, person: Person, env: Env) -> None:
     """`upsert_user` for the callers that need no `User` object (a lobby key, /newgame): one
     statement where the ORM took a read, and for someone new an insert and a second read. The
-    row is written only when a name or the language changed (PostgreSQL would otherwise leave a
-    dead row version behind on every tap)."""
+    upsert writes the row only when a name or the language changed: without that condition
+    PostgreSQL would leave a dead row version behind on every lobby tap."""
     name = session.get_bind().dialect.name
     statement = _NOTE_USER.get(name)
     if statement is None:
