@@ -16,6 +16,7 @@ from sqlmodel import Session, col, select
 from ..i18n import normalize
 from ..store.db import is_postgres
 from ..store.models import Chat, User
+from ..store.upsert import Insert, built_once
 from .env import Env
 
 
@@ -55,8 +56,6 @@ def upsert_user(session: Session, person: Person, env: Env, can_dm: bool | None 
 
 
 _USERS: Any = User.__table__  # type: ignore[attr-defined]
-#: `note_user`'s statement, per dialect name: built on first use (it imports the dialect).
-_NOTE_USER: dict[str, Any] = {}
 
 
 def note_user(session: Session, person: Person, env: Env) -> None:
@@ -64,12 +63,8 @@ def note_user(session: Session, person: Person, env: Env) -> None:
     statement where the ORM took a read, and for someone new an insert and a second read. The
     upsert writes the row only when a name or the language changed: without that condition
     PostgreSQL would leave a dead row version behind on every lobby tap."""
-    name = session.get_bind().dialect.name
-    statement = _NOTE_USER.get(name)
-    if statement is None:
-        statement = _NOTE_USER[name] = _note_user_statement(name)
     session.execute(
-        statement,
+        _NOTE_USER(session),
         {
             "id": person.id,
             "first_name": person.first_name[:128],
@@ -80,16 +75,7 @@ def note_user(session: Session, person: Person, env: Env) -> None:
     )
 
 
-def _note_user_statement(dialect: str) -> Any:
-    insert: Any
-    if dialect == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert as pg_insert
-
-        insert = pg_insert
-    else:
-        from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-
-        insert = sqlite_insert
+def _note_user(insert: Insert) -> Any:
     columns = ("id", "first_name", "username", "tg_language", "created_at")
     inserted = insert(_USERS).values({c: bindparam(c) for c in columns})
     new = inserted.excluded
@@ -104,6 +90,9 @@ def _note_user_statement(dialect: str) -> Any:
             users.tg_language.is_distinct_from(language),
         ),
     )
+
+
+_NOTE_USER = built_once(_note_user)
 
 
 #: Built once, on the table: asked on most taps that are not a game's.
