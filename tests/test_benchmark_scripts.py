@@ -14,6 +14,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 
 import hard_leaf
+import hard_oracle
 import import_ladder
 import instances
 import pg_statement
@@ -230,3 +231,29 @@ async def test_the_balancer_hands_telegram_the_call_a_webhook_response_names() -
     answer = fake.answers[tap["callback_query"]["id"]]
     assert answer.answered and answer.text == "ok" and balancer.failed == 0
     assert [c.via_webhook for c in fake.calls_to("answerCallbackQuery")] == [True]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_oracle_samples_deal_the_others_their_real_hands(seed: int) -> None:
+    from collections import Counter
+
+    from engine.ai.sampling import sample_world, world_config
+    from engine.cards import BALANCED_BACK
+    from engine.config import GameConfig
+    from engine.game import new_game
+    from engine.views import seat_view, unseen_cards
+
+    real = new_game(GameConfig(players=4), seed)
+    seat = real.current
+    view = seat_view(real, seat)
+    unseen = unseen_cards(view)
+    world = sample_world(view, world_config(view), unseen, seed)
+    assert world is not None
+    others = [s for s in range(4) if s != seat]
+    assert any(world.hands[s] != real.hands[s] for s in others)  # a plain sample guesses them
+    known = hard_oracle.known_hands(world, real, seat, seed)
+    assert [known.hands[s] for s in others] == [real.hands[s] for s in others]
+    assert known.hands[seat] == real.hands[seat]
+    dealt = Counter(known.deck) + sum((Counter(known.hands[s]) for s in others), Counter())
+    assert dealt == Counter(unseen)  # the same cards, none made up or lost
+    assert BALANCED_BACK[known.deck[-1]] == view.base_target
