@@ -26,6 +26,7 @@ import ai_ladder
 import engine.ai.hard as hard
 import engine.simulate as simulate
 from engine import rng
+from engine.actions import Action
 from engine.ai import choose_action
 from engine.ai.sampling import sample_world
 from engine.config import GameConfig
@@ -38,7 +39,7 @@ _plain_choose = choose_action
 _plain_sample = sample_world
 
 
-def _choose(state: GameState, seat: int, level: str, seed: int) -> object:
+def _choose(state: GameState, seat: int, level: str, seed: int) -> Action:
     _REAL[:] = [state]
     return _plain_choose(state, seat, level, seed)
 

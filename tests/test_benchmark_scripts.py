@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections import Counter
 from pathlib import Path
 from types import ModuleType, SimpleNamespace
 from typing import Any
@@ -20,6 +21,12 @@ import instances
 import pg_statement
 import side_by_side
 import started_rss
+
+from engine.ai.sampling import sample_world, world_config
+from engine.cards import BALANCED_BACK
+from engine.config import GameConfig
+from engine.game import new_game
+from engine.views import seat_view, unseen_cards
 
 
 @pytest.mark.parametrize("module", [instances, side_by_side])
@@ -235,14 +242,6 @@ async def test_the_balancer_hands_telegram_the_call_a_webhook_response_names() -
 
 @pytest.mark.parametrize("seed", range(6))
 def test_the_oracle_samples_deal_the_others_their_real_hands(seed: int) -> None:
-    from collections import Counter
-
-    from engine.ai.sampling import sample_world, world_config
-    from engine.cards import BALANCED_BACK
-    from engine.config import GameConfig
-    from engine.game import new_game
-    from engine.views import seat_view, unseen_cards
-
     real = new_game(GameConfig(players=4), seed)
     seat = real.current
     view = seat_view(real, seat)
