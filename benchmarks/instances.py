@@ -3,7 +3,13 @@ a load balancer, under the load bench's players.
 
 ``python benchmarks/instances.py [--instances 1 2 4] [--groups 50 200] [--seconds 75] [--runs 3]
 [--seed 1] [--spread rr|hash] [--abuse-every 6] [--players 0] [--drain 60] [--json FILE]
-[--bot-python PYTHON] [--send-rate share|default] [--pin BOTS:HARNESS] [--no-snapshot]``
+[--bot-python PYTHON] [--send-rate share|default] [--pin BOTS:HARNESS] [--no-snapshot]
+[--db postgres|sqlite] [--mode webhook|polling]``
+
+``--db sqlite`` and ``--mode polling`` measure one instance as a small operator runs it (the
+bot's defaults: a SQLite file, long polling: the players' updates are fetched with getUpdates,
+which the fake holds, as Telegram does, until an update comes): its answers, correctness and
+peak RSS; the PostgreSQL figures read zero there.
 
 What runs, per cold run (this script runs itself as a child, ``--child``):
 
@@ -143,11 +149,14 @@ def _pg_backends(engine: Any) -> dict[int, float]:
     return found
 
 
-def _pg_stats(engine: Any) -> dict[str, float]:
+def _pg_stats(engine: Any, postgres: bool = True) -> dict[str, float]:
     """This database's counters in the server's statistics: transactions committed, sessions
-    (connections) opened, and milliseconds spent running statements."""
+    (connections) opened, and milliseconds spent running statements (zeros on SQLite, which keeps
+    none)."""
     from sqlalchemy import text
 
+    if not postgres:
+        return {"commits": 0.0, "sessions": 0.0, "active_ms": 0.0}
     with engine.connect() as connection:
         connection.execute(text("SELECT pg_stat_clear_snapshot()"))
         row = connection.execute(
@@ -192,9 +201,16 @@ class Instance:
     """One ``python -m tgbot --webhook`` process."""
 
     def __init__(
-        self, index: int, port: int, log_path: Path, python: str = sys.executable, cpus: str | None = None
+        self,
+        index: int,
+        port: int,
+        log_path: Path,
+        python: str = sys.executable,
+        cpus: str | None = None,
+        webhook: bool = True,
     ) -> None:
         self.index = index
+        self.webhook = webhook  # False: long polling, as `python -m tgbot` runs by default
         self.cpus = cpus  # taskset's CPU list for the process, or None: wherever the kernel puts it
         self.python = python
         self.port = port
@@ -220,7 +236,7 @@ class Instance:
                 self.python,
                 "-m",
                 "tgbot",
-                "--webhook",
+                *(["--webhook"] if self.webhook else []),
                 cwd=cwd,
                 env={**env, "WEBHOOK_PORT": str(self.port)},
                 stdout=log,
@@ -273,6 +289,9 @@ class Balancer:
         query = update.get("callback_query")
         if query is not None:
             self.routed[str(query["id"])] = instance.index
+        if not instance.webhook:  # a polling bot fetches it with getUpdates
+            self.fake.queue_update(update)
+            return
         task = asyncio.get_running_loop().create_task(self._post(instance, update))
         self.pending.add(task)
         task.add_done_callback(self.pending.discard)
@@ -332,12 +351,15 @@ async def run_child(args: argparse.Namespace) -> Figures:
     # The fake's HTTP server would log each 4xx it answers (e.g. "message is not modified").
     logging.getLogger("aiohttp.access").setLevel(logging.ERROR)
     work = Path(tempfile.mkdtemp(prefix="instances_"))
-    pg_name, url = create_database()
+    postgres, webhook = args.db == "postgres", args.mode == "webhook"
+    pg_name, url = create_database() if postgres else (None, f"sqlite:///{work / 'tweakbot.db'}")
     engine = create_engine(url)
     instances: list[Instance] = []
     try:
         migrations.upgrade(url)
         fake = load_bench._watched_fake(0.0)
+        if not webhook:
+            fake.long_poll_limit = 50.0  # Telegram's longest: a poll waits for the next update
         secret = secrets.token_urlsafe(24)
         async with FakeBotApiServer(fake, TEST_TOKEN) as api:
             env = {
@@ -350,18 +372,23 @@ async def run_child(args: argparse.Namespace) -> Figures:
                 TELEGRAM_BOT_TOKEN=TEST_TOKEN,
                 TELEGRAM_API_BASE_URL=api.base_url,
                 DATABASE_URL=url,
-                WEBHOOK_URL=f"https://bench.invalid{WEBHOOK_PATH}",
-                WEBHOOK_SECRET=secret,
-                WEBHOOK_LISTEN="127.0.0.1",
                 LOG_LEVEL="INFO",
             )
+            if webhook:
+                env.update(
+                    WEBHOOK_URL=f"https://bench.invalid{WEBHOOK_PATH}",
+                    WEBHOOK_SECRET=secret,
+                    WEBHOOK_LISTEN="127.0.0.1",
+                )
             # As deploy/Dockerfile and deploy/tweakbot.service run the bot (unless set here).
             env.setdefault("MALLOC_ARENA_MAX", "2")
             if args.send_rate == "share" and args.instances > 1:
                 # Each instance its share of the token's budget, as docs/SCALING.md tells an operator.
                 env[SEND_RATE_ENV] = str(DEFAULT_SEND_RATE // args.instances)
             instances = [
-                Instance(i, _free_port(), work / f"instance-{i}.log", args.bot_python, _pins(args)[0])
+                Instance(
+                    i, _free_port(), work / f"instance-{i}.log", args.bot_python, _pins(args)[0], webhook
+                )
                 for i in range(args.instances)
             ]
             for instance in instances:
@@ -376,6 +403,8 @@ async def run_child(args: argparse.Namespace) -> Figures:
                             raise RuntimeError(
                                 f"instance {instance.index} exited: {instance.log_path.read_text()[-2000:]}"
                             )
+                    if not webhook:  # no server to ask: polling has begun once getUpdates is called
+                        return bool(fake.calls_to("getUpdates"))
                     try:
                         answers = [await probe.get(f"http://127.0.0.1:{i.port}/healthz") for i in instances]
                     except httpx.HTTPError:
@@ -384,6 +413,7 @@ async def run_child(args: argparse.Namespace) -> Figures:
                     return all(a.status_code == 200 for a in answers) and webhooks >= len(instances)
 
                 await _until(healthy, START_TIMEOUT, "the instances to start")
+            started_rss = {i.index: _proc_status(i.pid, "VmRSS") for i in instances}
 
             balancer = Balancer(instances, secret, args.spread, fake)
             args.debug = False
@@ -391,9 +421,10 @@ async def run_child(args: argparse.Namespace) -> Figures:
             load = load_bench.Load(None, fake, args, started, deliver=balancer.deliver)
             groups = load_bench.make_groups(fake, args)
             cpu0 = {i.index: _proc_cpu(i.pid) for i in instances}
-            stats0, backend_cpu, sampling = _pg_stats(engine), BackendCpu(engine), asyncio.Event()
-            backend_cpu.sample()
-            sampler = asyncio.create_task(backend_cpu.run(sampling))
+            stats0, backend_cpu, sampling = _pg_stats(engine, postgres), BackendCpu(engine), asyncio.Event()
+            if postgres:
+                backend_cpu.sample()
+            sampler = asyncio.create_task(backend_cpu.run(sampling) if postgres else sampling.wait())
             own0, wall0, load0 = time.process_time(), time.perf_counter(), os.getloadavg()[0]
             tasks, learner = load.start(groups)
             await asyncio.wait(tasks, timeout=args.seconds + 70)
@@ -406,9 +437,10 @@ async def run_child(args: argparse.Namespace) -> Figures:
             cpu = {i.index: _proc_cpu(i.pid) - cpu0[i.index] for i in instances}
             sampling.set()
             await sampler
-            backend_cpu.sample()
-            stats1 = _pg_stats(engine)
-            pg_backends = len(_pg_backends(engine))
+            if postgres:
+                backend_cpu.sample()
+            stats1 = _pg_stats(engine, postgres)
+            pg_backends = len(_pg_backends(engine)) if postgres else 0
             load1 = os.getloadavg()[0]
             pending = [f for f in fake.answered.values() if not f.done()]
             if pending:
@@ -471,6 +503,7 @@ async def run_child(args: argparse.Namespace) -> Figures:
                     "cpu_s": cpu[i.index],
                     "cpu_percent": 100 * cpu[i.index] / wall,
                     "peak_rss_mb": peak[i.index],
+                    "started_rss_mb": started_rss[i.index],
                     "exit": i.process.returncode if i.process is not None else None,
                     "errors": load_bench._count_errors(i.log_path),
                 }
@@ -485,7 +518,8 @@ async def run_child(args: argparse.Namespace) -> Figures:
             with contextlib.suppress(Exception):
                 await instance.stop()
         engine.dispose()
-        drop_database(pg_name)
+        if pg_name is not None:
+            drop_database(pg_name)
 
 
 def _refusal() -> Callable[[str], bool]:
@@ -637,7 +671,9 @@ def _sum_instances(key: str) -> Callable[[Figures], float]:
 
 
 def _max_instances(key: str) -> Getter:
-    return lambda f: max((i[key] or 0 for i in f["per_instance"]), default=None)
+    # Memory figures only: none is ever 0, so 0 (a figure an older --json file does not have, or
+    # an instance gone before it was read) shows as missing.
+    return lambda f: max((i.get(key) or 0 for i in f["per_instance"]), default=None) or None
 
 
 def _exactly_once(f: Figures) -> float:
@@ -705,7 +741,8 @@ ROWS: list[tuple[str, Getter, str]] = [
         lambda f: 100 * f["harness_cpu_s"] / f["wall_s"],
         "{:.0f} %",
     ),
-    ("Peak RSS, largest instance", _max_instances("peak_rss_mb"), "{:.0f} MB"),
+    ("RSS once started, before the load, largest instance", _max_instances("started_rss_mb"), "{:.1f} MB"),
+    ("Peak RSS, largest instance", _max_instances("peak_rss_mb"), "{:.1f} MB"),
     (
         "Updates refused or lost at a webhook",
         lambda f: sum(i["refused"] for i in f["per_instance"]) + f["webhook_failed"],
@@ -801,6 +838,10 @@ def _child_command(args: argparse.Namespace, script: Path, k: int, n: int, seed:
         *(["--pin", args.pin] if args.pin else []),
         "--send-rate",
         args.send_rate,
+        "--db",
+        args.db,
+        "--mode",
+        args.mode,
         "--out",
         str(out),
     ]
@@ -861,7 +902,18 @@ def _run_args(args: argparse.Namespace) -> dict[str, Any]:
     """What a --json file records of the options (the tables' header)."""
     return {
         name: getattr(args, name, None)
-        for name in ("seconds", "abuse_every", "players", "spread", "drain", "bot_python", "pin", "send_rate")
+        for name in (
+            "seconds",
+            "abuse_every",
+            "players",
+            "spread",
+            "drain",
+            "bot_python",
+            "pin",
+            "send_rate",
+            "db",
+            "mode",
+        )
     }
 
 
@@ -869,7 +921,8 @@ def report(results: dict[tuple[int, int], list[Figures]], code: str, args: argpa
     runs = max((len(r) for r in results.values()), default=0)
     print(
         f"Load: load_bench's players, {args.seconds:.0f} s per run, abuse every {args.abuse_every:g} s per "
-        f"group, spread {args.spread}, {runs} cold run(s) per cell, median (min–max); one PostgreSQL; "
+        f"group, spread {args.spread}, {runs} cold run(s) per cell, median (min–max); "
+        f"{'one PostgreSQL' if args.db == 'postgres' else 'a SQLite file'}, {args.mode} mode; "
         f"machine: {coldrun.machine()}; code {code}; bots run by {args.bot_python or sys.executable}.\n"
     )
     print(table(results, sorted({n for n, _k in results}), sorted({k for _n, k in results})))
@@ -930,9 +983,26 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="run the tree as it is (default: a copy taken at the start)",
     )
+    parser.add_argument(
+        "--db",
+        choices=("postgres", "sqlite"),
+        default="postgres",
+        help="the database the instances share (sqlite: a new file; one instance only)",
+    )
+    parser.add_argument(
+        "--mode",
+        choices=("webhook", "polling"),
+        default="webhook",
+        help="how the instances get updates (polling: getUpdates, as `python -m tgbot` runs by default; "
+        "one instance only)",
+    )
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--out", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.db == "sqlite" and args.instances != [1]:
+        parser.error("--db sqlite runs one instance (--instances 1): a SQLite file is one machine's")
+    if args.mode == "polling" and args.instances != [1]:
+        parser.error("--mode polling runs one instance (--instances 1): Telegram lets one poll a token")
     if args.child:
         args.instances = args.instances[0]
         args.groups = args.groups[0]

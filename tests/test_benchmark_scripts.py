@@ -228,7 +228,9 @@ async def test_the_balancer_hands_telegram_the_call_a_webhook_response_names() -
     site = web.TCPSite(runner, "127.0.0.1", 0)
     await site.start()
     port = runner.addresses[0][1]
-    instance = SimpleNamespace(url=f"http://127.0.0.1:{port}/hook", updates=0, refused=0, index=0)
+    instance = SimpleNamespace(
+        url=f"http://127.0.0.1:{port}/hook", updates=0, refused=0, index=0, webhook=True
+    )
     balancer = instances.Balancer([instance], "secret", "rr", fake)  # type: ignore[list-item]
     try:
         balancer.deliver(tap)
@@ -238,6 +240,40 @@ async def test_the_balancer_hands_telegram_the_call_a_webhook_response_names() -
     answer = fake.answers[tap["callback_query"]["id"]]
     assert answer.answered and answer.text == "ok" and balancer.failed == 0
     assert [c.via_webhook for c in fake.calls_to("answerCallbackQuery")] == [True]
+
+
+async def test_a_polling_instance_fetches_its_updates_with_get_updates() -> None:
+    """`--mode polling`: nothing is posted; the bot's getUpdates finds the update."""
+    from telegram import Bot
+
+    from tests.fakes import FakeTelegram
+    from tests.fakes.telegram import TEST_TOKEN
+
+    fake = FakeTelegram()
+    ana = fake.user(1, "Ana")
+    group = fake.group()
+    update = fake.command_update(group, ana, "/newgame")
+    instance = SimpleNamespace(
+        url="http://127.0.0.1:9/unreachable", updates=0, refused=0, index=0, webhook=False
+    )
+    balancer = instances.Balancer([instance], "secret", "rr", fake)  # type: ignore[list-item]
+    try:
+        balancer.deliver(update)
+    finally:
+        await balancer.close()
+    got = await Bot(TEST_TOKEN, request=fake, get_updates_request=fake).get_updates(timeout=0)
+    assert [u.update_id for u in got] == [update["update_id"]]
+    assert instance.updates == 1 and balancer.failed == 0 and not balancer.pending
+
+
+@pytest.mark.parametrize(
+    "options", [["--db", "sqlite", "--instances", "2"], ["--mode", "polling", "--instances", "1", "2"]]
+)
+def test_sqlite_and_polling_run_one_instance(options: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as done:
+        instances.main(options)
+    assert done.value.code == 2
+    assert "one instance" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("seed", range(6))

@@ -53,7 +53,7 @@ from tests.fakes import (
     WriteLimit,
 )
 from tests.fakes.flood import max_in_window, retry_after
-from tests.fakes.telegram import NOT_MODIFIED, SystemMonotonic, parse_html
+from tests.fakes.telegram import NOT_MODIFIED, TEST_TOKEN, SystemMonotonic, parse_html
 from tests.fakes.timer import DEFAULT_EPOCH
 from tgbot.clock import SystemTimer, Timer, Wakeup
 
@@ -569,6 +569,24 @@ async def test_real_polling_updater_receives_queued_updates(fake: FakeTelegram) 
         await tg.app.updater.stop()
     assert fake.last_message(group.id).content.startswith("Lobby")
     assert fake.calls_to("deleteWebhook")
+
+
+async def test_a_long_poll_is_held_until_an_update_comes_as_telegram_does(fake: FakeTelegram) -> None:
+    """What a benchmark of a polling bot relies on: an idle bot is not polling 20 times a second."""
+    alice, group = fake.user(1, "Alice"), fake.group()
+    fake.long_poll_limit = 50.0
+    bot = Bot(TEST_TOKEN, request=fake, get_updates_request=fake)
+    began = time.monotonic()
+    poll = asyncio.ensure_future(bot.get_updates(timeout=10))
+    await asyncio.sleep(0.3)
+    assert not poll.done()  # held: nothing to give yet
+    fake.queue_update(fake.command_update(group, alice, "/newgame"))
+    updates = await asyncio.wait_for(poll, 1.0)
+    assert [u.message.text for u in updates if u.message] == ["/newgame"]
+    assert time.monotonic() - began < 2.0
+    began = time.monotonic()
+    assert await bot.get_updates(offset=updates[-1].update_id + 1, timeout=1) == ()
+    assert 0.9 < time.monotonic() - began < 3.0  # an empty answer once the poll's timeout ran out
 
 
 # --------------------------------------------------------------------------------------------------

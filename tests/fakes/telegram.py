@@ -768,6 +768,12 @@ class FakeTelegram(BaseRequest):
         self._commands: dict[tuple[str, str], list[JSONDict]] = {}
         self._faults: list[_Fault] = []
         self._pending_updates: list[JSONDict] = []
+        #: getUpdates with nothing to give waits this long at most (and its own `timeout`) before it
+        #: answers empty. Telegram holds the request until an update comes or the timeout runs out;
+        #: a test's polling Updater is better served by a quick empty answer (a stopped Updater
+        #: waits for its poll to end). A benchmark of a polling bot sets Telegram's behaviour.
+        self.long_poll_limit = 0.05
+        self._update_queued: asyncio.Event | None = None  # a waiting getUpdates' (made in its loop)
         self._count_from = 0
         self._message_ids = itertools.count(1)
         self._update_ids = itertools.count(1)
@@ -1135,6 +1141,8 @@ class FakeTelegram(BaseRequest):
     def queue_update(self, data: JSONDict) -> None:
         """Deliver ``data`` through getUpdates, for tests that run the real polling Updater."""
         self._pending_updates.append(data)
+        if self._update_queued is not None:
+            self._update_queued.set()
 
     def text_update(
         self, chat: FakeChat, user: FakeUser, text: str, *, thread_id: int | None = None
@@ -2114,8 +2122,10 @@ class FakeTelegram(BaseRequest):
         offset = int(params.get("offset") or 0)
         self._pending_updates = [u for u in self._pending_updates if u["update_id"] >= offset]
         if not self._pending_updates:
-            # Long polling would wait; a short nap keeps a running Updater from spinning the loop.
-            await asyncio.sleep(min(float(params.get("timeout") or 0), 0.05))
+            self._update_queued = queued = asyncio.Event()
+            with contextlib.suppress(TimeoutError):
+                wait = min(float(params.get("timeout") or 0), self.long_poll_limit)
+                await asyncio.wait_for(queued.wait(), wait)
         limit = int(params.get("limit") or 100)
         return copy.deepcopy(self._pending_updates[:limit])
 
