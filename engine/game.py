@@ -93,6 +93,13 @@ def _opponents_with_cards(state: GameState, seat: int) -> list[int]:
     return [s for s in range(state.players) if s != seat and state.hands[s]]
 
 
+def _opponents_in_turn_order(state: GameState, seat: int) -> list[int]:
+    """The Thief's victims from the next player on, the order the table goes round in, so every
+    surface offers them as the players sit; the Bomb keeps seat order, which its draws follow."""
+    seats = ((seat + k) % state.players for k in range(1, state.players))
+    return [s for s in seats if state.hands[s]]
+
+
 def t_actions(state: GameState, seat: int) -> list[TAction]:
     """[T!] actions the seat may play now (C1-C3, A15, A16)."""
     if state.is_over or seat != state.current or state.t_played is not None or not state.hands[seat]:
@@ -100,7 +107,7 @@ def t_actions(state: GameState, seat: int) -> list[TAction]:
     held = set(state.holdings[seat])
     result: list[TAction] = []
     if TKind.THIEF in held:
-        result.extend(PlayThief(v) for v in _opponents_with_cards(state, seat))
+        result.extend(PlayThief(v) for v in _opponents_in_turn_order(state, seat))
     if TKind.JOKER in held:
         result.extend((PlayJoker(1), PlayJoker(-1)))
     if TKind.SHIFTER in held and state.deck:

@@ -263,6 +263,15 @@ def test_a16_thief_needs_a_victim_with_cards() -> None:
     assert err.value.reason == "victim_empty"
 
 
+def test_thief_victims_are_offered_round_the_table_from_the_next_player() -> None:
+    """Seat 2 of 4 picks from seat 3, then 0, then 1: the order the turns go in, not seat order,
+    so a key that cycles through victims starts with the player after the thief."""
+    p = Picker()
+    hands = [p.values(1), p.values(2), p.values(3), p.values(4)]
+    state = build(4, hands=hands, deck=[p.take()], holdings=[[], [], ["thief"], []], current=2)
+    assert t_actions(state, 2) == [PlayThief(3), PlayThief(0), PlayThief(1)]
+
+
 def test_a16_no_victims_no_thief_no_bomb() -> None:
     p = Picker()
     state = build(3, hands=[p.values(1), [], []], deck=[p.take()], holdings=[["thief", "bomb"], [], []])
