@@ -138,8 +138,9 @@ async def test_a_pick_from_an_old_list_is_refused_and_changes_nothing(inline_rig
     await rig.tg.tap(mover, board, "🂠1")
     await rig.tg.tap(mover, rig.fake.message(group.id, board.message_id), "🗑 Discard")
     moved = current_game(rig)
-    # Now the old list's pick arrives.
-    stale = next(r for r in old.results if r["title"].startswith("🗑"))
+    # Now the old list's pick arrives: a discard of another card than the one just discarded
+    # (the same move, already played, is the pick's own echo and is let be).
+    stale = next(r for r in old.results if r["title"].startswith("🗑") and not r["id"].endswith(":D0"))
     await rig.tg.pick(mover, group, old, stale["id"])
     assert current_game(rig).version == moved.version
     assert len(moves_of(rig, game.id or 0)) == moved.version
@@ -167,9 +168,12 @@ async def test_a_big_table_pages_with_next_offset(inline_rig: BotRig) -> None:
     rig = inline_rig
     group, game, mover, _other = await two_players(rig)
     state = state_of(game)
-    # All but one card of the deck on the table, and a Joker in hand (its ±1 sums count too):
-    # more moves than the 50 one answer may hold.
-    state.table = [*state.table, *state.deck[1:]]
+    # All but one card of the deck on the table, a 2, a 3 and a 4 in hand and a Joker (its ±1
+    # sums count too): more moves than the 50 one answer may hold, whatever the deal.
+    pool = [*state.table, *state.deck[1:], *state.hands[state.current]]
+    hand = [next(c for c in pool if VALUE[c] == v) for v in (2, 3, 4)]
+    state.hands[state.current] = hand
+    state.table = [c for c in pool if c not in hand]
     state.deck = state.deck[:1]
     state.tdeck.remove("joker")
     state.holdings[state.current].append("joker")

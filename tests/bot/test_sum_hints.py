@@ -17,15 +17,20 @@ HOW_TO = "🧮 Found a sum? Type its values after the game number, e.g. 5 3 1"
 
 def deal(rig: BotRig, game_id: int, hand: list[str], table: list[str], target: int) -> GameState:
     """Test set-up: the player to move holds `hand`, the table shows `table`, and the top card of
-    the deck has the back `target` (every card kept once: the cards are swapped with the deck's)."""
+    the deck has the back `target` (every card kept once: the cards are swapped with the deck's
+    and, when the deal gave one of them to another player, with that player's)."""
     state = state_of(current_game(rig))
     seat = state.current
-    pool = [*state.hands[seat], *state.table, *state.deck]
+    others = [s for s in range(state.players) if s != seat]
+    pool = [*state.hands[seat], *state.table, *state.deck, *(c for s in others for c in state.hands[s])]
     for c in [*hand, *table]:
-        pool.remove(c)  # each of them is in the player's hand, on the table or in the deck
+        pool.remove(c)
     state.hands[seat], state.table = list(hand), list(table)
     top = next(c for c in pool if state.back_of(c) == target)
     pool.remove(top)
+    for s in others:
+        size = len(state.hands[s])
+        state.hands[s], pool = pool[:size], pool[size:]
     state.deck = [*pool, top]
     set_state(rig, game_id, state)
     assert state.target == target
