@@ -128,11 +128,22 @@ async def test_stats_leaderboard_history_and_replays_after_three_games(rig: BotR
         ("easy", 1, int(2 in last["winners"]), last["totals"][2])
     ]
 
-    # /top: by wins, then win rate; the computer listed apart, never ranked.
+    # /top: by wins, then win rate, then points per round, then name; the computer listed apart,
+    # never ranked.
     await tg.send(group, ana, f"/top{BOT}")
     top = fake.last_message(group.id).content
     assert top.startswith("🏆 Leaderboard")
-    first, second = sorted((ana, ben), key=lambda u: (-expected[u.id]["wins"], u.first_name))
+
+    def rank(user: FakeUser) -> tuple[float, float, float, str]:
+        mine = expected[user.id]
+        return (
+            -mine["wins"],
+            -mine["wins"] / mine["games"],
+            -mine["points"] / mine["rounds"],
+            user.first_name,
+        )
+
+    first, second = sorted((ana, ben), key=rank)
     assert top.index(first.first_name) < top.index(second.first_name)
     wins = expected[first.id]["wins"]
     won = f"{wins} win" if wins == 1 else f"{wins} wins"
