@@ -237,6 +237,9 @@ async def test_t_choices_are_popups_at_once_and_cost_the_group_nothing(rig: BotR
     group = fake.group("Friends")
     game, board = await start_game(rig, group, ana, [ben, cai])
     state = state_of(game)
+    # the second seat moves, whoever the deal picked: its victims round the table (the third
+    # seat, then the first) are not in seat order
+    state.current, state.dealer = 1, (1 - state.turn) % 3
     kinds = [TKind.THIEF.value, TKind.JOKER.value]
     for kind in kinds:  # the player to move holds a Thief and a Joker (test set-up)
         holder = next((h for h in state.holdings if kind in h), None)
