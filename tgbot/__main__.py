@@ -18,6 +18,7 @@ import os
 import subprocess
 import sys
 
+from . import tls_trust
 from .config import ConfigError, Settings, load_settings
 
 log = logging.getLogger("tweakbot")
@@ -69,6 +70,7 @@ def migrate_apart() -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    tls_trust.look_up_cas_on_demand()  # before anything makes a TLS context (aiohttp, at import)
     try:
         settings = load_settings(require_token=args.command != "migrate")
     except ConfigError as exc:

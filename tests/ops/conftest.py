@@ -5,11 +5,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import os
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
+import pytest
 from telegram.ext import Application
 
 from tests.bot.conftest import make_settings
@@ -21,6 +23,17 @@ from tgbot.deps import Deps
 from tgbot.runner import serve
 from tgbot.store.db import make_engine
 from tgbot.web import BotServer
+
+
+@pytest.fixture(autouse=True)
+def _tls_trust_restored(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`tgbot.__main__.main`, called in-process by some tests, points OpenSSL's trust at the CA
+    directory in os.environ (tgbot/tls_trust.py); put back as it was after each test."""
+    for name in ("SSL_CERT_FILE", "SSL_CERT_DIR"):
+        if name in os.environ:
+            monkeypatch.setenv(name, os.environ[name])
+        else:
+            monkeypatch.delenv(name, raising=False)
 
 
 @dataclass
