@@ -146,6 +146,31 @@ async def test_a_pick_from_an_old_list_is_refused_and_changes_nothing(inline_rig
     assert len(moves_of(rig, game.id or 0)) == moved.version
     warning = rig.fake.last_message(group.id)
     assert "that pick came from an old list: nothing was played" in (warning.text or "")
+    # told once, though the pick arrives twice (the chosen result and the posted message)
+    warnings = [m for m in rig.fake.messages(group.id) if "from an old list" in (m.text or "")]
+    assert len(warnings) == 1, [m.text for m in warnings]
+
+
+async def test_a_pick_from_an_old_list_of_the_move_just_played_with_the_keys_is_told_it_played_nothing(
+    inline_rig: BotRig,
+) -> None:
+    """Its posted message comes after the board that reported the move, so unanswered it would
+    read as the same discard made twice."""
+    rig = inline_rig
+    group, game, mover, _other = await two_players(rig)
+    board = board_of(rig, game)
+    old = await rig.tg.tap_switch_inline(mover, board, PLAY)
+    await rig.tg.tap(mover, board, "🂠1")
+    await rig.tg.tap(mover, rig.fake.message(group.id, board.message_id), "🗑 Discard")
+    moved = current_game(rig)
+    assert [m.code for m in moves_of(rig, game.id or 0)[-1:]] == ["D0"]
+    same = next(r for r in old.results if r["id"].endswith(":D0"))
+    await rig.tg.pick(mover, group, old, same["id"])
+    assert current_game(rig).version == moved.version
+    assert len(moves_of(rig, game.id or 0)) == moved.version
+    chat = rig.fake.messages(group.id, include_incoming=True)
+    assert chat[-2].via_bot and "🗑" in (chat[-2].text or "")  # the pick, after the board
+    assert "that pick came from an old list: nothing was played" in (chat[-1].text or "")
 
 
 async def test_without_inline_feedback_the_posted_message_plays_the_move(

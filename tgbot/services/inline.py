@@ -33,7 +33,7 @@ from ..errors import ServiceError
 from ..render import inline as inline_render
 from ..render.cards import plain_name
 from ..store.models import PLAYING, Game, GamePlayer, Move
-from . import drafts, moves, output, people, record
+from . import drafts, moves, output, people, play, record
 from .context import GameContext, SeatInfo, load_game
 from .env import Env
 from .people import Person
@@ -294,7 +294,10 @@ def pick(session: Session, env: Env, person: Person, picked: str, chat_id: int |
     """Play a picked result; the outcome for the log ("ok", "stale", "ignored", ...).
 
     The same pick arrives twice when inline feedback is on (the chosen result and the posted
-    message): the second finds its move already played and does nothing.
+    message): the second finds its move already played by this very pick and does nothing. A
+    pick from an old list of the move its player has meanwhile played another way (the keys, the
+    panel) is stale like any other: its posted message stands in the chat after the report of
+    that move, and would read as the move made twice without the note that it played nothing.
     """
     parsed = parse_result_id(picked)
     if parsed is None:
@@ -307,8 +310,13 @@ def pick(session: Session, env: Env, person: Person, picked: str, chat_id: int |
     if seat is None or ctx.state is None:
         return "ignored"
     if ctx.game.version != version or ctx.game.status != PLAYING or ctx.state.current != seat.seat:
-        if _already_played(session, game_id, version, seat.seat, codes):
+        if _already_played(session, game_id, version, seat.seat, codes) and play.seen(
+            session, _pick_key(game_id, version, seat.seat)
+        ):
             return "duplicate"
+        told = f"stale:{_pick_key(game_id, version, seat.seat)}:{'.'.join(codes)}"
+        if not play.remember(session, env, told):
+            return "duplicate"  # the stale pick's second arrival: the group was told once
         output.say_in_game(session, env, ctx, inline_render.stale_pick(ctx.language, seat.name))
         return "stale"
     try:
@@ -326,7 +334,14 @@ def pick(session: Session, env: Env, person: Person, picked: str, chat_id: int |
         return "refused"
     with session.no_autoflush:  # the game's changes go out as one UPDATE at the end
         _play(session, env, ctx, seat, codes)
+        play.remember(session, env, _pick_key(game_id, version, seat.seat))
     return "ok"
+
+
+def _pick_key(game_id: int, version: int, seat: int) -> str:
+    """What tells the second arrival of a pick from a stale one: the turn a pick was played at
+    (one pick can be played at a game's version, by its player)."""
+    return f"pick:{game_id}:{version}:{seat}"
 
 
 def _already_played(session: Session, game_id: int, version: int, seat: int, codes: tuple[str, ...]) -> bool:

@@ -58,9 +58,20 @@ def first_time(session: Session, env: Env, tap: Tap) -> bool:
     an insert that does nothing when the tap is known."""
     if not tap.query_id:
         return True  # nothing to tell it by
+    return remember(session, env, tap.query_id)
+
+
+def remember(session: Session, env: Env, key: str) -> bool:
+    """Record `key` among the taps seen (the sweep forgets it after a day); False when it was
+    there already."""
     statement = _SEEN(session)
-    found = session.execute(statement, {"query_id": tap.query_id[:64], "seen_at": env.now})
+    found = session.execute(statement, {"query_id": key[:64], "seen_at": env.now})
     return found.first() is not None
+
+
+def seen(session: Session, key: str) -> bool:
+    """Whether `key` was recorded by `remember` (and not yet forgotten)."""
+    return session.get(SeenTap, key[:64]) is not None
 
 
 @dataclass
