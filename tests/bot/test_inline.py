@@ -129,33 +129,14 @@ async def test_a_pick_plays_the_move_once_and_costs_the_group_only_the_new_board
     assert rig.fake.message(group.id, board.message_id).buttons == []  # the old board is not live
 
 
-async def test_a_pick_from_an_old_list_is_refused_and_changes_nothing(inline_rig: BotRig) -> None:
-    rig = inline_rig
-    group, game, mover, _other = await two_players(rig)
-    board = board_of(rig, game)
-    old = await rig.tg.tap_switch_inline(mover, board, PLAY)
-    # The move is played with the keys meanwhile.
-    await rig.tg.tap(mover, board, "🂠1")
-    await rig.tg.tap(mover, rig.fake.message(group.id, board.message_id), "🗑 Discard")
-    moved = current_game(rig)
-    # Now the old list's pick arrives: a discard of another card than the one just discarded
-    # (the same move, already played, is the pick's own echo and is let be).
-    stale = next(r for r in old.results if r["title"].startswith("🗑") and not r["id"].endswith(":D0"))
-    await rig.tg.pick(mover, group, old, stale["id"])
-    assert current_game(rig).version == moved.version
-    assert len(moves_of(rig, game.id or 0)) == moved.version
-    warning = rig.fake.last_message(group.id)
-    assert "that pick came from an old list: nothing was played" in (warning.text or "")
-    # told once, though the pick arrives twice (the chosen result and the posted message)
-    warnings = [m for m in rig.fake.messages(group.id) if "from an old list" in (m.text or "")]
-    assert len(warnings) == 1, [m.text for m in warnings]
-
-
-async def test_a_pick_from_an_old_list_of_the_move_just_played_with_the_keys_is_told_it_played_nothing(
-    inline_rig: BotRig,
+@pytest.mark.parametrize("same", [False, True], ids=["another move", "the move just played"])
+async def test_a_pick_from_an_old_list_is_refused_once_and_changes_nothing(
+    inline_rig: BotRig, same: bool
 ) -> None:
-    """Its posted message comes after the board that reported the move, so unanswered it would
-    read as the same discard made twice."""
+    """The move is played with the keys meanwhile; the old list's pick is then another discard,
+    or that very discard. Either way its posted message comes after the board that reported the
+    move, so the group is told it played nothing (unanswered, the same discard would read as made
+    twice), once, though the pick arrives twice (the chosen result and the posted message)."""
     rig = inline_rig
     group, game, mover, _other = await two_players(rig)
     board = board_of(rig, game)
@@ -164,13 +145,15 @@ async def test_a_pick_from_an_old_list_of_the_move_just_played_with_the_keys_is_
     await rig.tg.tap(mover, rig.fake.message(group.id, board.message_id), "🗑 Discard")
     moved = current_game(rig)
     assert [m.code for m in moves_of(rig, game.id or 0)[-1:]] == ["D0"]
-    same = next(r for r in old.results if r["id"].endswith(":D0"))
-    await rig.tg.pick(mover, group, old, same["id"])
+    stale = next(r for r in old.results if r["title"].startswith("🗑") and r["id"].endswith(":D0") == same)
+    await rig.tg.pick(mover, group, old, stale["id"])
     assert current_game(rig).version == moved.version
     assert len(moves_of(rig, game.id or 0)) == moved.version
     chat = rig.fake.messages(group.id, include_incoming=True)
     assert chat[-2].via_bot and "🗑" in (chat[-2].text or "")  # the pick, after the board
     assert "that pick came from an old list: nothing was played" in (chat[-1].text or "")
+    warnings = [m for m in chat if "from an old list" in (m.text or "")]
+    assert len(warnings) == 1, [m.text for m in warnings]
 
 
 async def test_without_inline_feedback_the_posted_message_plays_the_move(
