@@ -32,7 +32,7 @@ from engine.sums import realise
 from ..errors import ServiceError
 from ..render import inline as inline_render
 from ..render.cards import plain_name
-from ..store.models import PLAYING, Game, GamePlayer, Move
+from ..store.models import PLAYING, Game, GamePlayer
 from . import drafts, moves, output, people, play, record
 from .context import GameContext, SeatInfo, load_game
 from .env import Env
@@ -309,13 +309,11 @@ def pick(session: Session, env: Env, person: Person, picked: str, chat_id: int |
     seat = ctx.seat_of(person.id)
     if seat is None or ctx.state is None:
         return "ignored"
+    key = _pick_key(game_id, version, seat.seat, codes)
     if ctx.game.version != version or ctx.game.status != PLAYING or ctx.state.current != seat.seat:
-        if _already_played(session, game_id, version, seat.seat, codes) and play.seen(
-            session, _pick_key(game_id, version, seat.seat)
-        ):
-            return "duplicate"
-        told = f"stale:{_pick_key(game_id, version, seat.seat)}:{'.'.join(codes)}"
-        if not play.remember(session, env, told):
+        if play.seen(session, key):
+            return "duplicate"  # this very pick was played: its second arrival
+        if not play.remember(session, env, f"stale:{key}"):
             return "duplicate"  # the stale pick's second arrival: the group was told once
         output.say_in_game(session, env, ctx, inline_render.stale_pick(ctx.language, seat.name))
         return "stale"
@@ -334,21 +332,14 @@ def pick(session: Session, env: Env, person: Person, picked: str, chat_id: int |
         return "refused"
     with session.no_autoflush:  # the game's changes go out as one UPDATE at the end
         _play(session, env, ctx, seat, codes)
-        play.remember(session, env, _pick_key(game_id, version, seat.seat))
+        play.remember(session, env, key)
     return "ok"
 
 
-def _pick_key(game_id: int, version: int, seat: int) -> str:
-    """What tells the second arrival of a pick from a stale one: the turn a pick was played at
-    (one pick can be played at a game's version, by its player)."""
-    return f"pick:{game_id}:{version}:{seat}"
-
-
-def _already_played(session: Session, game_id: int, version: int, seat: int, codes: tuple[str, ...]) -> bool:
-    logged = session.exec(
-        select(Move).where(Move.game_id == game_id, Move.seq > version, Move.seq <= version + len(codes))
-    ).all()
-    return [(m.seat, m.code) for m in sorted(logged, key=lambda m: m.seq)] == [(seat, c) for c in codes]
+def _pick_key(game_id: int, version: int, seat: int, codes: tuple[str, ...]) -> str:
+    """A pick as the seen taps record it once played: its turn (the game's version, the seat)
+    and its moves, so that only its own second arrival finds it, not another pick of the turn."""
+    return f"pick:{game_id}:{version}:{seat}:{'.'.join(codes)}"
 
 
 def _play(session: Session, env: Env, ctx: GameContext, seat: SeatInfo, codes: tuple[str, ...]) -> None:
