@@ -31,7 +31,7 @@ STEPS: list[tuple[str, str]] = [
     ("the standard library the bot uses (asyncio, ssl, logging, json, ...)",
      "asyncio ssl logging json argparse subprocess concurrent.futures http.client"),
     ("pydantic (pydantic-core)", "pydantic pydantic.fields pydantic.types"),
-    ("pydantic-settings (python-dotenv)", "pydantic_settings"),
+    ("python-dotenv (reads .env)", "dotenv"),
     ("Babel's plural rules (babel.plural)", "babel.plural"),
     ("SQLAlchemy Core", "sqlalchemy sqlalchemy.engine sqlalchemy.sql"),
     ("SQLAlchemy ORM", "sqlalchemy.orm"),
@@ -40,7 +40,7 @@ STEPS: list[tuple[str, str]] = [
     ("python-telegram-bot: telegram", "telegram"),
     ("python-telegram-bot: telegram.ext (APScheduler; tornado too where it is installed)", "telegram.ext"),
     ("aiohttp (the Bot API client; the server of /healthz, /metrics, the webhook)", "aiohttp aiohttp.web"),
-    ("prometheus_client", "prometheus_client"),
+    ("prometheus_client (only a bot that serves /metrics: webhook mode, METRICS_PORT)", "prometheus_client"),
     ("the bot's own code (tgbot, engine) and what only it imports",
      "tgbot.__main__ tgbot.runner tgbot.app tgbot.web"),
 ]

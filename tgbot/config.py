@@ -11,8 +11,9 @@ secret are ``SecretStr``; the database URL is a plain string (SQLAlchemy needs i
 shown with its password masked.
 
 `Settings(...)` built from plain values reads nothing else, so tests and tools get exactly what
-they pass; `load_settings()` is what reads the environment and ``.env``, through pydantic-settings'
-own sources and merge (`Settings.settings_customise_sources`).
+they pass; `load_settings()` is what reads the environment over ``.env`` (python-dotenv reads the
+file). The model is plain pydantic: pydantic-settings' sources (cloud secret stores, YAML, TOML)
+would cost every bot process 1.5 MB of memory for one ``.env`` file (decisions.md B28).
 """
 
 from __future__ import annotations
@@ -25,21 +26,17 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, get_args
 from urllib.parse import unquote, urlsplit
 
+from dotenv import dotenv_values
 from pydantic import (
     AfterValidator,
+    BaseModel,
     BeforeValidator,
+    ConfigDict,
     Field,
     SecretStr,
     ValidationError,
     field_serializer,
     model_validator,
-)
-from pydantic.fields import FieldInfo
-from pydantic_settings import (
-    BaseSettings,
-    DotEnvSettingsSource,
-    PydanticBaseSettingsSource,
-    SettingsConfigDict,
 )
 
 from .event_loop import DEFAULT_EVENT_LOOP, EVENT_LOOPS, EventLoop
@@ -270,17 +267,15 @@ Duration = Annotated[timedelta, BeforeValidator(_duration), Field(gt=timedelta(0
 Port = Annotated[int, BeforeValidator(_env_port), Field(ge=0, le=65535)]
 
 
-class Settings(BaseSettings):
+class Settings(BaseModel):
     """Every setting of a bot process; each field reads the environment variable named by its alias."""
 
-    model_config = SettingsConfigDict(
-        case_sensitive=True,
-        env_file=None,  # only when `load_settings` names one (`_env_file`)
-        env_ignore_empty=True,  # compose passes ${VAR:-} through as ""
+    model_config = ConfigDict(
         extra="ignore",
         frozen=True,
         validate_by_name=True,
         validate_by_alias=True,
+        validate_default=True,
         hide_input_in_errors=True,  # a ValidationError that escapes must not quote a secret either
     )
 
@@ -322,23 +317,6 @@ class Settings(BaseSettings):
     webhook_listen: str = Field(default="0.0.0.0", validation_alias=WEBHOOK_LISTEN_ENV)
     webhook_port: Port = Field(default=8443, validation_alias=WEBHOOK_PORT_ENV)
     metrics_port: Port | None = Field(default=None, validation_alias=METRICS_PORT_ENV)
-
-    @classmethod
-    def settings_customise_sources(
-        cls,
-        settings_cls: type[BaseSettings],
-        init_settings: PydanticBaseSettingsSource,
-        env_settings: PydanticBaseSettingsSource,
-        dotenv_settings: PydanticBaseSettingsSource,
-        file_secret_settings: PydanticBaseSettingsSource,
-    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        """The values passed in, over the ``.env`` file when one is named (``_env_file``).
-
-        Never ``os.environ`` by itself: `load_settings` passes the environment in as values, so
-        a test's ``Settings(...)`` gets exactly what it passes and ``load_settings(mapping)``
-        reads that mapping instead of the developer's shell.
-        """
-        return (init_settings, OurNamesOnly(settings_cls, dotenv_settings))
 
     @model_validator(mode="before")
     @classmethod
@@ -400,25 +378,6 @@ ENV_NAMES: dict[str, str] = _env_names()
 ENV_SETTINGS: tuple[str, ...] = tuple(ENV_NAMES.values())
 
 
-class OurNamesOnly(PydanticBaseSettingsSource):
-    """Another source's values, only under the bot's exact variable names.
-
-    ``.env`` may hold other tools' variables too, and pydantic-settings hands a dotenv file's
-    unknown names to the model as extras: with fields also settable by name, "log_level=DEBUG"
-    would set the log level. Only "LOG_LEVEL" should.
-    """
-
-    def __init__(self, settings_cls: type[BaseSettings], source: PydanticBaseSettingsSource) -> None:
-        super().__init__(settings_cls)
-        self._source = source
-
-    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
-        return self._source.get_field_value(field, field_name)
-
-    def __call__(self) -> dict[str, Any]:
-        return {name: value for name, value in self._source().items() if name in ENV_SETTINGS}
-
-
 def _hide_secrets(message: str, values: Mapping[str, Any]) -> str:
     """Belt and braces: a secret pasted into the wrong variable is still not quoted back."""
     secrets = [values.get(TOKEN_ENV), values.get(WEBHOOK_SECRET_ENV)]
@@ -449,9 +408,16 @@ def _config_error(error: ValidationError, values: Mapping[str, Any]) -> ConfigEr
     return ConfigError(_hide_secrets(message, values))
 
 
-def _env_file_values(env_file: str | Path | None) -> dict[str, Any]:
-    """What ``.env`` says, for an error message to quote (or to hide a secret it holds)."""
-    return OurNamesOnly(Settings, DotEnvSettingsSource(Settings, env_file=env_file))()
+def _env_file_values(env_file: str | Path | None) -> dict[str, str]:
+    """What ``.env`` says under the bot's exact variable names (none when there is no file).
+
+    ``.env`` may hold other tools' variables too: with fields also settable by name,
+    "log_level=DEBUG" there would otherwise set the log level. Only "LOG_LEVEL" should.
+    """
+    if env_file is None:
+        return {}
+    found = dotenv_values(env_file, encoding="utf-8")  # a missing file reads as empty
+    return {name: value for name, value in found.items() if name in ENV_SETTINGS and value is not None}
 
 
 def load_settings(
@@ -467,14 +433,12 @@ def load_settings(
     """
     environ = os.environ if environ is None else environ
     # A blank variable is unset, so that ``.env`` still applies (compose passes ``${VAR:-}``).
-    passed: dict[str, Any] = {
-        name: environ[name] for name in ENV_SETTINGS if name in environ and environ[name].strip()
-    }
+    passed = {name: environ[name] for name in ENV_SETTINGS if name in environ and environ[name].strip()}
+    values = {**_env_file_values(env_file), **passed}
     try:
-        # (the mypy plugin types __init__ from the fields; `_env_file` is BaseSettings' own)
-        settings = Settings(_env_file=env_file, **passed)  # type: ignore[call-arg]
+        settings = Settings.model_validate(values)
     except ValidationError as exc:
-        raise _config_error(exc, {**_env_file_values(env_file), **passed}) from None
+        raise _config_error(exc, values) from None
     if require_token:
         settings.bot_token()  # the operator's one-line error when it is missing
     return settings
