@@ -29,7 +29,7 @@ from telegram import Update
 from telegram.error import Conflict, InvalidToken, NetworkError, RetryAfter, TelegramError
 from telegram.ext import Application
 
-from . import event_loop
+from . import event_loop, metrics
 from .config import ConfigError, Settings, reveal
 from .deps import get_deps
 
@@ -269,6 +269,8 @@ async def serve(
             loop.add_signal_handler(sig, on_signal, sig)
     deps = get_deps(application.bot_data)
     started: list[BotServer] = [] if servers is None else servers
+    if webhook or settings.metrics_port is not None:
+        metrics.enable()  # an HTTP server will serve them: count from the first update
 
     async def start_server(port: int, webhook_path: str | None = None) -> None:
         # aiohttp's server is imported only by a bot that serves HTTP: a polling bot without

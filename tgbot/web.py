@@ -96,7 +96,8 @@ def health_handler(
 
 
 async def metrics_handler(_request: web.Request) -> web.Response:
-    return web.Response(body=metrics.render(), headers={"Content-Type": metrics.CONTENT_TYPE})
+    body, content_type = metrics.exposition()
+    return web.Response(body=body, headers={"Content-Type": content_type})
 
 
 def sweep_overdue_after(interval: timedelta) -> float:
@@ -148,6 +149,7 @@ class BotServer:
         webhook_path: str | None = None,
         secret: str | None = None,
     ) -> None:
+        metrics.enable()  # a server serves them, so they count from now on
         self.host = host
         self.port = port
         started = time.monotonic()

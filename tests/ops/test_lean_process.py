@@ -14,9 +14,10 @@ from tests.fakes.telegram import TEST_TOKEN
 ROOT = Path(__file__).resolve().parent.parent.parent
 
 #: Never in a serving process: the schema is migrated and the chart drawn in child processes,
-#: durations are said from tgbot/duration_units.py (not Babel's locale data), and the HTTP server
-#: is aiohttp's (PTB's telegram.ext imports tornado whenever it is installed: it is not).
-NEVER = ["alembic", "matplotlib", "babel.dates", "tornado"]
+#: durations are said from tgbot/duration_units.py (not Babel's locale data), the HTTP server
+#: is aiohttp's (PTB's telegram.ext imports tornado whenever it is installed: it is not), and
+#: ``.env`` is read with python-dotenv alone (decisions.md B28).
+NEVER = ["alembic", "matplotlib", "babel.dates", "tornado", "pydantic_settings"]
 
 REPORT = """
 import sys
@@ -31,7 +32,8 @@ SERVE_SQLITE_POLLING = """
 from tgbot import runner
 
 async def serve(application, settings, *, webhook):  # the bot, up to the moment it would serve
-    report("psycopg", "sqlalchemy.dialects.postgresql", "aiohttp.web")  # no HTTP server to run
+    # No HTTP server to run, so no metrics to count (decisions.md B28).
+    report("psycopg", "sqlalchemy.dialects.postgresql", "aiohttp.web", "prometheus_client")
     print(application.updater is not None)
 
 runner.serve = serve
@@ -68,7 +70,7 @@ def _run(code: str, tmp_path: Path, env: dict[str, str]) -> list[str]:
     return out.stdout.splitlines()
 
 
-def test_a_sqlite_bot_in_polling_mode_loads_no_postgresql_alembic_matplotlib_http_server_or_locale_data(
+def test_a_sqlite_polling_bot_loads_no_postgresql_alembic_matplotlib_http_server_metrics_or_locale_data(
     tmp_path: Path,
 ) -> None:
     lines = _run(

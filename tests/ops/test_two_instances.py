@@ -220,6 +220,7 @@ async def test_two_instances_apply_every_move_exactly_once(
 ) -> None:
     caplog.set_level(logging.ERROR)
     migrations.upgrade(pg_database)
+    metrics.enable()  # as a webhook instance does (these instances serve no HTTP themselves)
     moves_counted = metrics.total("tweakbot_moves_applied_total")
     fake = SharedFake()
     clock = ManualClock()
