@@ -390,7 +390,7 @@ def require_turn(state: GameState, seat: int) -> None:
         raise NotYourTurnError(f"it is seat {state.current}'s turn")
 
 
-@lru_cache(maxsize=1 << 14)
+@lru_cache(maxsize=2048)  # as `sums.COUNT_VECTORS_MEMO`: as many hits as 16,384, a bounded memory
 def _chances(available: Counts, target: int) -> tuple[int, int]:
     """How good a table is for an unknown next hand: (TWEAK-able values, summable values)."""
     tweaks = 0

@@ -40,7 +40,14 @@ def value_counts(cards: Sequence[str]) -> Counts:
     return (counts[0], counts[1], counts[2], counts[3], counts[4], counts[5])
 
 
-@lru_cache(maxsize=65536)
+#: Questions remembered by `count_vectors`. The computer players' search asks again and again
+#: about the few tables of the game going on: 4,096 answers serve 99.6 % of its questions, as
+#: 65,536 did, in at most about 3 MB, where 65,536 could grow past 7 MB over a long-lived
+#: process's games (BENCHMARKS.md, *Parsed states and the engine's memos*).
+COUNT_VECTORS_MEMO = 4096
+
+
+@lru_cache(maxsize=COUNT_VECTORS_MEMO)
 def count_vectors(available: Counts, remainder: int) -> tuple[Counts, ...]:
     """All non-empty count vectors c <= available with sum(v * c[v]) == remainder."""
     if remainder <= 0:

@@ -8,6 +8,8 @@ are serial already), so two taps or a tap and the sweep never both act on one ve
 from __future__ import annotations
 
 import json
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
@@ -92,11 +94,55 @@ class GameContext:
         return self.state
 
 
-@lru_cache(maxsize=512)
 def parse_state(text: str) -> GameState:
-    """A state text only ever changes with the game's version, and services never change a
-    GameState in place (`engine.apply` returns a new one): a turn's taps share one parse."""
     return GameState.from_json(json.loads(text))
+
+
+#: Games whose state is kept parsed; the least recently read give way.
+PARSED_GAMES = 512
+
+
+class _LastStates:
+    """Each recently read game's state as of its last version, parsed once.
+
+    A state only changes with the game's version, and services never change a GameState in
+    place (`engine.apply` returns a new one), so a turn's taps, the sweep and the senders'
+    transactions share one parse. Only a game's newest version is ever read again: kept by the
+    state's text, as before, every move added an entry and the 512 of them held about 3 MB in
+    a bot with four games (BENCHMARKS.md, *Parsed states*). The lock: services run in several
+    worker threads.
+    """
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._by_game: OrderedDict[int, tuple[str, GameState]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def of(self, game_id: int, text: str) -> GameState:
+        with self._lock:
+            found = self._by_game.get(game_id)
+            if found is not None and found[0] == text:
+                self._by_game.move_to_end(game_id)
+                return found[1]
+        state = parse_state(text)
+        with self._lock:
+            self._by_game[game_id] = (text, state)
+            self._by_game.move_to_end(game_id)
+            if len(self._by_game) > self._size:
+                self._by_game.popitem(last=False)
+        return state
+
+
+_last_states = _LastStates(PARSED_GAMES)
+
+
+def game_state(game: Game) -> GameState | None:
+    """The game's state (None before the game starts), parsed once per version."""
+    if not game.state:
+        return None
+    if game.id is None:
+        return parse_state(game.state)
+    return _last_states.of(game.id, game.state)
 
 
 def dump_state(state: GameState) -> str:
@@ -282,7 +328,7 @@ def _context(session: Session, game: Game, chat: ChatFacts) -> GameContext:
     return GameContext(
         game=game,
         seats=load_seats(session, game.id),
-        state=parse_state(game.state) if game.state else None,
+        state=game_state(game),
         settings=parse_settings(game.settings),
         chat_title=chat.title,
         quiet=chat.quiet,
@@ -313,7 +359,7 @@ def contexts_of(session: Session, games: list[Game]) -> dict[int, GameContext]:
         found[game.id] = GameContext(
             game=game,
             seats=seats[game.id],
-            state=parse_state(game.state) if game.state else None,
+            state=game_state(game),
             settings=parse_settings(game.settings),
             chat_title=facts.title,
             quiet=facts.quiet,
