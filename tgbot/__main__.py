@@ -18,7 +18,7 @@ import os
 import subprocess
 import sys
 
-from . import tls_trust
+from . import command_menu, tls_trust
 from .config import ConfigError, Settings, load_settings
 
 log = logging.getLogger("tweakbot")
@@ -71,6 +71,8 @@ def migrate_apart() -> bool:
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     tls_trust.look_up_cas_on_demand()  # before anything makes a TLS context (aiohttp, at import)
+    if args.command != "migrate":
+        command_menu.menu_texts()  # before the big imports reuse the catalogs' memory
     try:
         settings = load_settings(require_token=args.command != "migrate")
     except ConfigError as exc:

@@ -45,23 +45,31 @@ def normalize(code: str | None) -> str:
     return base if base in LANGUAGES else DEFAULT_LANGUAGE
 
 
-@cache
-def translations(lang: str) -> gettext.NullTranslations:
-    """The compiled catalog of a supported language (English: none, the msgids are English)."""
+def read_catalog(lang: str) -> gettext.NullTranslations:
+    """A supported language's compiled catalog (English: none, the msgids are English), read
+    from its file and held by the caller alone. `gettext.translation` would keep every catalog it
+    opens for the process's life, including those read once for the command menus."""
     if lang == DEFAULT_LANGUAGE:
         return gettext.NullTranslations()
-    found = gettext.translation(DOMAIN, LOCALES_DIR, languages=[lang], fallback=True)
-    if type(found) is gettext.NullTranslations:
+    path = LOCALES_DIR / lang / "LC_MESSAGES" / f"{DOMAIN}.mo"
+    try:
+        with path.open("rb") as compiled:
+            return gettext.GNUTranslations(compiled)
+    except FileNotFoundError:
         log.warning(
-            "no compiled catalog %s/%s/LC_MESSAGES/%s.mo: %s is English (build the package, or "
+            "no compiled catalog %s: %s is English (build the package, or "
             "pybabel compile -d tgbot/locales -D %s)",
-            LOCALES_DIR,
-            lang,
-            DOMAIN,
+            path,
             lang,
             DOMAIN,
         )
-    return found
+        return gettext.NullTranslations()
+
+
+@cache
+def translations(lang: str) -> gettext.NullTranslations:
+    """The catalog the bot speaks a language with, read once (the groups that use it)."""
+    return read_catalog(lang)
 
 
 def _(lang: str, message: str, **fmt: Any) -> str:

@@ -17,8 +17,8 @@ from tests.bot.conftest import BotRig
 from tests.bot.helpers import BOT, board_of, current_game, open_panel, panel_of, state_of
 from tests.fakes.telegram import FakeTelegram, FakeUser, StoredMessage
 from tgbot import callbacks as cb
+from tgbot.command_menu import MENU_COMMANDS
 from tgbot.handlers.commands import COMMAND_NAMES
-from tgbot.handlers.menu import MENU_COMMANDS
 from tgbot.i18n import LANGUAGES, _
 from tgbot.store.models import Game
 
