@@ -105,12 +105,12 @@ PARSED_GAMES = 512
 class _LastStates:
     """Each recently read game's state as of its last version, parsed once.
 
-    A state only changes with the game's version, and services never change a GameState in
-    place (`engine.apply` returns a new one), so a turn's taps, the sweep and the senders'
+    A state only changes with the game's version, and services never change a GameState in place
+    (`engine.apply` returns a new one), so a turn's taps, the sweep and the senders'
     transactions share one parse. Only a game's newest version is ever read again: kept by the
-    state's text, as before, every move added an entry and the 512 of them held about 3 MB in
-    a bot with four games (BENCHMARKS.md, *Parsed states*). The lock: services run in several
-    worker threads.
+    state's text, as before, every move added an entry and the 512 of them held about 3 MB in a
+    bot with four games (BENCHMARKS.md, *What a process never uses, and what it kept too long*).
+    The lock: services run in several worker threads.
     """
 
     def __init__(self, size: int) -> None:
