@@ -51,19 +51,20 @@ def read_catalog(lang: str) -> gettext.NullTranslations:
     opens for the process's life, including those read once for the command menus."""
     if lang == DEFAULT_LANGUAGE:
         return gettext.NullTranslations()
-    path = LOCALES_DIR / lang / "LC_MESSAGES" / f"{DOMAIN}.mo"
-    try:
-        with path.open("rb") as compiled:
-            return gettext.GNUTranslations(compiled)
-    except FileNotFoundError:
+    found = gettext.find(DOMAIN, LOCALES_DIR, [lang])  # where gettext.translation looks
+    if found is None:
         log.warning(
-            "no compiled catalog %s: %s is English (build the package, or "
+            "no compiled catalog %s/%s/LC_MESSAGES/%s.mo: %s is English (build the package, or "
             "pybabel compile -d tgbot/locales -D %s)",
-            path,
+            LOCALES_DIR,
+            lang,
+            DOMAIN,
             lang,
             DOMAIN,
         )
         return gettext.NullTranslations()
+    with open(found, "rb") as compiled:
+        return gettext.GNUTranslations(compiled)
 
 
 @cache
