@@ -1,5 +1,6 @@
 """What the serving process does not load (issue 20, peak RSS): each of these cost megabytes a
-bot process would keep for its whole life, for a mode or a database it does not use. A later
+bot process would keep for its whole life, for a mode or a database it does not use, or for a
+compiled build it gains nothing from. A later
 eager import of any of them fails here (the processes are fresh: nothing else imported them)."""
 
 from __future__ import annotations
@@ -47,8 +48,17 @@ def menus_read_first():
 command_menu.menu_texts = menus_read_first
 
 async def serve(application, settings, *, webhook):  # the bot, up to the moment it would serve
-    # No HTTP server to run, so no metrics to count (decisions.md B28).
-    report("psycopg", "sqlalchemy.dialects.postgresql", "aiohttp.web", "prometheus_client")
+    # No HTTP server to run, so no metrics to count (decisions.md B28); frozenlist's pure-Python
+    # build, so no C++ runtime (B31).
+    report(
+        "psycopg",
+        "sqlalchemy.dialects.postgresql",
+        "aiohttp.web",
+        "prometheus_client",
+        "frozenlist._frozenlist",
+    )
+    with open("/proc/self/maps") as maps:
+        print(sorted({line.split()[-1].rsplit("/", 1)[-1] for line in maps if "libstdc++" in line}) or "-")
     print(application.updater is not None)
     # The menus' catalogs, read before the big imports, are not kept (decisions.md B30).
     print(len(gettext._translations), i18n.translations.cache_info().currsize)
@@ -99,7 +109,7 @@ def test_a_sqlite_polling_bot_loads_no_postgresql_alembic_matplotlib_http_server
         tmp_path,
         {"TELEGRAM_BOT_TOKEN": TEST_TOKEN, "DATABASE_URL": f"sqlite:///{tmp_path / 'bot.sqlite3'}"},
     )
-    assert lines[-6:] == ["False False", "-", "-", "True", "0 0", "True"]
+    assert lines[-7:] == ["False False", "-", "-", "-", "True", "0 0", "True"]
 
 
 def test_a_postgresql_bot_in_webhook_mode_loads_no_sqlite_dialect_and_one_http_client(tmp_path: Path) -> None:
