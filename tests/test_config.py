@@ -242,8 +242,8 @@ def test_bad_durations_name_the_variable() -> None:
         message = error_of({"TELEGRAM_BOT_TOKEN": TOKEN, "TWEAKBOT_SEND_RATE": rate})
         assert message.startswith(f"TWEAKBOT_SEND_RATE='{rate}' is not valid; use a whole number of messages")
     message = error_of({"TELEGRAM_BOT_TOKEN": TOKEN, "TWEAKBOT_EVENT_LOOP": "trio"})
-    assert message.startswith("TWEAKBOT_EVENT_LOOP='trio' is not valid; use one of uvloop, asyncio")
-    assert load({"TELEGRAM_BOT_TOKEN": TOKEN}).event_loop == "uvloop"
+    assert message.startswith("TWEAKBOT_EVENT_LOOP='trio' is not valid; use one of auto, uvloop, asyncio")
+    assert load({"TELEGRAM_BOT_TOKEN": TOKEN}).event_loop == "auto"
     assert load({"TELEGRAM_BOT_TOKEN": TOKEN, "TWEAKBOT_PAUSE_MAX_DAYS": "36h"}).pause_max == timedelta(
         hours=36
     )

@@ -1,4 +1,5 @@
-"""The loop the bot runs on: uvloop by default, Python's own when asked or when uvloop is missing."""
+"""The loop the bot runs on: by default uvloop for a webhook bot and Python's own for a polling one;
+the one asked for otherwise, and Python's own when uvloop is missing."""
 
 from __future__ import annotations
 
@@ -16,7 +17,19 @@ async def _running_loop() -> asyncio.AbstractEventLoop:
     return asyncio.get_running_loop()
 
 
-def test_the_bot_runs_on_uvloop_by_default() -> None:
+def test_auto_is_uvloop_for_a_webhook_bot_and_pythons_loop_for_a_polling_one() -> None:
+    assert event_loop.DEFAULT_EVENT_LOOP == "auto"
+    assert event_loop.choose("auto", webhook=True) == "uvloop"
+    assert event_loop.choose("auto", webhook=False) == "asyncio"
+
+
+def test_a_loop_named_in_the_setting_is_used_in_either_mode() -> None:
+    for webhook in (True, False):
+        assert event_loop.choose("uvloop", webhook=webhook) == "uvloop"
+        assert event_loop.choose("asyncio", webhook=webhook) == "asyncio"
+
+
+def test_run_is_on_uvloop_unless_told_otherwise() -> None:
     loop = event_loop.run(_running_loop())
     assert isinstance(loop, uvloop.Loop)
     assert event_loop.name(loop) == "uvloop"

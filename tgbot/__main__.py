@@ -104,7 +104,8 @@ def main(argv: list[str] | None = None) -> int:
     application = build_application(settings, create_tables=False, webhook=args.webhook)
     deps = get_deps(application.bot_data)
     try:
-        event_loop.run(serve(application, settings, webhook=args.webhook), settings.event_loop)
+        loop = event_loop.choose(settings.event_loop, webhook=args.webhook)
+        event_loop.run(serve(application, settings, webhook=args.webhook), loop)
     except ConfigError as exc:  # Telegram rejected the token
         log.error("%s", exc)
         return 2

@@ -1,10 +1,14 @@
-"""The event loop the bot runs on: uvloop where it is installed, Python's own otherwise.
+"""The event loop the bot runs on: uvloop for a webhook bot, Python's own for a polling one.
 
 Every update, every answer and every database result comes back through the event loop, and on
 a busy bot its own bookkeeping (timers, wake-ups from the database threads) is a large share of
 the work. uvloop does that bookkeeping in C (libuv): under the load bench the answers' p99 came
-down by about a third at the same CPU (BENCHMARKS.md, *Scale*). It is not built for Windows, so
-there the bot runs on Python's loop, as it does when ``TWEAKBOT_EVENT_LOOP=asyncio``.
+down by about a third at the same CPU (BENCHMARKS.md, *Scale*). A webhook bot is the one that
+carries many groups, so it runs on uvloop. uvloop also costs a process about 2 MB (its library,
+its loop, libuv's threads), and a polling bot, the small operator's default, answers a few
+groups as fast on Python's loop: it runs on that (``auto``, decisions.md B32; BENCHMARKS.md, *The
+event loop of a polling bot*). ``TWEAKBOT_EVENT_LOOP`` names one loop for either mode. uvloop is
+not built for Windows, so there the bot runs on Python's loop whatever the setting says.
 """
 
 from __future__ import annotations
@@ -18,12 +22,22 @@ log = logging.getLogger("tweakbot")
 
 T = TypeVar("T")
 
-EventLoop = Literal["uvloop", "asyncio"]
+#: A loop the bot can run on.
+Loop = Literal["uvloop", "asyncio"]
+#: What ``TWEAKBOT_EVENT_LOOP`` may say: a loop, or ``auto`` (chosen by the mode).
+EventLoop = Literal["auto", "uvloop", "asyncio"]
 EVENT_LOOPS: tuple[str, ...] = get_args(EventLoop)
-DEFAULT_EVENT_LOOP: EventLoop = "uvloop"
+DEFAULT_EVENT_LOOP: EventLoop = "auto"
 
 
-def loop_factory(choice: EventLoop) -> Callable[[], asyncio.AbstractEventLoop] | None:
+def choose(setting: EventLoop, *, webhook: bool) -> Loop:
+    """The loop a bot in this mode runs on: ``auto`` is uvloop for a webhook, Python's for polling."""
+    if setting == "auto":
+        return "uvloop" if webhook else "asyncio"
+    return setting
+
+
+def loop_factory(choice: Loop) -> Callable[[], asyncio.AbstractEventLoop] | None:
     """The factory for ``asyncio.Runner`` (None: Python's own loop)."""
     if choice == "asyncio":
         return None
@@ -35,7 +49,7 @@ def loop_factory(choice: EventLoop) -> Callable[[], asyncio.AbstractEventLoop] |
     return uvloop.new_event_loop
 
 
-def run(main: Coroutine[Any, Any, T], choice: EventLoop = DEFAULT_EVENT_LOOP) -> T:
+def run(main: Coroutine[Any, Any, T], choice: Loop = "uvloop") -> T:
     """``asyncio.run(main)`` on the chosen loop."""
     with asyncio.Runner(loop_factory=loop_factory(choice)) as runner:
         return runner.run(main)

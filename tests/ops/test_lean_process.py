@@ -49,13 +49,14 @@ command_menu.menu_texts = menus_read_first
 
 async def serve(application, settings, *, webhook):  # the bot, up to the moment it would serve
     # No HTTP server to run, so no metrics to count (decisions.md B28); frozenlist's pure-Python
-    # build, so no C++ runtime (B31).
+    # build, so no C++ runtime (B31); Python's event loop, not uvloop (B32).
     report(
         "psycopg",
         "sqlalchemy.dialects.postgresql",
         "aiohttp.web",
         "prometheus_client",
         "frozenlist._frozenlist",
+        "uvloop",
     )
     with open("/proc/self/maps") as maps:
         print(sorted({line.split()[-1].rsplit("/", 1)[-1] for line in maps if "libstdc++" in line}) or "-")

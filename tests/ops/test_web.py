@@ -7,6 +7,7 @@ import json
 import logging
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -211,3 +212,44 @@ async def test_a_port_already_taken_is_an_error_and_the_server_holds_nothing(db_
     finally:
         await first.stop()
         deps.db.close()
+
+
+@pytest.mark.parametrize(("argv", "loop"), [(["--webhook"], "uvloop"), ([], "asyncio")])
+def test_the_cli_runs_a_webhook_bot_on_uvloop_and_a_polling_bot_on_pythons_loop(
+    argv: list[str], loop: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The default, ``auto``, as `python -m tgbot` resolves it (decisions.md B32)."""
+    from tests.fakes.telegram import TEST_TOKEN
+    from tgbot import __main__, app, deps, event_loop
+
+    class StoppedDatabase:
+        def close(self) -> None: ...
+
+        def busy(self) -> bool:
+            return False
+
+    ran: list[str] = []
+
+    def run(main: Any, choice: str) -> None:
+        main.close()  # the serve() coroutine, never started
+        ran.append(choice)
+
+    monkeypatch.chdir(tmp_path)
+    for name in ("WEBHOOK_URL", "WEBHOOK_SECRET", "DATABASE_URL", "TWEAKBOT_EVENT_LOOP"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("TELEGRAM_BOT_TOKEN", TEST_TOKEN)
+    if argv:
+        monkeypatch.setenv("WEBHOOK_URL", HOOK)
+        monkeypatch.setenv("WEBHOOK_SECRET", SECRET)
+    monkeypatch.setattr(__main__, "migrate_apart", lambda: True)
+    monkeypatch.setattr(app, "build_application", lambda *args, **kwargs: type("App", (), {"bot_data": {}})())
+    monkeypatch.setattr(deps, "get_deps", lambda bot_data: type("Deps", (), {"db": StoppedDatabase()})())
+    monkeypatch.setattr(event_loop, "run", run)
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    try:
+        assert __main__.main(argv) == 0
+    finally:
+        root.handlers[:] = handlers
+        root.setLevel(level)
+    assert ran == [loop]
