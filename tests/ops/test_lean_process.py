@@ -1,7 +1,7 @@
 """What the serving process does not load (issue 20, peak RSS): each of these cost megabytes a
 bot process would keep for its whole life, for a mode or a database it does not use, or for a
-compiled build it gains nothing from. A later
-eager import of any of them fails here (the processes are fresh: nothing else imported them)."""
+compiled build it gains nothing from. A later eager import of any of them fails here (the
+processes are fresh: nothing else imported them)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.telegram import TEST_TOKEN
+from tgbot.lean_builds import PURE_PYTHON_SWITCHES
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 
@@ -91,7 +92,12 @@ def _run(code: str, tmp_path: Path, env: dict[str, str]) -> list[str]:
         out = subprocess.run(
             [sys.executable, "-c", program],
             cwd=tmp_path,
-            env={**os.environ, "PYTHONPATH": str(ROOT), **env},
+            # The bot's own choice of builds is under test: none inherited from this process.
+            env={
+                **{k: v for k, v in os.environ.items() if k not in PURE_PYTHON_SWITCHES},
+                "PYTHONPATH": str(ROOT),
+                **env,
+            },
             capture_output=True,
             text=True,
             timeout=60,

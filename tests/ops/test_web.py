@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import json
 import logging
+import os
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -171,6 +172,14 @@ async def test_webhook_mode_refuses_to_start_without_a_secret(db_url: str) -> No
         await serve(app, settings, webhook=True, handle_signals=False)
 
 
+def _restore_what_main_sets(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`main()` sets these for the libraries it imports next; after the test they are as before,
+    so that no later test's subprocess inherits them."""
+    for name in ("FROZENLIST_NO_EXTENSIONS", "SSL_CERT_FILE", "SSL_CERT_DIR"):
+        monkeypatch.setenv(name, os.environ.get(name, ""))
+        monkeypatch.delenv(name)
+
+
 def test_cli_webhook_mode_needs_url_and_secret(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -178,6 +187,7 @@ def test_cli_webhook_mode_needs_url_and_secret(
     from tgbot.__main__ import main
 
     monkeypatch.chdir(tmp_path)
+    _restore_what_main_sets(monkeypatch)
     for name in ("WEBHOOK_URL", "WEBHOOK_SECRET", "DATABASE_URL"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("TELEGRAM_BOT_TOKEN", TEST_TOKEN)
@@ -237,6 +247,7 @@ def test_the_cli_runs_a_webhook_bot_on_uvloop_and_a_polling_bot_on_pythons_loop(
     monkeypatch.chdir(tmp_path)
     for name in ("WEBHOOK_URL", "WEBHOOK_SECRET", "DATABASE_URL", "TWEAKBOT_EVENT_LOOP"):
         monkeypatch.delenv(name, raising=False)
+    _restore_what_main_sets(monkeypatch)
     monkeypatch.setenv("TELEGRAM_BOT_TOKEN", TEST_TOKEN)
     if argv:
         monkeypatch.setenv("WEBHOOK_URL", HOOK)
