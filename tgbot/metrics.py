@@ -24,6 +24,7 @@ _registry: MetricRegistry | None = None
 #: Key in ``Session.info`` where a transaction collects the moves it wrote (see `note_move`).
 _PENDING_MOVES = "tweakbot.pending_moves"
 
+
 def enable() -> None:
     """Count from now on (idempotent)."""
     global _registry

@@ -6,7 +6,6 @@ run ``python -m tgbot.migrations revision -m "what changed"`` and review the new
 
 from __future__ import annotations
 
-import logging
 import threading
 import tomllib
 from pathlib import Path
@@ -153,6 +152,7 @@ def test_the_package_ships_its_migrations() -> None:
     assert (REPO / "tgbot" / "migrations" / "env.py").is_file()
 
 
+@pytest.mark.usefixtures("root_logging_restored")
 def test_migrate_command_fails_cleanly_when_the_database_is_unusable(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -162,13 +162,7 @@ def test_migrate_command_fails_cleanly_when_the_database_is_unusable(
     monkeypatch.setenv("TELEGRAM_BOT_TOKEN", TEST_TOKEN)
     monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'missing-dir' / 'bot.sqlite3'}")
     monkeypatch.chdir(tmp_path)  # no .env here
-    root = logging.getLogger()
-    handlers, level = root.handlers[:], root.level
-    try:
-        assert main(["migrate"]) == 1
-    finally:
-        root.handlers[:] = handlers
-        root.setLevel(level)
+    assert main(["migrate"]) == 1
 
 
 SERVE_AND_REPORT = """

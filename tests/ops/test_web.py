@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import gc
 import json
-import logging
-import os
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -172,14 +170,7 @@ async def test_webhook_mode_refuses_to_start_without_a_secret(db_url: str) -> No
         await serve(app, settings, webhook=True, handle_signals=False)
 
 
-def _restore_what_main_sets(monkeypatch: pytest.MonkeyPatch) -> None:
-    """`main()` sets these for the libraries it imports next; after the test they are as before,
-    so that no later test's subprocess inherits them."""
-    for name in ("FROZENLIST_NO_EXTENSIONS", "SSL_CERT_FILE", "SSL_CERT_DIR"):
-        monkeypatch.setenv(name, os.environ.get(name, ""))
-        monkeypatch.delenv(name)
-
-
+@pytest.mark.usefixtures("root_logging_restored")
 def test_cli_webhook_mode_needs_url_and_secret(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -187,21 +178,14 @@ def test_cli_webhook_mode_needs_url_and_secret(
     from tgbot.__main__ import main
 
     monkeypatch.chdir(tmp_path)
-    _restore_what_main_sets(monkeypatch)
     for name in ("WEBHOOK_URL", "WEBHOOK_SECRET", "DATABASE_URL"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("TELEGRAM_BOT_TOKEN", TEST_TOKEN)
-    root = logging.getLogger()
-    handlers, level = root.handlers[:], root.level
-    try:
-        assert main(["--webhook"]) == 2
-        assert "WEBHOOK_URL" in capsys.readouterr().err
-        monkeypatch.setenv("WEBHOOK_URL", HOOK)
-        assert main(["--webhook"]) == 2
-        assert "WEBHOOK_SECRET" in capsys.readouterr().err
-    finally:
-        root.handlers[:] = handlers
-        root.setLevel(level)
+    assert main(["--webhook"]) == 2
+    assert "WEBHOOK_URL" in capsys.readouterr().err
+    monkeypatch.setenv("WEBHOOK_URL", HOOK)
+    assert main(["--webhook"]) == 2
+    assert "WEBHOOK_SECRET" in capsys.readouterr().err
     assert not (tmp_path / "tweakbot.sqlite3").exists()  # it stopped before touching the database
 
 
@@ -224,6 +208,7 @@ async def test_a_port_already_taken_is_an_error_and_the_server_holds_nothing(db_
         deps.db.close()
 
 
+@pytest.mark.usefixtures("root_logging_restored")
 @pytest.mark.parametrize(("argv", "loop"), [(["--webhook"], "uvloop"), ([], "asyncio")])
 def test_the_cli_runs_a_webhook_bot_on_uvloop_and_a_polling_bot_on_pythons_loop(
     argv: list[str], loop: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -247,7 +232,6 @@ def test_the_cli_runs_a_webhook_bot_on_uvloop_and_a_polling_bot_on_pythons_loop(
     monkeypatch.chdir(tmp_path)
     for name in ("WEBHOOK_URL", "WEBHOOK_SECRET", "DATABASE_URL", "TWEAKBOT_EVENT_LOOP"):
         monkeypatch.delenv(name, raising=False)
-    _restore_what_main_sets(monkeypatch)
     monkeypatch.setenv("TELEGRAM_BOT_TOKEN", TEST_TOKEN)
     if argv:
         monkeypatch.setenv("WEBHOOK_URL", HOOK)
@@ -256,11 +240,5 @@ def test_the_cli_runs_a_webhook_bot_on_uvloop_and_a_polling_bot_on_pythons_loop(
     monkeypatch.setattr(app, "build_application", lambda *args, **kwargs: type("App", (), {"bot_data": {}})())
     monkeypatch.setattr(deps, "get_deps", lambda bot_data: type("Deps", (), {"db": StoppedDatabase()})())
     monkeypatch.setattr(event_loop, "run", run)
-    root = logging.getLogger()
-    handlers, level = root.handlers[:], root.level
-    try:
-        assert __main__.main(argv) == 0
-    finally:
-        root.handlers[:] = handlers
-        root.setLevel(level)
+    assert __main__.main(argv) == 0
     assert ran == [loop]
