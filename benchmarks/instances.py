@@ -524,11 +524,11 @@ async def run_child(args: argparse.Namespace) -> Figures:
 
 def _refusal() -> Callable[[str], bool]:
     """Whether an answer's text is one of the bot's refusals (in English, as the players get)."""
-    from tgbot.render.refusals import ERROR_TEXT, ILLEGAL_TEXT
+    from tgbot.render.refusals import ILLEGAL_TEXT, REFUSAL_TEXT
 
     patterns = [
         re.escape(str(t)).replace(r"\{", "{").replace(r"\}", "}")
-        for t in (*ERROR_TEXT.values(), *ILLEGAL_TEXT.values())
+        for t in (*REFUSAL_TEXT.values(), *ILLEGAL_TEXT.values())
     ]
     found = re.compile("|".join(re.sub(r"\{\w+\}", ".*?", p) for p in patterns))
     return lambda text: text == "⚠️" or found.search(text) is not None

@@ -725,11 +725,11 @@ class Load:
 @functools.cache
 def _refusals() -> re.Pattern[str]:
     """Every refusal the bot answers a key with, in English (its templates, fields as wildcards)."""
-    from tgbot.render.refusals import ERROR_TEXT, ILLEGAL_TEXT
+    from tgbot.render.refusals import ILLEGAL_TEXT, REFUSAL_TEXT
 
     patterns = [
         ".*".join(re.escape(part) for part in re.split(r"\{\w+\}", str(template)))
-        for template in (*ERROR_TEXT.values(), *ILLEGAL_TEXT.values())
+        for template in (*REFUSAL_TEXT.values(), *ILLEGAL_TEXT.values())
     ]
     return re.compile("|".join(f"(?:{p})" for p in patterns))
 

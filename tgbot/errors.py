@@ -1,14 +1,78 @@
-"""Why a request was refused (a stable keyword the handlers translate), or could not be answered."""
+"""Why a request was refused (a `Refusal` the seam words in the reader's language), or could not
+be answered at all (`DatabaseTrouble`)."""
 
 from __future__ import annotations
+
+from enum import StrEnum
 
 
 class DatabaseTrouble(Exception):
     """The database did not answer in time, or not at all: the update gets an apology."""
 
 
+class Refusal(StrEnum):
+    """Every reason a service refuses a request. Each has its words in one table
+    (`render.refusals.REFUSAL_TEXT`); the value is what the update's log line and metrics say."""
+
+    # Games and lobbies.
+    NO_GAME = "no_game"
+    NO_GAME_HERE = "no_game_here"
+    NOT_LOBBY = "not_lobby"
+    ALREADY_JOINED = "already_joined"
+    LOBBY_FULL = "lobby_full"
+    NOT_IN_GAME = "not_in_game"
+    NOT_CREATOR = "not_creator"
+    TOO_FEW = "too_few"
+    NO_HUMANS = "no_humans"
+    BAD_CONFIG = "bad_config"
+    GAME_EXISTS = "game_exists"
+    LOBBY_OPEN = "lobby_open"
+    BAD_SETTING = "bad_setting"
+    NOT_RUNNING = "not_running"
+    # A running game's keys.
+    STALE = "stale"
+    ON_ITS_WAY = "on_its_way"
+    NOT_YOUR_TURN = "not_your_turn"
+    PAUSED = "paused"
+    NOT_PLAYING = "not_playing"
+    GAME_OVER = "game_over"
+    MALFORMED = "malformed"
+    ILLEGAL = "illegal"
+    PICK_HAND = "pick_hand"
+    # After a game.
+    REMATCH_NOT_PLAYER = "rematch_not_player"
+    REMATCH_OLD = "rematch_old"
+    NOT_FINISHED = "not_finished"
+    # Table commands.
+    ALREADY_LEFT = "already_left"
+    ALREADY_PAUSED = "already_paused"
+    NOT_PAUSED = "not_paused"
+    NOT_STARTED = "not_started"
+    NOT_AWAY = "not_away"
+    QUIET_IN_GROUP = "quiet_in_group"
+    QUIET_USAGE = "quiet_usage"
+    QUIET_UNREADABLE = "quiet_unreadable"
+    SETTINGS_NO_GAME = "settings_no_game"
+    SETTINGS_IN_LOBBY = "settings_in_lobby"
+    TOP_IN_GROUP = "top_in_group"
+    HISTORY_IN_GROUP = "history_in_group"
+    NEWGAME_IN_GROUP = "newgame_in_group"
+    UNKNOWN_LANGUAGE = "unknown_language"
+    UNKNOWN_COMMAND = "unknown_command"
+
+    @classmethod
+    def of_engine(cls, code: str) -> Refusal:
+        """The refusal for an engine error's code (`engine.errors.EngineError.code`): the turn,
+        the game's end and a malformed action have their own words; anything else is illegal."""
+        known = {"not_your_turn": cls.NOT_YOUR_TURN, "game_over": cls.GAME_OVER, "malformed": cls.MALFORMED}
+        return known.get(code, cls.ILLEGAL)
+
+
 class ServiceError(Exception):
-    def __init__(self, reason: str, **details: object) -> None:
-        super().__init__(reason)
+    """A service refuses: `reason`, with what its words need (`rule` for an illegal move, the
+    name of the player whose turn it is, the sum's total and target)."""
+
+    def __init__(self, reason: Refusal, **details: object) -> None:
+        super().__init__(reason.value)
         self.reason = reason
         self.details = details

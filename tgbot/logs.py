@@ -6,7 +6,7 @@ whichever handler ran (or none did), so every update gets exactly one line::
     INFO tweakbot.updates update=812 chat=-100123 game=42 action=move outcome=ok ms=12.3
 
 Handlers refine the game, action and outcome through `note_update` (the wrappers in
-``handlers/wrap.py`` do it for every key and command); they never log message text. Users'
+``handlers/seam.py`` do it for every key and command); they never log message text. Users'
 texts only ever appear in PTB's own DEBUG lines. The bot token and the webhook secret are removed
 from every record, at any level, by a log record factory: a line that would contain them shows
 ``<redacted>`` instead.
@@ -111,6 +111,13 @@ def note_update(game_id: int | None, action: str, outcome: str, **extra: Any) ->
     if record.outcome != "error":
         record.outcome = outcome
     record.extra.update(extra)
+
+
+def note_extra(**extra: Any) -> None:
+    """Add fields to the current update's line (nothing to do outside one)."""
+    record = _current.get()
+    if record is not None:
+        record.extra.update(extra)
 
 
 def note_error() -> None:

@@ -27,12 +27,13 @@ from tests.fakes.telegram import ApiCall, FakeChat, FakeUser, StoredMessage
 from tgbot import callbacks as cb
 from tgbot import jobs
 from tgbot.services import lobby, play, surfaces
+from tgbot.services.call import Answer
 from tgbot.services.context import load_game
 from tgbot.services.env import Env
 from tgbot.services.game_clock import start_when_shown
+from tgbot.services.origins import Command, Tap
 from tgbot.services.people import Person
 from tgbot.services.sweep import SweepReport
-from tgbot.services.tap import Answer, Tap
 from tgbot.store.db import session_scope
 from tgbot.store.models import Game, OutboxRow
 
@@ -172,7 +173,7 @@ def service_game(db: Engine, chat_id: int, pace: str, now: datetime) -> int:
     """A started two-player game (Ana and Ben) in group `chat_id`, made through the services."""
     env = env_at(now, pace)
     with session_scope(db) as session:
-        created = lobby.create(session, env, chat_id, None, "Friends", ANA)
+        created = lobby.newgame(session, env, Command(ANA, chat_id, chat_title="Friends"))
         assert created.game_id is not None
         assert (
             lobby.join(session, env, tap_by(BEN.id, chat_id), cb.Join(created.game_id)).text == "You're in!"

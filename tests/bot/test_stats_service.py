@@ -30,12 +30,12 @@ from tgbot.render.chart import (
     spec,
 )
 from tgbot.services import history, lobby, moves, play, record, stats, table_control
-from tgbot.services.command import Command
+from tgbot.services.call import KeyService
 from tgbot.services.context import load_game
 from tgbot.services.env import Env
 from tgbot.services.moves import MoveOutcome
+from tgbot.services.origins import Command, Tap
 from tgbot.services.people import Person
-from tgbot.services.tap import KeyService, Tap
 from tgbot.store.db import create_all, make_engine, session_scope
 from tgbot.store.models import ComputerStats, Game, Move, PlayerStats
 
@@ -71,7 +71,7 @@ def new_game(db: Engine, seed: int = 5, computer: str | None = None, goal: int =
     """Ana and Ben (or Ana and a computer) at a started game with a low goal, through the lobby's
     services as its keys call them."""
     with session_scope(db) as session:
-        created = lobby.create(session, env(seed), CHAT, None, "Friends", ANA)
+        created = lobby.newgame(session, env(seed), Command(ANA, CHAT, chat_title="Friends"))
         game_id = created.game_id
         assert game_id is not None
         game = session.get(Game, game_id)

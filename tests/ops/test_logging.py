@@ -59,8 +59,8 @@ async def test_one_line_per_update_with_game_action_outcome_and_time(
         ("help", "ok"),
         ("help", "ok"),
         ("text", "ok"),
-        ("unknown_command", "ok"),
-        ("callback", "bad_data"),
+        ("unknown_command", "unknown_command"),  # a refusal's outcome is its reason
+        ("callback", "malformed"),
     ]
     assert len({m.group(1) for m in lines}) == len(lines)  # one line per update id
     game_ids = {m.group(3) for m in lines[:2]}

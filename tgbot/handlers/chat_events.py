@@ -19,11 +19,11 @@ from telegram import ChatMember, ChatMemberRestricted, Update
 from telegram.constants import ChatType
 from telegram.ext import BaseHandler, ChatMemberHandler, MessageHandler, filters
 
-from .. import logs
-from ..services import chat_events, info, people
+from ..services import chat_events, info
+from ..services.origins import ChatEvent
 from .commands import COMMAND_NAMES
-from .context import TweakContext, command_of, is_group
-from .wrap import on_command, quietly
+from .context import TweakContext, command_of, is_group, person
+from .seam import on_command, serve
 
 GROUP = 7  # a handler group of its own, checked after the commands and keys (group 0)
 
@@ -35,7 +35,6 @@ def _present(member: ChatMember) -> bool:
     return isinstance(member, ChatMemberRestricted) and member.is_member
 
 
-@quietly
 async def on_migrate(update: Update, context: TweakContext) -> None:
     message = update.effective_message
     if message is None:
@@ -46,11 +45,9 @@ async def on_migrate(update: Update, context: TweakContext) -> None:
         old_id, new_id = message.migrate_from_chat_id, message.chat.id
     else:
         return
-    moved = await context.deps.run(chat_events.migrate_chat, old_id, new_id)
-    logs.note_update(None, "migrate", f"moved_{len(moved)}")
+    await serve(context, chat_events.chat_migrated, ChatEvent(old_id), new_id, action="migrate")
 
 
-@quietly
 async def on_my_chat_member(update: Update, context: TweakContext) -> None:
     change = update.my_chat_member
     if change is None:
@@ -58,29 +55,27 @@ async def on_my_chat_member(update: Update, context: TweakContext) -> None:
     chat = change.chat
     was, now_in = _present(change.old_chat_member), _present(change.new_chat_member)
     if chat.type == ChatType.PRIVATE:
-        user_id = change.from_user.id
-        await context.deps.run(people.private_chat_changed, user_id, now_in)
+        changed = ChatEvent(chat.id, person(change.from_user))
+        await serve(context, chat_events.private_chat, changed, now_in, action="private_chat")
         return
     if chat.type not in (ChatType.GROUP, ChatType.SUPERGROUP) or was == now_in:
         return
     if not now_in:
-        await context.deps.run(chat_events.bot_removed, chat.id)
+        await serve(context, chat_events.bot_left, ChatEvent(chat.id), action="chat_event")
     else:
-        await context.deps.run(chat_events.bot_added, chat.id, chat.title)
+        await serve(context, chat_events.bot_joined, ChatEvent(chat.id), chat.title, action="chat_event")
 
 
-@quietly
 async def on_chat_member(update: Update, context: TweakContext) -> None:
     change = update.chat_member
     if change is None or change.chat.type not in (ChatType.GROUP, ChatType.SUPERGROUP):
         return
     user = change.new_chat_member.user
     if _present(change.old_chat_member) and not _present(change.new_chat_member) and not user.is_bot:
-        chat_id = change.chat.id
-        await context.deps.run(chat_events.member_left, chat_id, user.id)
+        left = ChatEvent(change.chat.id, person(user))
+        await serve(context, chat_events.person_left, left, action="chat_event")
 
 
-@quietly
 async def on_left_member(update: Update, context: TweakContext) -> None:
     message = update.effective_message
     if message is None or message.left_chat_member is None:
@@ -88,9 +83,9 @@ async def on_left_member(update: Update, context: TweakContext) -> None:
     user = message.left_chat_member
     chat_id = message.chat.id
     if user.id == context.bot.id:  # the bot itself (basic groups say so)
-        await context.deps.run(chat_events.bot_removed, chat_id)
+        await serve(context, chat_events.bot_left, ChatEvent(chat_id), action="chat_event")
     elif not user.is_bot:
-        await context.deps.run(chat_events.member_left, chat_id, user.id)
+        await serve(context, chat_events.person_left, ChatEvent(chat_id, person(user)), action="chat_event")
 
 
 async def on_unknown_command(update: Update, context: TweakContext) -> None:

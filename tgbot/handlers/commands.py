@@ -8,8 +8,8 @@ from typing import Any
 from telegram.ext import BaseHandler, CommandHandler
 
 from ..services import info, lobby, records, table_control
-from ..services.command import CommandService
-from .wrap import on_command
+from ..services.call import CommandService
+from .seam import on_command
 
 #: Every command and the service that answers it (a command's arguments, and the person it
 #: replied to, travel in the `Command`: `handlers.context.command_of`).

@@ -13,9 +13,8 @@ from telegram.ext import CallbackContext, ExtBot
 
 from ..deps import Deps, get_deps
 from ..i18n import normalize
-from ..services.command import Command
+from ..services.origins import Command, Tap
 from ..services.people import Person
-from ..services.tap import Tap
 
 
 class TweakContext(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], dict[Any, Any]]):

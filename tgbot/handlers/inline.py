@@ -14,52 +14,46 @@ from telegram.error import TelegramError
 from telegram.ext import BaseHandler, ChosenInlineResultHandler, InlineQueryHandler, MessageHandler, filters
 
 from .. import logs
-from ..errors import DatabaseTrouble
 from ..services import inline
+from ..services.call import Result
+from ..services.origins import InlineQuery, Pick
 from .context import TweakContext, own_language, person
-from .wrap import trouble_text
+from .seam import serve, trouble_text
+
+
+def _article(result: Result) -> InlineQueryResultArticle:
+    return InlineQueryResultArticle(
+        id=result.id,
+        title=result.title,
+        description=result.description or None,
+        input_message_content=InputTextMessageContent(result.message),
+    )
 
 
 async def on_inline_query(update: Update, context: TweakContext) -> None:
     query = update.inline_query
     if query is None:
         return
-    who = person(query.from_user)
-    try:
-        found = await context.deps.run(inline.answer, who, query.query, query.offset, query.chat_type)
-        results = [
-            InlineQueryResultArticle(
-                id=r.id,
-                title=r.title,
-                description=r.description or None,
-                input_message_content=InputTextMessageContent(r.message),
-            )
-            for r in found.results
-        ]
-        next_offset = found.next_offset
-    except DatabaseTrouble:
+    asked = InlineQuery(person(query.from_user), query.query, query.offset, query.chat_type)
+    found = await serve(context, inline.answer, asked, action="inline")
+    if found is None:
         sorry = trouble_text(own_language(update))
-        results = [
-            InlineQueryResultArticle(
-                id="trouble", title=sorry, input_message_content=InputTextMessageContent(sorry)
-            )
-        ]
-        next_offset = ""
+        results, next_offset = [_article(Result("trouble", sorry, "", sorry))], ""
+    else:
+        results, next_offset = [_article(r) for r in found.results], found.next_offset
     try:
         await query.answer(results, cache_time=0, is_personal=True, next_offset=next_offset or None)
     except TelegramError as exc:  # too late (the person typed on): nothing to do
         logs.note_update(None, "inline", "late", error=type(exc).__name__)
         return
-    logs.note_update(None, "inline", "ok", results=len(results))
+    logs.note_extra(results=len(results))
 
 
 async def on_chosen(update: Update, context: TweakContext) -> None:
     chosen = update.chosen_inline_result
     if chosen is None:
         return
-    who = person(chosen.from_user)
-    outcome = await context.deps.run(inline.pick, who, chosen.result_id)
-    logs.note_update(None, "inline_pick", outcome)
+    await serve(context, inline.pick, Pick(person(chosen.from_user), chosen.result_id), action="inline_pick")
 
 
 async def on_via_message(update: Update, context: TweakContext) -> None:
@@ -71,10 +65,7 @@ async def on_via_message(update: Update, context: TweakContext) -> None:
     picked = _picked_id(message.entities or ())
     if user is None or picked is None:
         return
-    who = person(user)
-    chat_id = message.chat.id
-    outcome = await context.deps.run(inline.pick, who, picked, chat_id)
-    logs.note_update(None, "inline_message", outcome)
+    await serve(context, inline.pick, Pick(person(user), picked, message.chat.id), action="inline_message")
 
 
 def _picked_id(entities: Any) -> str | None:

@@ -13,8 +13,8 @@ from telegram.ext import BaseHandler, CallbackQueryHandler
 
 from .. import callbacks as cb
 from ..services import info, lobby, play, records, rematch
-from ..services.tap import KeyService
-from .wrap import invalid_key, on_key, own_page
+from ..services.call import KeyService
+from .seam import invalid_key, on_key, own_page
 
 K = TypeVar("K", bound=cb.Callback)
 Route = CallbackQueryHandler[Any, Any]

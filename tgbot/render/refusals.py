@@ -1,10 +1,13 @@
-"""Why something was refused, in the reader's language (services raise `ServiceError(reason)`)."""
+"""Why something was refused, in the reader's language: one table, keyed by `Refusal`.
+
+An illegal move is worded by the engine's rule (`IllegalActionError.reason`, a stable keyword).
+"""
 
 from __future__ import annotations
 
 from engine.config import MAX_PLAYERS, MIN_PLAYERS
 
-from ..errors import ServiceError
+from ..errors import Refusal, ServiceError
 from ..i18n import M_, _
 
 ILLEGAL_TEXT = {
@@ -22,46 +25,74 @@ ILLEGAL_TEXT = {
     "empty_hand": M_("You need a card in your hand for that."),
 }
 
-ERROR_TEXT = {
-    "no_game": M_("This game no longer exists."),
-    "no_game_here": M_("There is no game here. Start one with /newgame."),
-    "not_lobby": M_("This lobby is closed."),
-    "already_joined": M_("You're already in."),
-    "lobby_full": M_("The table is full ({high} players)."),
-    "not_in_game": M_("You're not in this game. Start your own with /newgame!"),
-    "not_creator": M_("Only the creator or a group admin can do that."),
-    "too_few": M_("At least {low} players are needed."),
-    "no_humans": M_("At least one human player is needed."),
-    "bad_config": M_("Not enough cards for this many players: pick more colours in Settings."),
-    "stale": M_("This board is out of date: the live one is at the bottom of the chat."),
-    "on_its_way": M_("⏳ The next board is on its way: it shows up at the bottom in a moment."),
-    "not_your_turn": M_("It's {name}'s turn."),
-    "paused": M_("The game is paused. /resume to continue."),
-    "not_playing": M_("This game is over."),
-    "game_over": M_("This game is over."),
-    "game_exists": M_("A game is already running here."),
-    "lobby_open": M_("A lobby is already open here: tap ✋ Join on it."),
-    "rematch_not_player": M_("🔁 Rematch is for the players of this game. Start a new one with /newgame."),
-    "rematch_old": M_("A newer game has been played here since. Start a new one with /newgame."),
-    "bad_setting": M_("That setting is not available."),
-    "already_left": M_("You already left this game."),
-    "already_paused": M_("The game is already paused."),
-    "not_paused": M_("The game is not paused."),
-    "not_started": M_("The game has not started yet."),
-    "malformed": M_("That key is not valid any more."),
-    "not_your_turn_engine": M_("It's not your turn."),
-    "illegal": M_("That move is not allowed."),
-    "pick_hand": M_("Pick a hand card first."),
-    "trouble": M_("The bot is having trouble right now. Please try again in a minute."),
+REFUSAL_TEXT: dict[Refusal, str] = {
+    Refusal.NO_GAME: M_("This game no longer exists."),
+    Refusal.NO_GAME_HERE: M_("There is no game here. Start one with /newgame."),
+    Refusal.NOT_LOBBY: M_("This lobby is closed."),
+    Refusal.ALREADY_JOINED: M_("You're already in."),
+    Refusal.LOBBY_FULL: M_("The table is full ({high} players)."),
+    Refusal.NOT_IN_GAME: M_("You're not in this game. Start your own with /newgame!"),
+    Refusal.NOT_CREATOR: M_("Only the creator or a group admin can do that."),
+    Refusal.TOO_FEW: M_("At least {low} players are needed."),
+    Refusal.NO_HUMANS: M_("At least one human player is needed."),
+    Refusal.BAD_CONFIG: M_("Not enough cards for this many players: pick more colours in Settings."),
+    Refusal.GAME_EXISTS: M_("A game is already running here."),
+    Refusal.LOBBY_OPEN: M_("A lobby is already open here: tap ✋ Join on it."),
+    Refusal.BAD_SETTING: M_("That setting is not available."),
+    Refusal.NOT_RUNNING: M_("That game is not running any more."),
+    Refusal.STALE: M_("This board is out of date: the live one is at the bottom of the chat."),
+    Refusal.ON_ITS_WAY: M_("⏳ The next board is on its way: it shows up at the bottom in a moment."),
+    Refusal.NOT_YOUR_TURN: M_("It's {name}'s turn."),
+    Refusal.PAUSED: M_("The game is paused. /resume to continue."),
+    Refusal.NOT_PLAYING: M_("This game is over."),
+    Refusal.GAME_OVER: M_("This game is over."),
+    Refusal.MALFORMED: M_("That key is not valid any more."),
+    Refusal.ILLEGAL: M_("That move is not allowed."),
+    Refusal.PICK_HAND: M_("Pick a hand card first."),
+    Refusal.REMATCH_NOT_PLAYER: M_(
+        "🔁 Rematch is for the players of this game. Start a new one with /newgame."
+    ),
+    Refusal.REMATCH_OLD: M_("A newer game has been played here since. Start a new one with /newgame."),
+    Refusal.NOT_FINISHED: M_("Only finished games have a replay file."),
+    Refusal.ALREADY_LEFT: M_("You already left this game."),
+    Refusal.ALREADY_PAUSED: M_("The game is already paused."),
+    Refusal.NOT_PAUSED: M_("The game is not paused."),
+    Refusal.NOT_STARTED: M_("The game has not started yet."),
+    Refusal.NOT_AWAY: M_("You were not away."),
+    Refusal.QUIET_IN_GROUP: M_("Quiet hours are set in a group."),
+    Refusal.QUIET_USAGE: M_(
+        "Usage: /quiet 23-08 +7 (hours in local time, then the UTC offset), or /quiet off."
+    ),
+    Refusal.QUIET_UNREADABLE: M_("I could not read that. Example: /quiet 23-08 +7"),
+    Refusal.SETTINGS_NO_GAME: M_("There is no game here. Settings are in the lobby of /newgame."),
+    Refusal.SETTINGS_IN_LOBBY: M_("Use the ⚙️ Settings key of the lobby."),
+    Refusal.TOP_IN_GROUP: M_("Send /top in a group to see its leaderboard."),
+    Refusal.HISTORY_IN_GROUP: M_("Send /history in a group to see its games."),
+    Refusal.NEWGAME_IN_GROUP: M_("TWEAK! is played in groups: add me to a group and send /newgame there."),
+    Refusal.UNKNOWN_LANGUAGE: M_("Unknown language."),
+    Refusal.UNKNOWN_COMMAND: M_("I don't know that command. /help lists what I can do."),
 }
+
+#: Refusals shown as an alert the person dismisses: a move the rules forbid, and keys that can
+#: never work (forged, or a game or language that is not there).
+ALERTS = frozenset(
+    {Refusal.ILLEGAL, Refusal.MALFORMED, Refusal.NO_GAME, Refusal.NOT_FINISHED, Refusal.UNKNOWN_LANGUAGE}
+)
+
+#: "It's {name}'s turn." when the refusal does not say whose (the engine's own check).
+NOT_YOUR_TURN_ANYONE = M_("It's not your turn.")
+#: The apology when the database does not answer (not a refusal: nothing was decided).
+TROUBLE_TEXT = M_("The bot is having trouble right now. Please try again in a minute.")
 
 
 def refusal(lang: str, error: ServiceError) -> str:
-    if error.reason == "illegal":
-        rule = str(error.details.get("rule", ""))
-        template = ILLEGAL_TEXT.get(rule, ERROR_TEXT["illegal"])
-        fmt = {k: v for k, v in error.details.items() if k in ("total", "target")}
-        return _(lang, template, **fmt)
-    template = ERROR_TEXT.get(error.reason, ERROR_TEXT["illegal"])
-    fields = {"name": error.details.get("name", "?"), "low": MIN_PLAYERS, "high": MAX_PLAYERS}
+    """The refusal's words, filled in with what it says (a rule's total and target, whose turn)."""
+    details = error.details
+    if error.reason is Refusal.ILLEGAL:
+        template = ILLEGAL_TEXT.get(str(details.get("rule", "")), REFUSAL_TEXT[Refusal.ILLEGAL])
+        return _(lang, template, **{k: v for k, v in details.items() if k in ("total", "target")})
+    if error.reason is Refusal.NOT_YOUR_TURN and "name" not in details:
+        return _(lang, NOT_YOUR_TURN_ANYONE)
+    template = REFUSAL_TEXT[error.reason]
+    fields = {"name": details.get("name", ""), "low": MIN_PLAYERS, "high": MAX_PLAYERS}
     return _(lang, template, **{k: v for k, v in fields.items() if "{" + k + "}" in template})

@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable
 from dataclasses import replace
@@ -25,14 +26,14 @@ from sqlalchemy import delete, insert, update
 from sqlalchemy import select as core_select
 from sqlmodel import Session, SQLModel, col, select
 
-from ..errors import ServiceError
 from ..i18n import _
 from ..render import cards as cards_render
 from ..store import outbox
 from ..store.models import ACTIVE_STATUSES, LOBBY, PAUSED, PLAYING, Chat, Game, OutboxRow
 from ..turn_clock import TurnClock
 from . import lobby, lobby_message, output, people, record, stats, surfaces, table_control
-from .context import context_of, load_game
+from .call import EventCall, Noted, event_service
+from .context import GameContext, SeatInfo, context_of, load_game
 from .env import Env
 from .game_clock import clock_of, is_held, set_clock, start_when_shown
 
@@ -161,30 +162,72 @@ def bot_added(session: Session, env: Env, chat_id: int, title: str | None) -> No
             )
 
 
-def member_left(session: Session, env: Env, chat_id: int, user_id: int) -> list[int]:
-    """A person left (or was removed from) the group: they leave its games; the games changed."""
+def member_left(call: EventCall, user_id: int) -> list[int]:
+    """A person left (or was removed from) the group: they leave its games; the games changed.
+    Each game in a savepoint of its own: one that refuses (already gone) leaves the others be."""
+    session = call.session
     changed: list[int] = []
-    for game in lobby.active_games(session, chat_id):
+    for game in lobby.active_games(session, call.origin.chat_id):
         assert game.id is not None
         ctx = load_game(session, game.id, lock=True)
         seat = ctx.seat_of(user_id) if ctx is not None else None
         if ctx is None or seat is None or seat.left:
             continue  # not in it, or already gone: leaving twice changes nothing
-        try:
-            with session.begin_nested():
-                if game.status == LOBBY:
-                    lobby.leave_lobby(session, env, ctx, user_id)
-                else:
-                    notice = _(
-                        ctx.language,
-                        "🚪 {name} left the group: the bot plays their seat from now on (points kept).",
-                        name=cards_render.name(seat.name),
-                    )
-                    table_control.leave_game(session, env, ctx, user_id, notice)
-        except ServiceError:
-            continue
-        changed.append(game.id)
+        if call.attempt(functools.partial(_leave, call, ctx, seat)).outcome == "ok":
+            changed.append(game.id)
     return changed
+
+
+def _leave(call: EventCall, ctx: GameContext, seat: SeatInfo) -> Noted:
+    assert seat.user_id is not None
+    if ctx.game.status == LOBBY:
+        lobby.leave_lobby(call.session, call.env, ctx, seat.user_id)
+    else:
+        notice = _(
+            ctx.language,
+            "🚪 {name} left the group: the bot plays their seat from now on (points kept).",
+            name=cards_render.name(seat.name),
+        )
+        table_control.leave_game(call.session, call.env, ctx, seat.user_id, notice)
+    return Noted()
+
+
+# --- the changes as they arrive (`handlers.chat_events`) ---------------------------------------
+
+
+@event_service
+def chat_migrated(call: EventCall, new_id: int) -> Noted:
+    """The chat (`origin.chat_id`) became a supergroup with `new_id`."""
+    moved = migrate_chat(call.session, call.env, call.origin.chat_id, new_id)
+    return Noted(f"moved_{len(moved)}")
+
+
+@event_service
+def bot_left(call: EventCall) -> Noted:
+    held = bot_removed(call.session, call.env, call.origin.chat_id)
+    return Noted(f"held_{len(held)}")
+
+
+@event_service
+def bot_joined(call: EventCall, title: str | None) -> Noted:
+    bot_added(call.session, call.env, call.origin.chat_id, title)
+    return Noted()
+
+
+@event_service
+def person_left(call: EventCall) -> Noted:
+    """`origin.person` left the group `origin.chat_id`."""
+    assert call.origin.person is not None
+    changed = member_left(call, call.origin.person.id)
+    return Noted(f"left_{len(changed)}")
+
+
+@event_service
+def private_chat(call: EventCall, open_now: bool) -> Noted:
+    """The person started (`open_now`) or blocked their private chat with the bot: panels and
+    reminders may go there, or not."""
+    people.set_can_dm(call.session, call.origin.chat_id, open_now)
+    return Noted("open" if open_now else "blocked")
 
 
 class SenderTrouble:

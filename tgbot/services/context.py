@@ -20,7 +20,7 @@ from sqlmodel import Session, col, select
 
 from engine import GameState
 
-from ..errors import ServiceError
+from ..errors import Refusal, ServiceError
 from ..game_settings import GameSettings
 from ..i18n import normalize
 from ..pacing import QuietHours
@@ -370,5 +370,5 @@ def contexts_of(session: Session, games: list[Game]) -> dict[int, GameContext]:
 def require_game(session: Session, game_id: int, *, lock: bool = False) -> GameContext:
     ctx = load_game(session, game_id, lock=lock)
     if ctx is None:
-        raise ServiceError("no_game")
+        raise ServiceError(Refusal.NO_GAME)
     return ctx

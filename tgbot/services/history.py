@@ -16,7 +16,7 @@ from sqlmodel import Session, col, select
 from engine import GameState
 from engine.replay import records_from_log
 
-from ..errors import ServiceError
+from ..errors import Refusal, ServiceError
 from ..render.stats import HistoryEntry, HistorySeat
 from ..store.models import ABANDONED, FINISHED, Game
 from .context import parse_state, player_rows
@@ -62,9 +62,9 @@ def replay_records(session: Session, game_id: int, chat_id: int | None = None) -
     """The replay records of a finished game; `chat_id` limits it to that group's games."""
     game = session.get(Game, game_id)
     if game is None or (chat_id is not None and game.chat_id != chat_id):
-        raise ServiceError("no_game")
+        raise ServiceError(Refusal.NO_GAME)
     if game.status != FINISHED:
-        raise ServiceError("not_finished")
+        raise ServiceError(Refusal.NOT_FINISHED)
     state = _state(game)
     assert state is not None
     players = player_rows(session, game_id)

@@ -2,71 +2,64 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
-from sqlmodel import Session
-
 from .. import callbacks as cb
-from ..errors import ServiceError
+from ..errors import Refusal, ServiceError
 from ..i18n import LANGUAGES, _
 from ..render.info import language_keyboard, rules_page, welcome_keys
-from ..render.refusals import refusal
 from ..store.models import LOBBY, PAUSED, PLAYING
 from ..store.outbox import Priority
 from ..texts import HELP_TEXT, WELCOME_TEXT
 from . import drafts, lobby_message, output, panels, people, record
-from .command import Command, Replied, reply, reply_language
+from .call import Answer, CommandCall, KeyCall, Replied, command_service, key_service
 from .context import load_game
-from .env import Env
 from .lobby import active_games
 from .play import use_panel
-from .tap import Answer, KeyCall, key_service
 
 
-def start(session: Session, env: Env, command: Command) -> Replied:
+@command_service
+def start(call: CommandCall) -> Replied:
     """/start in private: the bot may write to this person now. ``/start g<id>`` (the board's
     📱 Panel key) turns on that game's private panel and shows it. In a group: /help."""
+    command = call.command
     if not command.private:
-        return replace(help_text(session, env, command), action="help")
+        call.reply(_(call.reply_language, HELP_TEXT))
+        return Replied(action="help")
     payload = command.args.split(maxsplit=1)[0] if command.args else ""
-    people.upsert_user(session, command.person, env, can_dm=True)
-    lang = reply_language(session, command)
+    people.upsert_user(call.session, command.person, call.env, can_dm=True)
     digits = payload[1:]
     if payload.startswith("g") and digits.isascii() and digits.isdigit() and len(digits) <= 12:
-        return _open_panel(session, env, command, int(digits), lang)
-    reply(
-        session,
-        env,
-        command,
-        _(lang, WELCOME_TEXT, bot_name=env.bot_username),
-        welcome_keys(lang, env.bot_username),
+        return _open_panel(call, int(digits))
+    lang = call.reply_language
+    call.reply(
+        _(lang, WELCOME_TEXT, bot_name=call.env.bot_username), welcome_keys(lang, call.env.bot_username)
     )
     return Replied()
 
 
-def _open_panel(session: Session, env: Env, command: Command, game_id: int, lang: str) -> Replied:
+def _open_panel(call: CommandCall, game_id: int) -> Replied:
+    session, env = call.session, call.env
     ctx = load_game(session, game_id, lock=True) if game_id < 2**31 else None
     if ctx is None or ctx.game.status not in (PLAYING, PAUSED) or ctx.state is None:
-        reply(session, env, command, _(lang, "That game is not running any more."))
-        return Replied("not_running")
-    seat = ctx.seat_of(command.person.id)
+        raise ServiceError(Refusal.NOT_RUNNING)
+    seat = ctx.seat_of(call.command.person.id)
     if seat is None:
-        reply(session, env, command, refusal(lang, ServiceError("not_in_game")))
-        return Replied("not_in_game")
+        raise ServiceError(Refusal.NOT_IN_GAME)
     ctx, seat = use_panel(session, env, ctx, seat, True)
     draft = drafts.load(session, game_id, seat.seat, ctx.game.version)  # a move begun on the board
     panels.show(session, env, ctx, seat, draft, priority=Priority.TURN, fresh=True)
     return Replied(game_id=game_id)
 
 
-def help_text(session: Session, env: Env, command: Command) -> Replied:
-    reply(session, env, command, _(reply_language(session, command), HELP_TEXT))
+@command_service
+def help_text(call: CommandCall) -> Replied:
+    call.reply(_(call.reply_language, HELP_TEXT))
     return Replied()
 
 
-def rules(session: Session, env: Env, command: Command) -> Replied:
-    text, keys = rules_page(reply_language(session, command), 0)
-    reply(session, env, command, text, keys)
+@command_service
+def rules(call: CommandCall) -> Replied:
+    text, keys = rules_page(call.reply_language, 0)
+    call.reply(text, keys)
     return Replied()
 
 
@@ -81,26 +74,29 @@ def rules_key(call: KeyCall, key: cb.Rules) -> Answer:
     return Answer()
 
 
-def unknown_command(session: Session, env: Env, command: Command) -> Replied:
-    lang = reply_language(session, command)
-    reply(session, env, command, _(lang, "I don't know that command. /help lists what I can do."))
-    return Replied()
+@command_service
+def unknown_command(call: CommandCall) -> Replied:
+    raise ServiceError(Refusal.UNKNOWN_COMMAND)
 
 
-def private_text(session: Session, env: Env, command: Command) -> Replied:
-    lang = reply_language(session, command)
-    text = _(lang, "I only understand commands and keys. /help lists them; games are played in groups.")
-    output.say_once(session, env, command.chat_id, "text", text)
+@command_service
+def private_text(call: CommandCall) -> Replied:
+    text = _(
+        call.reply_language,
+        "I only understand commands and keys. /help lists them; games are played in groups.",
+    )
+    output.say_once(call.session, call.env, call.command.chat_id, "text", text)
     return Replied("text")
 
 
-def language_menu(session: Session, env: Env, command: Command) -> Replied:
-    lang = reply_language(session, command)
-    if command.private:
+@command_service
+def language_menu(call: CommandCall) -> Replied:
+    lang = call.reply_language
+    if call.command.private:
         text = _(lang, "Choose your language for private messages and popups:")
     else:
         text = _(lang, "Choose the language of this group's games:")
-    reply(session, env, command, text, language_keyboard())
+    call.reply(text, language_keyboard())
     return Replied()
 
 
@@ -110,7 +106,7 @@ def choose_language(call: KeyCall, key: cb.Language) -> Answer:
     private, the person's own."""
     session, env, tap, code = call.session, call.env, call.tap, key.code
     if code not in LANGUAGES:
-        return Answer(_(call.language, "Unknown language."), alert=True)
+        raise ServiceError(Refusal.UNKNOWN_LANGUAGE)
     if tap.chat_id is None:
         return Answer()
     if tap.private:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
 from itertools import combinations, product
 
 from sqlmodel import Session, select
@@ -29,11 +28,11 @@ from engine.cards import POINTS, VALUE
 from engine.game import t_actions
 from engine.sums import realise
 
-from ..errors import ServiceError
 from ..render import inline as inline_render
 from ..render.cards import plain_name
 from ..store.models import PLAYING, Game, GamePlayer
-from . import drafts, moves, output, people, play, record
+from . import drafts, moves, output, play, record
+from .call import InlineAnswer, InlineCall, Noted, PickCall, Result, inline_service, pick_service
 from .context import GameContext, SeatInfo, load_game
 from .env import Env
 from .people import Person
@@ -43,22 +42,6 @@ PAGE = 50
 _ID = re.compile(r"g(\d{1,10})v(\d{1,10}):([A-Za-z0-9.+ -]{1,40})")
 _QUERY = re.compile(r"\s*g(\d{1,10})\b")
 GROUP_CHATS = ("group", "supergroup")
-
-
-@dataclass(frozen=True)
-class Result:
-    id: str
-    title: str
-    description: str
-    message: str
-
-
-@dataclass(frozen=True)
-class InlineAnswer:
-    """The list an inline query shows (a key's popup is `tap.Answer`)."""
-
-    results: list[Result]
-    next_offset: str = ""
 
 
 def result_id(game_id: int, version: int, codes: tuple[str, ...]) -> str:
@@ -214,18 +197,19 @@ def _game_for(session: Session, person: Person, query: str) -> GameContext | Non
     return load_game(session, newest.id) if newest is not None and newest.id is not None else None
 
 
-def answer(
-    session: Session, env: Env, person: Person, query: str, offset: str, chat_type: str | None
-) -> InlineAnswer:
-    """The inline list for `person`: their moves when it is their turn in a group, else one line
-    saying whose turn it is."""
-    lang = people.language_of(session, person.id, person.language_code)
-    ctx = _game_for(session, person, query)
-    seat = ctx.seat_of(person.id) if ctx is not None else None
+@inline_service
+def answer(call: InlineCall) -> InlineAnswer:
+    """The inline list for the person typing: their moves when it is their turn in a group, else
+    one line saying whose turn it is."""
+    session, env, origin = call.session, call.env, call.origin
+    query, offset = origin.query, origin.offset
+    lang = call.language
+    ctx = _game_for(session, origin.person, query)
+    seat = ctx.seat_of(origin.person.id) if ctx is not None else None
     if ctx is None or seat is None or ctx.state is None or ctx.game.status != PLAYING:
         return InlineAnswer([_info("none", *inline_render.no_game(lang))])
     current = ctx.seats[ctx.state.current]
-    if current.seat != seat.seat or chat_type not in GROUP_CHATS:
+    if current.seat != seat.seat or origin.chat_type not in GROUP_CHATS:
         return InlineAnswer([_info(f"turn{ctx.game_id}", *inline_render.not_your_turn(lang, current.name))])
     start = int(offset) if offset.isdigit() else 0
     if ctx.settings.hints:
@@ -290,7 +274,8 @@ def _info(key: str, title: str, message: str) -> Result:
     return Result(f"info:{key}", title, "", message)
 
 
-def pick(session: Session, env: Env, person: Person, picked: str, chat_id: int | None = None) -> str:
+@pick_service
+def pick(call: PickCall) -> Noted:
     """Play a picked result; the outcome for the log ("ok", "stale", "ignored", ...).
 
     The same pick arrives twice when inline feedback is on (the chosen result and the posted
@@ -299,41 +284,40 @@ def pick(session: Session, env: Env, person: Person, picked: str, chat_id: int |
     panel) is stale like any other: its posted message stands in the chat after the report of
     that move, and would read as the move made twice without the note that it played nothing.
     """
+    session, env = call.session, call.env
+    person, picked, chat_id = call.origin.person, call.origin.result_id, call.origin.chat_id
     parsed = parse_result_id(picked)
     if parsed is None:
-        return "ignored"
+        return Noted("ignored")
     game_id, version, codes = parsed
     ctx = load_game(session, game_id, lock=True) if game_id < 2**31 else None
     if ctx is None or (chat_id is not None and ctx.game.chat_id != chat_id):
-        return "ignored"
+        return Noted("ignored", game_id)
     seat = ctx.seat_of(person.id)
     if seat is None or ctx.state is None:
-        return "ignored"
+        return Noted("ignored", game_id)
     key = _pick_key(game_id, version, seat.seat, codes)
     if ctx.game.version != version or ctx.game.status != PLAYING or ctx.state.current != seat.seat:
         if play.seen(session, key):
-            return "duplicate"  # this very pick was played: its second arrival
+            return Noted("duplicate", game_id)  # this very pick was played: its second arrival
         if not play.remember(session, env, f"stale:{key}"):
-            return "duplicate"  # the stale pick's second arrival: the group was told once
+            return Noted("duplicate", game_id)  # the stale pick's second arrival: the group was told once
         output.say_in_game(session, env, ctx, inline_render.stale_pick(ctx.language, seat.name))
-        return "stale"
+        return Noted("stale", game_id)
     try:
         for code in codes:
             decode(code)
     except Exception:
-        return "ignored"
+        return Noted("ignored", game_id)
     # The engine checks the whole pick before any of it is recorded (a forged list: a Joker, then
     # a sum it does not make), so a refused pick writes nothing.
     state = ctx.playing_state()
-    try:
-        for code in codes:
-            state, _events = moves.apply_action(state, seat.seat, code)
-    except ServiceError:
-        return "refused"
+    for code in codes:
+        state, _events = moves.apply_action(state, seat.seat, code)
     with session.no_autoflush:  # the game's changes go out as one UPDATE at the end
         _play(session, env, ctx, seat, codes)
         play.remember(session, env, key)
-    return "ok"
+    return Noted("ok", game_id)
 
 
 def _pick_key(game_id: int, version: int, seat: int, codes: tuple[str, ...]) -> str:

@@ -8,7 +8,7 @@ through the outbox, where a quick series of joins becomes one edit.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from sqlmodel import Session, col, select
 
@@ -18,7 +18,7 @@ from engine.config import MAX_PLAYERS, MIN_PLAYERS
 
 from .. import callbacks as cb
 from .. import pacing
-from ..errors import ServiceError
+from ..errors import Refusal, ServiceError
 from ..game_settings import GameSettings, SettingKey
 from ..i18n import M_, _
 from ..render import cards as cards_render
@@ -37,20 +37,14 @@ from ..store.models import (
 from ..store.outbox import Priority
 from ..turn_clock import TurnClock
 from . import lobby_message, moves, output, people, record, surfaces
-from .command import Command, Replied, reply, reply_language
+from .call import Answer, CommandCall, KeyCall, Replied, command_service, key_service
 from .context import GameContext, context_of, dump_state, player_rows, require_game
 from .env import Env
 from .game_clock import clock_of, rules_of, set_clock
+from .origins import Tap
 from .people import Person
-from .tap import Answer, KeyCall, Tap, key_service
 
 COMPUTER_NAMES = {"easy": M_("Bot Easy"), "normal": M_("Bot Normal"), "hard": M_("Bot Hard")}
-
-
-@dataclass(frozen=True)
-class Created:
-    game_id: int | None  # None: a game was already here
-    existing: Game | None = None
 
 
 def active_game(session: Session, chat_id: int, thread_id: int | None) -> Game | None:
@@ -73,36 +67,23 @@ def can_manage(game: Game, user_id: int, admin: bool) -> bool:
     return game.creator_id == user_id or admin
 
 
-def create(
-    session: Session, env: Env, chat_id: int, thread_id: int | None, title: str | None, creator: Person
-) -> Created:
-    """/newgame: a lobby, unless a game is already here."""
-    chat = people.lock_chat(session, chat_id, env)  # another instance may be creating one too
-    if title:
-        chat.title = title[:128]
-    existing = active_game(session, chat_id, thread_id)
+@command_service
+def newgame(call: CommandCall) -> Replied:
+    """/newgame: a lobby in a group (one per chat and topic), unless a game is already here; in
+    private, where to send it."""
+    session, env, command = call.session, call.env, call.command
+    if command.private:
+        raise ServiceError(Refusal.NEWGAME_IN_GROUP)
+    chat = people.lock_chat(session, command.chat_id, env)  # another instance may be creating one too
+    if command.chat_title:
+        chat.title = command.chat_title[:128]
+    existing = active_game(session, command.chat_id, command.thread_id)
     if existing is not None:
         _point_at(session, env, existing)
-        return Created(None, existing)
-    game = open_lobby(session, env, chat, thread_id, creator, GameSettings(pace=env.default_pace))
-    return Created(game.id)
-
-
-def newgame(session: Session, env: Env, command: Command) -> Replied:
-    """/newgame: a lobby in a group (one per chat and topic); in private, where to send it."""
-    if command.private:
-        lang = reply_language(session, command)
-        reply(
-            session,
-            env,
-            command,
-            _(lang, "TWEAK! is played in groups: add me to a group and send /newgame there."),
-        )
-        return Replied("private")
-    created = create(session, env, command.chat_id, command.thread_id, command.chat_title, command.person)
-    if created.game_id is None:
-        return Replied("exists", created.existing.id if created.existing is not None else None)
-    return Replied("lobby", created.game_id)
+        return Replied("exists", existing.id)
+    settings = GameSettings(pace=env.default_pace)
+    game = open_lobby(session, env, chat, command.thread_id, command.person, call.language, settings)
+    return Replied("lobby", game.id)
 
 
 def open_lobby(
@@ -111,14 +92,16 @@ def open_lobby(
     chat: Chat,
     thread_id: int | None,
     creator: Person,
+    language: str,
     settings: GameSettings,
     computers: Sequence[str] = (),
 ) -> Game:
     """A new lobby in `chat` (locked by the caller, with no game open in that topic): the creator
-    in the first seat, then a computer player of each level in `computers`."""
+    in the first seat, then a computer player of each level in `computers`. A chat new to the bot
+    speaks the creator's `language`."""
     people.note_user(session, creator, env)
     if not chat.language:
-        chat.language = people.language_of(session, creator.id, creator.language_code)
+        chat.language = language
     session.add(chat)
     game = Game(
         chat_id=chat.id,
@@ -165,9 +148,9 @@ def _point_at(session: Session, env: Env, game: Game) -> None:
 def _lobby(session: Session, tap: Tap, game_id: int) -> GameContext:
     ctx = require_game(session, game_id, lock=True)
     if tap.private or (tap.chat_id is not None and ctx.game.chat_id != tap.chat_id):
-        raise ServiceError("malformed")  # a lobby key forged into another chat
+        raise ServiceError(Refusal.MALFORMED)  # a lobby key forged into another chat
     if ctx.game.status != LOBBY:
-        raise ServiceError("not_lobby")
+        raise ServiceError(Refusal.NOT_LOBBY)
     return ctx
 
 
@@ -184,9 +167,9 @@ def join(call: KeyCall, key: cb.Join) -> Answer:
     ctx, players = _lobby_key(call, key.game_id)
     person = call.tap.person
     if any(p.user_id == person.id for p in players):
-        raise ServiceError("already_joined")
+        raise ServiceError(Refusal.ALREADY_JOINED)
     if len(players) >= MAX_PLAYERS:
-        raise ServiceError("lobby_full")
+        raise ServiceError(Refusal.LOBBY_FULL)
     call.session.add(
         GamePlayer(game_id=ctx.game_id, seat=len(players), user_id=person.id, name=person.first_name[:128])
     )
@@ -218,8 +201,8 @@ def close_settings(call: KeyCall, key: cb.CloseSettings) -> Answer:
 def _managed_lobby_key(call: KeyCall, game_id: int) -> tuple[GameContext, list[GamePlayer]]:
     """As `_lobby_key`, for the keys only the creator (or a group admin) may use."""
     ctx, players = _lobby_key(call, game_id)
-    if not can_manage(ctx.game, call.tap.person.id, call.tap.admin):
-        raise ServiceError("not_creator")
+    if not can_manage(ctx.game, call.tap.person.id, bool(call.tap.admin)):
+        raise ServiceError(Refusal.NOT_CREATOR)
     return ctx, players
 
 
@@ -248,7 +231,7 @@ def leave_lobby(session: Session, env: Env, ctx: GameContext, user_id: int) -> N
     players = player_rows(session, ctx.game_id)
     mine = [p for p in players if p.user_id == user_id]
     if not mine:
-        raise ServiceError("not_in_game")
+        raise ServiceError(Refusal.NOT_IN_GAME)
     session.delete(mine[0])
     session.flush()
     rest = [p for p in players if p.user_id != user_id]
@@ -268,7 +251,7 @@ def add_computer(call: KeyCall, key: cb.AddComputer) -> Answer:
     ctx = _lobby(session, call.tap, key.game_id)
     players = player_rows(session, key.game_id)
     if len(players) >= MAX_PLAYERS:
-        raise ServiceError("lobby_full")
+        raise ServiceError(Refusal.LOBBY_FULL)
     label = computer_name(ctx.language, [p.ai_level for p in players], key.level)
     session.add(
         GamePlayer(game_id=key.game_id, seat=len(players), user_id=None, name=label, ai_level=key.level)
@@ -283,16 +266,16 @@ def change_setting(call: KeyCall, key: cb.Setting) -> Answer:
     session, env, tap = call.session, call.env, call.tap
     ctx = require_game(session, key.game_id, lock=True)
     if tap.chat_id is not None and not tap.private and ctx.game.chat_id != tap.chat_id:
-        raise ServiceError("malformed")
+        raise ServiceError(Refusal.MALFORMED)
     if ctx.game.status != LOBBY:
         if key.key is not SettingKey.PACE:
-            raise ServiceError("not_lobby")
-        return change_pace(session, env, ctx, tap, key.value, tap.admin, call.language)
+            raise ServiceError(Refusal.NOT_LOBBY)
+        return change_pace(session, env, ctx, tap, key.value, bool(tap.admin), call.language)
     if key.key is SettingKey.PACE and not pacing.is_known(key.value, env.custom_pace):
-        raise ServiceError("bad_setting")
+        raise ServiceError(Refusal.BAD_SETTING)
     settings = ctx.settings.with_change(key.key, key.value, max(MIN_PLAYERS, len(ctx.seats)))
     if settings is None:
-        raise ServiceError("bad_setting")
+        raise ServiceError(Refusal.BAD_SETTING)
     ctx.game.settings = settings.to_json()
     _changed(session, env, ctx, settings_screen=True)
     return Answer()
@@ -304,11 +287,11 @@ def change_pace(
     """A pace key under /settings of a running game: the turn clock starts again. Here, with the
     lobby's settings, because the same key changes the pace before the start and after it."""
     if not pacing.is_known(pace, env.custom_pace):
-        raise ServiceError("bad_setting")
+        raise ServiceError(Refusal.BAD_SETTING)
     if ctx.game.status not in (PLAYING, PAUSED):
-        raise ServiceError("not_playing")
+        raise ServiceError(Refusal.NOT_PLAYING)
     if not can_manage(ctx.game, tap.person.id, admin):
-        raise ServiceError("not_creator")
+        raise ServiceError(Refusal.NOT_CREATOR)
     settings = replace(ctx.settings, pace=pace)
     ctx.game.settings = settings.to_json()
     session.add(ctx.game)
@@ -329,13 +312,13 @@ def change_pace(
 def start(session: Session, env: Env, ctx: GameContext, players: list[GamePlayer]) -> None:
     """Deal: the lobby says who plays, the first board goes up, computers may move first."""
     if len(players) < MIN_PLAYERS:
-        raise ServiceError("too_few")
+        raise ServiceError(Refusal.TOO_FEW)
     if all(p.ai_level is not None for p in players):
-        raise ServiceError("no_humans")
+        raise ServiceError(Refusal.NO_HUMANS)
     try:
         config = ctx.settings.engine_config(len(players))
     except EngineError as exc:
-        raise ServiceError("bad_config", detail=str(exc)) from exc
+        raise ServiceError(Refusal.BAD_CONFIG, detail=str(exc)) from exc
     seed = env.new_seed()
     state = engine.new_game(config, seed)
     game = ctx.game

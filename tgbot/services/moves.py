@@ -20,7 +20,7 @@ from engine.ai import choose_action
 from engine.events import Event, GameEnded, TurnStarted, dump_events
 
 from .. import metrics
-from ..errors import ServiceError
+from ..errors import Refusal, ServiceError
 from ..store import move_log
 from ..store.models import ABANDONED, FINISHED, PLAYING, GamePlayer
 from ..turn_clock import TurnClock
@@ -72,9 +72,9 @@ def apply_action(state: GameState, seat: int, action: Action | str) -> tuple[Gam
     try:
         return engine.apply(state, seat, action)
     except IllegalActionError as exc:
-        raise ServiceError("illegal", rule=exc.reason, **exc.details) from exc
+        raise ServiceError(Refusal.ILLEGAL, rule=exc.reason, **exc.details) from exc
     except EngineError as exc:
-        raise ServiceError(exc.code) from exc
+        raise ServiceError(Refusal.of_engine(exc.code)) from exc
 
 
 def commit(session: Session, env: Env, ctx: GameContext, outcome: MoveOutcome) -> GameContext:

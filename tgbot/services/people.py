@@ -143,8 +143,3 @@ def bot_is_here(session: Session, chat_id: int) -> None:
     if chat is not None and chat.bot_removed:
         chat.bot_removed = False
         session.add(chat)
-
-
-def private_chat_changed(session: Session, env: Env, user_id: int, open_now: bool) -> None:
-    """The person started or blocked our private chat: panels and reminders may go there, or not."""
-    set_can_dm(session, user_id, open_now)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, ClassVar
 
 from sqlalchemy import bindparam, update
 from sqlmodel import Session, col
@@ -23,7 +23,7 @@ from engine.actions import Discard, Sum, encode, t_kind
 from engine.game import t_actions
 
 from .. import callbacks as cb
-from ..errors import ServiceError
+from ..errors import Refusal, ServiceError
 from ..i18n import _
 from ..render import board as board_render
 from ..render.board import Draft
@@ -32,10 +32,11 @@ from ..store.models import PAUSED, PLAYING, GamePlayer, SeenTap
 from ..store.outbox import Priority
 from ..store.upsert import Insert, built_once
 from . import drafts, moves, output, panels, popups, record, surfaces
+from .call import Answer, KeyCall, key_service
 from .context import GameContext, SeatInfo, require_game
 from .env import Env
+from .origins import Tap
 from .table_view import table_of
-from .tap import Answer, KeyCall, Tap, answer_refusal, key_service
 
 
 def _seen(insert: Insert) -> Any:
@@ -85,7 +86,7 @@ class GameKey(KeyCall):
 
     ctx: GameContext | None = field(default=None, init=False)
     seat: SeatInfo | None = field(default=None, init=False)
-    savepoint: bool = field(default=False, init=False)
+    savepoint: ClassVar[bool] = False
 
     @property
     def language(self) -> str:
@@ -97,12 +98,12 @@ class GameKey(KeyCall):
         ctx = self.ctx = require_game(self.session, game_id, lock=True)
         tap = self.tap
         if tap.chat_id is not None and not tap.private and ctx.game.chat_id != tap.chat_id:
-            raise ServiceError("malformed")  # a forged key from another chat
+            raise ServiceError(Refusal.MALFORMED)  # a forged key from another chat
         seat = self.seat = ctx.seat_of(tap.person.id)
         if seat is None:
-            raise ServiceError("not_in_game")
+            raise ServiceError(Refusal.NOT_IN_GAME)
         if ctx.state is None or ctx.game.status not in (PLAYING, PAUSED):
-            raise ServiceError("not_playing")
+            raise ServiceError(Refusal.NOT_PLAYING)
         return ctx, seat
 
     def attempt(self, use_case: Callable[[], Answer]) -> Answer:
@@ -110,9 +111,9 @@ class GameKey(KeyCall):
             with self.session.no_autoflush:
                 return use_case()
         except _Duplicate:
-            return Answer()
+            return Answer(outcome="duplicate")
         except ServiceError as error:
-            return self.refused(error)
+            return self.refusal(error)
 
     def refused(self, error: ServiceError) -> Answer:
         """What a refused tap still does: brings its player back, takes keys off a dead message. A
@@ -122,24 +123,24 @@ class GameKey(KeyCall):
         if ctx is not None and self.seat is not None:
             moves.clear_idle(session, ctx, self.seat)
         on_message = tap.chat_id is not None and tap.message_id is not None
-        if ctx is not None and error.reason == "stale" and on_message:
+        if ctx is not None and error.reason is Refusal.STALE and on_message:
             if not tap.private and record.board_on_its_way(session, ctx):
-                error = ServiceError("on_its_way")
+                error = ServiceError(Refusal.ON_ITS_WAY)
             else:
                 _drop_dead_keys(session, env, ctx, tap)
-        return answer_refusal(self.language, error)
+        return super().refused(error)
 
 
 def _turn(ctx: GameContext, seat: SeatInfo, version: int) -> None:
     """The tapper's turn, and a key drawn for it: a key of the board before a [T!] card of this
     turn still counts (the card moves its player's hand and table positions nowhere)."""
     if ctx.game.status == PAUSED:
-        raise ServiceError("paused")
+        raise ServiceError(Refusal.PAUSED)
     state = ctx.playing_state()
     if version != ctx.game.version and not (state.t_played is not None and version == ctx.game.version - 1):
-        raise ServiceError("stale")
+        raise ServiceError(Refusal.STALE)
     if state.current != seat.seat:
-        raise ServiceError("not_your_turn", name=ctx.seats[state.current].name)
+        raise ServiceError(Refusal.NOT_YOUR_TURN, name=ctx.seats[state.current].name)
 
 
 def _drop_dead_keys(session: Session, env: Env, ctx: GameContext, tap: Tap) -> None:
@@ -209,7 +210,7 @@ def pick_hand(call: GameKey, key: cb.PickHand) -> Answer:
     """Hand card `index` is the draft's (tapped again: none is)."""
     ctx, seat = _your_turn(call, key.game_id, key.version)
     if key.index >= len(ctx.playing_state().hands[seat.seat]):
-        raise ServiceError("illegal", rule="bad_hand_index")
+        raise ServiceError(Refusal.ILLEGAL, rule="bad_hand_index")
     return _edit_draft(call, ctx, seat, lambda d: replace(d, hand=None if d.hand == key.index else key.index))
 
 
@@ -218,7 +219,7 @@ def pick_table(call: GameKey, key: cb.PickTable) -> Answer:
     """Table card `index` is in the draft, or out of it again."""
     ctx, seat = _your_turn(call, key.game_id, key.version)
     if key.index >= len(ctx.playing_state().table):
-        raise ServiceError("illegal", rule="bad_table_index")
+        raise ServiceError(Refusal.ILLEGAL, rule="bad_table_index")
     return _edit_draft(call, ctx, seat, lambda d: replace(d, mask=d.mask ^ (1 << key.index)))
 
 
@@ -272,14 +273,14 @@ def choose_t(call: GameKey, key: cb.TChoice) -> Answer:
     ctx, seat = _your_turn(call, key.game_id, key.version)
     state = ctx.playing_state()
     if state.t_played is not None:
-        raise ServiceError("illegal", rule="one_t_per_turn")
+        raise ServiceError(Refusal.ILLEGAL, rule="one_t_per_turn")
     if not state.hands[seat.seat]:
-        raise ServiceError("illegal", rule="empty_hand")
+        raise ServiceError(Refusal.ILLEGAL, rule="empty_hand")
     held = [encode(action) for action in t_actions(state, seat.seat)]
     wanted = key.kind.t_kind
     options = [code for code in held if wanted is None or t_kind(code) == wanted]
     if not options:
-        raise ServiceError("illegal", rule="t_not_held")
+        raise ServiceError(Refusal.ILLEGAL, rule="t_not_held")
     _once(call)
     ctx, seat = use_panel(session, env, ctx, seat, tap.private)
     draft = drafts.load(session, key.game_id, seat.seat, ctx.game.version)
@@ -309,10 +310,10 @@ def _play_draft(call: GameKey, ctx: GameContext, seat: SeatInfo, draft: Draft, c
     if claim and draft.t_code is not None:
         return _play_t(call, ctx, seat, draft)
     if draft.hand is None:
-        raise ServiceError("pick_hand")
+        raise ServiceError(Refusal.PICK_HAND)
     chosen = draft.chosen(len(state.table))
     if claim and not chosen:
-        raise ServiceError("illegal", rule="no_table_cards")
+        raise ServiceError(Refusal.ILLEGAL, rule="no_table_cards")
     action = Sum(draft.hand, chosen) if claim else Discard(draft.hand)
     result = moves.play(session, env, ctx, seat, action)
     result.ctx, _seat = use_panel(session, env, result.ctx, seat, tap.private)

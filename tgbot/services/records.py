@@ -4,56 +4,49 @@ from __future__ import annotations
 
 import base64
 
-from sqlmodel import Session
-
 from .. import callbacks as cb
-from ..errors import ServiceError
+from ..errors import Refusal, ServiceError
 from ..i18n import _
 from ..render import stats as stats_render
 from ..store.models import User
 from . import history, output, people, stats
-from .command import Command, Replied, reply, reply_language
-from .env import Env
-from .tap import Answer, KeyCall, key_service
+from .call import Answer, CommandCall, KeyCall, Replied, command_service, key_service
 
 
-def my_stats(session: Session, env: Env, command: Command) -> Replied:
+@command_service
+def my_stats(call: CommandCall) -> Replied:
     """Someone's stats in this group (in private: in every group): the sender's, or, sent in
     reply to a person's message, that person's."""
+    session, command = call.session, call.command
     subject = command.replied_to or command.person
-    lang = reply_language(session, command)
+    lang = call.reply_language
     line = stats.user_stats(session, None if command.private else command.chat_id, subject.id)
     stored = session.get(User, subject.id)
     name = stored.first_name if stored is not None and stored.first_name else subject.first_name
-    reply(session, env, command, stats_render.stats_text(lang, name, line, command.private))
+    call.reply(stats_render.stats_text(lang, name, line, command.private))
     return Replied("ok" if line else "empty")
 
 
-def top(session: Session, env: Env, command: Command) -> Replied:
-    lang = reply_language(session, command)
+@command_service
+def top(call: CommandCall) -> Replied:
+    session, command = call.session, call.command
     if command.private:
-        reply(session, env, command, _(lang, "Send /top in a group to see its leaderboard."))
-        return Replied("private")
-    text = stats_render.top_text(
-        lang, stats.leaderboard(session, command.chat_id), stats.computer_lines(session, command.chat_id)
+        raise ServiceError(Refusal.TOP_IN_GROUP)
+    leaders, computers = (
+        stats.leaderboard(session, command.chat_id),
+        stats.computer_lines(session, command.chat_id),
     )
-    reply(session, env, command, text)
+    call.reply(stats_render.top_text(call.reply_language, leaders, computers))
     return Replied()
 
 
-def recent(session: Session, env: Env, command: Command) -> Replied:
-    lang = reply_language(session, command)
+@command_service
+def recent(call: CommandCall) -> Replied:
+    command, lang = call.command, call.reply_language
     if command.private:
-        reply(session, env, command, _(lang, "Send /history in a group to see its games."))
-        return Replied("private")
-    entries = history.recent_games(session, command.chat_id)
-    reply(
-        session,
-        env,
-        command,
-        stats_render.history_text(lang, entries),
-        stats_render.history_keyboard(lang, entries),
-    )
+        raise ServiceError(Refusal.HISTORY_IN_GROUP)
+    entries = history.recent_games(call.session, command.chat_id)
+    call.reply(stats_render.history_text(lang, entries), stats_render.history_keyboard(lang, entries))
     return Replied()
 
 
@@ -64,16 +57,8 @@ def download(call: KeyCall, key: cb.Download) -> Answer:
     session, env, tap, game_id, lang = call.session, call.env, call.tap, key.game_id, call.language
     where = tap.chat_id
     if where is None:
-        return Answer(_(lang, "This game no longer exists."), alert=True)
-    try:
-        content = history.replay_file(session, game_id, chat_id=where)
-    except ServiceError as exc:
-        text = (
-            _(lang, "Only finished games have a replay file.")
-            if exc.reason == "not_finished"
-            else _(lang, "This game no longer exists.")
-        )
-        return Answer(text, alert=True)
+        raise ServiceError(Refusal.NO_GAME)
+    content = history.replay_file(session, game_id, chat_id=where)
     user = session.get(User, tap.person.id)
     filename = f"tweak-game-{game_id}.jsonl"
     media = {"kind": "document", "filename": filename, "data": base64.b64encode(content).decode()}

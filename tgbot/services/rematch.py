@@ -20,14 +20,14 @@ from engine.ai import ALIASES, LEVELS
 
 from .. import callbacks as cb
 from .. import pacing
-from ..errors import ServiceError
+from ..errors import Refusal, ServiceError
 from ..game_settings import GameSettings
 from ..i18n import _
 from ..store.models import FINISHED, LOBBY, Game
 from . import lobby, output, people
+from .call import Answer, KeyCall, key_service
 from .context import GameContext, player_rows, require_game
 from .env import Env
-from .tap import Answer, KeyCall, key_service
 
 
 @dataclass
@@ -36,7 +36,7 @@ class RematchKey(KeyCall):
 
     def refused(self, error: ServiceError) -> Answer:
         tap = self.tap
-        if error.reason == "rematch_old" and tap.chat_id is not None and tap.message_id is not None:
+        if error.reason is Refusal.REMATCH_OLD and tap.chat_id is not None and tap.message_id is not None:
             output.drop_keys(
                 self.session, self.env, tap.chat_id, tap.message_id
             )  # those standings are history
@@ -49,23 +49,25 @@ def rematch(call: RematchKey, key: cb.Rematch) -> Answer:
     ctx = require_game(session, key.game_id)
     game = ctx.game
     if tap.private or tap.chat_id != game.chat_id or game.status != FINISHED:
-        raise ServiceError("malformed")  # forged: another chat, or a game that did not finish
+        raise ServiceError(Refusal.MALFORMED)  # forged: another chat, or a game that did not finish
     if ctx.seat_of(tap.person.id) is None:
-        raise ServiceError("rematch_not_player")
+        raise ServiceError(Refusal.REMATCH_NOT_PLAYER)
     chat = people.lock_chat(session, game.chat_id, env)  # one lobby, even for a double tap
     here = lobby.active_game(session, game.chat_id, game.thread_id)
     if here is not None:
         if here.status != LOBBY:
-            raise ServiceError("game_exists")
+            raise ServiceError(Refusal.GAME_EXISTS)
         assert here.id is not None
         if any(p.user_id == tap.person.id for p in player_rows(session, here.id)):
-            raise ServiceError("already_joined")
-        raise ServiceError("lobby_open")
+            raise ServiceError(Refusal.ALREADY_JOINED)
+        raise ServiceError(Refusal.LOBBY_OPEN)
     if _played_since(session, game):
-        raise ServiceError("rematch_old")
+        raise ServiceError(Refusal.REMATCH_OLD)
     levels = (ALIASES.get(s.ai_level, s.ai_level) for s in ctx.seats if s.ai_level is not None)
     computers = [level for level in levels if level in LEVELS]  # an older bot's names, today's
-    lobby.open_lobby(session, env, chat, game.thread_id, tap.person, _settings(ctx, env), computers)
+    lobby.open_lobby(
+        session, env, chat, game.thread_id, tap.person, call.language, _settings(ctx, env), computers
+    )
     return Answer(_(call.language, "🔁 The new lobby is open and you're in. The others join with ✋ Join."))
 
 

@@ -13,14 +13,14 @@ from dataclasses import replace
 from sqlmodel import Session, col, select
 
 from .. import pacing
-from ..errors import ServiceError
+from ..errors import Refusal, ServiceError
 from ..i18n import _, _n
 from ..render import cards as cards_render
 from ..render.lobby import hints_text, pace_rows
 from ..store.models import LOBBY, PAUSED, PLAYING, Game, GamePlayer
 from ..turn_clock import TurnClock
 from . import lobby, lobby_message, moves, output, people, record
-from .command import Command, Replied, guarded, reply, reply_language
+from .call import CommandCall, Replied, command_service
 from .context import GameContext, context_of, require_game
 from .env import Env
 from .game_clock import clock_of, is_held, rules_of, set_clock
@@ -29,48 +29,49 @@ _QUIET_RE = re.compile(r"(\d{1,2})-(\d{1,2})(?:\s+(?:UTC)?([+-]\d{1,2})(?::(\d{2
 SECONDS_PER_DAY = 86400
 
 
-def _here(session: Session, command: Command) -> GameContext:
-    game = lobby.active_game(session, command.chat_id, command.thread_id)
+def _here(call: CommandCall) -> GameContext:
+    command = call.command
+    game = lobby.active_game(call.session, command.chat_id, command.thread_id)
     if game is None or game.id is None:
-        raise ServiceError("no_game_here")
-    return require_game(session, game.id, lock=True)
+        raise ServiceError(Refusal.NO_GAME_HERE)
+    return require_game(call.session, game.id, lock=True)
 
 
-def _manager(ctx: GameContext, command: Command) -> None:
-    if not lobby.can_manage(ctx.game, command.person.id, command.admin):
-        raise ServiceError("not_creator")
+def _manager(ctx: GameContext, call: CommandCall) -> None:
+    command = call.command
+    if not lobby.can_manage(ctx.game, command.person.id, bool(command.admin)):
+        raise ServiceError(Refusal.NOT_CREATOR)
 
 
 # --- pause and resume -------------------------------------------------------------------------
 
 
-def pause(session: Session, env: Env, command: Command) -> Replied:
-    def act() -> Replied:
-        ctx = _here(session, command)
-        game = ctx.game
-        if game.status == PAUSED:
-            raise ServiceError("already_paused")
-        if game.status == LOBBY:
-            raise ServiceError("not_started")
-        _manager(ctx, command)
-        game.status = PAUSED
-        game.updated_at = env.now
-        set_clock(session, game, TurnClock.pause(clock_of(game), env.now, env.pause_max))
-        days = max(1, round(env.pause_max.total_seconds() / SECONDS_PER_DAY))
-        text = _n(
-            ctx.language,
-            "⏸ Game paused: no reminders and no deadlines. Send /resume to go on; the pause ends "
-            "by itself in {n} day.",
-            "⏸ Game paused: no reminders and no deadlines. Send /resume to go on; the pause ends "
-            "by itself in {n} days.",
-            days,
-        )
-        record.pause_board(session, env, ctx)
-        output.drop_reminder(session, ctx)
-        reply(session, env, command, text, notify=False)
-        return Replied(game_id=ctx.game_id)
-
-    return guarded(session, env, command, act)
+@command_service
+def pause(call: CommandCall) -> Replied:
+    session, env = call.session, call.env
+    ctx = _here(call)
+    game = ctx.game
+    if game.status == PAUSED:
+        raise ServiceError(Refusal.ALREADY_PAUSED)
+    if game.status == LOBBY:
+        raise ServiceError(Refusal.NOT_STARTED)
+    _manager(ctx, call)
+    game.status = PAUSED
+    game.updated_at = env.now
+    set_clock(session, game, TurnClock.pause(clock_of(game), env.now, env.pause_max))
+    days = max(1, round(env.pause_max.total_seconds() / SECONDS_PER_DAY))
+    text = _n(
+        ctx.language,
+        "⏸ Game paused: no reminders and no deadlines. Send /resume to go on; the pause ends "
+        "by itself in {n} day.",
+        "⏸ Game paused: no reminders and no deadlines. Send /resume to go on; the pause ends "
+        "by itself in {n} days.",
+        days,
+    )
+    record.pause_board(session, env, ctx)
+    output.drop_reminder(session, ctx)
+    call.reply(text, notify=False)
+    return Replied(game_id=ctx.game_id)
 
 
 def go_on(session: Session, env: Env, ctx: GameContext, header: str) -> None:
@@ -82,74 +83,66 @@ def go_on(session: Session, env: Env, ctx: GameContext, header: str) -> None:
     record.post_board(session, env, ctx, note=[header])
 
 
-def resume(session: Session, env: Env, command: Command) -> Replied:
-    def act() -> Replied:
-        ctx = _here(session, command)
-        if ctx.game.status != PAUSED:
-            raise ServiceError("not_paused")
-        _manager(ctx, command)
-        people.bot_is_here(session, ctx.game.chat_id)
-        go_on(session, env, ctx, _(ctx.language, "▶️ The game goes on!"))
-        return Replied(game_id=ctx.game_id)
-
-    return guarded(session, env, command, act)
+@command_service
+def resume(call: CommandCall) -> Replied:
+    ctx = _here(call)
+    if ctx.game.status != PAUSED:
+        raise ServiceError(Refusal.NOT_PAUSED)
+    _manager(ctx, call)
+    people.bot_is_here(call.session, ctx.game.chat_id)
+    go_on(call.session, call.env, ctx, _(ctx.language, "▶️ The game goes on!"))
+    return Replied(game_id=ctx.game_id)
 
 
 # --- the board, leaving, cancelling ------------------------------------------------------------
 
 
-def board(session: Session, env: Env, command: Command) -> Replied:
+@command_service
+def board(call: CommandCall) -> Replied:
     """/board: the board (or lobby) again at the bottom. A game held since the bot was removed
     from the group goes on: the command proves the bot is back."""
-
-    def act() -> Replied:
-        ctx = _here(session, command)
-        if ctx.game.status == LOBBY:
-            lobby_message.repost_lobby(session, env, ctx)
-        elif is_held(ctx.game):
-            people.bot_is_here(session, ctx.game.chat_id)
-            go_on(session, env, ctx, _(ctx.language, "▶️ The game goes on!"))
-        else:
-            record.post_board(session, env, ctx)
-        return Replied(game_id=ctx.game_id)
-
-    return guarded(session, env, command, act)
+    session, env = call.session, call.env
+    ctx = _here(call)
+    if ctx.game.status == LOBBY:
+        lobby_message.repost_lobby(session, env, ctx)
+    elif is_held(ctx.game):
+        people.bot_is_here(session, ctx.game.chat_id)
+        go_on(session, env, ctx, _(ctx.language, "▶️ The game goes on!"))
+    else:
+        record.post_board(session, env, ctx)
+    return Replied(game_id=ctx.game_id)
 
 
-def cancel(session: Session, env: Env, command: Command) -> Replied:
-    def act() -> Replied:
-        ctx = _here(session, command)
-        _manager(ctx, command)
-        lobby.cancel(session, env, ctx)  # its lobby, or the game's record, says so once
-        return Replied(game_id=ctx.game_id)
-
-    return guarded(session, env, command, act)
+@command_service
+def cancel(call: CommandCall) -> Replied:
+    ctx = _here(call)
+    _manager(ctx, call)
+    lobby.cancel(call.session, call.env, ctx)  # its lobby, or the game's record, says so once
+    return Replied(game_id=ctx.game_id)
 
 
-def leave(session: Session, env: Env, command: Command) -> Replied:
+@command_service
+def leave(call: CommandCall) -> Replied:
     """/leave: out of a lobby, or, in a running game, the bot plays the seat from now on."""
-
-    def act() -> Replied:
-        ctx = _here(session, command)
-        if ctx.game.status == LOBBY:
-            lobby.leave_lobby(session, env, ctx, command.person.id)
-            return Replied(game_id=ctx.game_id)
-        leave_game(session, env, ctx, command.person.id)
-        return Replied(game_id=ctx.game_id, outcome="left")
-
-    return guarded(session, env, command, act)
+    ctx = _here(call)
+    person = call.command.person
+    if ctx.game.status == LOBBY:
+        lobby.leave_lobby(call.session, call.env, ctx, person.id)
+        return Replied(game_id=ctx.game_id)
+    leave_game(call.session, call.env, ctx, person.id)
+    return Replied(game_id=ctx.game_id, outcome="left")
 
 
 def leave_game(session: Session, env: Env, ctx: GameContext, user_id: int, notice: str | None = None) -> str:
     """A player leaves a running game (/leave, or they left the group): their seat is played by
     the idle default from now on; with no person left, the game ends. Their name."""
     if ctx.game.status not in (PLAYING, PAUSED):
-        raise ServiceError("not_playing")
+        raise ServiceError(Refusal.NOT_PLAYING)
     seat = ctx.seat_of(user_id)
     if seat is None:
-        raise ServiceError("not_in_game")
+        raise ServiceError(Refusal.NOT_IN_GAME)
     if seat.left:
-        raise ServiceError("already_left")
+        raise ServiceError(Refusal.ALREADY_LEFT)
     player = session.exec(
         select(GamePlayer).where(GamePlayer.game_id == ctx.game_id, GamePlayer.user_id == user_id)
     ).one()
@@ -177,33 +170,29 @@ def leave_game(session: Session, env: Env, ctx: GameContext, user_id: int, notic
 # --- coming back ------------------------------------------------------------------------------
 
 
-def back(session: Session, env: Env, command: Command) -> Replied:
+@command_service
+def back(call: CommandCall) -> Replied:
     """/back: in a group, back in its game; in private, back in every game (each group is told)."""
-    lang = reply_language(session, command)
+    session, env, command = call.session, call.env, call.command
     if command.private:
-        games = _games_of(session, command.person.id)
-        back_in = [g for g in games if _come_back(session, g, command.person.id)]
+        back_in = [
+            g for g in _games_of(session, command.person.id) if _come_back(session, g, command.person.id)
+        ]
         if not back_in:
-            reply(session, env, command, _(lang, "You were not away."))
-            return Replied("not_away")
-        reply(session, env, command, _(lang, "👋 Welcome back! Your turns wait for you again."))
+            raise ServiceError(Refusal.NOT_AWAY)
+        call.reply(_(call.reply_language, "👋 Welcome back! Your turns wait for you again."))
         for game in back_in:
             name = cards_render.name(command.person.first_name)
             ctx = context_of(session, game)
             output.say_in_game(session, env, ctx, _(ctx.language, "👋 {name} is back.", name=name))
         return Replied()
-
-    def act() -> Replied:
-        ctx = _here(session, command)
-        if ctx.seat_of(command.person.id) is None:
-            raise ServiceError("not_in_game")
-        if _come_back(session, ctx.game, command.person.id):
-            reply(session, env, command, _(ctx.language, "👋 Welcome back! Your turns wait for you again."))
-        else:
-            reply(session, env, command, _(lang, "You were not away."))
-        return Replied(game_id=ctx.game_id)
-
-    return guarded(session, env, command, act)
+    ctx = _here(call)
+    if ctx.seat_of(command.person.id) is None:
+        raise ServiceError(Refusal.NOT_IN_GAME)
+    if not _come_back(session, ctx.game, command.person.id):
+        raise ServiceError(Refusal.NOT_AWAY)
+    call.reply(_(ctx.language, "👋 Welcome back! Your turns wait for you again."))
+    return Replied(game_id=ctx.game_id)
 
 
 def _come_back(session: Session, game: Game, user_id: int) -> bool:
@@ -255,68 +244,61 @@ def utc_label(offset_minutes: int) -> str:
     return f"UTC{sign}{hours}" + (f":{minutes:02d}" if minutes else "")
 
 
-def quiet(session: Session, env: Env, command: Command) -> Replied:
+@command_service
+def quiet(call: CommandCall) -> Replied:
     """/quiet 23-08 +7 or /quiet off: the group's quiet hours. Like /pause, they move running
     turns' deadlines, so only a game's creator or a group admin may set them."""
+    session, env, command = call.session, call.env, call.command
     arg = command.args
-    lang = reply_language(session, command)
     if command.private:
-        reply(session, env, command, _(lang, "Quiet hours are set in a group."))
-        return Replied("private")
+        raise ServiceError(Refusal.QUIET_IN_GROUP)
     if not arg:
-        usage = _(lang, "Usage: /quiet 23-08 +7 (hours in local time, then the UTC offset), or /quiet off.")
-        reply(session, env, command, usage)
-        return Replied("usage")
+        raise ServiceError(Refusal.QUIET_USAGE)
     hours = None if arg.lower() == "off" else parse_quiet(arg)
     if hours is None and arg.lower() != "off":
-        reply(session, env, command, _(lang, "I could not read that. Example: /quiet 23-08 +7"))
-        return Replied("unreadable")
-
-    def act() -> Replied:
-        running = lobby.active_games(session, command.chat_id)
-        if not command.admin and not any(g.creator_id == command.person.id for g in running):
-            raise ServiceError("not_creator")
-        chat = people.upsert_chat(session, command.chat_id, command.chat_title, env)
-        chat.quiet_start, chat.quiet_end, chat.utc_offset_minutes = (
-            hours if hours is not None else (None, None, 0)
+        raise ServiceError(Refusal.QUIET_UNREADABLE)
+    running = lobby.active_games(session, command.chat_id)
+    if not command.admin and not any(g.creator_id == command.person.id for g in running):
+        raise ServiceError(Refusal.NOT_CREATOR)
+    chat = people.upsert_chat(session, command.chat_id, command.chat_title, env)
+    chat.quiet_start, chat.quiet_end, chat.utc_offset_minutes = (
+        hours if hours is not None else (None, None, 0)
+    )
+    session.add(chat)
+    session.flush()
+    for game in running:
+        if game.status == PLAYING and game.turn_started_at is not None:
+            ctx = context_of(session, game)
+            set_clock(session, game, rules_of(ctx, env).rederive(clock_of(game)))
+    lang = call.reply_language
+    if hours is None:
+        call.reply(_(lang, "🔔 Quiet hours are off."))
+    else:
+        start, end, offset = hours
+        text = _(
+            lang,
+            "🌙 Quiet hours: {start:02d}:00–{end:02d}:00 ({utc}). "
+            "Reminders wait until they end, and deadlines move to their end.",
+            start=start,
+            end=end,
+            utc=utc_label(offset),
         )
-        session.add(chat)
-        session.flush()
-        for game in running:
-            if game.status == PLAYING and game.turn_started_at is not None:
-                ctx = context_of(session, game)
-                set_clock(session, game, rules_of(ctx, env).rederive(clock_of(game)))
-        if hours is None:
-            reply(session, env, command, _(lang, "🔔 Quiet hours are off."))
-        else:
-            start, end, offset = hours
-            text = _(
-                lang,
-                "🌙 Quiet hours: {start:02d}:00–{end:02d}:00 ({utc}). "
-                "Reminders wait until they end, and deadlines move to their end.",
-                start=start,
-                end=end,
-                utc=utc_label(offset),
-            )
-            reply(session, env, command, text)
-        return Replied()
-
-    return guarded(session, env, command, act)
+        call.reply(text)
+    return Replied()
 
 
 # --- the pace of a running game --------------------------------------------------------------
 
 
-def settings(session: Session, env: Env, command: Command) -> Replied:
+@command_service
+def settings(call: CommandCall) -> Replied:
     """/settings in a running game: its pace, with keys to change it."""
-    lang = reply_language(session, command)
+    session, env, command = call.session, call.env, call.command
     game = lobby.active_game(session, command.chat_id, command.thread_id)
     if game is None or game.id is None:
-        reply(session, env, command, _(lang, "There is no game here. Settings are in the lobby of /newgame."))
-        return Replied("no_game")
+        raise ServiceError(Refusal.SETTINGS_NO_GAME)
     if game.status == LOBBY:
-        reply(session, env, command, _(lang, "Use the ⚙️ Settings key of the lobby."))
-        return Replied("lobby", game.id)
+        raise ServiceError(Refusal.SETTINGS_IN_LOBBY)
     ctx = context_of(session, game)
     glang = ctx.language
     custom = env.custom_pace
@@ -339,5 +321,5 @@ def settings(session: Session, env: Env, command: Command) -> Replied:
         )
     lines.append(_(glang, "The creator or a group admin can change it; the turn clock starts again."))
     lines.append(hints_text(glang, ctx.settings.hints))  # chosen in the lobby, for the whole game
-    reply(session, env, command, "\n".join(lines), pace_rows(glang, game.id, ctx.settings.pace, custom))
+    call.reply("\n".join(lines), pace_rows(glang, game.id, ctx.settings.pace, custom))
     return Replied(game_id=game.id)

@@ -1,0 +1,294 @@
+"""The one seam between an update's handler and its service.
+
+Every update — a key, a command, an inline query, a picked inline result, a change of a chat —
+reaches its service the same way: the handler calls ``service(session, env, origin, *input)``
+through `Deps.run` (one transaction, off the event loop), and the service is a use case
+decorated here (`key_service`, `command_service`, `inline_service`, `pick_service`,
+`event_service`). The decorator gives the use case a `Call`: the transaction, the moment, what
+arrived (`origin`), the person's language looked up once, and `attempt`, which runs the use case
+in a savepoint and turns a `ServiceError` into what that kind of update answers with — a popup, a
+reply in the chat, a line in the inline list, a log outcome. A refusal a group admin may overrule
+first asks the handler to find out whether the person is one (`need_admin`), then runs again.
+
+A kind of key with more to do on a refusal (a game key brings its player back, a rematch key on
+old standings loses its keys) brings its own `KeyCall` subclass with its own `refused`.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, ClassVar, Concatenate, Generic, ParamSpec, Protocol, TypeVar
+
+from sqlmodel import Session
+
+from ..callbacks import Callback
+from ..errors import Refusal, ServiceError
+from ..render.keys import Keyboard
+from ..render.refusals import ALERTS, refusal
+from . import output, people
+from .env import Env
+from .origins import ChatEvent, Command, InlineQuery, Pick, Tap
+from .people import Person
+
+P = ParamSpec("P")
+K = TypeVar("K", bound=Callback)
+
+
+class Origin(Protocol):
+    @property
+    def person(self) -> Person | None: ...
+
+    @property
+    def admin(self) -> bool | None: ...
+
+
+O = TypeVar("O", bound=Origin)  # noqa: E741
+R = TypeVar("R")
+
+
+# --- what a service answers ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A key's popup for the tapper."""
+
+    text: str = ""
+    alert: bool = False
+    outcome: str = "ok"  # what the update's log line says
+    game_id: int | None = None
+    need_admin: bool = False
+
+
+@dataclass(frozen=True)
+class Replied:
+    """A command's result: its reply went to the outbox; this is for the handler and the log."""
+
+    outcome: str = "ok"
+    game_id: int | None = None
+    need_admin: bool = False
+    #: The name the update's log line and metrics give it, when not the command's own.
+    action: str | None = None
+
+
+@dataclass(frozen=True)
+class Result:
+    """One line of an inline list."""
+
+    id: str
+    title: str
+    description: str
+    message: str
+
+
+@dataclass(frozen=True)
+class InlineAnswer:
+    """The list an inline query shows."""
+
+    results: list[Result] = field(default_factory=list)
+    next_offset: str = ""
+    outcome: str = "ok"
+    game_id: int | None = None
+    need_admin: bool = False
+
+
+@dataclass(frozen=True)
+class Noted:
+    """What came of an update that gets no answer (a pick, a chat event): for the log."""
+
+    outcome: str = "ok"
+    game_id: int | None = None
+    need_admin: bool = False
+
+
+# --- the call --------------------------------------------------------------------------------
+
+
+@dataclass
+class Call(Generic[O, R]):
+    """An update being answered: its transaction, the moment, what arrived."""
+
+    session: Session
+    env: Env
+    origin: O
+    #: Run the use case in a savepoint, so that a refusal undoes what it began.
+    savepoint: ClassVar[bool] = True
+
+    @cached_property
+    def language(self) -> str:
+        """The person's language for what only they read: their /language choice, else
+        Telegram's (English for an update no person sent)."""
+        person = self.origin.person
+        if person is None:
+            return "en"
+        return people.language_of(self.session, person.id, person.language_code)
+
+    def attempt(self, use_case: Callable[[], R]) -> R:
+        try:
+            if not self.savepoint:
+                return use_case()
+            with self.session.begin_nested():
+                return use_case()
+        except ServiceError as error:
+            return self.refusal(error)
+
+    def refusal(self, error: ServiceError) -> R:
+        """A refusal only the creator or a group admin escapes is answered once Telegram said
+        whether the person is an admin (the handler asks, then runs the service again)."""
+        if error.reason is Refusal.NOT_CREATOR and self.origin.admin is None:
+            return self.ask_admin()
+        return self.refused(error)
+
+    def refused(self, error: ServiceError) -> R:
+        raise NotImplementedError
+
+    def ask_admin(self) -> R:
+        raise NotImplementedError
+
+
+@dataclass
+class KeyCall(Call[Tap, Answer]):
+    """A key: a refusal is the tapper's popup."""
+
+    @property
+    def tap(self) -> Tap:
+        return self.origin
+
+    def refused(self, error: ServiceError) -> Answer:
+        text = refusal(self.language, error)
+        return Answer(text, alert=error.reason in ALERTS, outcome=error.reason.value)
+
+    def ask_admin(self) -> Answer:
+        return Answer(outcome="need_admin", need_admin=True)
+
+
+@dataclass
+class CommandCall(Call[Command, Replied]):
+    """A command: its answer, and a refusal, are a reply in its chat."""
+
+    @property
+    def command(self) -> Command:
+        return self.origin
+
+    @cached_property
+    def reply_language(self) -> str:
+        """The group's language in a group, the person's own in private."""
+        command = self.command
+        own = self.language
+        return own if command.private else people.chat_language(self.session, command.chat_id, own)
+
+    def reply(self, text: str, keys: Keyboard | None = None, notify: bool = True) -> None:
+        command = self.command
+        output.say(
+            self.session,
+            self.env,
+            command.chat_id,
+            text,
+            thread_id=command.thread_id,
+            keys=keys,
+            notify=notify,
+        )
+
+    def refused(self, error: ServiceError) -> Replied:
+        self.reply(refusal(self.reply_language, error))
+        return Replied(error.reason.value)
+
+    def ask_admin(self) -> Replied:
+        return Replied("need_admin", need_admin=True)
+
+
+@dataclass
+class InlineCall(Call[InlineQuery, InlineAnswer]):
+    """An inline query: read only (no savepoint); a refusal is the list's one line."""
+
+    savepoint: ClassVar[bool] = False
+
+    def refused(self, error: ServiceError) -> InlineAnswer:
+        text = refusal(self.language, error)
+        return InlineAnswer(
+            [Result(f"info:{error.reason.value}", text, "", text)], outcome=error.reason.value
+        )
+
+    def ask_admin(self) -> InlineAnswer:
+        return InlineAnswer(outcome="need_admin", need_admin=True)
+
+
+@dataclass
+class PickCall(Call[Pick, Noted]):
+    """A picked inline result: the engine checks a move before any of it is written, so there is
+    nothing for a savepoint to undo; a refusal is only logged."""
+
+    savepoint: ClassVar[bool] = False
+
+    def refused(self, error: ServiceError) -> Noted:
+        return Noted(error.reason.value)
+
+    def ask_admin(self) -> Noted:
+        return Noted("need_admin", need_admin=True)
+
+
+@dataclass
+class EventCall(Call[ChatEvent, Noted]):
+    """A change of a chat: nobody to answer; a refusal is only logged."""
+
+    def refused(self, error: ServiceError) -> Noted:
+        return Noted(error.reason.value)
+
+    def ask_admin(self) -> Noted:
+        return Noted("need_admin", need_admin=True)
+
+
+# --- use cases as services -------------------------------------------------------------------
+
+KC = TypeVar("KC", bound=KeyCall)
+
+#: What the handlers call: one transaction's session, the moment, what arrived, its input.
+KeyService = Callable[[Session, Env, Tap, K], Answer]
+CommandService = Callable[[Session, Env, Command], Replied]
+InlineService = Callable[[Session, Env, InlineQuery], InlineAnswer]
+PickService = Callable[[Session, Env, Pick], Noted]
+
+
+def _serve(call: type[Call[Any, R]], use_case: Callable[..., R]) -> Callable[..., R]:
+    @functools.wraps(use_case)
+    def service(session: Session, env: Env, origin: Any, *args: Any) -> R:
+        this = call(session, env, origin)
+        return this.attempt(lambda: use_case(this, *args))
+
+    return service
+
+
+def key_service(call: type[KC]) -> Callable[[Callable[[KC, K], Answer]], KeyService[K]]:
+    """`use_case(call, key)` as a key's service, answered through `call` (a `KeyCall` type)."""
+
+    def wrap(use_case: Callable[[KC, K], Answer]) -> KeyService[K]:
+        return _serve(call, use_case)
+
+    return wrap
+
+
+def command_service(use_case: Callable[[CommandCall], Replied]) -> CommandService:
+    return _serve(CommandCall, use_case)
+
+
+def inline_service(use_case: Callable[[InlineCall], InlineAnswer]) -> InlineService:
+    return _serve(InlineCall, use_case)
+
+
+def pick_service(use_case: Callable[[PickCall], Noted]) -> PickService:
+    return _serve(PickCall, use_case)
+
+
+def event_service(
+    use_case: Callable[Concatenate[EventCall, P], Noted],
+) -> Callable[Concatenate[Session, Env, ChatEvent, P], Noted]:
+    return _serve(EventCall, use_case)
+
+
+def forged_key(session: Session, env: Env, tap: Tap) -> Answer:
+    """Data no kind of key accepts (forged, or from a version of the bot long gone): refused in
+    the tapper's language."""
+    return KeyCall(session, env, tap).refused(ServiceError(Refusal.MALFORMED))

@@ -1,0 +1,77 @@
+"""What reaches a service from Telegram, as the services need it: parsed once by the handlers.
+
+Each kind of update has its origin: a key press (`Tap`), a command (`Command`), an inline query
+(`InlineQuery`), a picked inline result (`Pick`), a change of a chat (`ChatEvent`). A service
+gets it inside its `Call` (`services.call`), which also knows the person's language.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .people import Person
+
+
+@dataclass(frozen=True)
+class Tap:
+    """A key press."""
+
+    person: Person
+    chat_id: int | None  # the chat of the message the key is on
+    message_id: int | None
+    private: bool  # the key is on a message in a private chat
+    thread_id: int | None = None  # the forum topic of that message
+    query_id: str = ""  # Telegram's id of this tap (the same if the update is delivered twice)
+    #: What Telegram said of the tapper's admin rights in the group: None until a service needed
+    #: to know (`Call.attempt` then asks the handler to find out).
+    admin: bool | None = None
+
+
+@dataclass(frozen=True)
+class Command:
+    """Who sent a command, from where."""
+
+    person: Person
+    chat_id: int
+    thread_id: int | None = None
+    private: bool = False
+    chat_title: str | None = None
+    #: What followed the command's name (`/quiet 23-08 +7`: "23-08 +7").
+    args: str = ""
+    #: The person whose message the command replied to (`/stats` in reply: their stats).
+    replied_to: Person | None = None
+    #: As `Tap.admin`.
+    admin: bool | None = None
+
+
+@dataclass(frozen=True)
+class InlineQuery:
+    """A person typing "@bot …" in a chat: `chat_type` is Telegram's ("sender" is their own chat
+    with the bot), `offset` the page they scrolled to."""
+
+    person: Person
+    query: str
+    offset: str = ""
+    chat_type: str | None = None
+    admin: bool | None = None  # never asked: nothing inline needs admin rights
+
+
+@dataclass(frozen=True)
+class Pick:
+    """An inline result a person picked: `result_id` as the bot gave it, and the chat it was
+    posted in when the bot saw the message itself (None: from `chosen_inline_result`)."""
+
+    person: Person
+    result_id: str
+    chat_id: int | None = None
+    admin: bool | None = None
+
+
+@dataclass(frozen=True)
+class ChatEvent:
+    """A change of a chat: a migration, the bot or a member coming or going. `person` is who it
+    concerns, when a person does."""
+
+    chat_id: int
+    person: Person | None = None
+    admin: bool | None = None
