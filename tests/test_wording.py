@@ -26,9 +26,32 @@ TAP_VERBS = {"es": r"puls", "id": r"ketuk|mengetuk", "ja": r"タップ", "vi": r
 
 #: Wordings readers found wrong, which must not come back.
 AVOID = {
-    "vi": ["chạm"],  # one verb for a tap: "bấm"
-    # quiet hours hold reminders back until they end; they are not dropped
-    "ja": ["リマインダーを送らず", "リマインダーを送らない"],
+    "vi": [
+        "chạm",  # one verb for a tap: "bấm"
+        "trong <b>{chat}</b>",  # a group by its name is "ở nhóm {chat}"
+        "lại chờ",  # /back: the bot stops playing the turns; turns wait for nobody
+    ],
+    "ja": [
+        # quiet hours hold reminders back until they end; they are not dropped
+        "リマインダーを送らず",
+        "リマインダーを送らない",
+        "ターンを失い",  # a turn lost is 1回休み
+    ],
+    "es": [
+        "esperarme",  # /back: "mis turnos vuelven a esperarme", word for word
+        "esperarte",
+        "gana la carta",  # a [T!] card won in a move report: "se lleva", not "gana" (the game)
+        "sigues este juego",  # "Ahora juegas desde el tablero del grupo"
+    ],
+    "id": ["menungguku", "menunggumu lagi"],  # /back: "giliranku menungguku lagi", word for word
+    "hi": [
+        "बॉट आसान",  # the adjective first: "आसान बॉट"
+        "बॉट सामान्य",
+        "बॉट कठिन",
+        "{t} जीता",  # reads as the card winning: "{t} कार्ड मिला"
+        "टर्न छूटा ·",  # a move report is a sentence with a verb
+        "खेल भर चुका",  # the table is full: its seats are
+    ],
 }
 
 
@@ -68,3 +91,13 @@ def test_wordings_found_wrong_stay_gone(lang: str) -> None:
         for text in forms(message):
             found = [word for word in AVOID[lang] if word in text.casefold()]
             assert not found, f"{lang}: {found} in {text[:120]!r}"
+
+
+@pytest.mark.parametrize("lang", ALL_LANGUAGES)
+def test_the_colours_auto_key_says_it_is_about_colours(lang: str) -> None:
+    """The key stands alone in its row above 3🎨 4🎨 5🎨 6🎨: a bare "Auto" does not say what it
+    sets. It names the colours with the lobby's own word for them."""
+    lobby_line = _(lang, "Edition: {edition} · colours: {colours} · goal: {goal} · pace: {pace}")
+    found = re.search(r"(\w+)\s*[:：]\s*\{colours\}", lobby_line)
+    assert found, lobby_line
+    assert found.group(1).casefold() in _(lang, "Auto colours").casefold()

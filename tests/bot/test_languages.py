@@ -144,9 +144,12 @@ async def test_japanese_group_with_a_hindi_player(rig: BotRig) -> None:
 
     texts = [m.content for m in fake.messages(group.id)]
     assert any("第1ラウンド終了" in t for t in texts)
-    standings = [t for t in texts if "ゲーム終了" in t]
-    assert len(standings) == 1 and ("勝者：" in standings[0] or "同点優勝：" in standings[0])
-    assert "/newgame でもう一度遊べます" in standings[0]
+    standings = [m for m in fake.messages(group.id) if "ゲーム終了" in m.content]
+    assert len(standings) == 1
+    assert "勝者：" in standings[0].content or "同点優勝：" in standings[0].content
+    # one way to play again: the rematch key, in Japanese, and no /newgame line
+    assert standings[0].buttons == [("🔁 再戦", f"rm:{game.id}")]
+    assert "/newgame" not in standings[0].content
     for english in ("Round 1 is over", "Game over", "Winner", "your move", "Target", "Scores per round"):
         assert not any(english in t for t in texts), english
     assert not tg.errors

@@ -555,8 +555,6 @@ SAMPLE: list[Entry] = [
                 "🥈 Bea — 7",
                 "🥈 Bot Easy — 7",
                 "4. Cy — 2",
-                "",
-                "Play again with /newgame",
             ]
         )
     ),

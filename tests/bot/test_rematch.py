@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Sequence
 from datetime import timedelta
 
@@ -15,7 +16,12 @@ from tests.bot.pacing_support import sweep_after
 from tests.bot.players import Player, play_turn, to_move
 from tests.fakes.telegram import FakeChat, StoredMessage
 from tgbot import callbacks as cb
+from tgbot.errors import Refusal, ServiceError
 from tgbot.game_settings import GameSettings
+from tgbot.i18n import LANGUAGES
+from tgbot.i18n import _ as translate
+from tgbot.render.refusals import refusal
+from tgbot.render.results import standings_keys
 from tgbot.store.models import Game
 
 MAX_TURNS = 400
@@ -25,6 +31,18 @@ LOBBY_OPEN = "A lobby is already open here: tap ✋ Join on it."
 RUNNING = "A game is already running here."
 OLD = "A newer game has been played here since. Start a new one with /newgame."
 INVALID = "That key is not valid any more."
+#: A line of the standings: a medal or a place, a name, a total.
+STANDING_LINE = re.compile(r"^(🥇|🥈|🥉|\d\.) .+ — \d+$")
+#: The key in each language names a rematch (the same table again), in words of its own: not the
+#: words the bot uses for a new game or for playing again.
+REMATCH_KEYS = {
+    "en": "🔁 Rematch",
+    "es": "🔁 Revancha",
+    "id": "🔁 Tanding ulang",
+    "ja": "🔁 再戦",
+    "vi": "🔁 Đấu lại",
+    "hi": "🔁 रीमैच",
+}
 
 
 async def finished_game(
@@ -86,11 +104,18 @@ async def test_a_rematch_opens_a_lobby_for_the_same_table(rig: BotRig) -> None:
     # (4 seats: the automatic goal 100, moved down to the lowest, 20)
     expected = GameSettings("extended", 5, None, True, "quick", goal_offset=-80)
     assert GameSettings.from_json(finished.settings) == expected
+    # One way to play again under the standings: the key, and no /newgame line beside it.
     assert standings.buttons == [("🔁 Rematch", f"rm:{game_id}")]
+    assert "/newgame" not in standings.content
+    assert STANDING_LINE.match(standings.content.splitlines()[-1]), standings.content
 
-    # Someone who did not play: refused, nothing opened (decision B15).
+    # Someone who did not play: refused, nothing opened (decision B15), and told of /newgame in
+    # their own language.
     answer = await tg.tap(cai, standings, "🔁 Rematch")
     assert answer.text == NOT_A_PLAYER and not answer.show_alert
+    dev = fake.user(4, "Dev", language_code="hi")
+    answer = await tg.tap(dev, standings, "🔁 Rematch")
+    assert "/newgame" in (answer.text or "") and "रीमैच" in (answer.text or ""), answer.text
     assert len(games_in(rig, group.id)) == 1
 
     # Ben taps twice at once: one lobby, with him in it.
@@ -205,3 +230,31 @@ def test_rematch_callback_data_is_strict() -> None:
     for forged in ("rm:", "rm:x1", "rm:1:2", "rm:-1", "rm:0", f"rm:{cb.MAX_GAME_ID + 1}", "rm:" + "9" * 13):
         with pytest.raises(cb.BadCallback):
             cb.Rematch.parse(forged)
+
+
+def test_the_rematch_key_is_named_as_a_rematch_in_every_language() -> None:
+    assert sorted(REMATCH_KEYS) == sorted(LANGUAGES)
+    for lang, label in REMATCH_KEYS.items():
+        assert [[key["text"] for key in row] for row in standings_keys(lang, 1)] == [[label]], lang
+        words = label.removeprefix("🔁 ").casefold()
+        # the texts that offer a new game never use the key's words
+        for english in NEW_GAME_TEXTS:
+            assert words not in translate(lang, english).casefold(), (lang, translate(lang, english))
+
+
+def test_the_refusal_to_someone_who_did_not_play_names_the_key_and_offers_newgame() -> None:
+    for lang, label in REMATCH_KEYS.items():
+        text = refusal(lang, ServiceError(Refusal.REMATCH_NOT_PLAYER))
+        assert "/newgame" in text, (lang, text)
+        assert label.removeprefix("🔁 ").casefold() in text.casefold(), (lang, text)
+
+
+#: Texts that send people to /newgame for a new game.
+NEW_GAME_TEXTS = [
+    "There is no game here. Start one with /newgame.",
+    "You're not in this game. Start your own with /newgame!",
+    "A newer game has been played here since. Start a new one with /newgame.",
+    "👀 Start a game with /newgame.",
+    "⌛ This lobby closed: nobody started the game in time. Send /newgame to try again.",
+    "Start a new game in this group",
+]

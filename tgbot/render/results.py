@@ -159,6 +159,8 @@ def round_summary(
 
 
 def final_standings(lang: str, seats: Sequence[Named], event: GameEnded, rounds: int) -> str:
+    """The winners and every total, best first. No "new game" line: the standings carry one way
+    to play again, 🔁 Rematch (`standings_keys`), and a new game is what its refusal offers."""
     lines = [_n(lang, "🏆 <b>Game over</b> after {n} round", "🏆 <b>Game over</b> after {n} rounds", rounds)]
     winners = [name(seats[s].name) for s in event.winners]
     if len(winners) == 1:
@@ -175,11 +177,14 @@ def final_standings(lang: str, seats: Sequence[Named], event: GameEnded, rounds:
             last = event.totals[s]
         medal = {1: "🥇", 2: "🥈", 3: "🥉"}.get(place, f"{place}.")
         lines.append(f"{medal} {name(seats[s].name)} — {event.totals[s]}")
-    lines.append("")
-    lines.append(_(lang, "Play again with /newgame"))
     return "\n".join(lines)
 
 
 def standings_keys(lang: str, game_id: int) -> Keyboard:
-    """Under the final standings: one tap opens a lobby for the same table (services/rematch.py)."""
+    """Under the final standings: one tap opens a lobby for the same table (services/rematch.py).
+
+    It applies whenever standings are drawn: the game has just finished in its chat and topic, so
+    no other game is open there and none was played since. Where it stops applying, its refusal
+    says /newgame: to someone who did not play, and once a newer game has been played there (those
+    standings then lose the key)."""
     return [[button(_(lang, "🔁 Rematch"), cb.Rematch(game_id).data)]]
