@@ -69,6 +69,12 @@ def table_by_value(lang: str, table: Sequence[str]) -> str:
     )
 
 
+def table_forms(lang: str, table: Sequence[str]) -> tuple[str, str]:
+    """The table card by card, and by value (an empty table is short either way: '(empty)')."""
+    full = table_in_full(lang, table)
+    return full, table_by_value(lang, table) if table else full
+
+
 def joker_mark(v: View) -> str:
     """'🃏+1': the Joker played this turn, as a change of the target."""
     return f"{T_EMOJI[TKind.JOKER]}{v.joker:+d}"
@@ -96,11 +102,11 @@ def t_news(lang: str, v: View) -> str | None:
     kind = TKind(v.t_played)
     play = t_label(lang, kind)
     if kind is TKind.THIEF and v.table:
-        return _(lang, "{play}: {card} stolen, now on the table", play=play, card=card(v.table[-1]))
+        return _(lang, "{play}: {card} stolen", play=play, card=card(v.table[-1]))
     if kind is TKind.SHIFTER and v.table:
-        return _(lang, "{play}: {card} from the deck, now on the table", play=play, card=card(v.table[-1]))
+        return _(lang, "{play}: {card} from the deck", play=play, card=card(v.table[-1]))
     if kind is TKind.BOMB:
-        return _(lang, "{play}: the others each dropped a card on the table", play=play)
+        return _(lang, "{play}: a card from each opponent", play=play)
     return None
 
 
@@ -142,7 +148,7 @@ def hand_popup(lang: str, v: View) -> str:
                 lines.append(news)
         return "\n".join(lines + tail)
 
-    full, by_value = table_in_full(lang, v.table), table_by_value(lang, v.table)
+    full, by_value = table_forms(lang, v.table)
     long_held = t_list(lang, held) if held else None
     short_held = _held_short(held) if held else None
     forms = [
@@ -159,13 +165,13 @@ def hand_popup(lang: str, v: View) -> str:
 
 def description(lang: str, v: View, with_target: bool) -> str:
     """The table (and the target, unless the title says it) under a line of the list that plays
-    nothing: '🎯 Target 9 · Table: 🟦3 🟩5 · 🥷 Thief: 🟦3 stolen, now on the table'."""
+    nothing: '🎯 Target 9 · Table: 🟦3 🟩5 · 🥷 Thief: 🟦3 stolen'."""
     head = [target_text(lang, v)] if with_target else []
     news = t_news(lang, v)
 
     def line(table: str, with_news: bool) -> str:
         return " · ".join([*head, table, *([news] if with_news and news else [])])
 
-    full, by_value = table_in_full(lang, v.table), table_by_value(lang, v.table)
+    full, by_value = table_forms(lang, v.table)
     forms = [line(full, True), line(by_value, True), line(full, False), line(by_value, False)]
     return first_fitting(forms, in_description)
