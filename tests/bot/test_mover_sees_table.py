@@ -36,8 +36,8 @@ from tests.bot.test_inline import PLAY, inline_rig  # noqa: F401
 from tests.fakes.telegram import FakeChat, FakeUser, InlineAnswer
 
 EMOJI = {"R": "🟥", "O": "🟧", "Y": "🟨", "G": "🟩", "B": "🟦", "P": "🟪"}
-#: Ana's hand and the table at the start of each of her turns: no sum of 9, 10 or 7 (the targets
-#: below) until a [T!] card brings a card; 6 + 1 + 1 makes the Joker's 8.
+#: Ana's hand and the table at the start of each of her turns, by value: no sum of 9 or 10 (the
+#: targets below) until a [T!] card brings a card; 6 + 1 + 1 makes 8, the target after a Joker −1.
 HAND = [5, 6, 6]
 TABLE = [1, 1]
 

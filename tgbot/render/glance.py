@@ -27,9 +27,9 @@ from ..i18n import _, _n
 from .cards import T_EMOJI, card, cards, t_label, t_list, width
 from .limits import POPUP_LIMIT, utf16_length
 
-#: What a phone shows of an inline result, in display columns (`cards.width`, an emoji two): the
-#: title on one line, the description on two (Telegram for iOS cuts it there; Android at three).
-TITLE_COLUMNS = 34
+#: What a phone shows of an inline result's description, in display columns (`cards.width`, an
+#: emoji two): two lines of about 40 (Telegram for iOS cuts it there; Android at three). A title
+#: gets one line, cut at its end: the target comes first in it (`inline.how_to_type`).
 DESCRIPTION_COLUMNS = 80
 
 
