@@ -49,7 +49,7 @@ from tgbot.errors import Refusal, ServiceError
 from tgbot.game_settings import GameSettings
 from tgbot.i18n import DEFAULT_LANGUAGE, DOMAIN, LANGUAGES, LOCALES_DIR, _, _n, normalize
 from tgbot.pacing import Pace, custom_pace, pace_keys
-from tgbot.render import board, info, lobby, results, stats
+from tgbot.render import board, glance, info, lobby, results, stats
 from tgbot.render.cards import COLOUR_NAMES, T_NAMES
 from tgbot.render.keys import Keyboard
 from tgbot.render.refusals import ILLEGAL_TEXT, refusal
@@ -415,7 +415,7 @@ def test_popups_fit_in_every_language(lang: str) -> None:
     mine = seat_view(state, 0)
     everything = all_table(state)
     popups = {
-        "hand": board.hand_popup(lang, mine),
+        "hand": glance.hand_popup(lang, mine),
         "hint table only": board.sum_hint(lang, mine, board.Draft(None, everything), False),
         "hint hand only": board.sum_hint(lang, mine, board.Draft(0, 0), True),
         "hint hand no sum": board.sum_hint(lang, mine, board.Draft(0, 0), False),
@@ -439,7 +439,10 @@ def test_popups_fit_in_every_language(lang: str) -> None:
     for what, text in popups.items():
         assert 0 < utf16(text) <= POPUP_LIMIT, f"{lang} popup {what} is {utf16(text)} long: {text!r}"
     # the hand popup is complete, not cut: it still ends with the call to move
-    assert popups["hand"].endswith(_(lang, "Target {target}. Your move!", target=state.target))
+    joker = f"🃏 {_(lang, 'Joker')} {state.joker:+d}"
+    assert popups["hand"].endswith(
+        _(lang, "Target {target} ({joker}). Your move!", target=state.target, joker=joker)
+    )
     assert str(state.target) in popups["hint everything"]
 
 

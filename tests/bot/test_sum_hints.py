@@ -12,7 +12,8 @@ from tests.bot.test_inline import PLAY, inline_rig, played_codes, two_players  #
 from tests.fakes.telegram import FakeUser
 from tgbot.render.cards import card as card_label
 
-HOW_TO = "🧮 Found a sum? Type its values after the game number, e.g. 5 3 1"
+#: The first line of the list: the live target and what to do, the table under it.
+HOW_TO = "🎯 Target 9 · 🧮 type your sum, e.g. 5 3 1"
 
 
 def deal(rig: BotRig, game_id: int, hand: list[str], table: list[str], target: int) -> GameState:
@@ -85,6 +86,7 @@ async def test_without_hints_play_lists_no_sum_but_checks_the_typed_values(
     listed = await rig.tg.tap_switch_inline(mover, board, PLAY)
     titles = [r["title"] for r in listed.results]
     assert titles[0] == HOW_TO
+    assert listed.results[0]["description"] == "Table: 🟧3 🟨3 🟨1 🟩4"  # TABLE, card by card
     assert not [t for t in titles if "=" in t], "no sum is offered"
     assert [t for t in titles if t.startswith("🗑")], "the discards are"
     # the player found 5 + 3 + 1 and types it (any order): only sums of exactly those values

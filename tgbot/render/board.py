@@ -23,6 +23,7 @@ from engine.errors import MalformedActionError
 from .. import callbacks as cb
 from ..i18n import M_, _
 from .cards import HIDDEN_CARD, T_EMOJI, card, cards, mention, name, plain_name, t_label, t_list
+from .glance import t_news
 from .keys import Keyboard, button, link, rows_of, switch_inline
 
 TABLE_ROW = 6
@@ -151,6 +152,8 @@ def status_lines(lang: str, v: View, table: Table) -> list[str]:
         )
     empty = _(lang, "(empty)")  # not nested in the call below: Babel would not extract it
     lines.append(_(lang, "Table: {cards}", cards=cards(v.table, empty=empty)))
+    if v.seat is not None and (news := t_news(lang, v)):  # a panel: what this turn's [T!] card did
+        lines.append(news)
     lines.append("")
     lines.extend(_seat_line(lang, v, table, s) for s in range(v.players))
     goal = _(lang, "Goal: {threshold} points", threshold=v.threshold)
@@ -275,19 +278,6 @@ def keyboard(lang: str, v: View, table: Table, draft: Draft | None = None) -> Ke
         utility.append(link(_(lang, "📱 Panel"), f"https://t.me/{table.bot_username}?start=g{gid}"))
     rows.append(utility)
     return rows
-
-
-def hand_popup(lang: str, v: View) -> str:
-    """The '👀 My hand' popup: only the tapper sees it (≤ 200 characters)."""
-    assert v.seat is not None and v.hand is not None
-    slots = "  ".join(f"{i + 1}:{card(c)}" for i, c in enumerate(v.hand)) or _(lang, "(no cards)")
-    text = _(lang, "Your hand: {slots}", slots=slots)
-    held = v.holdings[v.seat]
-    if held:
-        text += "\n" + _(lang, "[T!]: {cards}", cards=t_list(lang, held))
-    if v.current == v.seat and v.status == "playing":
-        text += "\n" + _(lang, "Target {target}. Your move!", target=v.target)
-    return text
 
 
 def sum_hint(lang: str, v: View, draft: Draft, can_sum: bool | None) -> str:

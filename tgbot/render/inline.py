@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from engine import View
 from engine.cards import POINTS, T_POINTS, VALUE, TKind
 
 from ..i18n import _
 from .cards import card, name, t_label
+from .glance import target_text
 
 MARK = "🎯"
 
@@ -97,9 +99,11 @@ def no_game(lang: str) -> tuple[str, str]:
     )
 
 
-def how_to_type(lang: str) -> str:
-    """The first line of the list when the table plays without sum hints."""
-    return _(lang, "🧮 Found a sum? Type its values after the game number, e.g. 5 3 1")
+def how_to_type(lang: str, v: View) -> str:
+    """The title of the list's first line when the table plays without sum hints: the live target
+    first (a phone shows one line of a title and cuts the rest short), then what to do. The table
+    goes in its description (`glance.description`)."""
+    return target_text(lang, v) + " · " + _(lang, "🧮 type your sum, e.g. 5 3 1")
 
 
 def thinking(lang: str, player: str) -> str:

@@ -32,10 +32,14 @@ _TAG = re.compile(r"<[^>]*>")
 _ENTITY = re.compile(r"&(?:lt|gt|amp|quot|#\d+|#x[0-9a-fA-F]+);")
 
 
+def utf16_length(text: str) -> int:
+    """Length of a plain text (a popup) as Telegram counts it: in UTF-16 code units."""
+    return len(text.encode("utf-16-le")) // 2
+
+
 def visible_length(html: str) -> int:
     """Length of an HTML text as Telegram counts it (tags removed, entities as one character)."""
-    plain = _ENTITY.sub("&", _TAG.sub("", html))
-    return len(plain.encode("utf-16-le")) // 2
+    return utf16_length(_ENTITY.sub("&", _TAG.sub("", html)))
 
 
 def chunks(lines: list[str], budget: int = REPORT_BUDGET) -> list[list[str]]:

@@ -28,6 +28,7 @@ from engine.cards import POINTS, VALUE
 from engine.game import t_actions
 from engine.sums import realise
 
+from ..render import glance
 from ..render import inline as inline_render
 from ..render.cards import plain_name
 from ..store.models import PLAYING, Game, GamePlayer
@@ -215,15 +216,20 @@ def answer(call: InlineCall) -> InlineAnswer:
     if ctx.settings.hints:
         found = offers(ctx, seat)
     else:
+        # The lines that play nothing show the live table and target: the group board may be a
+        # [T!] card behind (one group message a turn).
+        view = seat_view(ctx.playing_state(), seat.seat)
+        thinking = inline_render.thinking(ctx.language, seat.name)
         typed = typed_values(query)
         checked = typed_sums(ctx, seat, typed) if typed is not None else None
         if isinstance(checked, str):
-            why = _info(f"sum{ctx.game_id}", checked, inline_render.thinking(ctx.language, seat.name))
+            table = glance.description(lang, view, with_target=True)
+            why = _info(f"sum{ctx.game_id}", checked, thinking, table)
             return InlineAnswer([why])
         found = checked if checked is not None else plays_and_discards(ctx, seat)
         if typed is None and start == 0:
-            title, message = inline_render.how_to_type(lang), inline_render.thinking(ctx.language, seat.name)
-            hint = [_info(f"how{ctx.game_id}", title, message)]
+            table = glance.description(lang, view, with_target=False)
+            hint = [_info(f"how{ctx.game_id}", inline_render.how_to_type(lang, view), thinking, table)]
             return _page(env, ctx, seat, lang, found, start, hint)
     return _page(env, ctx, seat, lang, found, start)
 
@@ -270,8 +276,8 @@ def picked_from_link(url: str) -> str | None:
     return url.split(PICK_MARK, 1)[1].replace("_", " ")
 
 
-def _info(key: str, title: str, message: str) -> Result:
-    return Result(f"info:{key}", title, "", message)
+def _info(key: str, title: str, message: str, description: str = "") -> Result:
+    return Result(f"info:{key}", title, description, message)
 
 
 @pick_service

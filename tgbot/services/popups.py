@@ -8,6 +8,7 @@ from __future__ import annotations
 from engine import seat_view, sum_options
 
 from ..render import board as board_render
+from ..render import glance
 from .context import GameContext, SeatInfo
 
 Draft = board_render.Draft
@@ -28,4 +29,6 @@ def sum_hint(ctx: GameContext, seat: SeatInfo, draft: Draft) -> str:
 
 
 def hand_popup(ctx: GameContext, seat: SeatInfo) -> str:
-    return board_render.hand_popup(seat.language, seat_view(ctx.playing_state(), seat.seat))
+    """The 👀 My hand popup: the hand, and the live table and target (the group board is not
+    redrawn after every [T!] card)."""
+    return glance.hand_popup(seat.language, seat_view(ctx.playing_state(), seat.seat))
