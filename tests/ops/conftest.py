@@ -30,10 +30,9 @@ from tgbot.web import BotServer
 @pytest.fixture(autouse=True)
 def _main_environment_restored(monkeypatch: pytest.MonkeyPatch) -> None:
     """`tgbot.__main__.main`, called in-process by some tests, sets variables in os.environ for
-    the libraries it imports next: OpenSSL's trust (tgbot/tls_trust.py) and the builds
-    (tgbot/lean_builds.py). Each is put back as it was after the test, unset ones included, so
-    that no later test's subprocess inherits them."""
-    for name in ("SSL_CERT_FILE", "SSL_CERT_DIR", *PURE_PYTHON_SWITCHES):
+    the libraries it imports next: the builds (tgbot/lean_builds.py). Each is put back as it was
+    after the test, unset ones included, so that no later test's subprocess inherits them."""
+    for name in PURE_PYTHON_SWITCHES:
         was_set = name in os.environ
         monkeypatch.setenv(name, os.environ.get(name, ""))  # recorded: undone after the test
         if not was_set:
