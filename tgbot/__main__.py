@@ -18,7 +18,7 @@ import os
 import subprocess
 import sys
 
-from . import command_menu, lean_builds
+from . import command_menu
 from .config import ConfigError, Settings, load_settings
 
 log = logging.getLogger("tweakbot")
@@ -70,7 +70,6 @@ def migrate_apart() -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    lean_builds.prefer_lean_builds()  # before aiohttp imports frozenlist
     if args.command != "migrate":
         command_menu.menu_texts()  # before the big imports reuse the catalogs' memory
     try:
