@@ -17,9 +17,9 @@ from typing import Any
 from telegram import Bot, InlineKeyboardMarkup, InputFile, Message
 from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, RetryAfter, TelegramError
 
-from ..bot import TweakBot
 from ..render.limits import POPUP_LIMIT
 from ..store.outbox import Payload
+from .webhook_replies import WebhookReplies
 
 log = logging.getLogger("tweakbot.delivery")
 
@@ -178,18 +178,20 @@ def clip_popup(text: str, limit: int = POPUP_LIMIT) -> str:
     return "".join(out) + "…"
 
 
-async def answer(bot: Bot, query_id: str, text: str = "", alert: bool = False) -> bool:
+async def answer(
+    bot: Bot, query_id: str, text: str = "", alert: bool = False, *, replies: WebhookReplies | None = None
+) -> bool:
     """Answer a callback query (free: no chat budget); False when Telegram refused it (too old).
 
-    In webhook mode the answer usually goes back in the webhook request's response
-    (`webhook_replies`), which costs no call; it is then taken as accepted, since Telegram says
-    nothing back about it."""
+    In webhook mode the answer usually goes back in the webhook request's response (`replies`,
+    the bot's `WebhookReplies`), which costs no call; it is then taken as accepted, since
+    Telegram says nothing back about it."""
     popup = clip_popup(text)
-    if isinstance(bot, TweakBot):
+    if replies is not None:
         params: dict[str, Any] = {"show_alert": alert}
         if popup:
             params["text"] = popup
-        if bot.webhook_replies.offer(query_id, params):
+        if replies.offer(query_id, params):
             return True
     try:
         await bot.answer_callback_query(query_id, text=popup or None, show_alert=alert)

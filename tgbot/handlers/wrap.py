@@ -84,10 +84,11 @@ def on_key(kind: type[K], service: KeyService[K], action: str) -> Handler:
             if answer.need_admin and chat_id is not None and await context.is_admin(chat_id, tap.person.id):
                 answer = await deps.run(service, replace(tap, admin=True), key)
         except DatabaseTrouble:
-            await io.answer(query.get_bot(), query.id, trouble_text(own_language(update)), True)
+            text = trouble_text(own_language(update))
+            await io.answer(query.get_bot(), query.id, text, True, replies=deps.webhook_replies)
             logs.note_update(game_id, action, "db_trouble")
             return
-        await io.answer(query.get_bot(), query.id, answer.text, answer.alert)
+        await io.answer(query.get_bot(), query.id, answer.text, answer.alert, replies=deps.webhook_replies)
         logs.note_update(game_id, action, "ok" if not answer.alert else "refused")
 
     return handler
@@ -98,7 +99,8 @@ async def invalid_key(update: Update, context: TweakContext, action: str = "call
     query = update.callback_query
     if query is not None:
         lang = await _tapper_language(update, context)
-        await io.answer(query.get_bot(), query.id, _(lang, ERROR_TEXT["malformed"]), True)
+        text = _(lang, ERROR_TEXT["malformed"])
+        await io.answer(query.get_bot(), query.id, text, True, replies=context.deps.webhook_replies)
         logs.note_update(None, action, "bad_data")
 
 
