@@ -21,6 +21,7 @@ from telegram.error import BadRequest, NetworkError, RetryAfter, TimedOut
 from tests.fakes import FakeTelegram
 from tests.fakes.telegram import TEST_TOKEN
 from tests.ops.fake_http import FakeBotApiServer
+from tgbot.delivery.telegram_io import retry_seconds
 from tgbot.http_client import AiohttpRequest
 
 
@@ -149,8 +150,7 @@ async def test_telegrams_refusals_become_ptbs_exceptions(server: tuple[str, Seen
         )
         with pytest.raises(BadRequest, match="not modified"):
             await request.post(f"{url}/bot123/editMessageText", _data({"chat_id": -100, "text": "board"}))
-    retry = refused.value.retry_after
-    assert (retry.total_seconds() if isinstance(retry, timedelta) else retry) == 7
+    assert retry_seconds(refused.value) == 7
 
 
 async def test_a_slow_answer_times_out_at_the_read_timeout(server: tuple[str, Seen]) -> None:
@@ -271,3 +271,17 @@ def test_the_bot_calls_telegram_through_it(tmp_path: Path) -> None:
         assert isinstance(calls, AiohttpRequest) and isinstance(updates, AiohttpRequest)
         assert calls.connection_pool_size > 1
         assert (updates is calls) if webhook else (updates.connection_pool_size == 1)
+
+
+@pytest.mark.parametrize("timedelta_opt_in", [None, "true"])
+def test_a_429s_wait_reads_the_same_whether_ptb_gives_seconds_or_a_timedelta(
+    timedelta_opt_in: str | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PTB 22 gives `retry_after` as an int unless PTB_TIMEDELTA is set (the operator's choice;
+    the bot sets nothing), PTB 23 as a timedelta."""
+    if timedelta_opt_in is None:
+        monkeypatch.delenv("PTB_TIMEDELTA", raising=False)
+    else:
+        monkeypatch.setenv("PTB_TIMEDELTA", timedelta_opt_in)
+    assert retry_seconds(RetryAfter(7)) == 7.0
+    assert retry_seconds(RetryAfter(timedelta(seconds=1.5))) == 1.5

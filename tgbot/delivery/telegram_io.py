@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import logging
 from dataclasses import dataclass
+from datetime import timedelta
 from enum import StrEnum
 from typing import Any
 
@@ -79,9 +80,7 @@ async def deliver(
     try:
         return await _call(bot, chat_id, payload, edit_id, reply_id, media_bytes)
     except RetryAfter as exc:
-        retry = exc.retry_after
-        seconds = retry.total_seconds() if hasattr(retry, "total_seconds") else float(retry)
-        return Outcome(OutcomeKind.FLOOD, retry_after=seconds)
+        return Outcome(OutcomeKind.FLOOD, retry_after=retry_seconds(exc))
     except ChatMigrated as exc:
         return Outcome(OutcomeKind.MIGRATED, new_chat_id=exc.new_chat_id)
     except Forbidden as exc:
@@ -176,6 +175,14 @@ def clip_popup(text: str, limit: int = POPUP_LIMIT) -> str:
         out.append(char)
         used += width
     return "".join(out) + "…"
+
+
+def retry_seconds(error: RetryAfter) -> float:
+    """How long Telegram asked the bot to wait. PTB 22 gives `retry_after` in whole seconds (an
+    int) and PTB 23 as a `timedelta` (22 too, where the operator opted in with PTB_TIMEDELTA):
+    either reads the same here."""
+    wait = error.retry_after
+    return wait.total_seconds() if isinstance(wait, timedelta) else float(wait)
 
 
 async def answer(
