@@ -17,9 +17,8 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 
 #: Never in a serving process: the schema is migrated and the chart drawn in child processes,
 #: durations are said from tgbot/duration_units.py (not Babel's locale data), the HTTP server
-#: is aiohttp's (PTB's telegram.ext imports tornado whenever it is installed: it is not), and
-#: ``.env`` is read with python-dotenv alone (decisions.md B28).
-NEVER = ["alembic", "matplotlib", "babel.dates", "tornado", "pydantic_settings"]
+#: is aiohttp's (PTB's telegram.ext imports tornado whenever it is installed: it is not).
+NEVER = ["alembic", "matplotlib", "babel.dates", "tornado"]
 
 REPORT = """
 import sys
