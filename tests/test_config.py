@@ -244,9 +244,14 @@ def test_bad_durations_name_the_variable() -> None:
     for rate in ("0", "31", "12.5", "fast"):
         message = error_of({"TELEGRAM_BOT_TOKEN": TOKEN, "TWEAKBOT_SEND_RATE": rate})
         assert message.startswith(f"TWEAKBOT_SEND_RATE='{rate}' is not valid; use a whole number of messages")
-    message = error_of({"TELEGRAM_BOT_TOKEN": TOKEN, "TWEAKBOT_EVENT_LOOP": "trio"})
-    assert message.startswith("TWEAKBOT_EVENT_LOOP='trio' is not valid; use one of auto, uvloop, asyncio")
-    assert load({"TELEGRAM_BOT_TOKEN": TOKEN}).event_loop == "auto"
+    for loop in ("trio", "auto"):  # auto (a loop chosen by the mode) is no more: decisions.md B33
+        message = error_of({"TELEGRAM_BOT_TOKEN": TOKEN, "TWEAKBOT_EVENT_LOOP": loop})
+        assert message == (
+            f"TWEAKBOT_EVENT_LOOP='{loop}' is not valid; "
+            "use one of asyncio, uvloop, or leave it unset (asyncio)"
+        )
+    assert load({"TELEGRAM_BOT_TOKEN": TOKEN}).event_loop == "asyncio"
+    assert load({"TELEGRAM_BOT_TOKEN": TOKEN, "TWEAKBOT_EVENT_LOOP": "UVLoop"}).event_loop == "uvloop"
     assert load({"TELEGRAM_BOT_TOKEN": TOKEN, "TWEAKBOT_PAUSE_MAX_DAYS": "36h"}).pause_max == timedelta(
         hours=36
     )

@@ -47,7 +47,7 @@ command_menu.menu_texts = menus_read_first
 
 async def serve(application, settings, *, webhook):  # the bot, up to the moment it would serve
     # No HTTP server to run, so no metrics to count (decisions.md B28); Python's event loop, not
-    # uvloop (B32).
+    # uvloop (B33).
     report(
         "psycopg",
         "sqlalchemy.dialects.postgresql",
