@@ -76,10 +76,10 @@ async def _measure(url: str, args: argparse.Namespace) -> dict[str, Any]:
 
 
 def child(args: argparse.Namespace) -> None:
-    import uvloop
+    from tgbot import event_loop
 
     with fresh_database(args.db, "handoff_") as url:
-        emit(uvloop.run(_measure(url, args)))
+        emit(event_loop.run(_measure(url, args)))  # the bot's loop
 
 
 def main(argv: Sequence[str] | None = None) -> int:

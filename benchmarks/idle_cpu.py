@@ -75,7 +75,7 @@ def child(args: argparse.Namespace) -> dict[str, Any]:
     from tgbot import event_loop
 
     with fresh_database(args.db, "idle_cpu_") as url:
-        result: dict[str, Any] = event_loop.run(_idle(url, args.seconds), "uvloop")
+        result: dict[str, Any] = event_loop.run(_idle(url, args.seconds))
     return result
 
 

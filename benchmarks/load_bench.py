@@ -2,7 +2,7 @@
 
 ``python benchmarks/load_bench.py [--groups 10 25 50 100] [--seconds 75] [--db sqlite|postgres|both]
 [--runs 3] [--seed 1] [--abuse-every 6] [--players 0] [--rtt-ms 0] [--json FILE] [--no-snapshot]
-[--trace-db] [--db-workers K] [--py-spy DIR] [--no-settle] [--event-loop uvloop|asyncio]``
+[--trace-db] [--db-workers K] [--py-spy DIR] [--no-settle] [--event-loop asyncio|uvloop]``
 
 Defaults take about 32 minutes on 2 cores (16 per database). The code under test is copied first
 (``--no-snapshot`` runs the tree as it is), so edits made while it runs cannot mix versions; the
@@ -10,7 +10,7 @@ table names the copy's fingerprint. Diagnostics: ``--trace-db`` times every data
 by caller (queue, SQLite's write lock, statements, CPU), ``--py-spy DIR`` records each run with
 py-spy, ``--db-workers K`` (an experiment) resizes the bot's database thread pool, ``--no-settle``
 (an experiment) skips `tgbot.runner.settle_heap` (the collector walks the start-up heap again),
-``--event-loop asyncio`` runs on Python's own event loop instead of uvloop (`tgbot.event_loop`).
+``--event-loop uvloop`` runs on uvloop instead of Python's own event loop (`tgbot.event_loop`).
 
 What runs, in real time: the bot's real ``Application`` (``build_application``: PTB, the handlers,
 the services, the real ``SystemTimer`` and clock, the database in its worker threads, the outbox
@@ -1465,7 +1465,7 @@ def _child_command(
         command += ["--db-workers", str(args.db_workers)]
     if getattr(args, "no_settle", False):
         command.append("--no-settle")
-    command += ["--event-loop", getattr(args, "event_loop", "uvloop")]
+    command += ["--event-loop", getattr(args, "event_loop", "asyncio")]
     if args.py_spy:
         spy = Path(sys.executable).with_name("py-spy")
         target = Path(args.py_spy) / f"{db}-{groups}-{seed}.txt"
@@ -1740,8 +1740,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", metavar="FILE", help="also write every run's figures to FILE")
     parser.add_argument(
         "--event-loop",
-        choices=("uvloop", "asyncio"),
-        default="uvloop",
+        choices=("asyncio", "uvloop"),
+        default="asyncio",
         help="the loop the child runs on (the bot's TWEAKBOT_EVENT_LOOP; default: the bot's default)",
     )
     parser.add_argument(

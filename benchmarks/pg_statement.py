@@ -15,13 +15,7 @@ machine, in microseconds of process CPU (user and system: a round trip's system 
   commit) on a SQLAlchemy connection (``engine.begin()``);
 * ``transaction``: the same through a `Session`, as every transaction of the bot runs
   (`tgbot.store.db.Database.run`): what the Session adds to a transaction is the difference;
-* PostgreSQL only, ``read`` again with the driver changed (``read`` itself runs on the bot's
-  engine, whose cursor makes its ``description`` only when it is read: `tgbot.store.pg_cursor`):
-  ``psycopg_cursor``, psycopg's own cursor, as the bot ran before (it builds a `Column` object
-  per column, with a type lookup, on every statement, and SQLAlchemy reads only the first two
-  fields, and only on a statement's first run); ``plain_description``, a cursor whose
-  ``description`` is plain tuples of name and type, made on every statement; and
-  ``unprepared``, psycopg's own cursor with its prepared statements turned off
+* PostgreSQL only, ``unprepared``: ``read`` again with psycopg's prepared statements turned off
   (``prepare_threshold=None``; by default a statement is prepared on its fifth run).
 
 Each cold run is a fresh process with a fresh database; the figures are the median and range of
@@ -45,20 +39,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from coldrun import column, database_main, database_parser, emit, fresh_database, spread  # noqa: E402
 
 CHAT = 1
-
-
-def _plain_description_cursor() -> type:
-    """A psycopg cursor whose description is plain 7-tuples (name, type code, then None), all
-    made on every statement: the bot's lazy description (`tgbot.store.pg_cursor`), read whole."""
-    from tgbot.store.pg_cursor import LeanCursor
-
-    class PlainDescriptionCursor(LeanCursor):
-        @property
-        def description(self) -> Any:
-            lazy = super().description
-            return None if lazy is None else list(lazy)
-
-    return PlainDescriptionCursor
 
 
 def _per_op(op: Callable[[], object], count: int) -> float:
@@ -128,16 +108,9 @@ def _measures(url: str) -> tuple[dict[str, Measure], Callable[[], None]]:
         "transaction": transaction,
     }
     if engine.dialect.name == "postgresql":
-        import psycopg
-
-        for name, extra in (
-            ("psycopg_cursor", {"cursor_factory": psycopg.Cursor}),
-            ("plain_description", {"cursor_factory": _plain_description_cursor()}),
-            ("unprepared", {"prepare_threshold": None}),
-        ):
-            other = create_engine(engine.url, connect_args=extra)
-            engines.append(other)
-            measures[name] = reader(other)
+        unprepared = create_engine(engine.url, connect_args={"prepare_threshold": None})
+        engines.append(unprepared)
+        measures["unprepared"] = reader(unprepared)
 
     def close() -> None:
         for eng in engines:

@@ -1,7 +1,7 @@
 """Side by side: the load bench's load against tweakbot on SQLite and on PostgreSQL, interleaved.
 
 ``python benchmarks/side_by_side.py [--groups 4 200] [--seconds 150] [--runs 3] [--seed 1]
-[--abuse-every 6] [--players 0] [--event-loop uvloop|asyncio] [--import-runs 3] [--json FILE] [--before FILE]
+[--abuse-every 6] [--players 0] [--event-loop asyncio|uvloop] [--import-runs 3] [--json FILE] [--before FILE]
 [--no-snapshot]``
 
 The load is `benchmarks/load_bench.py`'s, run by its own child (``load_bench.py --child``: the
@@ -345,7 +345,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--players", type=int, default=0, help="players per group (0: 3 or 4 at random)")
     parser.add_argument(
-        "--event-loop", choices=("uvloop", "asyncio"), default="uvloop", help="the loop the bot runs on"
+        "--event-loop", choices=("asyncio", "uvloop"), default="asyncio", help="the loop the bot runs on"
     )
     parser.add_argument("--import-runs", type=int, default=3, help="cold runs of the import check (0: skip)")
     parser.add_argument("--json", metavar="FILE", help="also write every run's figures to FILE")

@@ -56,6 +56,7 @@ from tests.fakes.flood import max_in_window, retry_after
 from tests.fakes.telegram import NOT_MODIFIED, TEST_TOKEN, SystemMonotonic, parse_html
 from tests.fakes.timer import DEFAULT_EPOCH
 from tgbot.clock import SystemTimer, Timer, Wakeup
+from tgbot.delivery.telegram_io import retry_seconds
 
 LOBBY_KEYS = InlineKeyboardMarkup(
     [
@@ -283,8 +284,7 @@ async def test_flood_control_surfaces_as_retry_after(tg: TelegramTestClient, fak
 
     with pytest.raises(RetryAfter) as raised:
         await tg.app.bot.send_message(group.id, "hi")
-    # tgbot opts in to PTB's timedelta durations (tgbot/__init__.py)
-    assert raised.value.retry_after == dtm.timedelta(seconds=7)
+    assert retry_seconds(raised.value) == 7
     assert fake.calls[-1].response == {
         "ok": False,
         "error_code": 429,
@@ -716,10 +716,6 @@ async def test_woken_sleepers_resume_in_wake_order() -> None:
 # --------------------------------------------------------------------------------------------------
 
 
-def _seconds(value: int | dtm.timedelta) -> float:
-    return value.total_seconds() if isinstance(value, dtm.timedelta) else float(value)
-
-
 @pytest.fixture
 def timer() -> VirtualTimer:
     return VirtualTimer()
@@ -736,7 +732,6 @@ async def ftg(flooded: FakeTelegram) -> AsyncIterator[TelegramTestClient]:
         yield client
 
 
-@pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
 async def test_group_allows_20_writes_in_any_60_seconds(
     ftg: TelegramTestClient, flooded: FakeTelegram, timer: VirtualTimer
 ) -> None:
@@ -750,7 +745,7 @@ async def test_group_allows_20_writes_in_any_60_seconds(
     # The 21st write inside 60 s: the first one (t=0) leaves the window at t=60, 30 s from now.
     with pytest.raises(RetryAfter) as refused:
         await bot.send_message(group.id, "one too many")
-    assert _seconds(refused.value.retry_after) == 30
+    assert retry_seconds(refused.value) == 30
     assert flooded.calls[-1].status == 429
     assert flooded.calls[-1].response == {
         "ok": False,
@@ -763,18 +758,18 @@ async def test_group_allows_20_writes_in_any_60_seconds(
     timer.advance_to(30.5)  # 29.5 s to go: whole seconds, rounded up
     with pytest.raises(RetryAfter) as refused:
         await bot.send_message(group.id, "one too many")
-    assert _seconds(refused.value.retry_after) == 30
+    assert retry_seconds(refused.value) == 30
 
     timer.advance_to(59.5)  # half a second to go: Telegram still says at least 1
     with pytest.raises(RetryAfter) as refused:
         await bot.send_message(group.id, "still too many")
-    assert _seconds(refused.value.retry_after) == 1
+    assert retry_seconds(refused.value) == 1
 
     timer.advance_to(60)  # the t=0 write has left the window; refusals never counted
     await bot.send_message(group.id, "fits")
     with pytest.raises(RetryAfter) as refused:
         await bot.send_message(group.id, "the t=1 write leaves at 61")
-    assert _seconds(refused.value.retry_after) == 1
+    assert retry_seconds(refused.value) == 1
 
     assert flooded.count_429(group.id) == 4 == flooded.count_429()
     assert [(r.chat_id, r.retry_after, r.limit) for r in flooded.flood_rejections] == [
@@ -787,7 +782,6 @@ async def test_group_allows_20_writes_in_any_60_seconds(
     assert flooded.max_writes_in_window(group.id, 60) == 20
 
 
-@pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
 async def test_edits_and_deletions_spend_the_group_budget(
     ftg: TelegramTestClient, flooded: FakeTelegram, timer: VirtualTimer
 ) -> None:
@@ -818,7 +812,6 @@ async def test_edits_and_deletions_spend_the_group_budget(
     assert await bot.delete_message(group.id, sent.message_id)
 
 
-@pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
 async def test_private_chat_accepts_one_message_a_second(
     ftg: TelegramTestClient, flooded: FakeTelegram, timer: VirtualTimer
 ) -> None:
@@ -829,14 +822,13 @@ async def test_private_chat_accepts_one_message_a_second(
     timer.advance(0.5)
     with pytest.raises(RetryAfter) as refused:
         await bot.send_message(alice.id, "your hand, again")
-    assert _seconds(refused.value.retry_after) == 1
+    assert retry_seconds(refused.value) == 1
     timer.advance(0.5)
     await bot.send_message(alice.id, "your hand, again")
     assert flooded.write_times(alice.id) == [0.0, 1.0]
     assert flooded.flood_rejections[0].limit == "chat"
 
 
-@pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
 async def test_a_throttled_group_does_not_slow_a_quiet_one(
     ftg: TelegramTestClient, flooded: FakeTelegram
 ) -> None:
@@ -851,7 +843,6 @@ async def test_a_throttled_group_does_not_slow_a_quiet_one(
     assert flooded.count_429(quiet.id) == 0
 
 
-@pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
 async def test_thirty_writes_a_second_across_the_bot(
     ftg: TelegramTestClient, flooded: FakeTelegram, timer: VirtualTimer
 ) -> None:
@@ -861,7 +852,7 @@ async def test_thirty_writes_a_second_across_the_bot(
         await bot.send_message(group.id, "news")
     with pytest.raises(RetryAfter) as refused:
         await bot.send_message(groups[30].id, "news")  # its own first write, but the 31st overall
-    assert _seconds(refused.value.retry_after) == 1
+    assert retry_seconds(refused.value) == 1
     assert flooded.flood_rejections[-1].limit == "overall"
     assert flooded.max_writes_in_window(None, 1) == 30
     timer.advance(1)
@@ -869,7 +860,6 @@ async def test_thirty_writes_a_second_across_the_bot(
     assert len(flooded.write_times()) == 31
 
 
-@pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
 async def test_flood_limits_are_off_by_default_but_writes_are_recorded(
     tg: TelegramTestClient, fake: FakeTelegram
 ) -> None:
@@ -886,7 +876,6 @@ async def test_flood_limits_are_off_by_default_but_writes_are_recorded(
         await tg.app.bot.send_message(group.id, "burst")
 
 
-@pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
 async def test_flood_windows_use_real_time_by_default() -> None:
     fake = FakeTelegram(flood=FloodLimits())
     alice = fake.user(1, "Alice")

@@ -18,7 +18,7 @@ import os
 import subprocess
 import sys
 
-from . import command_menu, lean_builds, tls_trust
+from . import command_menu
 from .config import ConfigError, Settings, load_settings
 
 log = logging.getLogger("tweakbot")
@@ -70,8 +70,6 @@ def migrate_apart() -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    tls_trust.look_up_cas_on_demand()  # before anything makes a TLS context (aiohttp, at import)
-    lean_builds.prefer_lean_builds()  # before aiohttp imports frozenlist
     if args.command != "migrate":
         command_menu.menu_texts()  # before the big imports reuse the catalogs' memory
     try:
@@ -85,27 +83,27 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "migrate":
         return 0 if migrate(settings) else 1
 
+    from . import event_loop
     from .runner import check_webhook_settings, serve
 
-    if args.webhook:
-        try:
+    try:
+        event_loop.loop_factory(settings.event_loop)  # uvloop asked for and missing: say so now
+        if args.webhook:
             check_webhook_settings(settings)
-        except ConfigError as exc:
-            print(f"tweakbot: {exc}", file=sys.stderr)
-            return 2
-    elif settings.webhook_url is not None:
+    except ConfigError as exc:
+        print(f"tweakbot: {exc}", file=sys.stderr)
+        return 2
+    if not args.webhook and settings.webhook_url is not None:
         log.warning("WEBHOOK_URL is set but --webhook was not given: using long polling")
     if not migrate_apart():
         return 1
-    from . import event_loop
     from .app import build_application
     from .deps import get_deps
 
     application = build_application(settings, create_tables=False, webhook=args.webhook)
     deps = get_deps(application.bot_data)
     try:
-        loop = event_loop.choose(settings.event_loop, webhook=args.webhook)
-        event_loop.run(serve(application, settings, webhook=args.webhook), loop)
+        event_loop.run(serve(application, settings, webhook=args.webhook), settings.event_loop)
     except ConfigError as exc:  # Telegram rejected the token
         log.error("%s", exc)
         return 2

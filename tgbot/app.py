@@ -12,16 +12,15 @@ import logging
 from sqlalchemy.engine import Engine
 from telegram import LinkPreviewOptions, Update
 from telegram.constants import ParseMode
-from telegram.ext import Application, ApplicationBuilder, ContextTypes, Defaults
+from telegram.ext import Application, ApplicationBuilder, ContextTypes, Defaults, ExtBot
 from telegram.request import BaseRequest
 
 from . import jobs, logs, pacing
-from .bot import TweakBot
 from .clock import Clock, SystemClock, SystemTimer, Timer
 from .config import Settings
 from .delivery.budget import Limits
 from .delivery.sender import Delivery
-from .deps import DEPS_KEY, Deps
+from .deps import DEPS_KEY, Deps, get_deps
 from .handlers import chat_events, commands, inline, keys
 from .handlers.context import TweakContext
 from .handlers.menu import set_command_menus
@@ -80,7 +79,8 @@ async def _on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
     if isinstance(update, Update) and update.callback_query is not None:
         from .delivery import telegram_io as io
 
-        await io.answer(update.callback_query.get_bot(), update.callback_query.id, "⚠️")
+        replies = get_deps(context.bot_data).webhook_replies
+        await io.answer(update.callback_query.get_bot(), update.callback_query.id, "⚠️", replies=replies)
 
 
 def build_application(
@@ -108,13 +108,12 @@ def build_application(
         updates_request = request if webhook else AiohttpRequest(connection_pool_size=1)
     else:
         updates_request = request
-    bot = TweakBot(
+    bot: ExtBot[None] = ExtBot(
         settings.bot_token(),
         base_url=settings.telegram_api_base_url,
         defaults=defaults,
         request=request,
         get_updates_request=updates_request,
-        keeps_keyboard=keys.reads_its_keyboard,
     )
     builder = (
         ApplicationBuilder()

@@ -10,36 +10,48 @@ message, a repr or a dump: those end up in logs and bug reports. The token and t
 secret are ``SecretStr``; the database URL is a plain string (SQLAlchemy needs it whole) that is
 shown with its password masked.
 
-`Settings(...)` built from plain values reads nothing else, so tests and tools get exactly what
-they pass; `load_settings()` is what reads the environment over ``.env`` (python-dotenv reads the
-file). The model is plain pydantic: pydantic-settings' sources (cloud secret stores, YAML, TOML)
-would cost every bot process 1.5 MB of memory for one ``.env`` file (decisions.md B28).
+`Settings` is pydantic-settings' ``BaseSettings``: `load_settings()` builds it from the
+environment over ``.env``, by the variables' exact names; `Settings(...)` built from plain values
+in code (tests, tools) reads nothing else, so they get exactly what they pass.
 """
 
 from __future__ import annotations
 
-import os
-import re
 from collections.abc import Iterator, Mapping
 from datetime import timedelta
 from pathlib import Path
 from typing import Annotated, Any, Literal, get_args
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote
 
-from dotenv import dotenv_values
 from pydantic import (
     AfterValidator,
-    BaseModel,
     BeforeValidator,
-    ConfigDict,
     Field,
     SecretStr,
     ValidationError,
     field_serializer,
     model_validator,
 )
+from pydantic.fields import FieldInfo
+from pydantic_settings import (
+    BaseSettings,
+    DotEnvSettingsSource,
+    EnvSettingsSource,
+    InitSettingsSource,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+)
 
+from . import setting_values as check
 from .event_loop import DEFAULT_EVENT_LOOP, EVENT_LOOPS, EventLoop
+from .setting_values import (
+    DURATION_HINT,
+    MAX_PAUSE,
+    Explained,
+    database_password,
+    redact,
+)
+from .setting_values import ConfigError as ConfigError  # raised by load_settings, caught by its callers
 from .turn_clock import LOBBY_TTL, PAUSE_MAX
 
 TOKEN_ENV = "TELEGRAM_BOT_TOKEN"
@@ -69,21 +81,13 @@ DEFAULT_SEND_RATE = 25
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR"]
 LOG_LEVELS: tuple[str, ...] = get_args(LogLevel)
 
-TOKEN_RE = re.compile(r"^\d{5,12}:[A-Za-z0-9_-]{30,}$")
-_TOKEN_ANYWHERE_RE = re.compile(r"\d{5,12}:[A-Za-z0-9_-]{30,}")
-_URL_PASSWORD_RE = re.compile(r"(://[^:/@\s]*):[^@/\s]*@")
-_DURATION_PART_RE = re.compile(r"(\d+(?:\.\d+)?)\s*([dhms])")
-_DURATION_UNITS = {"d": 86400.0, "h": 3600.0, "m": 60.0, "s": 1.0}
-_WEBHOOK_SECRET_RE = re.compile(r"^[A-Za-z0-9_-]{1,256}$")
-_DURATION_HINT = "use a number with a unit s, m, h or d, e.g. 30s, 10m, 2h, 1d or 1h30m"
-_MAX_PAUSE = timedelta(days=3650)
 _HIDDEN = "<hidden>"
 
 _BOTFATHER = (
     "create a bot with @BotFather in Telegram (/newbot), "
     f"then set {TOKEN_ENV}=<token> in the environment or in .env"
 )
-_DURATION_FIX = f"{_DURATION_HINT}, or leave it unset"
+_DURATION_FIX = f"{DURATION_HINT}, or leave it unset"
 #: How to fix each variable, appended to "NAME='value' is not valid; ".
 _FIX = {
     DATABASE_URL_ENV: "use sqlite:///path/to/tweakbot.sqlite3 or postgresql://user:password@host:5432/dbname",
@@ -116,120 +120,17 @@ _SECRET_PROBLEM = {
 }
 
 
-class ConfigError(Exception):
-    """A setting is missing or wrong. ``str()`` is one line: what is wrong, then how to fix it."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(" ".join(message.split()))
-
-
-class _Explained(ValueError):
-    """A validation failure whose message is already the whole operator-facing line."""
-
-
-def redact(text: str) -> str:
-    """Hide bot tokens and URL passwords in a value before it is echoed back to the operator."""
-    return _URL_PASSWORD_RE.sub(r"\1:***@", _TOKEN_ANYWHERE_RE.sub("<token>", text))
-
-
-def parse_duration(text: str) -> timedelta:
-    """Parse "30s", "10m", "2h", "1d", "1h30m" or "1d 12h" (units in that order, each once).
-
-    Strict on purpose: "30" or "10 min" would be easy to misread (seconds? minutes?), and a wrong
-    unit silently turns a ten-minute reminder into a ten-second one.
-    """
-    compact = text.strip().lower()
-    position, units, total = 0, "", 0.0
-    for match in _DURATION_PART_RE.finditer(compact):
-        gap = compact[position : match.start()]
-        unit = match.group(2)
-        if gap.strip() or (units and "dhms".index(unit) <= "dhms".index(units[-1])):
-            break
-        units += unit
-        total += float(match.group(1)) * _DURATION_UNITS[unit]
-        position = match.end()
-    if not units or compact[position:].strip():
-        raise ConfigError(f"{redact(text)!r} is not a duration; {_DURATION_HINT}")
-    return timedelta(seconds=total)
-
-
-def normalize_database_url(url: str) -> str:
-    """Point bare PostgreSQL URLs (as hosting providers hand them out) at psycopg 3, our driver.
-
-    SQLAlchemy reads "postgresql://" as psycopg2, which we do not install, and no longer accepts
-    the "postgres://" spelling at all.
-    """
-    for prefix in ("postgres://", "postgresql://"):
-        if url.startswith(prefix):
-            return "postgresql+psycopg://" + url.removeprefix(prefix)
-    return url
-
-
-def _database_password(url: str) -> str | None:
-    """The password in a database URL as written there (percent-encoded, if it needed to be)."""
-    try:
-        password = urlsplit(url).password
-    except ValueError:  # not a URL we can take apart: nothing to hide then
-        return None
-    return password or None
-
-
 def reveal(secret: SecretStr | None) -> str | None:
     """The value of an optional secret, for the one place that must hand it on (PTB, the web server)."""
     return None if secret is None else secret.get_secret_value()
-
-
-# --- validators for values as the environment spells them (always strings) -------------------
-# Values passed from code are already typed and skip the string parsing; they still meet the
-# constraints (positive durations, port range) declared on the field.
-
-
-def _duration(value: object) -> object:
-    if isinstance(value, str):
-        try:
-            return parse_duration(value)
-        except ConfigError as exc:
-            raise ValueError(str(exc)) from None
-    return value
-
-
-def _pause_days(value: object) -> object:
-    """A number of days (the variable's name says so); a duration with a unit is accepted too."""
-    if isinstance(value, str):
-        try:
-            days = float(value)
-        except ValueError:
-            return _duration(value)
-        if not 0 < days <= _MAX_PAUSE.days:  # also refuses nan and inf
-            raise ValueError("out of range")
-        return timedelta(days=days)
-    return value
-
-
-def _env_port(value: object) -> object:
-    """1..65535 from the environment; code may pass 0 for "any free port" (tests do)."""
-    if isinstance(value, str):
-        port = int(value)
-        if not 1 <= port <= 65535:
-            raise ValueError("out of range")
-        return port
-    return value
-
-
-def _database_url(value: object) -> object:
-    if isinstance(value, str):
-        if not re.match(r"^[a-z][a-z0-9+.-]*://", value, re.IGNORECASE):
-            raise ValueError("no scheme")
-        return normalize_database_url(value)
-    return value
 
 
 def _api_base_url(value: object) -> object:
     if isinstance(value, str):
         if not value.startswith(("http://", "https://")):
             raise ValueError("no http(s) scheme")
-        if _TOKEN_ANYWHERE_RE.search(value):
-            raise _Explained(
+        if check.TOKEN_ANYWHERE_RE.search(value):
+            raise Explained(
                 f"{API_BASE_URL_ENV} must not contain the bot token (it is appended automatically); "
                 f"set it to the server's base URL ending in /bot, e.g. {DEFAULT_API_BASE_URL}"
             )
@@ -237,81 +138,86 @@ def _api_base_url(value: object) -> object:
     return value
 
 
-def _log_level(value: object) -> object:
-    return value.upper() if isinstance(value, str) else value
+Duration = Annotated[timedelta, BeforeValidator(check.duration), Field(gt=timedelta(0))]
+Port = Annotated[int, BeforeValidator(check.env_port), Field(ge=0, le=65535)]
+PauseDays = Annotated[timedelta, BeforeValidator(check.pause_days), Field(gt=timedelta(0), le=MAX_PAUSE)]
 
 
-def _lower(value: object) -> object:
-    return value.strip().lower() if isinstance(value, str) else value
+class _Environment(EnvSettingsSource):
+    """The process environment, where a blank value (spaces only) is unset, as an empty one is
+    (``env_ignore_empty``): ``.env`` then still applies."""
+
+    def prepare_field_value(self, field_name: str, field: FieldInfo, value: Any, is_complex: bool) -> Any:
+        if isinstance(value, str) and not value.strip():
+            return None
+        return super().prepare_field_value(field_name, field, value, is_complex)
 
 
-def _webhook_url(value: object) -> object:
-    if isinstance(value, str) and not value.startswith("https://"):
-        raise ValueError("Telegram only delivers webhooks over HTTPS")
-    return value
+class Settings(BaseSettings):
+    """Every setting of a bot process; each field reads the environment variable named by its
+    alias, and only that name (not the field's: ``.env`` may hold other tools' variables)."""
 
-
-def _bot_token(value: SecretStr | None) -> SecretStr | None:
-    if value is not None and not TOKEN_RE.match(value.get_secret_value()):
-        raise ValueError("malformed")
-    return value
-
-
-def _webhook_secret(value: SecretStr | None) -> SecretStr | None:
-    if value is not None and not _WEBHOOK_SECRET_RE.match(value.get_secret_value()):
-        raise ValueError("malformed")
-    return value
-
-
-Duration = Annotated[timedelta, BeforeValidator(_duration), Field(gt=timedelta(0))]
-Port = Annotated[int, BeforeValidator(_env_port), Field(ge=0, le=65535)]
-
-
-class Settings(BaseModel):
-    """Every setting of a bot process; each field reads the environment variable named by its alias."""
-
-    model_config = ConfigDict(
+    model_config = SettingsConfigDict(
+        env_file=".env",
+        env_file_encoding="utf-8",
+        env_ignore_empty=True,  # compose passes ``${VAR:-}`` through as ""
+        case_sensitive=True,
         extra="ignore",
         frozen=True,
-        validate_by_name=True,
-        validate_by_alias=True,
         validate_default=True,
         hide_input_in_errors=True,  # a ValidationError that escapes must not quote a secret either
     )
 
+    def __init__(self, **values: Any) -> None:
+        """Code names a setting by its field (``Settings(send_rate=12)``), the environment only
+        by its variable."""
+        super().__init__(**{ENV_NAMES.get(name, name): value for name, value in values.items()})
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """Values passed from code are the whole settings; with none, the environment over ``.env``."""
+        if isinstance(init_settings, InitSettingsSource) and init_settings.init_kwargs:
+            return (init_settings,)
+        return (_Environment(settings_cls), dotenv_settings)
+
     #: Required to run the bot; `tweakbot migrate` needs only the database.
-    telegram_bot_token: Annotated[SecretStr | None, AfterValidator(_bot_token)] = Field(
+    telegram_bot_token: Annotated[SecretStr | None, AfterValidator(check.bot_token)] = Field(
         default=None, validation_alias=TOKEN_ENV
     )
-    database_url: Annotated[str, BeforeValidator(_database_url)] = Field(
+    database_url: Annotated[str, BeforeValidator(check.database_url)] = Field(
         default=DEFAULT_DATABASE_URL, validation_alias=DATABASE_URL_ENV
     )
     telegram_api_base_url: Annotated[str, BeforeValidator(_api_base_url)] = Field(
         default=DEFAULT_API_BASE_URL, validation_alias=API_BASE_URL_ENV
     )
-    log_level: Annotated[LogLevel, BeforeValidator(_log_level)] = Field(
+    log_level: Annotated[LogLevel, BeforeValidator(check.upper)] = Field(
         default="INFO", validation_alias=LOG_LEVEL_ENV
     )
     #: Operator-wide pace (reminder / auto-play); None keeps the per-game presets.
     nudge_after: Duration | None = Field(default=None, validation_alias=NUDGE_AFTER_ENV)
     deadline_after: Duration | None = Field(default=None, validation_alias=DEADLINE_AFTER_ENV)
-    pause_max: Annotated[timedelta, BeforeValidator(_pause_days), Field(gt=timedelta(0), le=_MAX_PAUSE)] = (
-        Field(default=PAUSE_MAX, validation_alias=PAUSE_MAX_ENV)
-    )
+    pause_max: PauseDays = Field(default=PAUSE_MAX, validation_alias=PAUSE_MAX_ENV)
     lobby_ttl: Duration = Field(default=LOBBY_TTL, validation_alias=LOBBY_TTL_ENV)
     sweep_interval: Duration = Field(default=timedelta(seconds=30), validation_alias=SWEEP_INTERVAL_ENV)
     #: Messages a second this instance sends at most, across all chats. Telegram allows a bot
     #: about 30 in all, whichever process sends them: k instances sharing one token at its
     #: ceiling each take 25/k (the pacing is per process; docs/SCALING.md).
     send_rate: int = Field(default=DEFAULT_SEND_RATE, ge=1, le=TELEGRAM_RATE, validation_alias=SEND_RATE_ENV)
-    event_loop: Annotated[EventLoop, BeforeValidator(_lower)] = Field(
+    event_loop: Annotated[EventLoop, BeforeValidator(check.lower)] = Field(
         default=DEFAULT_EVENT_LOOP, validation_alias=EVENT_LOOP_ENV
     )
     #: Public HTTPS URL Telegram posts updates to; None means long polling.
-    webhook_url: Annotated[str | None, BeforeValidator(_webhook_url)] = Field(
+    webhook_url: Annotated[str | None, BeforeValidator(check.https_url)] = Field(
         default=None, validation_alias=WEBHOOK_URL_ENV
     )
-    webhook_secret: Annotated[SecretStr | None, AfterValidator(_webhook_secret)] = Field(
+    webhook_secret: Annotated[SecretStr | None, AfterValidator(check.webhook_secret)] = Field(
         default=None, validation_alias=WEBHOOK_SECRET_ENV
     )
     webhook_listen: str = Field(default="0.0.0.0", validation_alias=WEBHOOK_LISTEN_ENV)
@@ -321,8 +227,8 @@ class Settings(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _blank_is_unset(cls, data: Any) -> Any:
-        """An empty or blank value neither replaces a default nor fails validation: compose
-        passes ``${VAR:-}`` through as "", and a stray space in ``.env`` is invisible."""
+        """A blank value neither replaces a default nor fails validation (a stray space in
+        ``.env`` is invisible), and values are read without the spaces around them."""
         if not isinstance(data, dict):
             return data
         return {
@@ -357,23 +263,15 @@ class Settings(BaseModel):
 
     def secret_values(self) -> list[str]:
         """Every secret in these settings, as the log redaction needs them (tgbot/logs.py)."""
-        password = _database_password(self.database_url)
+        password = database_password(self.database_url)
         candidates = [reveal(self.telegram_bot_token), reveal(self.webhook_secret), password]
         if password is not None:
             candidates.append(unquote(password))
         return [value for value in dict.fromkeys(candidates) if value]
 
 
-def _env_names() -> dict[str, str]:
-    """Field name -> environment variable, from the aliases (the single list of names)."""
-    names: dict[str, str] = {}
-    for field_name, info in Settings.model_fields.items():
-        assert isinstance(info.validation_alias, str), field_name
-        names[field_name] = info.validation_alias
-    return names
-
-
-ENV_NAMES: dict[str, str] = _env_names()
+#: Field name -> environment variable, from the aliases (the single list of names).
+ENV_NAMES: dict[str, str] = {name: str(info.validation_alias) for name, info in Settings.model_fields.items()}
 #: Every environment variable the bot reads; deploy files and the README are checked against it.
 ENV_SETTINGS: tuple[str, ...] = tuple(ENV_NAMES.values())
 
@@ -383,7 +281,7 @@ def _hide_secrets(message: str, values: Mapping[str, Any]) -> str:
     secrets = [values.get(TOKEN_ENV), values.get(WEBHOOK_SECRET_ENV)]
     url = values.get(DATABASE_URL_ENV)
     if isinstance(url, str):
-        secrets.append(_database_password(url))
+        secrets.append(database_password(url))
     for secret in secrets:
         if isinstance(secret, str) and len(secret.strip()) >= 4:
             message = message.replace(secret.strip(), _HIDDEN)
@@ -396,7 +294,7 @@ def _config_error(error: ValidationError, values: Mapping[str, Any]) -> ConfigEr
     key = str(problem["loc"][0]) if problem["loc"] else ""
     name = ENV_NAMES.get(key, key)
     cause = problem.get("ctx", {}).get("error")
-    if isinstance(cause, _Explained):
+    if isinstance(cause, Explained):
         message = str(cause)
     elif name in _SECRET_PROBLEM:
         message = _SECRET_PROBLEM[name]
@@ -408,37 +306,22 @@ def _config_error(error: ValidationError, values: Mapping[str, Any]) -> ConfigEr
     return ConfigError(_hide_secrets(message, values))
 
 
-def _env_file_values(env_file: str | Path | None) -> dict[str, str]:
-    """What ``.env`` says under the bot's exact variable names (none when there is no file).
-
-    ``.env`` may hold other tools' variables too: with fields also settable by name,
-    "log_level=DEBUG" there would otherwise set the log level. Only "LOG_LEVEL" should.
-    """
-    if env_file is None:
-        return {}
-    found = dotenv_values(env_file, encoding="utf-8")  # a missing file reads as empty
-    return {name: value for name, value in found.items() if name in ENV_SETTINGS and value is not None}
+def _raw_values(env_file: str | Path | None) -> dict[str, Any]:
+    """What the environment over ``.env`` says, unvalidated: for the error's wording alone."""
+    found = DotEnvSettingsSource(Settings, env_file=env_file)() if env_file is not None else {}
+    return {**found, **_Environment(Settings)()}
 
 
-def load_settings(
-    environ: Mapping[str, str] | None = None,
-    env_file: str | Path | None = ".env",
-    *,
-    require_token: bool = True,
-) -> Settings:
-    """Read the settings from ``environ`` (default: the process environment) over ``env_file``.
+def load_settings(env_file: str | Path | None = ".env", *, require_token: bool = True) -> Settings:
+    """Read the settings from the process environment over ``env_file`` (None: no file).
 
     A missing ``.env`` is fine: in production everything comes from the environment.
     ``require_token=False`` is for `tweakbot migrate`, which needs only the database.
     """
-    environ = os.environ if environ is None else environ
-    # A blank variable is unset, so that ``.env`` still applies (compose passes ``${VAR:-}``).
-    passed = {name: environ[name] for name in ENV_SETTINGS if name in environ and environ[name].strip()}
-    values = {**_env_file_values(env_file), **passed}
     try:
-        settings = Settings.model_validate(values)
+        settings = Settings(_env_file=env_file)
     except ValidationError as exc:
-        raise _config_error(exc, values) from None
+        raise _config_error(exc, _raw_values(env_file)) from None
     if require_token:
         settings.bot_token()  # the operator's one-line error when it is missing
     return settings

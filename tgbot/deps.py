@@ -14,6 +14,7 @@ from sqlmodel import Session
 
 from .clock import Clock, SystemClock, SystemTimer, Timer
 from .delivery.sender import Delivery
+from .delivery.webhook_replies import WebhookReplies
 from .pacing import DEFAULT_PACE, Pace
 from .services.env import Env, random_seed
 from .store.db import Database
@@ -43,6 +44,9 @@ class Deps:
     bot_username: str = "tweakbot"
     inline: bool = False
     stats: dict[str, Any] = field(default_factory=dict)
+    #: Taps whose webhook request waits for their answer (tgbot/delivery/webhook_replies.py);
+    #: always empty in polling mode.
+    webhook_replies: WebhookReplies = field(default_factory=WebhookReplies)
 
     async def run(self, service: Service[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         """`service(session, env, *args)` in one transaction, off the event loop (DatabaseTrouble

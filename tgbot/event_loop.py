@@ -1,58 +1,53 @@
-"""The event loop the bot runs on: uvloop for a webhook bot, Python's own for a polling one.
+"""The event loop the bot runs on: Python's own asyncio loop, or uvloop when the operator asks.
 
-Every update, every answer and every database result comes back through the event loop, and on
-a busy bot its own bookkeeping (timers, wake-ups from the database threads) is a large share of
-the work. uvloop does that bookkeeping in C (libuv): under the load bench the answers' p99 came
-down by about a third at the same CPU (BENCHMARKS.md, *Scale*). A webhook bot is the one that
-carries many groups, so it runs on uvloop. uvloop also costs a process about 2 MB (its library,
-its loop, libuv's threads), and a polling bot, the small operator's default, answers a few
-groups as fast on Python's loop: it runs on that (``auto``, decisions.md B32; BENCHMARKS.md, *A
-C++ runtime for one list, and the event loop of a polling bot*). ``TWEAKBOT_EVENT_LOOP`` names one
-loop for either mode. uvloop is not built for Windows, so there the bot runs on Python's loop
-whatever the setting says.
+One loop in every mode, so that a polling bot and a webhook bot are the same set-up. uvloop does
+the loop's bookkeeping (timers, wake-ups from the database threads) in C, which answered a busy
+bot's taps sooner under the load bench (BENCHMARKS.md, *The event loop*), and costs a process
+about 2 MB (its library, its loop, libuv's threads). It is an opt-in: installed with the
+``tweakbot[uvloop]`` extra (not built for Windows) and turned on with
+``TWEAKBOT_EVENT_LOOP=uvloop``; asked for where it is not installed, the bot stops with one line
+saying so rather than run on a loop nobody chose.
 """
 
 from __future__ import annotations
 
 import asyncio
-import logging
 from collections.abc import Callable, Coroutine
 from typing import Any, Literal, TypeVar, get_args
 
-log = logging.getLogger("tweakbot")
+from .setting_values import ConfigError
 
 T = TypeVar("T")
 
-#: A loop the bot can run on.
-Loop = Literal["uvloop", "asyncio"]
-#: What ``TWEAKBOT_EVENT_LOOP`` may say: a loop, or ``auto`` (chosen by the mode).
-EventLoop = Literal["auto", "uvloop", "asyncio"]
+#: What ``TWEAKBOT_EVENT_LOOP`` may say.
+EventLoop = Literal["asyncio", "uvloop"]
 EVENT_LOOPS: tuple[str, ...] = get_args(EventLoop)
-DEFAULT_EVENT_LOOP: EventLoop = "auto"
+DEFAULT_EVENT_LOOP: EventLoop = "asyncio"
 
 
-def choose(setting: EventLoop, *, webhook: bool) -> Loop:
-    """The loop a bot in this mode runs on: ``auto`` is uvloop for a webhook, Python's for polling."""
-    if setting == "auto":
-        return "uvloop" if webhook else "asyncio"
-    return setting
-
-
-def loop_factory(choice: Loop) -> Callable[[], asyncio.AbstractEventLoop] | None:
-    """The factory for ``asyncio.Runner`` (None: Python's own loop)."""
+def loop_factory(choice: EventLoop) -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """The factory for ``asyncio.Runner`` (None: Python's own loop); ConfigError when uvloop is
+    asked for and not installed."""
     if choice == "asyncio":
         return None
     try:
         import uvloop
     except ImportError:
-        log.warning("uvloop is not installed here: running on Python's event loop")
-        return None
+        raise ConfigError(
+            "TWEAKBOT_EVENT_LOOP=uvloop but uvloop is not installed here; "
+            "install it with pip install 'tweakbot[uvloop]', or leave TWEAKBOT_EVENT_LOOP unset"
+        ) from None
     return uvloop.new_event_loop
 
 
-def run(main: Coroutine[Any, Any, T], choice: Loop = "uvloop") -> T:
+def run(main: Coroutine[Any, Any, T], choice: EventLoop = DEFAULT_EVENT_LOOP) -> T:
     """``asyncio.run(main)`` on the chosen loop."""
-    with asyncio.Runner(loop_factory=loop_factory(choice)) as runner:
+    try:
+        factory = loop_factory(choice)
+    except ConfigError:
+        main.close()  # never to run: no "never awaited" warning
+        raise
+    with asyncio.Runner(loop_factory=factory) as runner:
         return runner.run(main)
 
 

@@ -16,13 +16,10 @@ is not modified", migrated chats) into its exceptions as before.
 
 from __future__ import annotations
 
-import contextlib
 import functools
+from urllib.request import getproxies, proxy_bypass
 
 import aiohttp
-from aiohttp.helpers import get_env_proxy_for_url
-from telegram._utils.defaultvalue import DefaultValue
-from telegram._utils.types import ODVInput
 from telegram.error import NetworkError, TimedOut
 from telegram.request import BaseRequest, RequestData
 from yarl import URL
@@ -56,7 +53,7 @@ class AiohttpRequest(BaseRequest):
         self._pool = pool_timeout
         self._media_write = media_write_timeout
         self._session: aiohttp.ClientSession | None = None
-        self._proxies: dict[str, tuple[URL | None, aiohttp.BasicAuth | None]] = {}
+        self._proxies: dict[str, URL | None] = {}
 
     @property
     def read_timeout(self) -> float | None:
@@ -83,10 +80,11 @@ class AiohttpRequest(BaseRequest):
         url: str,
         method: str,
         request_data: RequestData | None = None,
-        read_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
-        write_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
-        connect_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
-        pool_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
+        # PTB passes a number, None (no limit) or BaseRequest.DEFAULT_NONE (the client's own).
+        read_timeout: object = BaseRequest.DEFAULT_NONE,
+        write_timeout: object = BaseRequest.DEFAULT_NONE,
+        connect_timeout: object = BaseRequest.DEFAULT_NONE,
+        pool_timeout: object = BaseRequest.DEFAULT_NONE,
     ) -> tuple[int, bytes]:
         session = self._session
         if session is None or session.closed:
@@ -106,10 +104,9 @@ class AiohttpRequest(BaseRequest):
             for name, (filename, content, mimetype) in files.items():
                 form.add_field(name, content, filename=filename, content_type=mimetype)
             body = form
-        proxy, proxy_auth = self._proxy(url)
         try:
             async with session.request(
-                method, url, data=body, timeout=timeout, proxy=proxy, proxy_auth=proxy_auth
+                method, url, data=body, timeout=timeout, proxy=self._proxy(url)
             ) as response:
                 return response.status, await response.read()
         except (TimeoutError, aiohttp.ServerTimeoutError) as err:
@@ -118,19 +115,24 @@ class AiohttpRequest(BaseRequest):
             # The class name tells a refused connection from a dropped one when the text is empty.
             raise NetworkError(f"aiohttp.{err.__class__.__name__}: {err}") from err
 
-    def _proxy(self, url: str) -> tuple[URL | None, aiohttp.BasicAuth | None]:
-        """The proxy the environment names for this server (HTTPS_PROXY, NO_PROXY, ...), as
-        httpx honoured them; looked up once per server, since aiohttp's own `trust_env` reads
-        the whole environment on every call."""
-        origin = url.split("/", 3)
-        key = "/".join(origin[:3])
-        found = self._proxies.get(key)
-        if found is None:
-            found = (None, None)
-            with contextlib.suppress(LookupError):
-                found = get_env_proxy_for_url(URL(key))
-            self._proxies[key] = found
-        return found
+    def _proxy(self, url: str) -> URL | None:
+        """The proxy the environment names for this server; looked up once per server, since
+        aiohttp's own `trust_env` reads the whole environment (and ~/.netrc) on every call."""
+        key = "/".join(url.split("/", 3)[:3])
+        if key not in self._proxies:
+            self._proxies[key] = env_proxy(URL(key))
+        return self._proxies[key]
+
+
+def env_proxy(origin: URL) -> URL | None:
+    """The proxy for a server as httpx read it from the environment: HTTPS_PROXY or HTTP_PROXY by
+    the server's scheme, none for a host NO_PROXY names (Python's `urllib.request` reads the
+    variables). A user and password in the proxy's URL are its credentials: aiohttp sends them
+    to the proxy."""
+    proxy = getproxies().get(origin.scheme)
+    if not proxy or (origin.host is not None and proxy_bypass(origin.host)):
+        return None
+    return URL(proxy)
 
 
 @functools.lru_cache(maxsize=64)
@@ -150,9 +152,14 @@ def _timeout(
     )
 
 
-def _given(value: ODVInput[float], default: float | None) -> float | None:
-    """A call's own timeout, or the client's when the call names none (PTB's DEFAULT_NONE)."""
-    return default if isinstance(value, DefaultValue) else value
+def _given(value: object, default: float | None) -> float | None:
+    """A call's own timeout, or the client's when the call names none (PTB's DEFAULT_NONE, which
+    its documentation says to test by identity)."""
+    if value is BaseRequest.DEFAULT_NONE:
+        return default
+    if value is None or isinstance(value, int | float):
+        return value
+    raise TypeError(f"a timeout must be a number of seconds or None, not {value!r}")
 
 
 def _plus(a: float | None, b: float | None) -> float | None:

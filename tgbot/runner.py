@@ -21,7 +21,6 @@ import logging
 import signal
 import time
 from collections.abc import Awaitable, Callable
-from datetime import timedelta
 from typing import TYPE_CHECKING, TypeVar
 from urllib.parse import urlsplit
 
@@ -31,6 +30,7 @@ from telegram.ext import Application
 
 from . import event_loop, metrics
 from .config import ConfigError, Settings, reveal
+from .delivery.telegram_io import retry_seconds
 from .deps import get_deps
 
 if TYPE_CHECKING:
@@ -109,11 +109,6 @@ def _describe(error: BaseException) -> str:
     return f"{type(error).__name__}: {text}" if text else type(error).__name__
 
 
-def _retry_after(error: RetryAfter) -> float:
-    wait = error.retry_after
-    return wait.total_seconds() if isinstance(wait, timedelta) else float(wait)
-
-
 async def _until_reachable(what: str, action: Callable[[], Awaitable[T]], stop: asyncio.Event) -> T:
     """Run ``action`` until Telegram answers it, backing off while it is unreachable.
 
@@ -139,7 +134,7 @@ async def _until_reachable(what: str, action: Callable[[], Awaitable[T]], stop: 
         try:
             return task.result()
         except RetryAfter as exc:
-            wait, problem = max(delay, _retry_after(exc)), _describe(exc)
+            wait, problem = max(delay, retry_seconds(exc)), _describe(exc)
         except NetworkError as exc:  # includes TimedOut and Telegram's 5xx answers
             wait, problem = delay, _describe(exc)
         log.warning(

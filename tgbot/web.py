@@ -31,8 +31,7 @@ from telegram import Update
 from telegram.ext import Application
 
 from . import metrics
-from .bot import TweakBot
-from .deps import Deps
+from .deps import Deps, get_deps
 from .store.db import outbox_waiting
 
 log = logging.getLogger("tweakbot.web")
@@ -57,21 +56,18 @@ def webhook_handler(
         if not application.running:
             return web.Response(status=503)
         try:
-            data = json.loads(await request.read())
-            bot = application.bot
-            # The bot's own reading (tgbot/bot.py) leaves out what no handler reads.
-            update = bot.parse_update(data) if isinstance(bot, TweakBot) else Update.de_json(data, bot)
+            update = Update.de_json(json.loads(await request.read()), application.bot)
         except web.HTTPException:
             raise  # a body over MAX_BODY_BYTES: aiohttp's own 413
         except Exception:  # not Telegram's JSON: nothing useful to say back
             log.warning("webhook request with a body that is not an update")
             return web.Response(status=400)
-        query = update.callback_query if update is not None else None
-        if query is None or not isinstance(bot, TweakBot):
+        query = update.callback_query
+        if query is None:
             await application.update_queue.put(update)
             return web.Response()
         # The tap's answer goes back in this response if it comes soon (delivery/webhook_replies.py).
-        replies = bot.webhook_replies
+        replies = get_deps(application.bot_data).webhook_replies
         waiting = replies.expect(query.id)
         await application.update_queue.put(update)
         body = await replies.reply(query.id, waiting)

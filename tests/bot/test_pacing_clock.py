@@ -186,15 +186,11 @@ def test_parse_quiet(text: str, parsed: tuple[int, int, int] | None) -> None:
 # --- the operator's pace ------------------------------------------------------------
 
 
-def test_custom_pace_from_the_environment() -> None:
-    settings = load_settings(
-        {
-            "TELEGRAM_BOT_TOKEN": "123456:" + "A" * 35,
-            "TWEAKBOT_NUDGE_AFTER": "30s",
-            "TWEAKBOT_DEADLINE_AFTER": "10m",
-        },
-        env_file=None,
-    )
+def test_custom_pace_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TELEGRAM_BOT_TOKEN", "123456:" + "A" * 35)
+    monkeypatch.setenv("TWEAKBOT_NUDGE_AFTER", "30s")
+    monkeypatch.setenv("TWEAKBOT_DEADLINE_AFTER", "10m")
+    settings = load_settings(env_file=None)
     pace = pacing.custom_pace(settings.nudge_after, settings.deadline_after)
     assert pace is not None
     assert (pace.key, pace.nudge, pace.deadline) == ("custom", timedelta(seconds=30), 10 * MIN)

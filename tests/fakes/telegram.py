@@ -1129,14 +1129,8 @@ class FakeTelegram(BaseRequest):
 
     @staticmethod
     def to_update(data: Mapping[str, Any], bot: Any) -> Update:
-        """Turn a builder's dict into what the Application processes (a copy, PTB may mutate).
-        A bot that reads updates its own way (``parse_update``: tweakbot's leaves out what no
-        handler reads, as its webhook and getUpdates do) is handed the JSON to read."""
-        parse = getattr(bot, "parse_update", None)
-        copied = copy.deepcopy(dict(data))
-        update = parse(copied) if parse is not None else Update.de_json(copied, bot)
-        assert update is not None
-        return update
+        """Turn a builder's dict into what the Application processes (a copy, PTB may mutate)."""
+        return Update.de_json(copy.deepcopy(dict(data)), bot)
 
     def queue_update(self, data: JSONDict) -> None:
         """Deliver ``data`` through getUpdates, for tests that run the real polling Updater."""

@@ -6,7 +6,6 @@ import asyncio
 import contextlib
 import gc
 import logging
-import os
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -21,23 +20,9 @@ from tgbot.app import build_application, make_deps
 from tgbot.clock import ManualClock
 from tgbot.config import Settings
 from tgbot.deps import Deps
-from tgbot.lean_builds import PURE_PYTHON_SWITCHES
 from tgbot.runner import serve
 from tgbot.store.db import make_engine
 from tgbot.web import BotServer
-
-
-@pytest.fixture(autouse=True)
-def _main_environment_restored(monkeypatch: pytest.MonkeyPatch) -> None:
-    """`tgbot.__main__.main`, called in-process by some tests, sets variables in os.environ for
-    the libraries it imports next: OpenSSL's trust (tgbot/tls_trust.py) and the builds
-    (tgbot/lean_builds.py). Each is put back as it was after the test, unset ones included, so
-    that no later test's subprocess inherits them."""
-    for name in ("SSL_CERT_FILE", "SSL_CERT_DIR", *PURE_PYTHON_SWITCHES):
-        was_set = name in os.environ
-        monkeypatch.setenv(name, os.environ.get(name, ""))  # recorded: undone after the test
-        if not was_set:
-            monkeypatch.delenv(name)
 
 
 @pytest.fixture

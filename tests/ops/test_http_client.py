@@ -5,6 +5,7 @@ as PTB's exceptions, the timeouts, the bounded pool, the environment's proxy."""
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -20,6 +21,7 @@ from telegram.error import BadRequest, NetworkError, RetryAfter, TimedOut
 from tests.fakes import FakeTelegram
 from tests.fakes.telegram import TEST_TOKEN
 from tests.ops.fake_http import FakeBotApiServer
+from tgbot.delivery.telegram_io import retry_seconds
 from tgbot.http_client import AiohttpRequest
 
 
@@ -30,6 +32,7 @@ class Seen:
     calls: list[tuple[str, str, dict[str, Any]]] = field(default_factory=list)  # (method, path, fields)
     files: dict[str, tuple[str, str, bytes]] = field(default_factory=dict)  # name -> (filename, type, bytes)
     agents: list[str] = field(default_factory=list)
+    proxy_auth: list[str | None] = field(default_factory=list)
     hold: float = 0.0
     answer: dict[str, Any] = field(default_factory=lambda: {"ok": True, "result": True})
     status: int = 200
@@ -41,6 +44,7 @@ async def server() -> AsyncIterator[tuple[str, Seen]]:
 
     async def handle(request: web.Request) -> web.Response:
         seen.agents.append(request.headers.get("User-Agent", ""))
+        seen.proxy_auth.append(request.headers.get("Proxy-Authorization"))
         fields: dict[str, Any] = {}
         if request.content_type.startswith("multipart/"):
             reader = await request.multipart()
@@ -146,8 +150,7 @@ async def test_telegrams_refusals_become_ptbs_exceptions(server: tuple[str, Seen
         )
         with pytest.raises(BadRequest, match="not modified"):
             await request.post(f"{url}/bot123/editMessageText", _data({"chat_id": -100, "text": "board"}))
-    retry = refused.value.retry_after
-    assert (retry.total_seconds() if isinstance(retry, timedelta) else retry) == 7
+    assert retry_seconds(refused.value) == 7
 
 
 async def test_a_slow_answer_times_out_at_the_read_timeout(server: tuple[str, Seen]) -> None:
@@ -208,6 +211,35 @@ async def test_the_environments_proxy_is_used(
         status, _ = await request.do_request("http://api.telegram.invalid/bot1/getMe", "POST")
     assert status == 200
     assert seen.calls[0][1] == "/bot1/getMe"  # reached the proxy (the host does not resolve)
+    assert seen.proxy_auth == [None]
+
+
+async def test_the_proxys_credentials_go_with_each_call(
+    server: tuple[str, Seen], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    url, seen = server
+    monkeypatch.setenv("HTTP_PROXY", url.replace("http://", "http://bot:s3cret@"))
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+    async with AiohttpRequest() as request:
+        for _ in range(2):
+            status, _body = await request.do_request("http://api.telegram.invalid/bot1/getMe", "POST")
+            assert status == 200
+    expected = "Basic " + base64.b64encode(b"bot:s3cret").decode()
+    assert seen.proxy_auth == [expected, expected]
+
+
+async def test_a_host_no_proxy_names_is_called_directly(
+    server: tuple[str, Seen], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    url, seen = server
+    monkeypatch.setenv("HTTP_PROXY", url)
+    monkeypatch.setenv("NO_PROXY", "telegram.invalid")
+    monkeypatch.delenv("no_proxy", raising=False)
+    async with AiohttpRequest() as request:
+        with pytest.raises(NetworkError):  # straight to the host, which does not resolve
+            await request.do_request("http://api.telegram.invalid/bot1/getMe", "POST")
+    assert seen.calls == []
 
 
 async def test_not_initialized_is_said_plainly() -> None:
@@ -239,3 +271,17 @@ def test_the_bot_calls_telegram_through_it(tmp_path: Path) -> None:
         assert isinstance(calls, AiohttpRequest) and isinstance(updates, AiohttpRequest)
         assert calls.connection_pool_size > 1
         assert (updates is calls) if webhook else (updates.connection_pool_size == 1)
+
+
+@pytest.mark.parametrize("timedelta_opt_in", [None, "true"])
+def test_a_429s_wait_reads_the_same_whether_ptb_gives_seconds_or_a_timedelta(
+    timedelta_opt_in: str | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PTB 22 gives `retry_after` as an int unless PTB_TIMEDELTA is set (the operator's choice;
+    the bot sets nothing), PTB 23 as a timedelta."""
+    if timedelta_opt_in is None:
+        monkeypatch.delenv("PTB_TIMEDELTA", raising=False)
+    else:
+        monkeypatch.setenv("PTB_TIMEDELTA", timedelta_opt_in)
+    assert retry_seconds(RetryAfter(7)) == 7.0
+    assert retry_seconds(RetryAfter(timedelta(seconds=1.5))) == 1.5

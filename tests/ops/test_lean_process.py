@@ -1,7 +1,6 @@
 """What the serving process does not load (issue 20, peak RSS): each of these cost megabytes a
-bot process would keep for its whole life, for a mode or a database it does not use, or for a
-compiled build it gains nothing from. A later eager import of any of them fails here (the
-processes are fresh: nothing else imported them)."""
+bot process would keep for its whole life, for a mode or a database it does not use. A later
+eager import of any of them fails here (the processes are fresh: nothing else imported them)."""
 
 from __future__ import annotations
 
@@ -13,15 +12,13 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.telegram import TEST_TOKEN
-from tgbot.lean_builds import PURE_PYTHON_SWITCHES
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 
 #: Never in a serving process: the schema is migrated and the chart drawn in child processes,
 #: durations are said from tgbot/duration_units.py (not Babel's locale data), the HTTP server
-#: is aiohttp's (PTB's telegram.ext imports tornado whenever it is installed: it is not), and
-#: ``.env`` is read with python-dotenv alone (decisions.md B28).
-NEVER = ["alembic", "matplotlib", "babel.dates", "tornado", "pydantic_settings"]
+#: is aiohttp's (PTB's telegram.ext imports tornado whenever it is installed: it is not).
+NEVER = ["alembic", "matplotlib", "babel.dates", "tornado"]
 
 REPORT = """
 import sys
@@ -49,18 +46,15 @@ def menus_read_first():
 command_menu.menu_texts = menus_read_first
 
 async def serve(application, settings, *, webhook):  # the bot, up to the moment it would serve
-    # No HTTP server to run, so no metrics to count (decisions.md B28); frozenlist's pure-Python
-    # build, so no C++ runtime (B31); Python's event loop, not uvloop (B32).
+    # No HTTP server to run, so no metrics to count (decisions.md B28); Python's event loop, not
+    # uvloop (B33).
     report(
         "psycopg",
         "sqlalchemy.dialects.postgresql",
         "aiohttp.web",
         "prometheus_client",
-        "frozenlist._frozenlist",
         "uvloop",
     )
-    with open("/proc/self/maps") as maps:
-        print(sorted({line.split()[-1].rsplit("/", 1)[-1] for line in maps if "libstdc++" in line}) or "-")
     print(application.updater is not None)
     # The menus' catalogs, read before the big imports, are not kept (decisions.md B30).
     print(len(gettext._translations), i18n.translations.cache_info().currsize)
@@ -92,12 +86,7 @@ def _run(code: str, tmp_path: Path, env: dict[str, str]) -> list[str]:
         out = subprocess.run(
             [sys.executable, "-c", program],
             cwd=tmp_path,
-            # The bot's own choice of builds is under test: none inherited from this process.
-            env={
-                **{k: v for k, v in os.environ.items() if k not in PURE_PYTHON_SWITCHES},
-                "PYTHONPATH": str(ROOT),
-                **env,
-            },
+            env={**os.environ, "PYTHONPATH": str(ROOT), **env},
             capture_output=True,
             text=True,
             timeout=60,
@@ -116,7 +105,7 @@ def test_a_sqlite_polling_bot_loads_no_postgresql_alembic_matplotlib_http_server
         tmp_path,
         {"TELEGRAM_BOT_TOKEN": TEST_TOKEN, "DATABASE_URL": f"sqlite:///{tmp_path / 'bot.sqlite3'}"},
     )
-    assert lines[-7:] == ["False False", "-", "-", "-", "True", "0 0", "True"]
+    assert lines[-6:] == ["False False", "-", "-", "True", "0 0", "True"]
 
 
 def test_a_postgresql_bot_in_webhook_mode_loads_no_sqlite_dialect_and_one_http_client(tmp_path: Path) -> None:

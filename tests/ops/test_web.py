@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import json
+import sys
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -189,6 +190,26 @@ def test_cli_webhook_mode_needs_url_and_secret(
     assert not (tmp_path / "tweakbot.sqlite3").exists()  # it stopped before touching the database
 
 
+@pytest.mark.usefixtures("root_logging_restored")
+def test_cli_asked_for_uvloop_where_it_is_not_installed_stops_with_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.fakes.telegram import TEST_TOKEN
+    from tgbot import __main__
+
+    monkeypatch.chdir(tmp_path)
+    for name in ("WEBHOOK_URL", "WEBHOOK_SECRET", "DATABASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("TELEGRAM_BOT_TOKEN", TEST_TOKEN)
+    monkeypatch.setenv("TWEAKBOT_EVENT_LOOP", "uvloop")
+    monkeypatch.setitem(sys.modules, "uvloop", None)  # `import uvloop` raises ImportError
+    monkeypatch.setattr(__main__, "migrate_apart", lambda: pytest.fail("went on to migrate"))
+    assert __main__.main([]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("tweakbot: TWEAKBOT_EVENT_LOOP=uvloop") and err.count("\n") == 1
+    assert "not installed" in err and "tweakbot[uvloop]" in err
+
+
 async def test_a_port_already_taken_is_an_error_and_the_server_holds_nothing(db_url: str) -> None:
     """A second server on a bound port fails at start (as the operator sees it: OSError) and
     leaves no half-started server behind; the first keeps serving."""
@@ -209,11 +230,20 @@ async def test_a_port_already_taken_is_an_error_and_the_server_holds_nothing(db_
 
 
 @pytest.mark.usefixtures("root_logging_restored")
-@pytest.mark.parametrize(("argv", "loop"), [(["--webhook"], "uvloop"), ([], "asyncio")])
-def test_the_cli_runs_a_webhook_bot_on_uvloop_and_a_polling_bot_on_pythons_loop(
-    argv: list[str], loop: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    ("argv", "setting", "loop"),
+    [
+        (["--webhook"], None, "asyncio"),
+        ([], None, "asyncio"),
+        (["--webhook"], "uvloop", "uvloop"),
+        ([], "uvloop", "uvloop"),
+    ],
+)
+def test_the_cli_runs_either_mode_on_pythons_loop_unless_uvloop_is_asked_for(
+    argv: list[str], setting: str | None, loop: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The default, ``auto``, as `python -m tgbot` resolves it (decisions.md B32)."""
+    """One loop in every mode: Python's by default, uvloop when TWEAKBOT_EVENT_LOOP says so
+    (decisions.md B33)."""
     from tests.fakes.telegram import TEST_TOKEN
     from tgbot import __main__, app, deps, event_loop
 
@@ -236,6 +266,8 @@ def test_the_cli_runs_a_webhook_bot_on_uvloop_and_a_polling_bot_on_pythons_loop(
     if argv:
         monkeypatch.setenv("WEBHOOK_URL", HOOK)
         monkeypatch.setenv("WEBHOOK_SECRET", SECRET)
+    if setting is not None:
+        monkeypatch.setenv("TWEAKBOT_EVENT_LOOP", setting)
     monkeypatch.setattr(__main__, "migrate_apart", lambda: True)
     monkeypatch.setattr(app, "build_application", lambda *args, **kwargs: type("App", (), {"bot_data": {}})())
     monkeypatch.setattr(deps, "get_deps", lambda bot_data: type("Deps", (), {"db": StoppedDatabase()})())

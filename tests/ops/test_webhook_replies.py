@@ -64,7 +64,7 @@ async def test_a_taps_answer_goes_back_in_the_webhook_response(db_url: str) -> N
         assert fake.answers[forged["callback_query"]["id"]].show_alert  # the forged key: an alert
         # Neither answer was a call of the bot's own.
         assert [c.via_webhook for c in fake.calls_to("answerCallbackQuery")] == [True, True]
-        assert len(bot.app.bot.webhook_replies) == 0  # type: ignore[attr-defined]
+        assert len(bot.deps.webhook_replies) == 0
 
 
 async def test_an_answer_later_than_the_wait_is_a_call_of_its_own(
@@ -86,7 +86,7 @@ async def test_an_answer_later_than_the_wait_is_a_call_of_its_own(
         query_id = tap["callback_query"]["id"]
         await bot.until(lambda: fake.answers[query_id].answered)
         assert [c.via_webhook for c in fake.calls_to("answerCallbackQuery")] == [False]
-        assert len(bot.app.bot.webhook_replies) == 0  # type: ignore[attr-defined]
+        assert len(bot.deps.webhook_replies) == 0
 
 
 async def test_replies_are_handed_over_once_and_only_while_awaited() -> None:

@@ -11,15 +11,16 @@ from __future__ import annotations
 import base64
 import logging
 from dataclasses import dataclass
+from datetime import timedelta
 from enum import StrEnum
 from typing import Any
 
 from telegram import Bot, InlineKeyboardMarkup, InputFile, Message
 from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, RetryAfter, TelegramError
 
-from ..bot import TweakBot
 from ..render.limits import POPUP_LIMIT
 from ..store.outbox import Payload
+from .webhook_replies import WebhookReplies
 
 log = logging.getLogger("tweakbot.delivery")
 
@@ -79,9 +80,7 @@ async def deliver(
     try:
         return await _call(bot, chat_id, payload, edit_id, reply_id, media_bytes)
     except RetryAfter as exc:
-        retry = exc.retry_after
-        seconds = retry.total_seconds() if hasattr(retry, "total_seconds") else float(retry)
-        return Outcome(OutcomeKind.FLOOD, retry_after=seconds)
+        return Outcome(OutcomeKind.FLOOD, retry_after=retry_seconds(exc))
     except ChatMigrated as exc:
         return Outcome(OutcomeKind.MIGRATED, new_chat_id=exc.new_chat_id)
     except Forbidden as exc:
@@ -178,18 +177,28 @@ def clip_popup(text: str, limit: int = POPUP_LIMIT) -> str:
     return "".join(out) + "…"
 
 
-async def answer(bot: Bot, query_id: str, text: str = "", alert: bool = False) -> bool:
+def retry_seconds(error: RetryAfter) -> float:
+    """How long Telegram asked the bot to wait. PTB 22 gives `retry_after` in whole seconds (an
+    int) and PTB 23 as a `timedelta` (22 too, where the operator opted in with PTB_TIMEDELTA):
+    either reads the same here."""
+    wait = error.retry_after
+    return wait.total_seconds() if isinstance(wait, timedelta) else float(wait)
+
+
+async def answer(
+    bot: Bot, query_id: str, text: str = "", alert: bool = False, *, replies: WebhookReplies | None = None
+) -> bool:
     """Answer a callback query (free: no chat budget); False when Telegram refused it (too old).
 
-    In webhook mode the answer usually goes back in the webhook request's response
-    (`webhook_replies`), which costs no call; it is then taken as accepted, since Telegram says
-    nothing back about it."""
+    In webhook mode the answer usually goes back in the webhook request's response (`replies`,
+    the bot's `WebhookReplies`), which costs no call; it is then taken as accepted, since
+    Telegram says nothing back about it."""
     popup = clip_popup(text)
-    if isinstance(bot, TweakBot):
+    if replies is not None:
         params: dict[str, Any] = {"show_alert": alert}
         if popup:
             params["text"] = popup
-        if bot.webhook_replies.offer(query_id, params):
+        if replies.offer(query_id, params):
             return True
     try:
         await bot.answer_callback_query(query_id, text=popup or None, show_alert=alert)

@@ -31,13 +31,6 @@ def route(kind: type[K], service: KeyService[K], action: str, *, own_page_of: st
 
 #: Data of the keys that rewrite their own message, and so read the keyboard it shows.
 RULES_PAGE, LANGUAGE_PAGE = "r:", "lg:"
-OWN_PAGES = (RULES_PAGE, LANGUAGE_PAGE)
-
-
-def reads_its_keyboard(data: str) -> bool:
-    """Does a tap with this callback data read the keyboard of the message it is on? The bot
-    drops that keyboard from every other tap's update before parsing it (`tgbot.bot`)."""
-    return data.startswith(OWN_PAGES)
 
 
 ROUTES: list[Route] = [

@@ -34,7 +34,7 @@ from ..delivery import telegram_io as io
 from ..errors import DatabaseTrouble
 from ..i18n import _
 from ..render.refusals import TROUBLE_TEXT
-from ..services.call import CommandService, KeyService, forged_key
+from ..services.call import Answer, CommandService, KeyService, forged_key
 from ..services.origins import Command
 from ..services.people import Person
 from .context import TweakContext, command_of, own_language, tap_of
@@ -119,9 +119,9 @@ def on_key(kind: type[K], service: KeyService[K], action: str) -> Handler:
             return
         answer = await serve(context, service, tap, key, action=action, game_id=getattr(key, "game_id", None))
         if answer is None:
-            await io.answer(query.get_bot(), query.id, trouble_text(own_language(update)), True)
-        else:
-            await io.answer(query.get_bot(), query.id, answer.text, answer.alert)
+            answer = Answer(trouble_text(own_language(update)), alert=True)
+        replies = context.deps.webhook_replies
+        await io.answer(query.get_bot(), query.id, answer.text, answer.alert, replies=replies)
 
     return handler
 
@@ -135,7 +135,7 @@ async def invalid_key(update: Update, context: TweakContext, action: str = "call
         return
     answer = await serve(context, forged_key, tap, action=action)
     text = answer.text if answer is not None else trouble_text(own_language(update))
-    await io.answer(query.get_bot(), query.id, text, True)
+    await io.answer(query.get_bot(), query.id, text, True, replies=context.deps.webhook_replies)
 
 
 def own_page(prefix: str, handler: Handler) -> Handler:

@@ -14,7 +14,8 @@ from alembic import context
 from sqlalchemy.engine import Connection
 from sqlmodel import SQLModel
 
-from tgbot.config import DATABASE_URL_ENV, DEFAULT_DATABASE_URL, normalize_database_url
+from tgbot.config import DATABASE_URL_ENV, DEFAULT_DATABASE_URL
+from tgbot.setting_values import normalize_database_url
 from tgbot.store import models  # noqa: F401  (registers the tables on the metadata)
 from tgbot.store.db import make_engine
 

@@ -85,8 +85,6 @@ def make_engine(url: str, echo: bool = False) -> Engine:
                     raise DBAPIError.instance(begin, (), exc, sqlite3.Error) from exc
 
         return engine
-    from .pg_cursor import LeanCursor  # psycopg: only a PostgreSQL bot loads it
-
     return create_engine(
         url,
         echo=echo,
@@ -99,7 +97,6 @@ def make_engine(url: str, echo: bool = False) -> Engine:
         connect_args={
             "connect_timeout": 5,  # fail fast when the server is down
             "options": f"-c statement_timeout={STATEMENT_TIMEOUT_MS} -c lock_timeout={LOCK_TIMEOUT_MS}",
-            "cursor_factory": LeanCursor,
         },
     )
 
