@@ -1,0 +1,164 @@
+"""The test client: a real Application driven by what people do in Telegram."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from tests.fakes.bot_api.common import InlineChatType, JSONDict
+from tests.fakes.bot_api.driver import AppDriver
+from tests.fakes.bot_api.records import (
+    ApiCall,
+    CallbackAnswer,
+    FakeChat,
+    FakeUser,
+    InlineAnswer,
+    StoredMessage,
+)
+
+
+class TelegramTestClient(AppDriver):
+    """Drives a real Application with updates from the fake; see ``AppDriver`` for the options.
+
+    Each action is what a person does in their Telegram app, processed to the end: writing,
+    tapping a key, typing an inline query, picking a result.
+    """
+
+    # -- user actions ------------------------------------------------------------------------------
+
+    async def send(
+        self, chat: FakeChat, user: FakeUser, text: str, *, thread_id: int | None = None
+    ) -> list[ApiCall]:
+        """The user writes ``text`` in ``chat`` ("/..." becomes a command with its entity)."""
+        if text.startswith("/"):
+            data = self.fake.command_update(chat, user, text, thread_id=thread_id)
+        else:
+            data = self.fake.text_update(chat, user, text, thread_id=thread_id)
+        return await self.process(data)
+
+    @staticmethod
+    def _find_button(
+        message: StoredMessage, button: str | re.Pattern[str] | Callable[[str, str | None], bool]
+    ) -> tuple[JSONDict, str]:
+        """The one button on ``message``'s keyboard *now* matching ``button``, and where it is."""
+        available = [b for row in message.keyboard for b in row]
+        described = ", ".join(f"{b['text']!r}->{b.get('callback_data', b.get('url'))!r}" for b in available)
+        where = f"message {message.message_id} in chat {message.chat_id}"
+        if message.deleted:
+            raise AssertionError(f"{where} was deleted; its buttons can no longer be tapped")
+
+        def matches(b: JSONDict) -> bool:
+            text, data = b["text"], b.get("callback_data")
+            if isinstance(button, str):
+                return bool(text == button)
+            if isinstance(button, re.Pattern):
+                return button.search(text) is not None
+            return bool(button(text, data))
+
+        found = [b for b in available if matches(b)]
+        if not found:
+            raise AssertionError(f"no button {button!r} on {where}; available buttons: [{described}]")
+        if len({json.dumps(b, sort_keys=True) for b in found}) > 1:
+            raise AssertionError(f"button {button!r} is ambiguous on {where}: [{described}]")
+        return found[0], where
+
+    async def tap(
+        self,
+        user: FakeUser,
+        message: StoredMessage,
+        button: str | re.Pattern[str] | Callable[[str, str | None], bool],
+        *,
+        expect_answer: bool = True,
+    ) -> CallbackAnswer:
+        """Tap a button that is on ``message``'s keyboard *now*; fails loudly if it is not there.
+
+        ``button`` is the exact button text, a regex searched in the text, or a predicate on
+        (text, callback_data). Returns what the bot answered to the callback query.
+        """
+        found, where = self._find_button(message, button)
+        if "callback_data" not in found:
+            hint = (
+                " (an inline-mode button: use tap_switch_inline)"
+                if "switch_inline_query_current_chat" in found
+                else ""
+            )
+            raise AssertionError(f"button {found['text']!r} on {where} sends no callback: {found}{hint}")
+        return await self.tap_data(user, message, found["callback_data"], expect_answer=expect_answer)
+
+    async def tap_data(
+        self, user: FakeUser, message: StoredMessage, data: str | None, *, expect_answer: bool = True
+    ) -> CallbackAnswer:
+        """Send a callback query with arbitrary (possibly forged or stale) data from ``message``."""
+        update = self.fake.callback_update(user, message, data)
+        await self.process(update)
+        answer = self.fake.answers[update["callback_query"]["id"]]
+        if expect_answer and not answer.answered:
+            if answer.expired:
+                raise AssertionError(
+                    f"the callback query {data!r} was answered too late (Telegram allows "
+                    f"{self.fake.answer_timeout} s; the user's button kept spinning)"
+                )
+            raise AssertionError(
+                f"the callback query {data!r} was never answered (the user's button keeps spinning)"
+            )
+        return answer
+
+    # -- inline mode -------------------------------------------------------------------------------
+
+    async def inline_query(
+        self,
+        user: FakeUser,
+        query: str = "",
+        *,
+        offset: str = "",
+        chat: FakeChat | None = None,
+        chat_type: InlineChatType | None = None,
+        expect_answer: bool = True,
+    ) -> InlineAnswer:
+        """``user`` types "@bot ``query``"; returns the bot's answer (fails if there is none)."""
+        update = self.fake.inline_query_update(user, query, offset, chat_type=chat_type, chat=chat)
+        await self.process(update)
+        answer = self.fake.inline_answer(update["inline_query"]["id"])
+        if expect_answer and not answer.answered:
+            late = " in time" if answer.expired else ""
+            raise AssertionError(f"the inline query {query!r} was never answered{late}")
+        return answer
+
+    async def pick(
+        self,
+        user: FakeUser,
+        chat: FakeChat,
+        answer: InlineAnswer | Mapping[str, Any] | str,
+        result_id: str,
+        *,
+        thread_id: int | None = None,
+    ) -> list[ApiCall]:
+        """``user`` taps result ``result_id`` of ``answer``; processes the updates Telegram sends."""
+        calls: list[ApiCall] = []
+        for update in self.fake.pick_inline_result(user, chat, answer, result_id, thread_id=thread_id):
+            calls += await self.process(update)
+        return calls
+
+    async def tap_switch_inline(
+        self,
+        user: FakeUser,
+        message: StoredMessage,
+        button: str | re.Pattern[str] | Callable[[str, str | None], bool],
+        *,
+        expect_answer: bool = True,
+    ) -> InlineAnswer:
+        """Tap a ``switch_inline_query_current_chat`` button: the user's app types "@bot <query>"
+        in the same chat, which sends the bot an inline query; returns the bot's answer."""
+        found, where = self._find_button(message, button)
+        if "switch_inline_query_current_chat" not in found:
+            raise AssertionError(
+                f"button {found['text']!r} on {where} does not switch to inline mode: {found}"
+            )
+        return await self.inline_query(
+            user,
+            found["switch_inline_query_current_chat"],
+            chat=self.fake.chat(message.chat_id),
+            expect_answer=expect_answer,
+        )
