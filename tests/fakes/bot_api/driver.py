@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping
 from typing import Any, Self
 
 from telegram import Update
 from telegram.ext import Application
 
+from tests.fakes.bot_api.executor import ExecutorWatch
 from tests.fakes.bot_api.records import ApiCall
 from tests.fakes.bot_api.server import FakeTelegram
 from tests.fakes.timer import VirtualTimer
@@ -78,8 +78,7 @@ class AppDriver:
         self._settle_timeout = settle_timeout
         self._virtual_limit = virtual_limit
         self.ignore_tasks = ignore_tasks
-        self._executor_jobs: set[asyncio.Future[Any]] = set()
-        self._tracked_loop: asyncio.AbstractEventLoop | None = None
+        self._executor = ExecutorWatch()
 
     async def __aenter__(self) -> Self:
         await self.start()
@@ -90,7 +89,7 @@ class AppDriver:
 
     async def start(self) -> None:
         if self.timer is not None:
-            self._track_executor()
+            self._executor.start()
         self.app.add_error_handler(self._collect_error)
         await self.app.initialize()
         if self._start:
@@ -110,38 +109,7 @@ class AppDriver:
             try:
                 await self._run_out(self._stop_app())
             finally:
-                self._untrack_executor()
-
-    def _track_executor(self) -> None:
-        """Count thread-pool work in flight (``run_in_executor``, ``asyncio.to_thread``: the bot's
-        database calls, chart drawing), so virtual time never jumps while a thread still works.
-
-        Wraps the running loop's ``run_in_executor`` until ``stop()``.
-        """
-        loop = asyncio.get_running_loop()
-        current = vars(loop).get("run_in_executor")
-        shared = getattr(current, "tracked_jobs", None)
-        if isinstance(shared, set):  # another client on this loop already counts them
-            self._executor_jobs = shared
-            return
-        original = loop.run_in_executor
-        jobs = self._executor_jobs
-
-        def run_in_executor(executor: Any, func: Callable[..., Any], *args: Any) -> asyncio.Future[Any]:
-            future = original(executor, func, *args)
-            jobs.add(future)
-            future.add_done_callback(jobs.discard)
-            return future
-
-        run_in_executor.tracked_jobs = jobs  # type: ignore[attr-defined]
-        loop.run_in_executor = run_in_executor  # type: ignore[method-assign,assignment]
-        self._tracked_loop = loop
-
-    def _untrack_executor(self) -> None:
-        if self._tracked_loop is not None:
-            with contextlib.suppress(AttributeError):
-                del self._tracked_loop.run_in_executor
-            self._tracked_loop = None
+                self._executor.stop()
 
     async def _stop_app(self) -> None:
         if self.app.running:
@@ -283,15 +251,15 @@ class AppDriver:
             await asyncio.sleep(0)
             if ready is None or ready:
                 continue
-            if not self._executor_jobs:
+            if not self._executor.jobs:
                 return True
             remaining = deadline - loop.time()
             if remaining <= 0:
                 return False
             await asyncio.wait(
-                set(self._executor_jobs), timeout=remaining, return_when=asyncio.FIRST_COMPLETED
+                set(self._executor.jobs), timeout=remaining, return_when=asyncio.FIRST_COMPLETED
             )
-        return ready is None and not self._executor_jobs
+        return ready is None and not self._executor.jobs
 
     async def _drive(
         self, ignore: Collection[asyncio.Task[Any]], *, until: float | None, timeout: float | None
