@@ -23,7 +23,7 @@ class TelegramTestClient(AppDriver):
     """Drives a real Application with updates from the fake; see ``AppDriver`` for the options.
 
     Each action is what a person does in their Telegram app, processed to the end: writing,
-    tapping a key, typing an inline query, picking a result.
+    tapping a key, typing an inline query, picking a result, forwarding a message.
     """
 
     # -- user actions ------------------------------------------------------------------------------
@@ -79,11 +79,9 @@ class TelegramTestClient(AppDriver):
         """
         found, where = self._find_button(message, button)
         if "callback_data" not in found:
-            hint = (
-                " (an inline-mode button: use tap_switch_inline)"
-                if "switch_inline_query_current_chat" in found
-                else ""
-            )
+            hint = ""
+            if "switch_inline_query_current_chat" in found:
+                hint = " (an inline-mode button: use tap_switch_inline)"
             raise AssertionError(f"button {found['text']!r} on {where} sends no callback: {found}{hint}")
         return await self.tap_data(user, message, found["callback_data"], expect_answer=expect_answer)
 
@@ -136,10 +134,8 @@ class TelegramTestClient(AppDriver):
         thread_id: int | None = None,
     ) -> list[ApiCall]:
         """``user`` taps result ``result_id`` of ``answer``; processes the updates Telegram sends."""
-        calls: list[ApiCall] = []
-        for update in self.fake.pick_inline_result(user, chat, answer, result_id, thread_id=thread_id):
-            calls += await self.process(update)
-        return calls
+        updates = self.fake.pick_inline_result(user, chat, answer, result_id, thread_id=thread_id)
+        return await self._process_all(updates)
 
     async def tap_switch_inline(
         self,
@@ -162,3 +158,16 @@ class TelegramTestClient(AppDriver):
             chat=self.fake.chat(message.chat_id),
             expect_answer=expect_answer,
         )
+
+    async def forward(self, user: FakeUser, message: StoredMessage, to_chat: FakeChat) -> StoredMessage:
+        """``user`` forwards ``message`` into ``to_chat``; returns the copy there (what it keeps is
+        ``FakeTelegram.forward_message``'s business)."""
+        forwarded, updates = self.fake.forward_message(user, message, to_chat)
+        await self._process_all(updates)
+        return forwarded
+
+    async def _process_all(self, updates: list[JSONDict]) -> list[ApiCall]:
+        calls: list[ApiCall] = []
+        for update in updates:
+            calls += await self.process(update)
+        return calls

@@ -1,49 +1,54 @@
-"""Inline mode: inline queries, the bot's answers, and a person posting a result via the bot."""
+"""Inline mode: inline queries, the bot's answers, and people posting results via the bot.
+
+What Telegram does (the Bot API documentation, core.telegram.org/bots/api, unless said):
+
+* An inline query can be typed in any chat: the person's chat with the bot (``chat_type``
+  "sender"), a private chat between two people ("private"), a group or supergroup, with the bot
+  in it or not. The query tells the chat's type, never its id.
+* A picked result is the person's own message, "via @bot", in that chat, and costs the bot no
+  budget. The bot gets it as a ``message`` only in chats it is in (privacy mode lets messages via
+  the bot through); with inline feedback on (BotFather's /setinlinefeedback) it also gets a
+  ``chosen_inline_result``, whose ``inline_message_id`` is "available only if there is an inline
+  keyboard attached to the message".
+* A result with an inline keyboard becomes an *inline message*. Taps on its keys carry
+  ``inline_message_id`` and ``chat_instance`` ("global identifier, uniquely corresponding to the
+  chat to which the message with the callback button was sent") and no ``message``. Edits by
+  ``inline_message_id`` return True, not the Message ("if the edited message is not an inline
+  message, the edited Message is returned, otherwise True"); without ``reply_markup`` they take
+  the keys off, with it they set them. That is all the bot can do there: it cannot read the chat,
+  send to it, or learn its id.
+* Edits of inline messages count against the chat they are in: "editing of the message in
+  question is still subject to per chat limits" (levlam, tdlib/telegram-bot-api#648), and edits
+  share the send limits, "about 20 times per minute in a specific chat" (levlam, tdlib/td#2592).
+  No limit of its own per inline message is documented, so each edit is counted on its chat: a
+  group's 20 writes a minute, a private chat's one write a second (between two people too, which
+  also holds one inline message there to about one edit a second), with 429 and ``retry_after``
+  beyond. An edit never notifies; once a person deletes the message, edits answer
+  MESSAGE_ID_INVALID.
+"""
 
 from __future__ import annotations
 
 import base64
-import copy
 import json
 from collections.abc import Mapping
 from typing import Any
 
-from tests.fakes.bot_api.chats import Chats
 from tests.fakes.bot_api.common import (
-    BOT_ID,
     QUERY_INVALID,
-    ApiError,
     InlineChatType,
     JSONDict,
     bad,
     too_late,
-    utf16_len,
 )
 from tests.fakes.bot_api.html import render
+from tests.fakes.bot_api.inline_results import check_results, parse_result
 from tests.fakes.bot_api.markup import parse_markup
+from tests.fakes.bot_api.people import People
 from tests.fakes.bot_api.records import FakeChat, FakeUser, InlineAnswer, UploadedFile
-from tests.fakes.bot_api.store import Store
-
-INLINE_RESULT_TYPES = frozenset(
-    {
-        "article",
-        "audio",
-        "contact",
-        "document",
-        "game",
-        "gif",
-        "location",
-        "mpeg4_gif",
-        "photo",
-        "sticker",
-        "venue",
-        "video",
-        "voice",
-    }
-)
 
 
-class Inline(Chats, Store):
+class Inline(People):
     """Inline queries and their answers; picked results become inline messages."""
 
     def inline_answer(self, query_id: str) -> InlineAnswer:
@@ -70,8 +75,9 @@ class Inline(Chats, Store):
     ) -> JSONDict:
         """``user`` types "@bot ``query``" (an ``inline_query`` update); answerable once, in time.
 
-        ``chat`` (optional) is where they type it; it fixes ``chat_type`` and is checked again
-        when they pick a result. Without it, ``chat_type`` defaults to "supergroup".
+        ``chat`` (optional) is where they type it, any chat (the bot need not be in it); it fixes
+        ``chat_type`` and is checked again when they pick a result. Without it, ``chat_type``
+        defaults to "supergroup".
         """
         if not self.inline_mode:
             raise ValueError(
@@ -80,7 +86,8 @@ class Inline(Chats, Store):
             )
         if len(query) > 256:
             raise ValueError("an inline query is at most 256 characters")
-        derived = self.inline_chat_type(user, chat) if chat is not None else None
+        where = self._where(user, chat) if chat is not None else None
+        derived = self.inline_chat_type(user, where) if where is not None else None
         if chat_type is None:
             chat_type = derived or "supergroup"
         elif derived is not None and chat_type != derived:
@@ -93,7 +100,7 @@ class Inline(Chats, Store):
             query,
             offset,
             chat_type,
-            chat.id if chat is not None else None,
+            where.id if where is not None else None,
             self.timer.monotonic(),
         )
         payload: JSONDict = {
@@ -116,11 +123,11 @@ class Inline(Chats, Store):
         """``user`` taps result ``result_id`` of the bot's answer to ``query``, posting it in ``chat``.
 
         The result's text (HTML parsed like sendMessage, with the result's inline keyboard) becomes
-        the user's own message with ``via_bot`` = the bot; it costs the bot no flood budget.
-        Returns the updates Telegram sends: the ``message`` (bots get messages sent via themselves
-        even in privacy mode, in chats they are in) and, with ``inline_feedback``, a
-        ``chosen_inline_result`` (with ``inline_message_id`` only if the result has a keyboard).
-        ``query`` is the ``inline_query`` update, its id, or its ``InlineAnswer``.
+        the user's own message with ``via_bot`` = the bot, in the chat's transcript wherever it is.
+        Returns the updates Telegram sends: the ``message`` in chats the bot is in and, with
+        ``inline_feedback``, a ``chosen_inline_result`` (with ``inline_message_id`` only if the
+        result has a keyboard). ``query`` is the ``inline_query`` update, its id, or its
+        ``InlineAnswer``; ``chat`` may name a private chat with someone else by their user id.
         """
         record = self._inline_record(query)
         if record.user_id != user.id:
@@ -132,6 +139,7 @@ class Inline(Chats, Store):
             raise AssertionError(
                 f"the bot never answered inline query {record.query!r}, so there is nothing to pick"
             )
+        chat = self._where(user, chat)
         chat_type = self.inline_chat_type(user, chat)
         if (record.chat_id is not None and record.chat_id != chat.id) or (
             record.chat_type is not None and record.chat_type != chat_type
@@ -152,15 +160,10 @@ class Inline(Chats, Store):
         )
         markup = parse_markup(result.get("reply_markup"), inline_only=True)
         self._users.setdefault(user.id, user)
-        # The bot sees the message only where it is a member: its own private chat with the user,
-        # or a group it was not removed from. A private chat between two users is not its business.
-        elsewhere = chat.type == "private" and chat.id != user.id
-        if not elsewhere:
-            self.register_chat(chat)
-            if chat.type == "private":
-                self._dm_open.add(chat.id)
-                self._blocked.discard(chat.id)
-            thread_id = self._thread(chat, {"message_thread_id": thread_id}) if thread_id else None
+        if chat.type == "private" and chat.between is None:
+            # Using the bot in its own chat opens that chat (and unblocks a bot the user blocked).
+            self._dm_open.add(chat.id)
+            self._blocked.discard(chat.id)
         msg = self._store(
             chat,
             from_bot=False,
@@ -171,18 +174,17 @@ class Inline(Chats, Store):
             parse_mode=content.get("parse_mode"),
             entities=entities,
             reply_markup=markup,
-            thread_id=thread_id,
+            thread_id=self._thread(chat, {"message_thread_id": thread_id}) if thread_id else None,
             extra={"via_bot": self.bot_user.to_dict()},
+            notified=True,
         )
-        if elsewhere:
-            del self._messages[chat.id][msg.message_id]
         if markup is not None:
             raw_id = f"fake:{chat.id}:{msg.message_id}".encode()
             msg.inline_message_id = base64.urlsafe_b64encode(raw_id).decode().rstrip("=")
             self._inline_messages[msg.inline_message_id] = msg
         record.picked.append(result_id)
         updates: list[JSONDict] = []
-        if not elsewhere and self.member_status(chat.id, BOT_ID) not in ("left", "kicked"):
+        if self.bot_in(chat):
             updates.append({"update_id": next(self._update_ids), "message": self._message_json(msg)})
         if self.inline_feedback:
             chosen: JSONDict = {"result_id": result_id, "from": user.to_dict(), "query": record.query}
@@ -201,7 +203,7 @@ class Inline(Chats, Store):
             raise TypeError("expected an inline_query update, its id, or an InlineAnswer")
         return self.inline_answer(str(inline["id"]))
 
-    # -- answerInlineQuery ---------------------------------------------------------------------------
+    # -- answerInlineQuery -------------------------------------------------------------------------
 
     def _api_answerInlineQuery(self, params: JSONDict, files: list[UploadedFile]) -> bool:
         raw = params.get("results")
@@ -214,8 +216,7 @@ class Inline(Chats, Store):
             raw = []
         if not isinstance(raw, list):
             raise bad("expected an Array of inline query results")
-        # The Bot API server parses every result before Telegram sees the query id.
-        results = [self._inline_result(item) for item in raw]
+        results = [parse_result(item) for item in raw]
         record = self.inline_answers.get(str(params.get("inline_query_id")))
         if record is None or record.answered:
             raise bad(QUERY_INVALID.removeprefix("Bad Request: "))
@@ -223,32 +224,8 @@ class Inline(Chats, Store):
         if too_late(record.created_at, self.inline_answer_timeout, now):
             record.expired = True
             raise bad(QUERY_INVALID.removeprefix("Bad Request: "))
-        if len(results) > 50:
-            raise bad("RESULTS_TOO_MUCH")
-        seen: set[str] = set()
-        for result in results:
-            result_id = result["id"]
-            if not result_id:
-                raise bad("RESULT_ID_EMPTY")
-            if len(result_id.encode("utf-8")) > 64:
-                raise bad("RESULT_ID_INVALID")
-            if result_id in seen:
-                raise bad("RESULT_ID_DUPLICATE")
-            seen.add(result_id)
-            if result["type"] == "article" and not str(result.get("title") or "").strip():
-                raise bad("ARTICLE_TITLE_EMPTY")
-            content = result.get("input_message_content")
-            if isinstance(content, dict) and isinstance(content.get("message_text"), str):
-                visible, _ = render(
-                    content["message_text"], content.get("parse_mode"), content.get("entities")
-                )
-                if not visible:
-                    raise bad("MESSAGE_EMPTY")
-                if utf16_len(visible) > 4096:
-                    raise bad("MESSAGE_TOO_LONG")
         next_offset = params.get("next_offset")
-        if next_offset is not None and len(str(next_offset).encode("utf-8")) > 64:
-            raise bad("NEXT_OFFSET_INVALID")
+        check_results(results, next_offset)
         button = params.get("button")
         if isinstance(button, str):
             button = json.loads(button)
@@ -260,51 +237,3 @@ class Inline(Chats, Store):
         record.next_offset = None if next_offset is None else str(next_offset)
         record.button = button
         return True
-
-    def _inline_result(self, raw: Any) -> JSONDict:
-        """One InlineQueryResult as the Bot API server parses it (its error texts)."""
-
-        def fail(reason: str) -> ApiError:
-            return bad(f"can't parse inline query result: {reason}")
-
-        if not isinstance(raw, dict):
-            raise fail("Inline query result must be an object")
-        for key in ("type", "id"):
-            if key not in raw:
-                raise fail(f'Can\'t find field "{key}"')
-            if not isinstance(raw[key], str):
-                raise fail(f'Field "{key}" must be of type String')
-        result = copy.deepcopy(raw)
-        result["type"] = kind = raw["type"].lower()
-        if kind not in INLINE_RESULT_TYPES:
-            raise fail(f'type "{kind}" is unsupported for the inline query result')
-        content = raw.get("input_message_content")
-        if content is not None and not isinstance(content, dict):
-            raise fail('Field "input_message_content" must be of type Object')
-        if kind == "article":
-            if content is None:
-                raise fail('Can\'t find field "message_text"')
-            if not content.get("message_text") and not any(
-                key in content for key in ("latitude", "phone_number", "title", "payload")
-            ):
-                raise fail("Input message content is not specified")
-        if content is not None and isinstance(content.get("message_text"), str):
-            try:
-                render(content["message_text"], content.get("parse_mode"), content.get("entities"))
-            except ApiError as error:
-                reason = error.description.removeprefix("Bad Request: ")
-                raise fail(reason[:1].upper() + reason[1:]) from None
-        if raw.get("reply_markup") is not None:
-            try:
-                markup = parse_markup(raw["reply_markup"], inline_only=True)
-            except ApiError as error:
-                reason = error.description.removeprefix("Bad Request: ")
-                if reason.isupper():  # Telegram's own code (BUTTON_DATA_INVALID…) is not wrapped
-                    raise
-                raise fail(reason[:1].upper() + reason[1:]) from None
-            buttons = [b for row in (markup or {}).get("inline_keyboard", []) for b in row]
-            if any(key in b for b in buttons for key in ("web_app", "callback_game", "pay")):
-                raise bad("BUTTON_TYPE_INVALID")
-        if kind == "article" and "title" not in raw:
-            raise fail('Can\'t find field "title"')
-        return result

@@ -57,3 +57,26 @@ def parse_markup(raw: Any, *, inline_only: bool = False) -> JSONDict | None:
     if not any(rows):
         return None  # an empty inline keyboard is no keyboard
     return raw
+
+
+def forwarded_keyboard(markup: JSONDict | None, *, via_bot: bool) -> JSONDict | None:
+    """The keyboard a forwarded copy of a message keeps, as TDLib builds it for a forward
+    (``MessagesManager``, forwarded messages): all of it when every button is a URL or login URL
+    button, or on a message sent via a bot a switch-inline button (current-chat ones become
+    plain ``switch_inline_query``); none of it when any button is anything else, a callback
+    button above all. So a game's callback keys never travel with a forward.
+    """
+    if not markup or "inline_keyboard" not in markup:
+        return None
+    kept: list[list[JSONDict]] = []
+    for row in markup["inline_keyboard"]:
+        kept.append([])
+        for button in row:
+            if "url" in button or "login_url" in button or (via_bot and "switch_inline_query" in button):
+                kept[-1].append(dict(button))
+            elif via_bot and "switch_inline_query_current_chat" in button:
+                query = button["switch_inline_query_current_chat"]
+                kept[-1].append({"text": button["text"], "switch_inline_query": query})
+            else:
+                return None
+    return {"inline_keyboard": kept}

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from tests.fakes.bot_api.chats import Chats
+from tests.fakes.bot_api.chats import Access, Chats
 from tests.fakes.bot_api.common import BOT_ID, NOT_MODIFIED, JSONDict, bad, utf16_len
 from tests.fakes.bot_api.html import render
 from tests.fakes.bot_api.markup import parse_markup
 from tests.fakes.bot_api.records import FakeChat, StoredMessage, UploadedFile
 from tests.fakes.bot_api.store import Store
+
+
+def _silent(params: JSONDict) -> bool:
+    """Sent with ``disable_notification``: it arrives without a sound."""
+    return params.get("disable_notification") in (True, "true", "True", 1)
 
 
 class Messages(Chats, Store):
@@ -31,13 +36,17 @@ class Messages(Chats, Store):
         return target
 
     def _edit_target(self, params: JSONDict) -> tuple[StoredMessage, bool]:
-        """The message an edit is for, and whether it was named by ``inline_message_id``."""
+        """The message an edit is for, and whether it was named by ``inline_message_id``.
+
+        An inline message can be edited wherever it is, in chats the bot is not in too, until a
+        person deletes it (then MESSAGE_ID_INVALID, as for an id that never existed).
+        """
         if "inline_message_id" in params:
             inline = self._inline_messages.get(str(params["inline_message_id"]))
             if inline is None or inline.deleted:
                 raise bad("MESSAGE_ID_INVALID")
             return inline, True
-        chat = self._writable_chat(params.get("chat_id"))
+        chat = self._access(params.get("chat_id"), Access.EDIT)
         msg = self._messages.get(chat.id, {}).get(int(params.get("message_id", 0)))
         if msg is None or msg.deleted:
             raise bad("message to edit not found")
@@ -63,7 +72,9 @@ class Messages(Chats, Store):
         current = (msg.content or None, msg.entities, msg.reply_markup)
         if (visible or None, entities, markup) == current:
             raise bad(NOT_MODIFIED.removeprefix("Bad Request: "))
-        self._admit(msg.chat_id, msg.chat_id > 0, method)
+        # An inline message's edits count where it is: a group's budget, or a private chat's
+        # (one write a second), between two people too.
+        self._admit(msg.chat_id, self._chats[msg.chat_id].type == "private", method)
         now = self._now()
         msg.history.append(msg.revision(method, now))
         if msg.kind == "text":
@@ -75,10 +86,8 @@ class Messages(Chats, Store):
 
     # -- API methods (named after Telegram's; looked up by do_request) ------------------------------
 
-    # -- API methods ---------------------------------------------------------------------------------
-
     def _api_sendMessage(self, params: JSONDict, files: list[UploadedFile]) -> JSONDict:
-        chat = self._writable_chat(params.get("chat_id"))
+        chat = self._access(params.get("chat_id"), Access.WRITE)
         thread_id = self._thread(chat, params)
         source = params.get("text")
         if not isinstance(source, str):
@@ -104,13 +113,14 @@ class Messages(Chats, Store):
             thread_id=thread_id,
             params=params,
             reply_to=reply_to,
+            notified=not _silent(params),
         )
         return self._message_json(msg)
 
     def _send_media(
         self, kind: Literal["photo", "document"], params: JSONDict, files: list[UploadedFile]
     ) -> JSONDict:
-        chat = self._writable_chat(params.get("chat_id"))
+        chat = self._access(params.get("chat_id"), Access.WRITE)
         thread_id = self._thread(chat, params)
         reference = params.get(kind)
         attach = reference.removeprefix("attach://") if isinstance(reference, str) else None
@@ -154,6 +164,7 @@ class Messages(Chats, Store):
             files=files,
             media=media,
             reply_to=reply_to,
+            notified=not _silent(params),
         )
         return self._message_json(msg)
 
@@ -225,7 +236,7 @@ class Messages(Chats, Store):
         return self._edit_result(msg, inline)
 
     def _api_deleteMessage(self, params: JSONDict, files: list[UploadedFile]) -> bool:
-        chat = self._writable_chat(params.get("chat_id"))
+        chat = self._access(params.get("chat_id"), Access.WRITE)
         msg = self._messages.get(chat.id, {}).get(int(params.get("message_id", 0)))
         if msg is None or msg.deleted:
             raise bad("message to delete not found")
@@ -241,7 +252,7 @@ class Messages(Chats, Store):
         return True
 
     def _api_deleteMessages(self, params: JSONDict, files: list[UploadedFile]) -> bool:
-        chat = self._writable_chat(params.get("chat_id"))
+        chat = self._access(params.get("chat_id"), Access.WRITE)
         for message_id in params.get("message_ids", []):
             msg = self._messages.get(chat.id, {}).get(int(message_id))
             if msg is not None and not msg.deleted:
@@ -250,12 +261,12 @@ class Messages(Chats, Store):
         return True
 
     def _api_sendChatAction(self, params: JSONDict, files: list[UploadedFile]) -> bool:
-        chat = self._writable_chat(params.get("chat_id"))
+        chat = self._access(params.get("chat_id"), Access.WRITE)
         self._thread(chat, params)
         return True
 
     def _api_pinChatMessage(self, params: JSONDict, files: list[UploadedFile]) -> bool:
-        chat = self._writable_chat(params.get("chat_id"))
+        chat = self._access(params.get("chat_id"), Access.WRITE)
         message_id = int(params.get("message_id", 0))
         if message_id not in self._messages.get(chat.id, {}):
             raise bad("message to pin not found")
@@ -263,7 +274,7 @@ class Messages(Chats, Store):
         return True
 
     def _api_unpinChatMessage(self, params: JSONDict, files: list[UploadedFile]) -> bool:
-        chat = self._writable_chat(params.get("chat_id"))
+        chat = self._access(params.get("chat_id"), Access.WRITE)
         pins = self.pinned.get(chat.id, [])
         message_id = params.get("message_id")
         if message_id is None:
@@ -274,5 +285,5 @@ class Messages(Chats, Store):
         return True
 
     def _api_unpinAllChatMessages(self, params: JSONDict, files: list[UploadedFile]) -> bool:
-        self.pinned.pop(self._writable_chat(params.get("chat_id")).id, None)
+        self.pinned.pop(self._access(params.get("chat_id"), Access.WRITE).id, None)
         return True

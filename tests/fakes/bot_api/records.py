@@ -34,14 +34,24 @@ class FakeUser:
 
 @dataclass(frozen=True)
 class FakeChat:
+    """A chat. A private chat is a person's chat with the bot (``id`` = their user id), unless
+    ``between`` names two people: their chat with each other, which the bot never sees (``id`` is
+    then only the fake's key for it: Telegram shows each of the two the other's user id)."""
+
     id: int
     type: Literal["private", "group", "supergroup", "channel"]
     title: str | None = None
     first_name: str | None = None
     username: str | None = None
     is_forum: bool = False
+    between: tuple[int, int] | None = None
 
     def to_dict(self) -> JSONDict:
+        if self.between is not None:
+            raise AssertionError(
+                f"chat {self.id} is between users {self.between}: the bot can never see it, "
+                "so no Chat object of it reaches the bot"
+            )
         data: JSONDict = {"id": self.id, "type": self.type}
         for key in ("title", "first_name", "username"):
             value = getattr(self, key)
@@ -100,6 +110,9 @@ class StoredMessage:
     history: list[Revision] = field(default_factory=list)
     #: Set for a message a user sent via the bot (inline mode) that carries an inline keyboard.
     inline_message_id: str | None = None
+    #: Its arrival notified the chat (a person's message, or the bot's sent without
+    #: ``disable_notification``). Edits never notify, so they never change it.
+    notified: bool = False
 
     @property
     def edited(self) -> bool:
@@ -115,6 +128,19 @@ class StoredMessage:
     def content(self) -> str:
         """What the user sees as the message body, text or caption."""
         return self.text if self.text is not None else (self.caption or "")
+
+    @property
+    def reads_as(self) -> str:
+        """The message as a person reads it in the chat, e.g. "Ana via @tweak_test_bot: 7♥"."""
+        name = str(self.sender.get("first_name", "?")) if self.sender else "?"
+        if self.kind == "service":
+            return f"[{name}: {', '.join(sorted(self.extra))}]"
+        origin = self.extra.get("forward_origin")
+        if isinstance(origin, dict) and isinstance(origin.get("sender_user"), dict):
+            name += f" (forwarded from {origin['sender_user'].get('first_name', '?')})"
+        if self.via_bot is not None:
+            name += f" via @{self.via_bot.get('username')}"
+        return f"{name}: {self.content}"
 
     @property
     def keyboard(self) -> list[list[JSONDict]]:

@@ -18,7 +18,6 @@ from tests.fakes.bot_api.common import TEST_TOKEN, ApiError, JSONDict, bad
 from tests.fakes.bot_api.inline import Inline
 from tests.fakes.bot_api.messages import Messages
 from tests.fakes.bot_api.records import DEFAULT_FAULT_TEXT, ApiCall, Fault, UploadedFile
-from tests.fakes.bot_api.updates import Updates
 from tests.fakes.flood import FloodLimits, FloodRejection, max_in_window
 
 #: The pseudo-URL of a call Telegram makes from a webhook response (`FakeTelegram.webhook_reply`).
@@ -34,7 +33,7 @@ class _WebhookParams:
         self.parameters = parameters
 
 
-class FakeTelegram(Updates, Inline, Messages, BaseRequest):
+class FakeTelegram(Inline, Messages, BaseRequest):
     """Telegram's Bot API in memory; pass it to ``ApplicationBuilder.request``/``get_updates_request``.
 
     Built with the arguments of ``FakeState`` (clock, timer, flood limits, inline mode...).

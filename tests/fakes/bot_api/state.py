@@ -87,6 +87,10 @@ class FakeState:
         self._blocked: set[int] = set()
         self._members: dict[int, dict[int, str]] = {}
         self._migrated: dict[int, int] = {}
+        #: Groups the bot was never in (``group(with_bot=False)``) until it is added.
+        self._unseen: set[int] = set()
+        #: Private chats between two people, by the pair of their user ids.
+        self._between: dict[frozenset[int], FakeChat] = {}
         self._commands: dict[tuple[str, str], list[JSONDict]] = {}
         self._faults: list[Fault] = []
         self._pending_updates: list[JSONDict] = []

@@ -49,6 +49,28 @@ class Store(FakeState):
         except KeyError:
             raise AssertionError(f"no inline message {inline_message_id!r}") from None
 
+    # -- a chat as people read it ------------------------------------------------------------------
+
+    def transcript(self, chat: FakeChat | int) -> list[StoredMessage]:
+        """Every message a person in the chat sees now, oldest first: the bot's, the people's,
+        those sent via the bot and forwarded ones, each with its current text (``history`` has
+        what it said before each edit). Deleted messages are gone, as in the app.
+
+        Works for every chat, those the bot is not in too (``private_between``,
+        ``group(with_bot=False)``), so a test can re-add what a player reads.
+        """
+        chat_id = chat if isinstance(chat, int) else chat.id
+        return [m for m in self._messages.get(chat_id, {}).values() if not m.deleted]
+
+    def read_chat(self, chat: FakeChat | int) -> list[str]:
+        """The transcript as lines of text ("Ana via @tweak_test_bot: I play 7♥")."""
+        return [m.reads_as for m in self.transcript(chat)]
+
+    def notifications(self, chat: FakeChat | int) -> list[StoredMessage]:
+        """The messages whose arrival notified the chat, deleted ones included; an edit never does."""
+        chat_id = chat if isinstance(chat, int) else chat.id
+        return [m for m in self._messages.get(chat_id, {}).values() if m.notified]
+
     def _store(
         self,
         chat: FakeChat,
@@ -68,6 +90,7 @@ class Store(FakeState):
         media: Any = None,
         reply_to: StoredMessage | None = None,
         extra: JSONDict | None = None,
+        notified: bool = False,
     ) -> StoredMessage:
         msg = StoredMessage(
             chat_id=chat.id,
@@ -88,6 +111,7 @@ class Store(FakeState):
             media=media,
             reply_to=reply_to,
             extra=extra or {},
+            notified=notified,
         )
         self._messages.setdefault(chat.id, {})[msg.message_id] = msg
         return msg

@@ -54,6 +54,7 @@ class Updates(Chats, Store):
     def text_update(
         self, chat: FakeChat, user: FakeUser, text: str, *, thread_id: int | None = None
     ) -> JSONDict:
+        """``user`` writes ``text`` in ``chat``, a chat the bot is in (elsewhere: ``say``)."""
         return self._incoming(chat, user, text, [], thread_id)
 
     def command_update(
@@ -70,8 +71,16 @@ class Updates(Chats, Store):
         """A button tap on ``message`` as it is now; the query id is fresh and answerable once.
 
         It is answerable for ``answer_timeout`` seconds from now on the fake's timer. A tap on a
-        message sent via the bot (inline mode) carries ``inline_message_id`` instead of ``message``.
+        message sent via the bot (inline mode) carries ``inline_message_id`` instead of ``message``
+        (wherever the message is, in chats the bot is not in too). ``chat_instance`` is the same
+        for every message of one chat and differs between chats. Only the bot's own messages and
+        inline messages send callback queries (a forwarded copy loses its callback keys).
         """
+        if not message.from_bot and message.inline_message_id is None:
+            raise AssertionError(
+                f"message {message.message_id} in chat {message.chat_id} is neither the bot's nor an "
+                "inline message: Telegram sends the bot no callback query from it"
+            )
         query_id = str(next(self._query_ids))
         self.answers[query_id] = CallbackAnswer(
             query_id,
@@ -85,7 +94,7 @@ class Updates(Chats, Store):
         query: JSONDict = {
             "id": query_id,
             "from": user.to_dict(),
-            "chat_instance": str(abs(message.chat_id) * 7919 % 10**12),
+            "chat_instance": self.chat_instance(message.chat_id),
         }
         if message.inline_message_id is not None:
             query["inline_message_id"] = message.inline_message_id
@@ -178,7 +187,12 @@ class Updates(Chats, Store):
         self, chat: FakeChat, user: FakeUser, text: str, entities: list[JSONDict], thread_id: int | None
     ) -> JSONDict:
         self._users.setdefault(user.id, user)
-        self.register_chat(chat)
+        chat = self._where(user, chat)
+        if not self.bot_in(chat):
+            raise AssertionError(
+                f"the bot is not in chat {chat.id}: Telegram sends it nothing of what "
+                f"{user.first_name} writes there (say() puts a message in the chat's transcript)"
+            )
         if chat.type == "private":
             # Writing to the bot opens the chat, and a user who blocked the bot has to unblock to write.
             self._dm_open.add(chat.id)
@@ -192,10 +206,9 @@ class Updates(Chats, Store):
             source=text,
             entities=entities,
             thread_id=thread_id,
+            notified=True,
         )
         return {"update_id": next(self._update_ids), "message": self._message_json(msg)}
-
-    # -- the message store -------------------------------------------------------------------------
 
     # -- callback answers ----------------------------------------------------------------------------
 
