@@ -28,6 +28,7 @@ from telegram import (
     InputTextMessageContent,
     Message,
     Update,
+    WebAppInfo,
 )
 from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, RetryAfter, TimedOut
 from telegram.ext import (
@@ -1553,6 +1554,101 @@ async def test_inline_edits_spend_the_budget_of_the_chat_they_are_in(timer: Virt
             (friends.id, "chat"),
             (club.id, "chat"),
         ]
+
+
+async def test_the_button_above_inline_results_starts_the_bot(inline_fake: FakeTelegram) -> None:
+    seen: list[object] = []
+    ana, ben = inline_fake.user(1, "Ana"), inline_fake.user(2, "Ben")
+    async with TelegramTestClient(host_app(inline_fake, seen), inline_fake) as tg:
+        bot = tg.app.bot
+        answer = await tg.inline_query(ana, chat=inline_fake.private_between(ana, ben))
+        assert answer.button == {"text": "How to play", "start_parameter": "howto"}
+        with pytest.raises(Forbidden, match="can't initiate conversation"):
+            await bot.send_message(ana.id, "hi")
+
+        await tg.tap_results_button(ana, answer)
+
+        assert seen == [("start", ana.id, ["howto"])]
+        assert inline_fake.read_chat(ana.id) == ["Ana: /start howto", "TWEAK!: Welcome"]
+        await bot.send_message(ana.id, "the chat is open now")
+
+
+@pytest.mark.filterwarnings("ignore:Please use 'Bot.answerInlineQuery'")
+async def test_the_results_button_is_checked_like_telegram(inline_fake: FakeTelegram) -> None:
+    ana = inline_fake.user(1, "Ana")
+    async with TelegramTestClient(inline_fake.application_builder().build(), inline_fake) as tg:
+        bot = tg.app.bot
+        query_id = inline_fake.inline_query_update(ana, "x")["inline_query"]["id"]
+        for parameter, error in (
+            ("no spaces", "unallowed characters in start_parameter are used"),
+            ("é", "unallowed characters in start_parameter are used"),
+            ("a" * 65, "too long start_parameter specified"),
+            ("", "can't use empty start_parameter"),
+        ):
+            with pytest.raises(BadRequest, match=f"(?i)^{error}$"):
+                await bot.answer_inline_query(
+                    query_id, [], button=InlineQueryResultsButton("Go", start_parameter=parameter)
+                )
+        for button, error in (
+            ({"text": "Go"}, "inlinequeryresultsbutton must have exactly one optional field"),
+            ({"start_parameter": "go"}, 'can\'t find field "text"'),
+            ([1], "inlinequeryresultsbutton must be an object"),
+        ):
+            with pytest.raises(BadRequest, match=f"(?i)^can't parse inline query results button: {error}$"):
+                await bot.do_api_request(
+                    "answerInlineQuery", {"inline_query_id": query_id, "results": [], "button": button}
+                )
+        with pytest.raises(BadRequest, match=r"(?i)^can't parse inline query results button json object$"):
+            await bot.do_api_request(
+                "answerInlineQuery", {"inline_query_id": query_id, "results": [], "button": "nope"}
+            )
+        assert not inline_fake.inline_answer(query_id).answered
+        app_button = InlineQueryResultsButton("Open", web_app=WebAppInfo("https://example.com/app"))
+        assert await bot.answer_inline_query(query_id, [], button=app_button)
+        assert inline_fake.inline_answer(query_id).button == {
+            "text": "Open",
+            "web_app": {"url": "https://example.com/app"},
+        }
+        with pytest.raises(AssertionError, match="Web App"):
+            await tg.tap_results_button(ana, query_id)
+
+
+async def test_a_deep_link_opens_the_private_chat_with_its_payload(inline_fake: FakeTelegram) -> None:
+    seen: list[object] = []
+    ana, ben = inline_fake.user(1, "Ana"), inline_fake.user(2, "Ben")
+    table = inline_fake.group("Table")
+    async with TelegramTestClient(host_app(inline_fake, seen), inline_fake) as tg:
+        bot = tg.app.bot
+        keys = InlineKeyboardMarkup(
+            [[InlineKeyboardButton("📱 Panel", url="https://t.me/tweak_test_bot?start=g42")]]
+        )
+        sent = await bot.send_message(table.id, "Board", reply_markup=keys)
+        board = inline_fake.message(table.id, sent.message_id)
+        with pytest.raises(AssertionError, match="use tap_url"):
+            await tg.tap(ana, board, "📱 Panel")
+
+        await tg.tap_url(ana, board, "📱 Panel")
+
+        assert seen == [("start", ana.id, ["g42"])]
+        await bot.send_message(ana.id, "your panel")  # the chat is started now
+        # Opened again, the chat sends /start with the payload again; a bare link only shows it.
+        await tg.open_link(ana, "t.me/TWEAK_TEST_BOT?start=g42")
+        assert await tg.open_link(ana, "https://t.me/tweak_test_bot") == []
+        assert seen[1:] == [("start", ana.id, ["g42"])]
+        # Ben never wrote to the bot: a bare link makes him press Start.
+        await tg.open_link(ben, "https://telegram.me/tweak_test_bot")
+        assert seen[-1] == ("start", ben.id, [])
+        # Pressing Start after blocking the bot unblocks it (and Telegram says so first).
+        await tg.process(inline_fake.my_chat_member_update(inline_fake.private(ana), ana, "kicked", "member"))
+        await tg.open_link(ana, "tg://resolve?domain=tweak_test_bot&start=back")
+        assert seen[-3:] == [("member", "kicked"), ("kicked", "member"), ("start", ana.id, ["back"])]
+        for url, error in (
+            ("https://t.me/other_bot?start=x", "opens @other_bot"),
+            ("https://t.me/tweak_test_bot?start=a%20b", "1-64 characters"),
+            ("https://example.com/?start=x", "not a Telegram link"),
+        ):
+            with pytest.raises(AssertionError, match=error):
+                await tg.open_link(ana, url)
 
 
 async def test_a_transcript_reads_a_chat_as_a_player_does(inline_fake: FakeTelegram) -> None:

@@ -23,7 +23,8 @@ class TelegramTestClient(AppDriver):
     """Drives a real Application with updates from the fake; see ``AppDriver`` for the options.
 
     Each action is what a person does in their Telegram app, processed to the end: writing,
-    tapping a key, typing an inline query, picking a result, forwarding a message.
+    tapping a key, typing an inline query, picking a result, opening a link to the bot,
+    forwarding a message.
     """
 
     # -- user actions ------------------------------------------------------------------------------
@@ -82,6 +83,8 @@ class TelegramTestClient(AppDriver):
             hint = ""
             if "switch_inline_query_current_chat" in found:
                 hint = " (an inline-mode button: use tap_switch_inline)"
+            elif "url" in found:
+                hint = " (a link: use tap_url)"
             raise AssertionError(f"button {found['text']!r} on {where} sends no callback: {found}{hint}")
         return await self.tap_data(user, message, found["callback_data"], expect_answer=expect_answer)
 
@@ -158,6 +161,30 @@ class TelegramTestClient(AppDriver):
             chat=self.fake.chat(message.chat_id),
             expect_answer=expect_answer,
         )
+
+    async def tap_results_button(
+        self, user: FakeUser, answer: InlineAnswer | Mapping[str, Any] | str
+    ) -> list[ApiCall]:
+        """``user`` presses the button above the bot's inline results (``button`` of
+        answerInlineQuery): their private chat with the bot opens with ``/start <parameter>``."""
+        return await self._process_all(self.fake.results_button_updates(user, answer))
+
+    async def open_link(self, user: FakeUser, url: str) -> list[ApiCall]:
+        """``user`` opens a link to the bot, ``https://t.me/<bot>?start=<payload>``: Telegram opens
+        their private chat with it and sends ``/start <payload>``."""
+        return await self._process_all(self.fake.link_updates(user, url))
+
+    async def tap_url(
+        self,
+        user: FakeUser,
+        message: StoredMessage,
+        button: str | re.Pattern[str] | Callable[[str, str | None], bool],
+    ) -> list[ApiCall]:
+        """Tap a URL key that is on ``message``'s keyboard now; it must be a link to the bot."""
+        found, where = self._find_button(message, button)
+        if "url" not in found:
+            raise AssertionError(f"button {found['text']!r} on {where} is not a link: {found}")
+        return await self.open_link(user, str(found["url"]))
 
     async def forward(self, user: FakeUser, message: StoredMessage, to_chat: FakeChat) -> StoredMessage:
         """``user`` forwards ``message`` into ``to_chat``; returns the copy there (what it keeps is

@@ -5,6 +5,7 @@ The error texts are the Bot API server's (telegram-bot-api's ``Client.cpp``) and
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any, Literal, Protocol
 
@@ -34,6 +35,9 @@ NOT_MODIFIED = (
 QUERY_INVALID = "Bad Request: query is too old and response timeout expired or query ID is invalid"
 BLOCKED = "Forbidden: bot was blocked by the user"
 CANT_INITIATE = "Forbidden: bot can't initiate conversation with a user"
+
+#: A start parameter Telegram accepts (deep links, InlineQueryResultsButton): 1-64 of A-Z a-z 0-9 _ -.
+START_PARAMETER = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 #: How long Telegram lets a bot answer a callback query / an inline query (seconds, approximate).
 CALLBACK_ANSWER_TIMEOUT = 15.0

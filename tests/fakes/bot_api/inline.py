@@ -25,6 +25,9 @@ What Telegram does (the Bot API documentation, core.telegram.org/bots/api, unles
   also holds one inline message there to about one edit a second), with 429 and ``retry_after``
   beyond. An edit never notifies; once a person deletes the message, edits answer
   MESSAGE_ID_INVALID.
+* answerInlineQuery's ``button`` (InlineQueryResultsButton) is ``text`` with a ``start_parameter``
+  or a ``web_app``; pressing a start button opens the person's private chat with the bot and sends
+  "/start <start_parameter>" (``results_button_updates``).
 """
 
 from __future__ import annotations
@@ -42,7 +45,12 @@ from tests.fakes.bot_api.common import (
     too_late,
 )
 from tests.fakes.bot_api.html import render
-from tests.fakes.bot_api.inline_results import check_results, parse_result
+from tests.fakes.bot_api.inline_results import (
+    check_results,
+    check_start_parameter,
+    parse_result,
+    parse_results_button,
+)
 from tests.fakes.bot_api.markup import parse_markup
 from tests.fakes.bot_api.people import People
 from tests.fakes.bot_api.records import FakeChat, FakeUser, InlineAnswer, UploadedFile
@@ -193,6 +201,25 @@ class Inline(People):
             updates.append({"update_id": next(self._update_ids), "chosen_inline_result": chosen})
         return updates
 
+    def results_button_updates(
+        self, user: FakeUser, query: Mapping[str, Any] | InlineAnswer | str
+    ) -> list[JSONDict]:
+        """``user`` presses the button the bot showed above its results: a start button opens
+        their private chat with the bot and sends ``/start <start_parameter>``."""
+        record = self._inline_record(query)
+        if record.user_id != user.id:
+            raise AssertionError(
+                f"only user {record.user_id} sees the answer to inline query {record.query!r}"
+            )
+        button = record.button
+        if button is None:
+            raise AssertionError(f"the bot showed no button above its answer to {record.query!r}")
+        if "start_parameter" not in button:
+            raise AssertionError(
+                f"button {button['text']!r} opens a Web App, which FakeTelegram does not run"
+            )
+        return self.start_updates(user, str(button["start_parameter"]))
+
     def _inline_record(self, query: Mapping[str, Any] | InlineAnswer | str) -> InlineAnswer:
         if isinstance(query, InlineAnswer):
             return query
@@ -206,6 +233,7 @@ class Inline(People):
     # -- answerInlineQuery -------------------------------------------------------------------------
 
     def _api_answerInlineQuery(self, params: JSONDict, files: list[UploadedFile]) -> bool:
+        button = parse_results_button(params.get("button"))
         raw = params.get("results")
         if isinstance(raw, str):
             try:
@@ -217,6 +245,7 @@ class Inline(People):
         if not isinstance(raw, list):
             raise bad("expected an Array of inline query results")
         results = [parse_result(item) for item in raw]
+        check_start_parameter(button)
         record = self.inline_answers.get(str(params.get("inline_query_id")))
         if record is None or record.answered:
             raise bad(QUERY_INVALID.removeprefix("Bad Request: "))
@@ -226,9 +255,6 @@ class Inline(People):
             raise bad(QUERY_INVALID.removeprefix("Bad Request: "))
         next_offset = params.get("next_offset")
         check_results(results, next_offset)
-        button = params.get("button")
-        if isinstance(button, str):
-            button = json.loads(button)
         record.answered = True
         record.answered_at = now
         record.results = results

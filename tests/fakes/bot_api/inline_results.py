@@ -1,16 +1,19 @@
 """answerInlineQuery's arguments, checked as the Bot API server and then Telegram check them.
 
-The Bot API server parses every result before anything else ("can't parse inline query result:
-..."), and Telegram then checks the query id and the results (RESULTS_TOO_MUCH,
-RESULT_ID_DUPLICATE...).
+The Bot API server parses the button (``Client::get_inline_query_results_button``) and every
+result before anything else ("can't parse inline query result(s button): ..."); TDLib then checks
+the button's start parameter (``InlineQueriesManager::answer_inline_query``: "can't use empty
+start_parameter", "too long start_parameter specified", "unallowed characters in start_parameter
+are used"), and Telegram the query id and the results (RESULTS_TOO_MUCH, RESULT_ID_DUPLICATE...).
 """
 
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
-from tests.fakes.bot_api.common import ApiError, JSONDict, bad, utf16_len
+from tests.fakes.bot_api.common import START_PARAMETER, ApiError, JSONDict, bad, utf16_len
 from tests.fakes.bot_api.html import render
 from tests.fakes.bot_api.markup import parse_markup
 
@@ -80,6 +83,49 @@ def parse_result(raw: Any) -> JSONDict:
     if kind == "article" and "title" not in raw:
         raise fail('Can\'t find field "title"')
     return result
+
+
+def parse_results_button(raw: Any) -> JSONDict | None:
+    """InlineQueryResultsButton as the Bot API server parses it: ``text`` and either
+    ``start_parameter`` (it wins when both are given) or ``web_app`` with a ``url``."""
+    if raw is None or raw == "":
+        return None
+    if isinstance(raw, str):
+        try:
+            raw = json.loads(raw)
+        except ValueError:
+            raise bad("can't parse inline query results button JSON object") from None
+
+    def fail(reason: str) -> ApiError:
+        return bad(f"can't parse inline query results button: {reason}")
+
+    if not isinstance(raw, dict):
+        raise fail("InlineQueryResultsButton must be an Object")
+    if not isinstance(raw.get("text"), str):
+        raise fail('Can\'t find field "text"')
+    if "start_parameter" in raw:
+        if not isinstance(raw["start_parameter"], str):
+            raise fail('Field "start_parameter" must be of type String')
+        return {"text": raw["text"], "start_parameter": raw["start_parameter"]}
+    if "web_app" in raw:
+        web_app = raw["web_app"]
+        if not isinstance(web_app, dict) or not isinstance(web_app.get("url"), str):
+            raise fail('Can\'t find field "url"')
+        return {"text": raw["text"], "web_app": {"url": web_app["url"]}}
+    raise fail("InlineQueryResultsButton must have exactly one optional field")
+
+
+def check_start_parameter(button: JSONDict | None) -> None:
+    """TDLib's checks of the button's start parameter (1-64 characters of A-Z a-z 0-9 _ -)."""
+    if button is None or "start_parameter" not in button:
+        return
+    parameter = button["start_parameter"]
+    if not parameter:
+        raise bad("can't use empty start_parameter")
+    if len(parameter) > 64:
+        raise bad("too long start_parameter specified")
+    if not START_PARAMETER.fullmatch(parameter):
+        raise bad("unallowed characters in start_parameter are used")
 
 
 def check_results(results: list[JSONDict], next_offset: Any) -> None:

@@ -1,6 +1,12 @@
-"""What people do in their apps besides writing to the bot: forward, delete, talk where the bot
-is not listening.
+"""What people do in their apps besides writing to the bot: follow its links, forward, delete,
+talk where the bot is not listening.
 
+* A deep link ``https://t.me/<bot>?start=<payload>`` (also ``telegram.me`` and
+  ``tg://resolve?domain=<bot>&start=<payload>``) opens the person's private chat with the bot and
+  sends it ``/start <payload>`` (Bot API, *Deep linking*: the payload is 1-64 characters of
+  ``A-Z a-z 0-9 _ -``). Pressing Start opens a chat never started, and unblocks a bot the person
+  had blocked (Telegram then also sends ``my_chat_member``). A link without a payload sends
+  ``/start`` only when the chat was not open yet; otherwise the app just shows the chat.
 * A forward is the forwarder's own message with ``forward_origin``; a message sent via the bot
   keeps ``via_bot``. Its keyboard follows ``markup.forwarded_keyboard`` (TDLib's rule): callback
   keys never come along, so a forwarded game message cannot be played from its copy, and the copy
@@ -15,15 +21,56 @@ is not listening.
 from __future__ import annotations
 
 import copy
+from urllib.parse import parse_qs, urlsplit
 
-from tests.fakes.bot_api.common import JSONDict
+from tests.fakes.bot_api.common import START_PARAMETER, JSONDict
 from tests.fakes.bot_api.markup import forwarded_keyboard
 from tests.fakes.bot_api.records import FakeChat, FakeUser, StoredMessage
 from tests.fakes.bot_api.updates import Updates
 
 
 class People(Updates):
-    """People's own actions: forwards, deletions, messages the bot never gets."""
+    """People's own actions: deep links, forwards, deletions, messages the bot never gets."""
+
+    # -- deep links --------------------------------------------------------------------------------
+
+    def start_updates(self, user: FakeUser, payload: str | None = None) -> list[JSONDict]:
+        """``user`` starts the bot, with a deep link's ``payload``: the updates Telegram sends."""
+        if payload is not None and not START_PARAMETER.fullmatch(payload):
+            raise AssertionError(
+                f"start parameter {payload!r}: Telegram takes 1-64 characters of A-Z, a-z, 0-9, _ "
+                "and -, so this link would not start the bot with it"
+            )
+        chat = self.private(user, started=False)
+        updates: list[JSONDict] = []
+        if user.id in self._blocked:
+            updates.append(self.my_chat_member_update(chat, user, "member", old_status="kicked"))
+        updates.append(self.command_update(chat, user, "/start" if payload is None else f"/start {payload}"))
+        return updates
+
+    def link_updates(self, user: FakeUser, url: str) -> list[JSONDict]:
+        """``user`` opens a link to the bot (a URL key, a link in a message): the updates it sends."""
+        payload = self.start_payload(url)
+        opened = user.id in self._dm_open and user.id not in self._blocked
+        if payload is None and opened:
+            return []  # the app only shows the chat
+        return self.start_updates(user, payload)
+
+    def start_payload(self, url: str) -> str | None:
+        """The start parameter of a link to this bot (None: a link without one); fails loudly for
+        a link to anywhere else."""
+        parts = urlsplit(url if "://" in url else f"https://{url}")
+        query = parse_qs(parts.query, keep_blank_values=True)
+        if parts.scheme == "tg" and parts.netloc == "resolve":
+            username = (query.get("domain") or [""])[0]
+        elif parts.scheme in ("http", "https") and parts.netloc in ("t.me", "telegram.me"):
+            username = parts.path.strip("/")
+        else:
+            raise AssertionError(f"{url!r} is not a Telegram link to a bot")
+        if username.lower() != str(self.bot_user.username).lower():
+            raise AssertionError(f"{url!r} opens @{username}, not @{self.bot_user.username}")
+        start = query.get("start")
+        return (start[0] or None) if start else None
 
     # -- messages the bot never gets ---------------------------------------------------------------
 
