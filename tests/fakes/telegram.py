@@ -7,6 +7,10 @@ to get right, and mocks would happily accept anything. This class plugs in where
 (``telegram.request.BaseRequest``), so every layer above it -- ``Bot``, ``ExtBot``, defaults, rate
 limiter, ``Application``, handlers -- runs unchanged and sees real Telegram-shaped JSON.
 
+The fake is made of the modules of ``tests/fakes/bot_api`` (one per concern: chats and
+membership, messages, updates, inline mode, the test client...); this module gathers their public
+names, and tests import them from here.
+
 Usage::
 
     fake = FakeTelegram()
@@ -37,8 +41,14 @@ Faithfulness notes (each is something real Telegram does and the bot must cope w
   is what the bot sent. Markdown modes are stored verbatim and not validated.
 * Editing text or caption without ``reply_markup`` removes the inline keyboard, as Telegram does.
 * "Not modified" compares visible text, entities and keyboard -- like Telegram, not the raw source.
-* A private chat only accepts messages once the user has opened it (``private(user)`` or any
-  update from that user in it); otherwise 403 "bot can't initiate conversation with a user".
+* A private chat only accepts messages once the user has opened it (``private(user)``, any update
+  from that user in it, or a deep link: ``link_updates``/``tg.open_link``); otherwise 403 "bot
+  can't initiate conversation with a user".
+* The bot is in its private chats and in groups until it leaves or is kicked; it is never in a
+  chat between two people (``private_between``) or a group built ``with_bot=False``. There it gets
+  no updates, and its calls fail as the Bot API server fails them (``bot_api/chats.py``: "chat not
+  found", "bot is not a member of the (super)group chat", "bot was kicked from ..."), yet people
+  can post there via the bot and the chat keeps a transcript (``transcript``, ``read_chat``).
 * Forum topics must be declared (``forum(topics=...)`` / ``add_topic``); unknown threads are a 400.
 * Flood limits (``FakeTelegram(flood=FloodLimits())``, off by default): per group 20 writes in any
   60 s, per private chat 1 a second, 30 a second in all; writes are ``MESSAGE_METHODS`` (edits and
@@ -52,14 +62,18 @@ Faithfulness notes (each is something real Telegram does and the bot must cope w
   and once; later or again: 400 "query is too old and response timeout expired or query ID is
   invalid", and the query stays unanswered (``CallbackAnswer.expired`` says it was too late).
 * Inline mode (``inline_mode=True``; getMe's ``supports_inline_queries``): an inline query is
-  answerable once within ``inline_answer_timeout`` (10 s). answerInlineQuery checks results like the
-  Bot API server ("can't parse inline query result: ...", e.g. ``Can't find field "title"``, HTML
-  errors) and then like Telegram (RESULTS_TOO_MUCH over 50, RESULT_ID_DUPLICATE, RESULT_ID_INVALID
-  over 64 bytes, ARTICLE_TITLE_EMPTY, MESSAGE_EMPTY, MESSAGE_TOO_LONG over 4096, NEXT_OFFSET_INVALID
-  over 64 bytes). A picked result is the *user's* message with ``via_bot`` (no flood budget); the
+  answerable once within ``inline_answer_timeout`` (10 s), from any chat. answerInlineQuery checks
+  its button and results like the Bot API server ("can't parse inline query result: ...", e.g.
+  ``Can't find field "title"``, HTML errors) and then like Telegram (RESULTS_TOO_MUCH over 50,
+  RESULT_ID_DUPLICATE, RESULT_ID_INVALID over 64 bytes, ARTICLE_TITLE_EMPTY, MESSAGE_EMPTY,
+  MESSAGE_TOO_LONG over 4096, NEXT_OFFSET_INVALID over 64 bytes, start_parameter rules). A picked
+  result is the *user's* message with ``via_bot`` (no flood budget), in the chat's transcript; the
   bot gets it in chats it is in, and a ``chosen_inline_result`` only with ``inline_feedback=True``.
-  A result with a keyboard becomes an inline message: taps on it carry ``inline_message_id``, not
-  ``message``, and edits by ``inline_message_id`` return True (they count against that chat).
+  A result with a keyboard becomes an inline message: taps on it carry ``inline_message_id`` and
+  the chat's ``chat_instance``, not ``message``; edits by ``inline_message_id`` return True, never
+  notify, count against the chat the message is in, and answer MESSAGE_ID_INVALID once a person
+  deleted it (``delete_by``). A forward keeps no callback keys (``forward_message``). The sources
+  of each rule are in ``bot_api/inline.py`` and ``bot_api/people.py``.
 """
 
 from __future__ import annotations

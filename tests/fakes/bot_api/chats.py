@@ -12,8 +12,10 @@ group it was never in, a chat between two people, any unknown id); in a basic gr
 or was kicked from, only reading the chat (getChat) still works, everything else is 403 "bot is
 not a member of the group chat" / "bot was kicked from the group chat"; a supergroup answers 403
 "bot was kicked from the supergroup chat" to a banned bot whatever it asks, and "bot is not a
-member of the supergroup chat" to a bot that is not in it, whether it left or never joined (the
-Bot API can name any supergroup by id; a public one, with a username, can still be read).
+member of the supergroup chat" to a bot that is not in it, whether it left or never joined, except
+that a public one (with a username) can still be read. That a supergroup the bot never joined
+answers "not a member" while a basic group answers "chat not found" is what bot authors report
+(TelegramBots/Telegram.Bot#648); the server's code shows the rule for chats it knows.
 """
 
 from __future__ import annotations
