@@ -1549,6 +1549,7 @@ async def test_inline_edits_spend_the_budget_of_the_chat_they_are_in(timer: Virt
             await bot.edit_message_text("club 20", inline_message_id=in_club.inline_message_id)
         assert _seconds(refused.value.retry_after) == 60
         assert fake.max_writes_in_window(club.id, 60) == 20
+        assert fake.count_calls(club.id, MESSAGE_METHODS, only_ok=True) == 20
         assert fake.count_429(club.id) == 1 and fake.count_429() == 2
         assert [(r.chat_id, r.limit) for r in fake.flood_rejections] == [
             (friends.id, "chat"),

@@ -230,11 +230,12 @@ class FakeTelegram(Inline, Messages, BaseRequest):
         *,
         only_ok: bool = False,
     ) -> int:
-        """Calls since the last ``reset_counts()``, filtered by chat and method (budget checks)."""
+        """Calls since the last ``reset_counts()``, filtered by chat and method (budget checks); an
+        edit by ``inline_message_id`` is a call in the chat its message is in."""
         return sum(
             1
             for call in self.calls[self._count_from :]
-            if (chat_id is None or call.chat_id == chat_id)
+            if (chat_id is None or self._call_chat(call) == chat_id)
             and (methods is None or call.method in methods)
             and (call.ok or not only_ok)
         )
