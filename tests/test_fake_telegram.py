@@ -18,6 +18,7 @@ from collections.abc import AsyncIterator
 import pytest
 from telegram import (
     Bot,
+    CallbackQuery,
     ChosenInlineResult,
     InlineKeyboardButton,
     InlineKeyboardMarkup,
@@ -27,6 +28,7 @@ from telegram import (
     InputTextMessageContent,
     Message,
     Update,
+    WebAppInfo,
 )
 from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, RetryAfter, TimedOut
 from telegram.ext import (
@@ -48,6 +50,7 @@ from tests.fakes import (
     FakeTelegram,
     FakeUser,
     FloodLimits,
+    StoredMessage,
     TelegramTestClient,
     VirtualTimer,
     WriteLimit,
@@ -1209,6 +1212,457 @@ async def test_switch_inline_button_starts_an_inline_query_in_that_chat(inline_f
         assert (answer.query, answer.chat_id, answer.chat_type) == ("hand", group.id, "supergroup")
         await tg.pick(alice, group, answer, "8s")
         assert isinstance(seen[0], Message) and seen[0].text == "I play 8♠"
+
+
+# --------------------------------------------------------------------------------------------------
+# Games in chats the bot is not in (inline mode)
+# --------------------------------------------------------------------------------------------------
+
+GAME_KEYS = InlineKeyboardMarkup(
+    [
+        [InlineKeyboardButton("✋ Join", callback_data="join")],
+        [InlineKeyboardButton("📖 Rules", url="https://t.me/tweak_test_bot?start=rules")],
+    ]
+)
+#: Keys that may travel with a forward: a link, and a switch to inline mode.
+SHARE_KEYS = InlineKeyboardMarkup(
+    [
+        [InlineKeyboardButton("📖 Rules", url="https://t.me/tweak_test_bot?start=rules")],
+        [InlineKeyboardButton("🎯 Play", switch_inline_query_current_chat="play")],
+    ]
+)
+
+
+def host_app(fake: FakeTelegram, seen: list[object]) -> Application:  # type: ignore[type-arg]
+    """A bot that hosts games through inline mode: "🎴 New game here" with keys, a start button
+    above the results, Join taps that edit the inline message, /start that notes its payload."""
+
+    async def on_inline(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        query = update.inline_query
+        assert query is not None
+        await query.answer(
+            [
+                article("new", "🎴 <b>New game</b> — players: nobody", "🎴 New game here", GAME_KEYS),
+                article("share", "🎴 Come and play", "🎴 Invite", SHARE_KEYS),
+            ],
+            cache_time=0,
+            is_personal=True,
+            button=InlineQueryResultsButton("How to play", start_parameter="howto"),
+        )
+
+    async def on_join(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        query = update.callback_query
+        assert query is not None
+        seen.append(query)
+        name = query.from_user.first_name
+        edited = await query.edit_message_text(f"🎴 New game — players: {name}", reply_markup=GAME_KEYS)
+        # An inline message's edit answers True; any other edit answers the edited Message.
+        assert (edited is True) == (query.inline_message_id is not None)
+        await query.answer("You're in")
+
+    async def on_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        assert update.effective_chat is not None and update.effective_message is not None
+        seen.append(("start", update.effective_chat.id, context.args))
+        await update.effective_message.reply_text("Welcome")
+
+    async def on_member(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        change = update.my_chat_member
+        assert change is not None
+        seen.append((change.old_chat_member.status, change.new_chat_member.status))
+
+    async def on_message(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        seen.append(update.message)
+
+    app = fake.application_builder().build()
+    app.add_handler(InlineQueryHandler(on_inline))
+    app.add_handler(CallbackQueryHandler(on_join))
+    app.add_handler(CommandHandler("start", on_start))
+    app.add_handler(ChatMemberHandler(on_member, ChatMemberHandler.MY_CHAT_MEMBER))
+    app.add_handler(MessageHandler(filters.ALL, on_message))
+    return app
+
+
+async def post_game(
+    tg: TelegramTestClient, user: FakeUser, chat: FakeChat, result: str = "new"
+) -> StoredMessage:
+    """``user`` types "@bot" in ``chat`` and picks ``result``; returns the message it posted."""
+    answer = await tg.inline_query(user, chat=chat)
+    await tg.pick(user, chat, answer, result)
+    return tg.fake.transcript(chat)[-1]
+
+
+async def test_a_game_posted_where_the_bot_is_not_lives_in_that_chat_alone(inline_fake: FakeTelegram) -> None:
+    seen: list[object] = []
+    ana, ben = inline_fake.user(1, "Ana"), inline_fake.user(2, "Ben")
+    friends = inline_fake.private_between(ana, ben)
+    club = inline_fake.group("Club", with_bot=False)
+    old = inline_fake.group("Old club", kind="group", with_bot=False)
+    async with TelegramTestClient(host_app(inline_fake, seen), inline_fake) as tg:
+        types = []
+        for chat in (friends, club, old):
+            answer = await tg.inline_query(ana, chat=chat)
+            types.append(answer.chat_type)
+            updates = inline_fake.pick_inline_result(ana, chat, answer, "new")
+            # Only the feedback arrives: the bot gets no message from a chat it is not in.
+            assert [next(k for k in u if k != "update_id") for u in updates] == ["chosen_inline_result"]
+            await tg.process_many(updates)
+            assert inline_fake.read_chat(chat) == ["Ana via @tweak_test_bot: 🎴 New game — players: nobody"]
+        assert types == ["private", "supergroup", "group"]
+        assert seen == []
+        assert inline_fake.private_between(ben, ana) is friends  # one chat, whoever names it
+        game = inline_fake.transcript(friends)[0]
+
+        answer = await tg.tap(ben, game, "✋ Join")
+
+        assert answer.text == "You're in"
+        query = seen[-1]
+        assert isinstance(query, CallbackQuery)
+        assert (query.message, query.inline_message_id) == (None, game.inline_message_id)
+        assert query.chat_instance == inline_fake.chat_instance(friends.id)
+        assert inline_fake.read_chat(friends) == ["Ana via @tweak_test_bot: 🎴 New game — players: Ben"]
+        assert [r.text for r in game.history] == ["🎴 New game — players: nobody"]
+
+
+async def test_people_talk_where_the_bot_cannot_hear(inline_fake: FakeTelegram) -> None:
+    ana, ben = inline_fake.user(1, "Ana"), inline_fake.user(2, "Ben")
+    club = inline_fake.group("Club", with_bot=False)
+    for chat in (inline_fake.private_between(ana, ben), club):
+        with pytest.raises(AssertionError, match="the bot is not in chat"):
+            inline_fake.text_update(chat, ana, "/newgame")
+        inline_fake.say(chat, ana, "gl hf")
+    # Ana's app names her chat with Ben by his id.
+    inline_fake.say(FakeChat(ben.id, "private", first_name="Ben"), ana, "again?")
+    assert inline_fake.read_chat(inline_fake.private_between(ana, ben)) == ["Ana: gl hf", "Ana: again?"]
+    assert inline_fake.read_chat(club) == ["Ana: gl hf"]
+    assert inline_fake.messages(ben.id, include_incoming=True) == []  # Ben's chat with the bot
+    with pytest.raises(AssertionError, match="use text_update"):
+        inline_fake.say(inline_fake.private(ana), ana, "hi bot")
+
+
+async def test_the_bot_can_neither_write_nor_read_where_it_is_not(fake: FakeTelegram) -> None:
+    ana, ben = fake.user(1, "Ana"), fake.user(2, "Ben")
+    friends = fake.private_between(ana, ben)
+    old = fake.group("Old club", kind="group", with_bot=False)
+    club = fake.group("Club", with_bot=False)
+    fake.group("Public", with_bot=False, username="public_club")
+    left = fake.group("Left", kind="group")
+    gone = fake.group("Gone")
+    async with TelegramTestClient(fake.application_builder().build(), fake) as tg:
+        bot = tg.app.bot
+        sent = await bot.send_message(left.id, "bye")
+        fake.set_member_status(left.id, BOT_ID, "left")
+        fake.set_member_status(gone.id, BOT_ID, "kicked")
+        # Ids the bot never saw: a chat between two people, a basic group it was never in.
+        for chat_id in (friends.id, old.id):
+            for attempt in (
+                bot.send_message(chat_id, "hi"),
+                bot.send_photo(chat_id, b"\x89PNG"),
+                bot.send_document(chat_id, InputFile(b"x", filename="x.txt")),
+                bot.edit_message_text("hi", chat_id=chat_id, message_id=1),
+                bot.delete_message(chat_id, 1),
+                bot.get_chat(chat_id),
+            ):
+                with pytest.raises(BadRequest, match=r"^Chat not found$"):
+                    await attempt
+        # A supergroup it is not in, never joined or public: not a member, even to read it,
+        # unless it is public.
+        for attempt in (
+            bot.send_message(club.id, "hi"),
+            bot.get_chat(club.id),
+            bot.get_chat_member(club.id, ana.id),
+            bot.send_message("@public_club", "hi"),
+        ):
+            with pytest.raises(Forbidden, match=r"^Forbidden: bot is not a member of the supergroup chat$"):
+                await attempt
+        assert (await bot.get_chat("@public_club")).title == "Public"
+        # A basic group it left can be read, nothing more.
+        assert (await bot.get_chat(left.id)).title == "Left"
+        for attempt in (
+            bot.send_message(left.id, "hi"),
+            bot.delete_message(left.id, sent.message_id),
+            bot.get_chat_administrators(left.id),
+            bot.get_chat_member(left.id, ana.id),
+        ):
+            with pytest.raises(Forbidden, match=r"^Forbidden: bot is not a member of the group chat$"):
+                await attempt
+        # A supergroup that banned it refuses even reading.
+        with pytest.raises(Forbidden, match=r"^Forbidden: bot was kicked from the supergroup chat$"):
+            await bot.get_chat(gone.id)
+        # Ben's own chat with the bot: he never started it.
+        with pytest.raises(Forbidden, match="can't initiate conversation"):
+            await bot.send_message(ben.id, "hi")
+
+        calls = await tg.process(fake.my_chat_member_update(old, ana, "member"))
+
+        assert calls == []
+        await bot.send_message(old.id, "hello at last")
+        assert fake.bot_in(old) and not fake.bot_in(club) and not fake.bot_in(friends)
+
+
+async def test_chat_instance_is_one_per_chat(inline_fake: FakeTelegram) -> None:
+    seen: list[object] = []
+    ana, ben = inline_fake.user(1, "Ana"), inline_fake.user(2, "Ben")
+    group = inline_fake.group("Table", chat_id=-2)
+    dm = inline_fake.private(ben)  # id 2: the group's id without its sign
+    friends = inline_fake.private_between(ana, ben)
+    async with TelegramTestClient(host_app(inline_fake, seen), inline_fake) as tg:
+        bot = tg.app.bot
+        instances: dict[str, list[str]] = {}
+        for name, chat in (("group", group), ("dm", dm)):
+            for _ in range(2):
+                sent = await bot.send_message(chat.id, "board", reply_markup=GAME_KEYS)
+                await tg.tap(ben, inline_fake.message(chat.id, sent.message_id), "✋ Join")
+                query = seen[-1]
+                assert isinstance(query, CallbackQuery)
+                instances.setdefault(name, []).append(query.chat_instance)
+        for _ in range(2):
+            await tg.tap(ana, await post_game(tg, ben, friends), "✋ Join")
+            query = seen[-1]
+            assert isinstance(query, CallbackQuery)
+            instances.setdefault("friends", []).append(query.chat_instance)
+    assert all(len(set(each)) == 1 for each in instances.values()), instances
+    assert len({each[0] for each in instances.values()}) == 3, instances
+
+
+async def test_a_forwarded_game_message_leaves_its_callback_keys_behind(inline_fake: FakeTelegram) -> None:
+    seen: list[object] = []
+    ana, ben, cai = inline_fake.user(1, "Ana"), inline_fake.user(2, "Ben"), inline_fake.user(3, "Cai")
+    friends = inline_fake.private_between(ana, ben)
+    table = inline_fake.group("Table")
+    async with TelegramTestClient(host_app(inline_fake, seen), inline_fake) as tg:
+        game = await post_game(tg, ana, friends)
+
+        copy = await tg.forward(ben, game, table)
+
+        assert (copy.keyboard, copy.inline_message_id) == ([], None)
+        assert inline_fake.read_chat(table) == [
+            "Ben (forwarded from Ana) via @tweak_test_bot: 🎴 New game — players: nobody"
+        ]
+        got = seen[-1]  # a group bot gets a message via itself, forwarded or not
+        assert isinstance(got, Message) and got.forward_origin is not None and got.via_bot is not None
+        with pytest.raises(AssertionError, match="neither the bot's nor an inline message"):
+            inline_fake.callback_update(cai, copy, "join")
+        # Links and switches to inline mode do travel (switch_inline_query_current_chat becomes
+        # switch_inline_query); the copy is still no inline message.
+        invite = await post_game(tg, ana, friends, "share")
+        moved = await tg.forward(ben, invite, inline_fake.private_between(ben, cai))
+        assert moved.keyboard == [
+            [{"text": "📖 Rules", "url": "https://t.me/tweak_test_bot?start=rules"}],
+            [{"text": "🎯 Play", "switch_inline_query": "play"}],
+        ]
+        assert moved.inline_message_id is None
+        assert invite.keyboard[1] == [{"text": "🎯 Play", "switch_inline_query_current_chat": "play"}]
+
+
+async def test_the_bot_edits_an_inline_message_and_nothing_else(inline_fake: FakeTelegram) -> None:
+    ana, ben = inline_fake.user(1, "Ana"), inline_fake.user(2, "Ben")
+    friends = inline_fake.private_between(ana, ben)
+    async with TelegramTestClient(host_app(inline_fake, []), inline_fake) as tg:
+        bot = tg.app.bot
+        game = await post_game(tg, ana, friends)
+        iid = game.inline_message_id
+        assert iid is not None
+
+        edited = await bot.edit_message_text("<b>Round 1</b>", inline_message_id=iid, parse_mode="HTML")
+
+        assert edited is True
+        assert (game.text, game.keyboard) == ("Round 1", [])  # no reply_markup: the keys are off
+        with pytest.raises(BadRequest, match=r"(?i)message is not modified"):
+            await bot.edit_message_text("<b>Round 1</b>", inline_message_id=iid, parse_mode="HTML")
+        assert await bot.edit_message_reply_markup(inline_message_id=iid, reply_markup=GAME_KEYS) is True
+        assert [text for text, _data in game.buttons] == ["✋ Join", "📖 Rules"]
+        assert await bot.edit_message_text("Round 2", inline_message_id=iid, reply_markup=GAME_KEYS) is True
+        assert (game.text, len(game.buttons)) == ("Round 2", 2)
+        # The pick notified the chat; the three edits notified nobody.
+        assert inline_fake.notifications(friends) == [game]
+        # Not the bot's message: it cannot edit it by chat and message id even where it could.
+        dm_game = await post_game(tg, ana, inline_fake.private(ana))
+        with pytest.raises(BadRequest, match="Message can't be edited"):
+            await bot.edit_message_text("x", chat_id=ana.id, message_id=dm_game.message_id)
+
+        inline_fake.delete_by(ben, game)  # either of two people may delete any of their messages
+
+        assert inline_fake.transcript(friends) == []
+        for attempt in (
+            bot.edit_message_text("Round 3", inline_message_id=iid),
+            bot.edit_message_reply_markup(inline_message_id=iid),
+        ):
+            with pytest.raises(BadRequest, match=r"(?i)^message_id_invalid$"):
+                await attempt
+
+
+async def test_who_may_delete_a_message(inline_fake: FakeTelegram) -> None:
+    ana, ben, cai = inline_fake.user(1, "Ana"), inline_fake.user(2, "Ben"), inline_fake.user(3, "Cai")
+    club = inline_fake.group("Club", with_bot=False)
+    async with TelegramTestClient(host_app(inline_fake, []), inline_fake) as tg:
+        game = await post_game(tg, ana, club)
+        with pytest.raises(AssertionError, match="Ben cannot delete"):
+            inline_fake.delete_by(ben, game)
+        with pytest.raises(AssertionError, match="Cai cannot delete"):
+            inline_fake.delete_by(cai, await post_game(tg, ana, inline_fake.private_between(ana, ben)))
+        inline_fake.mark_admin(club.id, ben.id)
+        inline_fake.delete_by(ben, game)
+        assert game.deleted and game.history[-1].method == "deletedByUser"
+        own = await post_game(tg, cai, club)
+        inline_fake.delete_by(cai, own)
+        assert inline_fake.transcript(club) == []
+
+
+@pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
+async def test_inline_edits_spend_the_budget_of_the_chat_they_are_in(timer: VirtualTimer) -> None:
+    fake = FakeTelegram(timer=timer, flood=FloodLimits(), inline_mode=True)
+    ana, ben = fake.user(1, "Ana"), fake.user(2, "Ben")
+    friends = fake.private_between(ana, ben)
+    club = fake.group("Club", with_bot=False)
+    async with TelegramTestClient(host_app(fake, []), fake) as tg:
+        bot = tg.app.bot
+        in_friends, in_club = [await post_game(tg, ana, chat) for chat in (friends, club)]
+        assert fake.write_times() == []  # posting via the bot costs the bot nothing
+
+        # Between two people: a private chat's budget, one write a second.
+        await bot.edit_message_text("edit 0", inline_message_id=in_friends.inline_message_id)
+        timer.advance(0.5)
+        with pytest.raises(RetryAfter) as refused:
+            await bot.edit_message_text("edit 1", inline_message_id=in_friends.inline_message_id)
+        assert _seconds(refused.value.retry_after) == 1
+        assert in_friends.text == "edit 0"
+        timer.advance(0.5)
+        await bot.edit_message_text("edit 1", inline_message_id=in_friends.inline_message_id)
+        assert fake.write_times(friends.id) == [0.0, 1.0]
+        assert fake.count_429(friends.id) == 1
+
+        # A group the bot is not in: the group's 20 writes a minute, counted on the group.
+        for n in range(20):
+            await bot.edit_message_text(f"club {n}", inline_message_id=in_club.inline_message_id)
+        with pytest.raises(RetryAfter) as refused:
+            await bot.edit_message_text("club 20", inline_message_id=in_club.inline_message_id)
+        assert _seconds(refused.value.retry_after) == 60
+        assert fake.max_writes_in_window(club.id, 60) == 20
+        assert fake.count_calls(club.id, MESSAGE_METHODS, only_ok=True) == 20
+        assert fake.count_429(club.id) == 1 and fake.count_429() == 2
+        assert [(r.chat_id, r.limit) for r in fake.flood_rejections] == [
+            (friends.id, "chat"),
+            (club.id, "chat"),
+        ]
+
+
+async def test_the_button_above_inline_results_starts_the_bot(inline_fake: FakeTelegram) -> None:
+    seen: list[object] = []
+    ana, ben = inline_fake.user(1, "Ana"), inline_fake.user(2, "Ben")
+    async with TelegramTestClient(host_app(inline_fake, seen), inline_fake) as tg:
+        bot = tg.app.bot
+        answer = await tg.inline_query(ana, chat=inline_fake.private_between(ana, ben))
+        assert answer.button == {"text": "How to play", "start_parameter": "howto"}
+        with pytest.raises(Forbidden, match="can't initiate conversation"):
+            await bot.send_message(ana.id, "hi")
+
+        await tg.tap_results_button(ana, answer)
+
+        assert seen == [("start", ana.id, ["howto"])]
+        assert inline_fake.read_chat(ana.id) == ["Ana: /start howto", "TWEAK!: Welcome"]
+        await bot.send_message(ana.id, "the chat is open now")
+
+
+@pytest.mark.filterwarnings("ignore:Please use 'Bot.answerInlineQuery'")
+async def test_the_results_button_is_checked_like_telegram(inline_fake: FakeTelegram) -> None:
+    ana = inline_fake.user(1, "Ana")
+    async with TelegramTestClient(inline_fake.application_builder().build(), inline_fake) as tg:
+        bot = tg.app.bot
+        query_id = inline_fake.inline_query_update(ana, "x")["inline_query"]["id"]
+        for parameter, error in (
+            ("no spaces", "unallowed characters in start_parameter are used"),
+            ("é", "unallowed characters in start_parameter are used"),
+            ("a" * 65, "too long start_parameter specified"),
+            ("", "can't use empty start_parameter"),
+        ):
+            with pytest.raises(BadRequest, match=f"(?i)^{error}$"):
+                await bot.answer_inline_query(
+                    query_id, [], button=InlineQueryResultsButton("Go", start_parameter=parameter)
+                )
+        for button, error in (
+            ({"text": "Go"}, "inlinequeryresultsbutton must have exactly one optional field"),
+            ({"start_parameter": "go"}, 'can\'t find field "text"'),
+            ([1], "inlinequeryresultsbutton must be an object"),
+        ):
+            with pytest.raises(BadRequest, match=f"(?i)^can't parse inline query results button: {error}$"):
+                await bot.do_api_request(
+                    "answerInlineQuery", {"inline_query_id": query_id, "results": [], "button": button}
+                )
+        with pytest.raises(BadRequest, match=r"(?i)^can't parse inline query results button json object$"):
+            await bot.do_api_request(
+                "answerInlineQuery", {"inline_query_id": query_id, "results": [], "button": "nope"}
+            )
+        assert not inline_fake.inline_answer(query_id).answered
+        app_button = InlineQueryResultsButton("Open", web_app=WebAppInfo("https://example.com/app"))
+        assert await bot.answer_inline_query(query_id, [], button=app_button)
+        assert inline_fake.inline_answer(query_id).button == {
+            "text": "Open",
+            "web_app": {"url": "https://example.com/app"},
+        }
+        with pytest.raises(AssertionError, match="Web App"):
+            await tg.tap_results_button(ana, query_id)
+
+
+async def test_a_deep_link_opens_the_private_chat_with_its_payload(inline_fake: FakeTelegram) -> None:
+    seen: list[object] = []
+    ana, ben = inline_fake.user(1, "Ana"), inline_fake.user(2, "Ben")
+    table = inline_fake.group("Table")
+    async with TelegramTestClient(host_app(inline_fake, seen), inline_fake) as tg:
+        bot = tg.app.bot
+        keys = InlineKeyboardMarkup(
+            [[InlineKeyboardButton("📱 Panel", url="https://t.me/tweak_test_bot?start=g42")]]
+        )
+        sent = await bot.send_message(table.id, "Board", reply_markup=keys)
+        board = inline_fake.message(table.id, sent.message_id)
+        with pytest.raises(AssertionError, match="use tap_url"):
+            await tg.tap(ana, board, "📱 Panel")
+
+        await tg.tap_url(ana, board, "📱 Panel")
+
+        assert seen == [("start", ana.id, ["g42"])]
+        await bot.send_message(ana.id, "your panel")  # the chat is started now
+        # Opened again, the chat sends /start with the payload again; a bare link only shows it.
+        await tg.open_link(ana, "t.me/TWEAK_TEST_BOT?start=g42")
+        assert await tg.open_link(ana, "https://t.me/tweak_test_bot") == []
+        assert seen[1:] == [("start", ana.id, ["g42"])]
+        # Ben never wrote to the bot: a bare link makes him press Start.
+        await tg.open_link(ben, "https://telegram.me/tweak_test_bot")
+        assert seen[-1] == ("start", ben.id, [])
+        # Pressing Start after blocking the bot unblocks it (and Telegram says so first).
+        await tg.process(inline_fake.my_chat_member_update(inline_fake.private(ana), ana, "kicked", "member"))
+        await tg.open_link(ana, "tg://resolve?domain=tweak_test_bot&start=back")
+        assert seen[-3:] == [("member", "kicked"), ("kicked", "member"), ("start", ana.id, ["back"])]
+        for url, error in (
+            ("https://t.me/other_bot?start=x", "opens @other_bot"),
+            ("https://t.me/tweak_test_bot?start=a%20b", "1-64 characters"),
+            ("https://example.com/?start=x", "not a Telegram link"),
+        ):
+            with pytest.raises(AssertionError, match=error):
+                await tg.open_link(ana, url)
+
+
+async def test_a_transcript_reads_a_chat_as_a_player_does(inline_fake: FakeTelegram) -> None:
+    ana, ben, cai = inline_fake.user(1, "Ana"), inline_fake.user(2, "Ben"), inline_fake.user(3, "Cai")
+    table = inline_fake.group("Table")
+    async with TelegramTestClient(host_app(inline_fake, []), inline_fake) as tg:
+        await tg.send(table, ana, "/start@tweak_test_bot")
+        game = await post_game(tg, ben, table)
+        await tg.tap(cai, game, "✋ Join")
+        inline_fake.say(table, ana, "gl hf")
+        gone = await tg.app.bot.send_message(table.id, "oops")
+        await tg.app.bot.delete_message(table.id, gone.message_id)
+        await tg.send(inline_fake.private(cai), cai, "/start")
+
+    assert inline_fake.read_chat(table) == [
+        "Ana: /start@tweak_test_bot",
+        "TWEAK!: Welcome",
+        "Ben via @tweak_test_bot: 🎴 New game — players: Cai",
+        "Ana: gl hf",
+    ]
+    assert inline_fake.transcript(table)[2] is game and game.history[0].text == (
+        "🎴 New game — players: nobody"
+    )
+    assert inline_fake.read_chat(cai.id) == ["Cai: /start", "TWEAK!: Welcome"]
 
 
 # --------------------------------------------------------------------------------------------------
