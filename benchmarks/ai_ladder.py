@@ -1,24 +1,20 @@
 """The computer players' ladder: every pairing of levels, head to head, in every seat order.
 
 ``nice .venv/bin/python benchmarks/ai_ladder.py [--players 2,3,4,6] [--deals 2:150,3:50,4:50,6:15]
-[--seed 0] [--jobs 2] [--pairs normal:hard] [--json FILE]``
+[--seed 0] [--jobs 2] [--pairs normal:hard] [--json FILE] [--paired BASE.json NEW.json]``
 
-``--seed S`` plays deals S, S+1, ...: a tuning set apart from the standard deals 0-N.
-``--paired BASE.json NEW.json`` compares two runs of the same deals cell by cell: the mean
-difference per deal with its 95 % interval, far less noisy than the two rates side by side.
+For each player count and pair of levels the seats are split as evenly as the count allows (3
+players: 2 + 1 and 1 + 2) and each deal is played once in every distinct seating, so every seat
+order gets the same games and cards. A game scores 1 for the level whose seats alone share the
+top total, 1/2 on a mixed tie; the 95 % interval takes each deal as one sample. Games replay
+exactly from their seeds. Also per level: points per round, the share of turns with a [T!] card;
+and a Bradley-Terry rating on the Elo scale (Easy = 0). ``--seed S`` plays deals S, S+1, ...;
+``--paired`` compares two runs of the same deals deal by deal (the mean difference, 95 %).
 
-For each player count and each pair of levels (A, B), the seats are split
-between the two as evenly as the count allows (3 players: both 2 + 1 and
-1 + 2), and each deal is played once in every distinct seating of that split,
-so every seat order, rotations included, gets the same number of games and the
-same cards. A game scores 1 for A when only A seats share the top total, 0
-when only B seats do, 1/2 when both do. The 95 % interval treats each deal
-(all its seatings together) as one sample, since games with the same cards
-are not independent. Also reported per level: points per round, the share of
-its turns in which it played a [T!] card, and its decision time p50 / p99 on
-one core (each worker is one process). A Bradley-Terry rating per player
-count, and over all counts, is fitted to the pairwise results and shown on
-the Elo scale (Easy = 0).
+``--timing [--runs 3] [--games 3]``: Hard's decision time as CPU time on one core (Hard in the
+even seats, Normal in the odd ones, deals 100, 101, ...), p50 / p99 / max per player count,
+median (min–max) of cold processes. CPU, not wall clock: a shared machine's wall clock measures
+the neighbours.
 """
 
 from __future__ import annotations
@@ -37,10 +33,14 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from engine.ai import LEVELS
+from common import cold_runs, emit, machine, pct, spread, write_json
+
+from engine.ai import LEVELS, choose_action
 from engine.config import GameConfig
-from engine.simulate import Stats, percentiles_ms, play_game
+from engine.game import apply_in_place, new_game
+from engine.simulate import Stats, decision_seed, percentiles_ms, play_game
 
 Z95 = 1.959963984540054
 DEFAULT_DEALS = {2: 150, 3: 50, 4: 50, 6: 15}
@@ -203,25 +203,6 @@ def _levels(totals: dict[str, Counter[str]], times: dict[str, list[float]]) -> d
     }
 
 
-def merge(reports: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """One report from runs of different player counts (each run's cells are independent)."""
-    merged: dict[str, Any] = {"seconds": sum(r["seconds"] for r in reports), "cells": [], "ratings": {}}
-    totals: dict[str, Counter[str]] = defaultdict(Counter)
-    times: dict[str, list[float]] = defaultdict(list)
-    results: list[tuple[str, str, float, int]] = []
-    for r in reports:
-        merged["cells"].extend(r["cells"])
-        merged["ratings"].update({k: v for k, v in r["ratings"].items() if k != "all"})
-        for name, counts in r["totals"].items():
-            totals[name].update(counts)
-        for lv, ts in r["times_us"].items():
-            times[lv].extend(t / 1e6 for t in ts)
-        results.extend((c["a"], c["b"], (1 - c["b_win"]) * c["games"], c["games"]) for c in r["cells"])
-    merged["ratings"]["all"] = bradley_terry(results, LEVELS)
-    merged["levels"] = _levels(totals, times)
-    return merged
-
-
 def table(report: dict[str, Any]) -> str:
     lines = [
         "| Players | Pairing | Deals x seatings = games | Stronger wins (95 % interval) | Points per round |",
@@ -283,6 +264,44 @@ def _interval_signed(xs: Sequence[float]) -> tuple[float, float, float]:
     return mean, mean - half, mean + half
 
 
+def hard_times(players: int, games: int, seed: int) -> list[float]:
+    """CPU seconds of every Hard decision in `games` whole games, Hard in the even seats."""
+    levels = ["hard" if s % 2 == 0 else "normal" for s in range(players)]
+    times: list[float] = []
+    for game in range(games):
+        state = new_game(GameConfig(players=players), seed + game)
+        while not state.is_over:
+            seat = state.current
+            started = time.process_time()
+            action = choose_action(state, seat, levels[seat], decision_seed(seed + game, state))
+            if levels[seat] == "hard":
+                times.append(time.process_time() - started)
+            apply_in_place(state, seat, action, [])
+    return times
+
+
+def timing(args: argparse.Namespace) -> int:
+    """``--timing``: Hard's decision time in cold processes (see the module docstring)."""
+    counts = [int(p) for p in args.players.split(",")]
+    if args.child:
+        figures = {}
+        for players in counts:
+            times = hard_times(players, args.games, 100)
+            figures[str(players)] = {q: 1000 * (pct(times, v) or 0) for q, v in (("p50", 0.5), ("p99", 0.99))}
+            figures[str(players)].update(max=1000 * max(times), decisions=len(times))
+        emit(figures)
+        return 0
+    passed = ["--timing", f"--players={args.players}", f"--games={args.games}"]
+    runs = cold_runs(__file__, passed, args.runs, "hard timing")
+    print(f"\nHard's decisions, ms of CPU, {args.runs} cold runs; {machine(runs)}\n")
+    print("| Players | Hard decisions | p50 | p99 | max |\n|---|---|---|---|---|")
+    for count in map(str, counts):
+        cells = [spread([r[count][q] for r in runs]) for q in ("p50", "p99", "max")]
+        print(f"| {count} | {runs[0][count]['decisions']} | " + " | ".join(cells) + " |")
+    write_json(args.json, {"machine": machine(runs), "runs": runs})
+    return 0
+
+
 def _pairs(text: str) -> list[tuple[str, str]]:
     """'normal:hard,easy:normal' -> the pairings to play, each (weaker, stronger) as the ladder has them."""
     found = []
@@ -313,21 +332,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--paired", nargs=2, metavar=("BASE", "NEW"), help="compare two --json runs deal by deal"
     )
-    parser.add_argument(
-        "--merge", nargs="+", metavar="JSON", help="print one table from earlier --json files"
-    )
+    parser.add_argument("--timing", action="store_true", help="Hard's decision time in cold runs")
+    parser.add_argument("--runs", type=int, default=3, help="with --timing: cold processes")
+    parser.add_argument("--games", type=int, default=3, help="with --timing: games per player count")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--run", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.timing:
+        return timing(args)
     if args.paired:
         base, new = (json.loads(Path(f).read_text()) for f in args.paired)
         print(paired(base, new))
         return 0
-    if args.merge:
-        report = merge([json.loads(Path(f).read_text()) for f in args.merge])
-    else:
-        report = run([int(p) for p in args.players.split(",")], args.deals, args.seed, args.jobs, args.pairs)
-    print(table(report))
-    if args.json:
-        Path(args.json).write_text(json.dumps(report, indent=1))
+    report = run([int(p) for p in args.players.split(",")], args.deals, args.seed, args.jobs, args.pairs)
+    print(table(report) + f"\n{machine()}")
+    write_json(args.json, report)
     return 0
 
 
