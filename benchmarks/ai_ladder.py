@@ -3,18 +3,15 @@
 ``nice .venv/bin/python benchmarks/ai_ladder.py [--players 2,3,4,6] [--deals 2:150,3:50,4:50,6:15]
 [--seed 0] [--jobs 2] [--pairs normal:hard] [--json FILE] [--paired BASE.json NEW.json]``
 
-For each player count and pair of levels the seats are split as evenly as the count allows (3
-players: 2 + 1 and 1 + 2) and each deal is played once in every distinct seating, so every seat
-order gets the same games and cards. A game scores 1 for the level whose seats alone share the
-top total, 1/2 on a mixed tie; the 95 % interval takes each deal as one sample. Games replay
-exactly from their seeds. Also per level: points per round, the share of turns with a [T!] card;
-and a Bradley-Terry rating on the Elo scale (Easy = 0). ``--seed S`` plays deals S, S+1, ...;
-``--paired`` compares two runs of the same deals deal by deal (the mean difference, 95 %).
+Each deal is played once in every distinct seating of an even split of the seats between the two
+levels. A game scores 1 for the level whose seats alone share the top total, 1/2 on a mixed tie;
+the 95 % interval takes each deal as one sample; games replay exactly from their seeds. Also per
+level: points per round, the share of turns with a [T!] card; a Bradley-Terry rating on the Elo
+scale (Easy = 0). ``--paired`` compares two runs of the same deals deal by deal.
 
 ``--timing [--runs 3] [--games 3]``: Hard's decision time as CPU time on one core (Hard in the
-even seats, Normal in the odd ones, deals 100, 101, ...), p50 / p99 / max per player count,
-median (min–max) of cold processes. CPU, not wall clock: a shared machine's wall clock measures
-the neighbours.
+even seats, Normal in the odd, deals 100, 101, ...), p50 / p99 / max per player count, median
+(min–max) of cold processes.
 """
 
 from __future__ import annotations
@@ -40,7 +37,7 @@ from common import cold_runs, emit, machine, pct, spread, write_json
 from engine.ai import LEVELS, choose_action
 from engine.config import GameConfig
 from engine.game import apply_in_place, new_game
-from engine.simulate import Stats, decision_seed, percentiles_ms, play_game
+from engine.simulate import Stats, decision_seed, play_game
 
 Z95 = 1.959963984540054
 DEFAULT_DEALS = {2: 150, 3: 50, 4: 50, 6: 15}
@@ -86,15 +83,9 @@ def play_deals(players: int, a: str, b: str, seeds: Sequence[int]) -> dict[str, 
             top = {order[s] for s in state.winners}
             score += 1.0 if top == {a} else 0.0 if top == {b} else 0.5
         deal_scores.append(score / len(orders))
-    return {
-        "deal_scores": deal_scores,
-        "games": stats.games,
-        "points": dict(stats.level_points),
-        "rounds": dict(stats.level_rounds),
-        "turns": dict(stats.level_turns),
-        "t_turns": dict(stats.level_t_turns),
-        "times": {lv: list(t) for lv, t in stats.decision_seconds.items()},
-    }
+    counts = {"points": stats.level_points, "rounds": stats.level_rounds, "turns": stats.level_turns}
+    counts["t_turns"] = stats.level_t_turns
+    return {"deal_scores": deal_scores, "games": stats.games, **{k: dict(v) for k, v in counts.items()}}
 
 
 def interval(scores: Sequence[float]) -> tuple[float, float, float]:
@@ -137,7 +128,6 @@ def run(
 ) -> dict[str, Any]:
     cells: dict[tuple[int, str, str], Cell] = {}
     totals: dict[str, Counter[str]] = defaultdict(Counter)
-    times: dict[str, list[float]] = defaultdict(list)
     tasks = []
     started = time.perf_counter()
     with ProcessPoolExecutor(max_workers=jobs) as pool:
@@ -160,43 +150,28 @@ def run(
                     totals[name][lv] += x
                     if name in ("points", "rounds"):
                         getattr(cell, name)[lv] += x
-            for lv, t in out["times"].items():
-                times[lv].extend(t)
     report: dict[str, Any] = {"seconds": round(time.perf_counter() - started, 1), "cells": [], "ratings": {}}
     by_count: dict[int, list[tuple[str, str, float, int]]] = defaultdict(list)
     for (players, a, b), cell in cells.items():
         mean, lo, hi = interval(cell.deal_scores)
-        report["cells"].append(
-            {
-                "players": players,
-                "a": a,
-                "b": b,
-                "deals": len(cell.deal_scores),
-                "games": cell.games,
-                "b_win": round(1 - mean, 4),
-                "b_win_95": [round(1 - hi, 4), round(1 - lo, 4)],
-                "points_per_round": {lv: round(cell.points[lv] / cell.rounds[lv], 2) for lv in (a, b)},
-                "seed": seed,
-                "deal_scores": [round(x, 6) for x in cell.deal_scores],
-            }
-        )
+        found = {"players": players, "a": a, "b": b, "deals": len(cell.deal_scores), "games": cell.games}
+        found |= {"b_win": round(1 - mean, 4), "b_win_95": [round(1 - hi, 4), round(1 - lo, 4)], "seed": seed}
+        found["points_per_round"] = {lv: round(cell.points[lv] / cell.rounds[lv], 2) for lv in (a, b)}
+        report["cells"].append(found | {"deal_scores": [round(x, 6) for x in cell.deal_scores]})
         by_count[players].append((a, b, mean * cell.games, cell.games))
     for players, results in sorted(by_count.items()):
         report["ratings"][str(players)] = bradley_terry(results, LEVELS)
     report["ratings"]["all"] = bradley_terry([r for rs in by_count.values() for r in rs], LEVELS)
     report["totals"] = {name: dict(counts) for name, counts in totals.items()}
-    report["times_us"] = {lv: sorted(round(t * 1e6) for t in ts) for lv, ts in times.items()}
-    report["levels"] = _levels(totals, times)
+    report["levels"] = _levels(totals)
     return report
 
 
-def _levels(totals: dict[str, Counter[str]], times: dict[str, list[float]]) -> dict[str, Any]:
+def _levels(totals: dict[str, Counter[str]]) -> dict[str, Any]:
     return {
         lv: {
             "points_per_round": round(totals["points"][lv] / totals["rounds"][lv], 2),
             "t_share": round(totals["t_turns"][lv] / totals["turns"][lv], 4),
-            "decision_ms": percentiles_ms(times[lv]),
-            "decisions": len(times[lv]),
         }
         for lv in LEVELS
         if totals["rounds"][lv]
@@ -222,14 +197,9 @@ def table(report: dict[str, Any]) -> str:
     for key, ratings in report["ratings"].items():
         lines.append(f"| {key} players | " + " | ".join(f"{ratings[lv]:.0f}" for lv in LEVELS) + " |")
     lines.append("")
-    lines.append("| Level | Points per round | [T!] share of turns | Decision p50 / p99 | Decisions |")
-    lines.append("|---|---|---|---|---|")
+    lines.append("| Level | Points per round | [T!] share of turns |\n|---|---|---|")
     for lv, d in report["levels"].items():
-        ms = d["decision_ms"]
-        lines.append(
-            f"| {lv} | {d['points_per_round']:.1f} | {d['t_share']:.1%} "
-            f"| {ms['p50']:.2f} / {ms['p99']:.2f} ms | {d['decisions']} |"
-        )
+        lines.append(f"| {lv} | {d['points_per_round']:.1f} | {d['t_share']:.1%} |")
     lines.append(f"\nwall clock {report['seconds']:.0f} s")
     return "\n".join(lines)
 

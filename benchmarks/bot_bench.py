@@ -6,8 +6,7 @@ once through the real Application.
 Each cold run is a fresh process, database and bot, and `tap_cost.py`'s players at ``--tables``
 groups of 3 at once (a third each on the board, the panel, inline picks), goal 40, to the end, the
 virtual clock as fast as the CPU allows: actions per second (taps, inline queries, pick updates),
-CPU per action by thread (event loop; the handlers' database threads ``db_*``; the senders' and
-sweep's ``db-bg_*``; charts), answer time per kind of tap, and the games at human pace one core
+CPU per action (all threads), answer time per kind of tap, and the games at human pace one core
 keeps up with (virtual minutes played per wall minute × tables).
 """
 
@@ -40,7 +39,7 @@ from tap_cost import play
 
 def child(args: argparse.Namespace) -> None:
     with fresh_database(args.db) as url:
-        emit(asyncio.run(play(url, args.tables // 3, args.run + 1, count_sql=False)))
+        emit(asyncio.run(play(url, args.tables // 3, args.run + 1)))
 
 
 def report(name: str, results: list[dict[str, Any]], tables: int) -> None:
@@ -54,13 +53,10 @@ def report(name: str, results: list[dict[str, Any]], tables: int) -> None:
         f"\n### {name}: {len(results)} cold runs, {tables} tables at once, median (min–max); "
         f"{machine(results)}\n"
     )
-    split = ", ".join(
-        f"{k} {fig(results, 'cpu_split', k, f=one)}" for k in ("loop", "db", "senders", "charts")
-    )
     print(
         f"Actions per run {fig(results, 'actions', f=count)} in {fig(results, 'turns', f=count)} turns; "
         f"**{fig(results, 'actions_per_s', f=count)} actions/s**; CPU "
-        f"{fig(results, 'cpu_ms_per_action', f=one)} ms per action ({split}); one core keeps up with "
+        f"{fig(results, 'cpu_ms_per_action', f=one)} ms per action (all threads); one core keeps up with "
         f"about **{fig(results, 'capacity', f=count)} games** "
         f"at human pace; 429s {fig(results, 'flood_rejections', f=count)}.\n"
     )

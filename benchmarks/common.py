@@ -200,10 +200,6 @@ def table(title: str, columns: Mapping[str, Sequence[Figures]], rows: Sequence[R
     return "\n".join(lines)
 
 
-def ms(seconds: float) -> str:
-    return f"{seconds * 1000:,.1f}"
-
-
 # --- the machine --------------------------------------------------------------------------------
 
 
@@ -252,22 +248,11 @@ def code_fingerprint(root: Path = ROOT) -> str:
 
 
 def git_head() -> str:
-    try:
-        head = subprocess.run(
-            ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "-C", str(ROOT), "status", "--porcelain", "--", "engine", "tgbot"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-    return head + (" + uncommitted changes" if dirty else "")
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True).stdout.strip()
+
+    dirty = git("status", "--porcelain", "--", "engine", "tgbot")
+    return (git("rev-parse", "--short", "HEAD") or "unknown") + (" + uncommitted changes" if dirty else "")
 
 
 def snapshot(script: Path, into: Path) -> Path:

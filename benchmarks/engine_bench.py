@@ -14,7 +14,7 @@ import argparse
 import json
 import sys
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from itertools import combinations, islice
 from pathlib import Path
 from typing import Any
@@ -60,13 +60,6 @@ def plain_count(hand: Sequence[str], table: Sequence[str], target: int, limit: i
     return sum(need.get(sum(s), 0) for s in subsets)
 
 
-def _per_call(fn: Callable[[], object], calls: int) -> float:
-    started = time.perf_counter()
-    for _ in range(calls):
-        fn()
-    return (time.perf_counter() - started) / calls
-
-
 def bench_sums(quick: bool) -> list[dict[str, Any]]:
     cards = list(ALL_CARDS)
     rng.shuffle(rng.seed_state(2026), cards)
@@ -79,7 +72,10 @@ def bench_sums(quick: bool) -> list[dict[str, Any]]:
             count_vectors.cache_clear()  # time the real search, not the cache
             return value_count(hand, table, TARGET)
 
-        by_value = _per_call(cold, 50 if quick else 200)
+        calls, started = 50 if quick else 200, time.perf_counter()
+        for _ in range(calls):
+            cold()
+        by_value = (time.perf_counter() - started) / calls
         found = value_count(hand, table, TARGET)
         subsets = 2**size - 1
         if size <= FULL_SUBSET_LIMIT and not (quick and size == FULL_SUBSET_LIMIT):

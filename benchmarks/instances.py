@@ -3,24 +3,21 @@ PostgreSQL database in webhook mode behind a balancer, or one default bot (SQLit
 
 ``python benchmarks/instances.py [--instances 1 2] [--groups 50 200] [--seconds 75] [--runs 3]
 [--seed 1] [--db postgres|sqlite] [--mode webhook|polling] [--bot-python PYTHON]
-[--send-rate share|default] [--spread rr|hash] [--abuse-every 6] [--players 0] [--drain 60]
-[--json FILE] [--report FILE] [--no-snapshot]``
+[--send-rate share|default] [--abuse-every 6] [--players 0] [--drain 60] [--json FILE]
+[--report FILE] [--no-snapshot]``
 
-Per cold run: one fake Telegram over HTTP (`tests/ops/fake_http.py`, flood limits on) shared by k
-``python -m tgbot`` processes (``--webhook`` in webhook mode) on one new database, migrated once,
-``MALLOC_ARENA_MAX=2`` as deployed; with k > 1 each gets ``TWEAKBOT_SEND_RATE`` = 25 // k
-(docs/SCALING.md; ``--send-rate default``: 25 each). ``--bot-python`` runs them with another
-interpreter, e.g. a production virtualenv's, on this tree's code. A balancer POSTs each update to
-one instance's webhook (round robin or a hash), so a game's taps land on different instances,
-and makes the Bot API call a response names, as Telegram does; a polling bot gets them through
-getUpdates. ``--groups 0`` measures an idle bot (its CPU a minute).
+Per cold run, k ``python -m tgbot`` processes share one new database and one fake Telegram over
+HTTP (flood limits on), ``MALLOC_ARENA_MAX=2`` as deployed, each at ``TWEAKBOT_SEND_RATE`` = 25 // k
+(docs/SCALING.md; ``--send-rate default``: 25); ``--bot-python`` runs them with another
+interpreter (a production virtualenv's) on this tree's code. A balancer POSTs each update to the
+next instance's webhook, so a game's taps land on different instances, and makes the call a
+response names, as Telegram does; a polling bot fetches them. ``--groups 0``: an idle bot.
 
-After the window the instances get ``--drain`` seconds to empty the outbox and are stopped; then
-the checks: every game's move log is 1..version without gap or duplicate; every move tap the bot
-accepted is the logged move at version + 1, of its kind, by a player, and none twice; in every
-group the messages showing a game's move keys are exactly its recorded board (groups whose outbox
-did not empty are not judged). Per instance: CPU, RSS once started and at the peak (``VmHWM``),
-ERROR lines. Median (min–max) of the runs per cell, the instance counts interleaved.
+Then the checks: every game's move log is 1..version without gap or duplicate; every move tap the
+bot accepted is the logged move at version + 1, of its kind, by a player, and none twice; every
+group shows exactly its game's recorded board (a group whose outbox did not empty in ``--drain``
+seconds is not judged). Per instance: CPU, RSS once started and at the peak, ERROR lines. Median
+(min–max) of the runs per cell, the instance counts interleaved.
 """
 
 from __future__ import annotations
@@ -33,13 +30,13 @@ import logging
 import os
 import re
 import secrets
+import shlex
 import signal
 import socket
 import subprocess
 import sys
 import tempfile
 import time
-import zlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -151,10 +148,10 @@ class Balancer:
     """Spreads updates over the instances' webhooks, one choice per request (aiohttp: httpx's
     pool scans every connection per request, which made the balancer the bottleneck)."""
 
-    def __init__(self, instances: list[Instance], secret: str, spread: str, fake: Any) -> None:
+    def __init__(self, instances: list[Instance], secret: str, fake: Any) -> None:
         import aiohttp
 
-        self.fake, self.instances, self.secret, self.spread = fake, instances, secret, spread
+        self.fake, self.instances, self.secret = fake, instances, secret
         self.next = self.failed = 0
         self.pending: set[asyncio.Task[None]] = set()
         self.client = aiohttp.ClientSession(
@@ -162,10 +159,7 @@ class Balancer:
         )
 
     def deliver(self, update: dict[str, Any]) -> None:
-        if self.spread == "hash":
-            instance = self.instances[zlib.crc32(str(update.get("update_id")).encode()) % len(self.instances)]
-        else:
-            instance, self.next = self.instances[self.next % len(self.instances)], self.next + 1
+        instance, self.next = self.instances[self.next % len(self.instances)], self.next + 1
         instance.updates += 1
         if not instance.webhook:  # a polling bot fetches it with getUpdates
             self.fake.queue_update(update)
@@ -270,7 +264,7 @@ async def run_child(args: argparse.Namespace) -> Figures:
 
                 await _until(healthy, START_TIMEOUT, "the instances to start")
                 started_rss = {i.index: common.proc_mb("VmRSS", i.pid) for i in instances}
-                balancer = Balancer(instances, secret, args.spread, fake)
+                balancer = Balancer(instances, secret, fake)
                 started = fake.timer.monotonic()
                 load = load_bench.Load(None, fake, args, started, deliver=balancer.deliver)
                 groups = load_bench.make_groups(fake, args)
@@ -317,7 +311,6 @@ async def run_child(args: argparse.Namespace) -> Figures:
         | {
             "answers_in_webhook_response": sum(c.via_webhook for c in answers) / max(1, len(answers)),
             "outbox_left": left,
-            "harness_cpu_s": own,
             "pg_cpu_s": backends.seconds(),
             "webhook_failed": balancer.failed,
             "per_instance": [
@@ -474,11 +467,6 @@ ROWS: list[Row] = [
         lambda f: 1000 * f["pg_cpu_s"] / max(1, f["answered"]),
         "{:.1f} ms",
     ),
-    (
-        "CPU of the harness (fake, balancer, players)",
-        lambda f: 100 * f["harness_cpu_s"] / f["wall_s"],
-        "{:.0f} %",
-    ),
     ("RSS once started, largest instance", _largest("started_rss_mb"), "{:.1f} MB"),
     ("**Peak RSS, largest instance**", _largest("peak_rss_mb"), "{:.1f} MB"),
     (
@@ -503,7 +491,7 @@ ROWS: list[Row] = [
 def report(results: dict[str, list[Figures]], code: str, args: argparse.Namespace) -> None:
     runs = [r for rs in results.values() for r in rs]
     print(
-        f"\nInstances: load_bench's players, {args.seconds:.0f} s per run, spread {args.spread}, "
+        f"\nInstances: load_bench's players, {args.seconds:.0f} s per run, "
         "median (min–max) "
         f"of cold runs; {'PostgreSQL' if args.db == 'postgres' else 'SQLite'}, {args.mode} mode; bots run by "
         f"{args.bot_python}; {code}; {common.machine(runs)}.\n"
@@ -518,50 +506,21 @@ def report(results: dict[str, list[Figures]], code: str, args: argparse.Namespac
 
 
 def run_parent(args: argparse.Namespace) -> int:
-    work = Path(tempfile.mkdtemp(prefix="instances_runs_"))
-    script = Path(__file__).resolve() if args.no_snapshot else common.snapshot(Path(__file__), work / "code")
-    code = common.code_label(script.parent.parent)
-    print(f"{code}; runs in {work}", flush=True)
-    results: dict[str, list[Figures]] = {}
-    options = [
-        "--seconds",
-        str(args.seconds),
-        "--spread",
-        args.spread,
-        "--abuse-every",
-        str(args.abuse_every),
+    shared = f"--drain {args.drain} --bot-python {shlex.quote(args.bot_python)} --send-rate {args.send_rate}"
+    shared += f" --db {args.db} --mode {args.mode}"
+    cells = [
+        (f"{n}:{k}", f"--groups {n} --instances {k} {shared}") for n in args.groups for k in args.instances
     ]
-    options += ["--players", str(args.players), "--drain", str(args.drain), "--bot-python", args.bot_python]
-    options += ["--send-rate", args.send_rate, "--db", args.db, "--mode", args.mode]
-    for n in args.groups:
-        for run in range(args.runs):
-            for k in args.instances:
-                seed = args.seed + run
-                out, log = work / f"{n}-{k}-{seed}.json", work / f"{n}-{k}-{seed}.log"
-                command = [sys.executable, str(script), "--child", "--instances", str(k), "--groups", str(n)]
-                command += ["--seed", str(seed), "--out", str(out), *options]
-                f = common.logged_run(command, out, log, f"N={n} k={k} run {run + 1}")
-                if f is not None:
-                    results.setdefault(f"{n}:{k}", []).append(f)
-                    print(
-                        f"N={n} k={k} run {run + 1}: answered {f['answered']}/{f['taps']}, p99 "
-                        f"{f['latency_p99_ms']:.0f} ms, exactly-once faults {_exactly_once(f):.0f}, "
-                        "boards bad "
-                        f"{f['boards_bad']}, 429s {f['count_429']}",
-                        flush=True,
-                    )
-    run_args = {name: getattr(args, name) for name in ("seconds", "spread", "bot_python", "db", "mode")}
+    code, results = load_bench.run_cells(args, Path(__file__).resolve(), cells)
+    run_args = {name: getattr(args, name) for name in ("seconds", "bot_python", "db", "mode")}
     common.write_json(args.json, {"code": code, "args": run_args, **results})
     report(results, code, args)
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
-    options = common.parser(__doc__, db=False)
+    options = load_bench.parser(__doc__, [50, 200], 75.0, db=False)
     options.add_argument("--instances", type=int, nargs="+", default=[1, 2])
-    options.add_argument("--groups", type=int, nargs="+", default=[50, 200])
-    options.add_argument("--seconds", type=float, default=75.0, help="length of each run's load window")
-    options.add_argument("--seed", type=int, default=1)
     options.add_argument("--db", choices=("postgres", "sqlite"), default="postgres")
     options.add_argument("--mode", choices=("webhook", "polling"), default="webhook")
     options.add_argument(
@@ -570,12 +529,8 @@ def main(argv: list[str] | None = None) -> int:
     options.add_argument(
         "--send-rate", choices=("share", "default"), default="share", help="share: 25 // k each"
     )
-    options.add_argument("--spread", choices=("rr", "hash"), default="rr", help="how the balancer picks")
-    options.add_argument("--abuse-every", type=float, default=6.0, help="mean seconds between abusive taps")
-    options.add_argument("--players", type=int, default=0, help="players per group (0: 3 or 4 at random)")
     options.add_argument("--drain", type=float, default=60.0, help="seconds to let the outbox empty")
     options.add_argument("--report", metavar="FILE", help="only print the tables of a --json file")
-    options.add_argument("--no-snapshot", action="store_true", help="run the tree as it is (default: a copy)")
     args = options.parse_args(argv)
     if args.db == "sqlite" and args.instances != [1]:
         options.error("--db sqlite runs one instance (--instances 1): a SQLite file is one machine's")

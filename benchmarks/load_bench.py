@@ -1,27 +1,22 @@
 """Load benchmark: groups playing at human speed, with abuse, under Telegram's flood limits.
 
 ``python benchmarks/load_bench.py [--groups 4 50] [--seconds 150] [--db sqlite|postgres|both]
-[--runs 3] [--seed 1] [--abuse-every 6] [--players 0] [--event-loop uvloop|asyncio] [--json FILE]
-[--no-snapshot]``
+[--runs 3] [--seed 1] [--abuse-every 6] [--players 0] [--json FILE] [--no-snapshot]``
 
-One process, in real time: the bot's real ``Application`` (handlers, services, timer, database
-threads, outbox and senders, sweep), the fake Bot API with Telegram's flood limits (20 writes a
-minute per group, 30 a second in all, 429 over them; queries unanswerable after 15 s) and the
-players. `instances.py` drives the same players against bot processes over HTTP.
+One process, in real time: the bot's real ``Application`` (handlers, services, database threads,
+senders, sweep) over the fake Bot API with Telegram's flood limits (20 writes a minute per group,
+30 a second in all; queries unanswerable after 15 s), and the players (`instances.py` drives them
+against bot processes over HTTP). N groups of 3 or 4 (``--players K``), one game each on the
+board: the lobby, then the mover reads the board (1–4 s), peeks at their hand, taps a hand slot
+and the table cards of a sum 0.5–2 s apart and *✅ Claim* (*🗑 Discard* without a sum), a [T!]
+card first in a quarter of the turns that offer one; the others peek every 5–20 s. Abuse, a tap
+every ``--abuse-every`` s per group: forged data, stale keys, a bystander, taps out of turn; and
+double taps.
 
-N groups of 3 or 4 players (``--players K``: K), one game each on the group board: the lobby
-(the groups start over the first 10 s), then the mover reads the board (1–4 s), peeks at their
-hand, taps a hand slot and the table cards of a sum 0.5–2 s apart and *✅ Claim* (*🗑 Discard*
-without a sum); a [T!] card first in a quarter of the turns that offer one; the others peek at
-their hand every 5–20 s. Abuse, a tap every ``--abuse-every`` seconds per group: forged data,
-stale keys, a bystander, taps out of turn; and double taps.
-
-Cold runs (a new process, database and Application each), interleaved across the cells so all
-see the same drift of the machine; the code is copied first (``--no-snapshot``: the tree as it
-is). Per cell, median (min–max): answers and their latency, CPU of the process per tap answered
-(bot, fake and players), RSS once started and at the peak, 429s, the most writes of a group in
-any 60 s, writes/s, group writes per turn, the next board's wait, loop lag, the time its threads
-waited for a core, and the machine's load average.
+Cold runs, interleaved across the cells so all see the machine's drift, on a copy of the code
+(``--no-snapshot``: the tree as it is). Per cell, median (min–max): answers and their latency, CPU
+of the process per tap answered (bot, fake and players), RSS, 429s, writes, group writes per turn,
+the next board's wait, the time its threads waited for a core, the machine's load average.
 """
 
 from __future__ import annotations
@@ -34,9 +29,11 @@ import json
 import logging
 import random
 import re
+import shlex
 import sys
 import tempfile
 import time
+from collections import namedtuple
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,6 +44,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import common
 from common import Figures, Row, pct
+
+from tests.bot.players import EMOJI_VALUE, HAND_SLOT, choose_sum
 
 READ, STEP, PEEK, JOIN = (1.0, 4.0), (0.5, 2.0), (5.0, 20.0), (1.0, 3.0)  # human speed, seconds
 T_CHANCE, T_TAPS, T_TAPS_MAX = 0.25, (1, 3), 10
@@ -61,8 +60,6 @@ NAMES = ("Ana", "Ben", "Cai", "Dee")
 BYSTANDER = "Zed"
 MAX_GAME_ID = 2**31 - 1  # a game id that exists nowhere
 
-HAND_SLOT = re.compile(r"(\d):(🟥|🟧|🟨|🟩|🟦|🟪)([1-6])")
-CARD_VALUE = re.compile(r"(🟥|🟧|🟨|🟩|🟦|🟪)([1-6])")
 KEY_VERSION = re.compile(r"^[kt]:(\d+):(\d+):")
 TARGET = re.compile(r"Target (\d+)")
 JOKER_TARGET = re.compile(r"the target becomes (\d+)")
@@ -84,7 +81,6 @@ class Tap:
     kind: str  # lobby | play | peek | abuse:<what>
     data: str
     version: int | None = None  # for moves: the game version the tap was made on
-    message_id: int | None = None
     #: compose op (h, t, c, d, x); "tchoice" a [T!] key; "tc" the Claim that plays a Thief,
     #: Shifter or Bomb; "jc" the Claim that plays a Joker and its sum
     op: str = ""
@@ -145,19 +141,15 @@ def watched_fake(**options: Any) -> Any:
             where = (call.chat_id, message_id)
             if any(LOBBY_KEY.match(item) for item in data):
                 self.lobbies.add(where)
-            quiet = call.params.get("disable_notification") in (True, "true", "True")
+            version, game = (int(found.group(2)), int(found.group(1))) if found else (None, None)
+            keys_off = call.method == "editMessageReplyMarkup" and not data
+            notify = call.method in NOTIFYING and call.params.get("disable_notification") not in (
+                True,
+                "true",
+            )
+            at, lobby = self.timer.monotonic(), where in self.lobbies
             self.writes.append(
-                Write(
-                    self.timer.monotonic(),
-                    call.chat_id,
-                    call.method,
-                    message_id,
-                    int(found.group(2)) if found else None,
-                    int(found.group(1)) if found else None,
-                    where in self.lobbies,
-                    call.method == "editMessageReplyMarkup" and not data,
-                    call.method in NOTIFYING and not quiet,
-                )
+                Write(at, call.chat_id, call.method, message_id, version, game, lobby, keys_off, notify)
             )
             changed = self.changed.pop(call.chat_id, None)
             if changed is not None:
@@ -167,27 +159,15 @@ def watched_fake(**options: Any) -> Any:
 
 
 def sort_writes(writes: Sequence[Write]) -> list[tuple[Write, str]]:
-    """Each write with its sort: lobby, keys_off, first_board (a game's first), board, preview (an
-    edit that keeps the keys' version: a draft shown, which the bot no longer makes), record
+    """Each write with its sort: lobby, keys_off, first_board (a game's first), board, or record
     (round summaries, standings, charts, replies)."""
-    first_board: set[int] = set()
-    shown: dict[tuple[int, int], int | None] = {}
+    first_board: set[int | None] = set()
     found = []
     for write in writes:
-        where = (write.chat_id, write.message_id or 0)
-        if write.lobby:
-            sort = "lobby"
-        elif write.keys_off:
-            sort = "keys_off"
-        elif write.version is not None and write.game not in first_board:
-            first_board.add(write.game or 0)
-            sort = "first_board"
-        elif write.version is not None:
-            same = write.method.startswith("edit") and shown.get(where) == write.version
-            sort = "preview" if same else "board"
-        else:
-            sort = "record"
-        shown[where] = write.version
+        sort = "lobby" if write.lobby else "keys_off" if write.keys_off else "record"
+        if sort == "record" and write.version is not None:
+            sort = "board" if write.game in first_board else "first_board"
+            first_board.add(write.game)
         found.append((write, sort))
     return found
 
@@ -215,10 +195,7 @@ def _version(buttons: Sequence[tuple[str, str | None]]) -> int | None:
     return int(found.group(2)) if found else None
 
 
-@dataclass
-class Member:
-    user: Any
-    name: str
+Member = namedtuple("Member", "user name")
 
 
 @dataclass
@@ -237,31 +214,16 @@ class Group:
 
 
 class Load:
-    """Drives the groups against the running Application and records every tap.
-
-    Updates go onto ``app``'s update queue, or, with ``deliver``, to that function instead (as
-    JSON-ready dicts: ``benchmarks/instances.py`` posts them to webhooks through a balancer).
-    """
+    """Drives the groups against the running Application and records every tap. Updates go onto
+    ``app``'s update queue, or to ``deliver`` (`instances.py` posts them to webhooks)."""
 
     def __init__(
-        self,
-        app: Any,
-        fake: Any,
-        args: argparse.Namespace,
-        started: float,
-        deliver: Callable[[dict[str, Any]], None] | None = None,
+        self, app: Any, fake: Any, args: argparse.Namespace, started: float, deliver: Any = None
     ) -> None:
-        self.app = app
-        self.deliver = deliver
-        self.fake = fake
-        self.args = args
-        self.started = started
+        self.app, self.fake, self.args, self.deliver = app, fake, args, deliver
         self.deadline = started + args.seconds
         self.taps: list[Tap] = []
-        self.tasks: set[asyncio.Task[Any]] = set()
         self.other_games: list[int] = []
-
-    # -- talking to the bot ------------------------------------------------------------------------
 
     def now(self) -> float:
         return float(self.fake.timer.monotonic())
@@ -269,11 +231,11 @@ class Load:
     def running(self) -> bool:
         return bool(self.now() < self.deadline)
 
-    async def put(self, data: dict[str, Any]) -> None:
+    def put(self, data: dict[str, Any]) -> None:
         if self.deliver is not None:
             self.deliver(data)
-            return
-        await self.app.update_queue.put(self.fake.to_update(data, self.app.bot))
+        else:
+            self.app.update_queue.put_nowait(self.fake.to_update(data, self.app.bot))
 
     def tap_nowait(self, g: Group, who: Member, message: Any, data: str, kind: str, op: str = "") -> Tap:
         update = self.fake.callback_update(who.user, message, data)
@@ -281,15 +243,9 @@ class Load:
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self.fake.answered[query_id] = future
         match = KEY_VERSION.match(data)
-        record = Tap(
-            query_id, g.index, kind, data, int(match.group(2)) if match else None, message.message_id, op
-        )
-        self.taps.append(record)
-        if self.deliver is not None:
-            self.deliver(update)
-        else:
-            self.app.update_queue.put_nowait(self.fake.to_update(update, self.app.bot))
-        return record
+        self.taps.append(Tap(query_id, g.index, kind, data, int(match.group(2)) if match else None, op=op))
+        self.put(update)
+        return self.taps[-1]
 
     async def tap(self, g: Group, who: Member, message: Any, data: str, kind: str, op: str = "") -> Any:
         """Tap and wait for the answer (what the user sees); None when none came in time."""
@@ -307,15 +263,13 @@ class Load:
     async def wait_chat(self, chat_id: int, predicate: Callable[[], Any], limit: float | None = None) -> Any:
         """Wait until ``predicate()`` is truthy, re-checking whenever the bot writes to the chat."""
         end = self.deadline if limit is None else min(self.deadline, self.now() + limit)
-        while True:
-            found = predicate()
-            if found:
-                return found
+        while not (found := predicate()):
             remaining = end - self.now()
             if remaining <= 0:
                 return None
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.fake.event(chat_id).wait(), min(remaining, 5.0))
+        return found
 
     # -- reading what the bot shows ----------------------------------------------------------------
 
@@ -376,7 +330,7 @@ class Load:
 
     async def lobby(self, g: Group) -> bool:
         creator = g.players[0]
-        await self.put(self.fake.command_update(g.chat, creator.user, "/newgame@tweak_test_bot"))
+        self.put(self.fake.command_update(g.chat, creator.user, "/newgame@tweak_test_bot"))
 
         def lobby_message() -> Any:
             messages = reversed(self.fake.messages(g.chat.id))
@@ -430,12 +384,8 @@ class Load:
     def keys_now(self, g: Group, version: int) -> tuple[Any, list[tuple[str, str]]] | None:
         """The live board's keys, if they still belong to ``version``."""
         board = self.board(g)
-        if board is None:
-            return None
-        keys = [(t, d) for t, d in _keys(board) if d]
-        if _version(keys) != version:
-            return None
-        return board, keys
+        keys = [] if board is None else _keys(board)
+        return (board, keys) if keys and _version(keys) == version else None
 
     async def turn(self, g: Group, who: Member, board: Any, version: int) -> bool:
         """One turn at human speed; False when it ended without a move (to be tried again). A
@@ -459,18 +409,14 @@ class Load:
             await self.pause(STEP, rng)
             await self.tap(g, who, board, clear, "play", "x")
         g.dirty = False
-        table = []
-        for text, data in keys:
-            if data.startswith(f"k:{gid}:{version}:t:"):
-                value = CARD_VALUE.search(text)
-                if value:
-                    table.append((int(data.rsplit(":", 1)[1]), int(value.group(2))))
+        cards = ((d, EMOJI_VALUE.search(t)) for t, d in keys if d.startswith(f"k:{gid}:{version}:t:"))
+        table = [(int(d.rsplit(":", 1)[1]), int(value.group(2))) for d, value in cards if value]
         t_keys = [d for _t, d in keys if d.startswith(f"t:{gid}:{version}:")]
         if t_keys and rng.random() < T_CHANCE:
             played = await self.t_card(g, who, board, version, rng.choice(t_keys), hand, table)
             if played is not None:
                 return played
-        choice = _choose_sum(hand, [v for _p, v in table], int(target.group(1)), rng)
+        choice = choose_sum(hand, [v for _p, v in table], int(target.group(1)), rng)
         return await self.compose(g, who, board, version, hand, table, choice, "c" if choice else "d")
 
     async def compose(
@@ -562,7 +508,7 @@ class Load:
             played = answer is not None and not answer.show_alert and not _refused(answer.text or "")
             g.dirty = not played
             return played
-        choice = _choose_sum(hand, [v for _p, v in table], int(joker.group(1)), rng)
+        choice = choose_sum(hand, [v for _p, v in table], int(joker.group(1)), rng)
         if choice is not None:  # the sum for the Joker's target; Claim plays both
             g.dirty = True
             return await self.compose(g, who, board, version, hand, table, choice, "jc")
@@ -654,14 +600,6 @@ def make_groups(fake: Any, args: argparse.Namespace) -> list[Group]:
     return groups
 
 
-def _choose_sum(
-    hand: list[int], table: list[int], target: int, rng: random.Random
-) -> tuple[int, tuple[int, ...]] | None:
-    from tests.bot.players import choose_sum
-
-    return choose_sum(hand, table, target, rng)
-
-
 def _waiting_for_a_core() -> float:
     """Seconds this process's threads were runnable but got no core (``schedstat``; 0 where none)."""
     waited = 0.0
@@ -733,17 +671,15 @@ async def run_child(args: argparse.Namespace) -> Figures:
 
 
 def _count_moves(engine: Any) -> dict[str, int]:
-    """The bot's move log: moves by source; turns (a sum or a discard, whoever played it), [T!]
-    cards, round ends."""
+    """The bot's move log: moves by source, turns (a sum or a discard, whoever played it), round ends."""
     from sqlalchemy import text
 
     with engine.connect() as connection:
         rows = connection.execute(text("SELECT source, code, events FROM moves")).all()
-    counts: dict[str, int] = {"turns": 0, "t_cards": 0, "round_ends": 0}
+    counts: dict[str, int] = {"turns": 0, "round_ends": 0}
     for source, code, events in rows:
         counts[f"moves_{source}"] = counts.get(f"moves_{source}", 0) + 1
         counts["turns"] += code[:1] in ("S", "D")
-        counts["t_cards"] += code[:1] in ("T", "J", "F", "B")
         counts["round_ends"] += '"RoundEnded"' in (events or "")
     return counts
 
@@ -757,16 +693,15 @@ async def _settle(engine: Any, limit: float) -> dict[str, float]:
 
     def left() -> dict[int, int]:
         with engine.connect() as connection:
-            rows = connection.execute(text("SELECT priority, count(*) FROM outbox GROUP BY priority")).all()
-        return {int(p): int(n) for p, n in rows}
+            return dict(
+                connection.execute(text("SELECT priority, count(*) FROM outbox GROUP BY priority")).all()
+            )
 
-    began = time.monotonic()
-    while True:
-        rows = await asyncio.to_thread(left)
-        urgent = sum(n for p, n in rows.items() if p < Priority.CLEANUP)
-        if urgent == 0 or time.monotonic() - began >= limit:
-            return {"settle_rows_left": urgent, "keys_off_rows_left": rows.get(int(Priority.CLEANUP), 0)}
+    began, rows = time.monotonic(), await asyncio.to_thread(left)
+    while any(p < Priority.CLEANUP for p in rows) and time.monotonic() - began < limit:
         await asyncio.sleep(0.5)
+        rows = await asyncio.to_thread(left)
+    return {"keys_off_rows_left": rows.get(int(Priority.CLEANUP), 0)}
 
 
 def _figures(
@@ -782,7 +717,7 @@ def _figures(
     """What a run measured, from the taps, the fake's writes and the bot's move log."""
     answers = fake.answers
     steady_from = started + min(STEADY_FROM, 0.4 * (window_end - started))
-    latencies, steady, t_choice, turn_waits = [], [], [], []
+    latencies, steady, turn_waits = [], [], []
     kinds: dict[str, int] = {}
     played: dict[str, int] = {}
     by_chat: dict[int, list[Write]] = {}
@@ -800,9 +735,7 @@ def _figures(
         # The second tap of a double tap can be the one that plays.
         if tap.kind not in ("play", "abuse:double") or tap.version is None:
             continue
-        if tap.op == "tchoice":
-            t_choice.append(took)
-        elif tap.op in ("c", "d", "jc", "tc") and _move_accepted(tap.op, answer):
+        if tap.op in ("c", "d", "jc", "tc") and _move_accepted(tap.op, answer):
             played[tap.op] = played.get(tap.op, 0) + 1 + (tap.op == "jc")
             writes = by_chat.get(groups[tap.group].chat.id, [])
             version = tap.version
@@ -815,7 +748,7 @@ def _figures(
         if write.chat_id in group_ids:
             sorts[sort] = sorts.get(sort, 0) + 1
     turns = moves_db.get("turns", 0) or 1
-    boards, record = sorts.get("board", 0) + sorts.get("preview", 0), sorts.get("record", 0)
+    boards, record = sorts.get("board", 0), sorts.get("record", 0)
     steady_writes = [w.at for w in fake.writes if steady_from <= w.at < window_end]
     return {
         "groups": len(groups),
@@ -827,7 +760,6 @@ def _figures(
         "latency_p99_ms": 1000 * (pct(latencies, 0.99) or 0),
         "latency_max_ms": 1000 * max(latencies, default=0),
         "latency_p99_steady_ms": 1000 * (pct(steady, 0.99) or 0),
-        "t_choice_p99_ms": None if not t_choice else 1000 * (pct(t_choice, 0.99) or 0),
         "count_429": fake.count_429(),
         "flood_rejections_overall": sum(1 for r in fake.flood_rejections if r.limit == "overall"),
         "not_modified_edits": sum(
@@ -872,7 +804,6 @@ ROWS: list[Row] = [
     ("Answer latency p50", lambda f: f["latency_p50_ms"], "{:,.0f} ms"),
     ("**Answer latency p99**", lambda f: f["latency_p99_ms"], "{:,.0f} ms"),
     ("Answer latency p99, taps after the first 25 s", lambda f: f["latency_p99_steady_ms"], "{:,.0f} ms"),
-    ("[T!] choice latency p99", lambda f: f["t_choice_p99_ms"], "{:,.0f} ms"),
     ("**CPU per tap answered** (bot, fake and players)", _per_tap, "{:.1f} ms"),
     ("CPU of the process (share of one core)", lambda f: f["cpu_percent"], "{:.0f} %"),
     ("RSS once started, before the load", lambda f: f.get("rss_ready_mb"), "{:.1f} MB"),
@@ -907,40 +838,40 @@ def count_errors(log_path: Path) -> dict[str, int]:
     return counts
 
 
-def run_parent(args: argparse.Namespace) -> int:
-    work = Path(tempfile.mkdtemp(prefix="load_bench_runs_"))
-    script = Path(__file__).resolve() if args.no_snapshot else common.snapshot(Path(__file__), work / "code")
+def run_cells(
+    args: argparse.Namespace, script: Path, cells: list[tuple[str, str]]
+) -> tuple[str, dict[str, list[Figures]]]:
+    """Cold runs of `script`'s child for every cell (its name, its options), run 1 of each cell,
+    then run 2, ..., on a copy of the code unless ``--no-snapshot``; each run's log kept."""
+    work = Path(tempfile.mkdtemp(prefix=f"{script.stem}_runs_"))
+    script = script if args.no_snapshot else common.snapshot(script, work / "code")
     code = common.code_label(script.parent.parent)
     print(f"{code}; runs in {work}", flush=True)
+    shared = f"--seconds {args.seconds} --abuse-every {args.abuse_every} --players {args.players}"
     results: dict[str, list[Figures]] = {}
     for run in range(args.runs):
-        for groups in args.groups:
-            for db in common.databases(args.db):
-                seed = args.seed + run
-                out, log = work / f"{db}-{groups}-{seed}.json", work / f"{db}-{groups}-{seed}.log"
-                command = [sys.executable, str(script), "--child", "--db", db, "--groups", str(groups)]
-                command += [
-                    "--seconds",
-                    str(args.seconds),
-                    "--seed",
-                    str(seed),
-                    "--abuse-every",
-                    str(args.abuse_every),
-                ]
-                command += ["--players", str(args.players), "--out", str(out)]
-                command += ["--event-loop", args.event_loop]
-                f = common.logged_run(command, out, log, f"{db} N={groups} run {run + 1}")
-                if f is None:
-                    continue
+        for name, options in cells:
+            out, log = work / f"{len(results)}-{run}.json", work / f"{len(results)}-{run}.log"
+            command = shlex.split(f"--child --seed {args.seed + run} --out {out} {shared} {options}")
+            if f := common.logged_run(
+                [sys.executable, str(script), *command], out, log, f"{name}, run {run + 1}"
+            ):
                 f["errors_logged"] = count_errors(log)
-                results.setdefault(f"{common.label(db)}, {groups} groups", []).append(f)
+                results.setdefault(name, []).append(f)
                 print(
-                    f"{db} N={groups} run {run + 1}: taps {f['taps']}, answered "
-                    f"{100 * f['answered'] / max(1, f['taps']):.2f} %, p99 {f['latency_p99_ms']:.0f} ms, "
-                    f"CPU per tap {_per_tap(f) or 0:.1f} ms, 429s {f['count_429']}, "
-                    f"errors {f['errors_logged']}",
+                    f"{name}, run {run + 1}: taps {f['taps']}, answered {f['answered']}, p99 "
+                    f"{f['latency_p99_ms']:.0f} ms, 429s {f['count_429']}, errors {f['errors_logged']}",
                     flush=True,
                 )
+    return code, results
+
+
+def run_parent(args: argparse.Namespace) -> int:
+    dbs = common.databases(args.db)
+    cells = [
+        (f"{common.label(db)}, {n} groups", f"--db {db} --groups {n}") for n in args.groups for db in dbs
+    ]
+    code, results = run_cells(args, Path(__file__).resolve(), cells)
     runs = [r for rs in results.values() for r in rs]
     print(
         f"\nLoad: {args.seconds:.0f} s per run, {args.runs} cold runs per cell, median (min–max); "
@@ -951,25 +882,25 @@ def run_parent(args: argparse.Namespace) -> int:
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    options = common.parser(__doc__)
-    options.add_argument("--groups", type=int, nargs="+", default=[4, 50])
-    options.add_argument("--seconds", type=float, default=150.0, help="length of each run's window")
+def parser(doc: str | None, groups: list[int], seconds: float, db: bool = True) -> argparse.ArgumentParser:
+    """The options of a script that runs these players (this one, `instances.py`)."""
+    options = common.parser(doc, db=db)
+    options.add_argument("--groups", type=int, nargs="+", default=groups)
+    options.add_argument("--seconds", type=float, default=seconds, help="length of each run's window")
     options.add_argument("--seed", type=int, default=1)
-    options.add_argument(
-        "--abuse-every", type=float, default=6.0, help="mean seconds between abusive taps per group (0: none)"
-    )
+    options.add_argument("--abuse-every", type=float, default=6.0, help="mean seconds between abusive taps")
     options.add_argument("--players", type=int, default=0, help="players per group (0: 3 or 4 at random)")
-    options.add_argument(
-        "--event-loop", choices=("uvloop", "asyncio"), default="uvloop", help="the child's event loop"
-    )
     options.add_argument("--no-snapshot", action="store_true", help="run the tree as it is (default: a copy)")
-    args = options.parse_args(argv)
+    return options
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser(__doc__, [4, 50], 150.0).parse_args(argv)
     if args.child:
         args.groups = args.groups[0]
         from tgbot import event_loop
 
-        figures = event_loop.run(run_child(args), args.event_loop)
+        figures = event_loop.run(run_child(args), "uvloop")  # as a webhook bot runs
         Path(args.out).write_text(json.dumps(figures, default=str))
         logging.shutdown()
         return 0

@@ -306,13 +306,12 @@ def build(db: Engine, games: int, due: int, seed: int) -> Built:
 
 def due_query_plan(db: Engine, statement: str, parameters: Any) -> str:
     """The plan of the statement `sweep.due` ran, with its parameters."""
+    sqlite = db.dialect.name == "sqlite"
     with db.connect() as conn:
-        if db.dialect.name == "sqlite":
-            rows = conn.exec_driver_sql(f"EXPLAIN QUERY PLAN {statement}", parameters).all()
-            plan = "\n".join(str(r[-1]) for r in rows)
-        else:
-            rows = conn.exec_driver_sql(f"EXPLAIN (ANALYZE, BUFFERS) {statement}", parameters).all()
-            plan = "\n".join(str(r[0]) for r in rows)
+        explain = "EXPLAIN QUERY PLAN" if sqlite else "EXPLAIN (ANALYZE, BUFFERS)"
+        plan = "\n".join(
+            str(r[-1] if sqlite else r[0]) for r in conn.exec_driver_sql(f"{explain} {statement}", parameters)
+        )
     return " ".join(statement.split()) + f"  -- {parameters}\n" + plan
 
 

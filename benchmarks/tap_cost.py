@@ -3,23 +3,18 @@ notifications per turn, for each way of playing.
 
 ``python benchmarks/tap_cost.py [--runs 3] [--db sqlite|postgres|both] [--games 3] [--json FILE]``
 
-Each cold run is a fresh process, database and bot: the real Application (`tests.bot.conftest.
-running_bot`) over the fake Bot API with Telegram's flood limits and inline mode on, delivery on a
-virtual clock. ``--games`` games of each way (group board, private panel, inline pick), 3 players,
-goal 40, are played at once at human pace to the final standings, and measured:
+Each cold run is a fresh process, database and bot (`tests.bot.conftest.running_bot`: the real
+Application over the fake Bot API, flood limits and inline mode on, delivery on a virtual clock).
+``--games`` games of each way (group board, private panel, inline pick), 3 players, goal 40, are
+played at once to the final standings. Per tap: the statements and transactions run on the
+bot's foreground database threads (``db_*``; senders and sweep run on ``db-bg_*``) while it was
+handled, SQLite's ``BEGIN IMMEDIATE`` apart, and its answer time. Per turn and way: the group's
+writes (lobbies and keys taken off old boards apart), the players' private writes, and the
+notifications (sends without ``disable_notification``) in the group and in private.
 
-* per tap: the statements and transactions on the bot's foreground database threads (``db_*``,
-  where the handlers' transactions run; senders and sweep run on ``db-bg_*``) while it was handled
-  (SQLAlchemy events; SQLite's ``BEGIN IMMEDIATE`` not counted), and its answer time;
-* per turn, by way: the group's writes once play began (lobbies apart, keys taken off old boards
-  apart), writes to the players' private chats, notifications (sends without
-  ``disable_notification``) in the group, which wake every player, and in private;
-
-The players (also `bot_bench.py`'s) only use what the bot showed them: the board's keys (*👀 My
-hand*, a hand slot, the table cards of a sum, *✅ Claim* or *🗑 Discard*), the panel's, or the
-*🎯 Play* list; now and then a [T!] card first and a refused tap (an old board's key, a tap out
-of turn); at human pace (1–4 s reading, 0.5–2 s between taps) on the virtual clock, which the CPU
-runs as fast as it can.
+The players (also `bot_bench.py`'s) use only what the bot showed them (keys, popups, the *🎯 Play*
+list), now and then a [T!] card first or a refused tap, at human pace (1–4 s reading, 0.5–2 s
+between taps) on the virtual clock, which runs as fast as the CPU can.
 """
 
 from __future__ import annotations
@@ -29,15 +24,14 @@ import asyncio
 import contextlib
 import heapq
 import json
-import os
 import random
 import re
 import statistics
 import sys
 import threading
 import time
-from collections import Counter, defaultdict
-from collections.abc import Callable, Generator
+from collections import Counter, defaultdict, namedtuple
+from collections.abc import AsyncIterator, Callable, Generator
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -63,7 +57,7 @@ from common import (
 from sqlalchemy import create_engine, event, text
 
 from tests.bot.players import EMOJI_VALUE, HAND_SLOT, choose_sum, target_of
-from tests.fakes.telegram import InlineAnswer, StoredMessage
+from tests.fakes.telegram import StoredMessage
 
 BOT = "@tweak_test_bot"
 NAMES = ("Ana", "Ben", "Cai", "Dee", "Eva", "Fin")
@@ -98,42 +92,14 @@ class TurnRecord:
     t_board: bool = False  # a Thief, Shifter or Bomb played on the board: it brings its own board
 
 
-@dataclass
-class Tap:
-    user: Any
-    message: StoredMessage
-    data: str
-    kind: str
-
-
-@dataclass
-class Query:
-    user: Any
-    chat: Any
-    text: str
-
-
-@dataclass
-class Pick:
-    user: Any
-    chat: Any
-    answer: InlineAnswer
-    result_id: str
-
-
-@dataclass
-class Wait:
-    seconds: float
-
-
+# What a player does: a key tapped, an inline query sent, a result of its list picked, a pause.
+Tap = namedtuple("Tap", "user message data kind")
+Query = namedtuple("Query", "user chat text")
+Pick = namedtuple("Pick", "user chat answer result_id")
+Wait = namedtuple("Wait", "seconds")
+Seat = namedtuple("Seat", "user rng")
 Step = Tap | Query | Pick | Wait
 Script = Generator[Step, Any, None]
-
-
-@dataclass
-class Seat:
-    user: Any
-    rng: random.Random
 
 
 @dataclass
@@ -155,17 +121,15 @@ class Driver:
     """Runs the players' scripts as events on the virtual clock, one update at a time, and keeps
     the books of each tap (the bot's engine's events, counted on its foreground threads)."""
 
-    def __init__(self, rig: Any, count_sql: bool = True) -> None:
+    def __init__(self, rig: Any) -> None:
         self.rig, self.fake, self.tg, self.app = rig, rig.fake, rig.tg, rig.tg.app
         self.peek = create_engine(rig.db_url)  # the driver's own reads, never counted
         self.taps: list[TapRecord] = []
         self.turns: list[TurnRecord] = []
         self.current: TapRecord | None = None
-        self.engine = rig.deps.db.engine
-        self.listening = count_sql
-        if count_sql:
-            event.listen(self.engine, "before_cursor_execute", self._statement)
-            event.listen(self.engine, "begin", self._begin)
+        self.engine, self.rejections = rig.deps.db.engine, 0
+        event.listen(self.engine, "before_cursor_execute", self._statement)
+        event.listen(self.engine, "begin", self._begin)
 
     def _ours(self) -> TapRecord | None:
         return self.current if threading.current_thread().name.startswith("db_") else None
@@ -179,9 +143,8 @@ class Driver:
             tap.transactions += 1
 
     def close(self) -> None:
-        if self.listening:
-            event.remove(self.engine, "before_cursor_execute", self._statement)
-            event.remove(self.engine, "begin", self._begin)
+        event.remove(self.engine, "before_cursor_execute", self._statement)
+        event.remove(self.engine, "begin", self._begin)
         self.peek.dispose()
 
     async def run(self, scripts: list[tuple[Table, Script]]) -> None:
@@ -278,12 +241,12 @@ def pace(rng: random.Random, span: tuple[float, float]) -> Wait:
 _user_ids = iter(range(10_001, 10**7))
 
 
-async def new_table(rig: Any, way: str, players: int, goal_steps: int, seed: int) -> Table:
-    """A game of `players` in a new group, started (set up with the test client: not measured).
-    Every player sends /start in private first; panel players open their panel."""
+async def new_table(rig: Any, way: str, seed: int) -> Table:
+    """A game of 3 players to 40 points in a new group, started (set up with the test client: not
+    measured). Every player sends /start in private first; panel players open their panel."""
     fake, tg = rig.fake, rig.tg
     rng = random.Random(seed)
-    users = [fake.user(next(_user_ids), NAMES[i]) for i in range(players)]
+    users = [fake.user(next(_user_ids), NAMES[i]) for i in range(3)]
     for user in users:
         await tg.send(fake.private(user), user, "/start")
     group = fake.group(f"{way.title()} table {seed}")
@@ -291,23 +254,19 @@ async def new_table(rig: Any, way: str, players: int, goal_steps: int, seed: int
     lobby = fake.last_message(group.id)
     for user in users[1:]:
         await tg.tap(user, lobby, "✋ Join")
-    if goal_steps or way == "inline":
-        await tg.tap(users[0], lobby, "⚙️ Settings")
-        for _ in range(goal_steps):
-            await tg.tap(users[0], lobby, "Goal −20")
-        # Inline players pick a listed sum: their tables turn sum hints on (`ln:<game>:h:1`).
-        hints = [
-            d for _t, d in keys_of(fake.message(group.id, lobby.message_id)) if re.fullmatch(r"ln:\d+:h:1", d)
-        ]
-        if way == "inline" and hints:
-            await tg.tap(users[0], lobby, lambda _text, data: data == hints[0])
-        await tg.tap(users[0], lobby, "↩️ Back")
+    await tg.tap(users[0], lobby, "⚙️ Settings")
+    for _ in range(4):
+        await tg.tap(users[0], lobby, "Goal −20")
+    # Inline players pick a listed sum: their tables turn sum hints on (`ln:<game>:h:1`).
+    hints = [
+        d for _t, d in keys_of(fake.message(group.id, lobby.message_id)) if re.fullmatch(r"ln:\d+:h:1", d)
+    ]
+    if way == "inline" and hints:
+        await tg.tap(users[0], lobby, lambda _text, data: data == hints[0])
+    await tg.tap(users[0], lobby, "↩️ Back")
     await tg.tap(users[0], lobby, "▶️ Start")
     gid = next(
-        int(d.split(":")[1])
-        for m in reversed(fake.messages(group.id))
-        for _t, d in keys_of(m)
-        if d.startswith("k:")
+        int(d.split(":")[1]) for m in fake.messages(group.id)[::-1] for _t, d in keys_of(m) if d[:2] == "k:"
     )
     table = Table(way, group, [Seat(u, random.Random(rng.random())) for u in users], rng, gid)
     if way == "panel":
@@ -531,38 +490,29 @@ def inline_turn(driver: Driver, table: Table, seat: Seat, version: int) -> Scrip
     raise AssertionError("inline turn did not end")
 
 
-class Bench:
-    """A running bot (see the module docstring) over the watching fake, with a driver."""
+@contextlib.asynccontextmanager
+async def running(url: str, seed: int) -> AsyncIterator[Driver]:
+    """A running bot (see the module docstring) over the watching fake, and its driver."""
+    from tests.bot.conftest import running_bot
+    from tests.fakes.timer import VirtualTimer
+    from tgbot.clock import ManualClock
 
-    def __init__(self, url: str, seed: int, count_sql: bool = True) -> None:
-        from tests.bot.conftest import running_bot
-        from tests.fakes.timer import VirtualTimer
-        from tgbot.clock import ManualClock
-
-        clock = ManualClock()
-        self.fake = load_bench.watched_fake(
-            clock=clock.now, timer=VirtualTimer(), inline_mode=True, inline_feedback=True
-        )
-        counter = iter(range(1, 10**6))
-        self._bot = running_bot(url, lambda: seed * 1_000_000 + next(counter), clock=clock, fake=self.fake)
-        self.count_sql = count_sql
-
-    async def __aenter__(self) -> Bench:
-        self.rig = await self._bot.__aenter__()
-        self.rig.tg._settle_timeout = 600.0
-        self.driver = Driver(self.rig, self.count_sql)
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        self.driver.close()
+    clock, counter = ManualClock(), iter(range(1, 10**6))
+    fake = load_bench.watched_fake(
+        clock=clock.now, timer=VirtualTimer(), inline_mode=True, inline_feedback=True
+    )
+    bot = running_bot(url, lambda: seed * 1_000_000 + next(counter), clock=clock, fake=fake)
+    rig = await bot.__aenter__()
+    rig.tg._settle_timeout = 600.0
+    driver = Driver(rig)
+    try:
+        yield driver
+    finally:
+        driver.close()
         # A 429 is a figure to report, not a reason to lose the run.
-        self.rejections = len(self.fake.flood_rejections)
-        self.fake.flood_ledger.rejections.clear()
-        await self._bot.__aexit__(*exc)
-
-    async def quiet_minute(self) -> None:
-        """After the set-up: its burst of lobby writes leaves the budget window before play."""
-        await self.rig.tg.advance(61.0)
+        driver.rejections = len(fake.flood_rejections)
+        fake.flood_ledger.rejections.clear()
+        await bot.__aexit__(None, None, None)
 
 
 # --- what is measured ---------------------------------------------------------------------------
@@ -572,36 +522,33 @@ def per_kind(taps: list[TapRecord]) -> dict[str, Any]:
     kinds: dict[str, list[TapRecord]] = defaultdict(list)
     for tap in taps:
         kinds[tap.kind].append(tap)
-    return {
-        kind: {
-            "n": len(got),
-            "sql": statistics.fmean(t.statements for t in got),
-            "sql_min": min(t.statements for t in got),
-            "sql_max": max(t.statements for t in got),
-            "tx": statistics.fmean(t.transactions for t in got),
-            "answer_p50": statistics.median(t.seconds for t in got),
-            "answer_p99": pct([t.seconds for t in got], 0.99),
-        }
-        for kind, got in kinds.items()
-    }
+    found: dict[str, dict[str, float | None]] = {}
+    for kind, got in kinds.items():
+        sql, seconds = [t.statements for t in got], [t.seconds for t in got]
+        found[kind] = {"n": len(got), "sql": statistics.fmean(sql), "sql_min": min(sql), "sql_max": max(sql)}
+        found[kind] |= {"tx": statistics.fmean(t.transactions for t in got), "answer_p50": pct(seconds, 0.5)}
+        found[kind]["answer_p99"] = pct(seconds, 0.99)
+    return found
 
 
-def per_way(bench: Bench, tables: list[Table], first_write: int) -> dict[str, Any]:
+def per_way(driver: Driver, tables: list[Table], first_write: int) -> dict[str, Any]:
     """The group's and the players' writes and notifications per turn, by way of playing."""
-    sorted_writes = load_bench.sort_writes(bench.fake.writes)[first_write:]
+    sorted_writes = load_bench.sort_writes(driver.fake.writes)[first_write:]
     out: dict[str, Any] = {}
     for way in WAYS:
         mine = [t for t in tables if t.way == way]
         groups = {t.group.id for t in mine}
         people = {s.user.id for t in mine for s in t.seats}
-        turns = [t for t in bench.driver.turns if t.way == way]
+        turns = [t for t in driver.turns if t.way == way]
         if not turns:
             continue
         sorts = Counter(sort for w, sort in sorted_writes if w.chat_id in groups)
-        n = len(turns)
-        record = sorts["record"]
-        boards = sorts["board"] + sorts["preview"] + sorts["first_board"]
-        t_boards = sum(t.t_board for t in turns)
+        n, record, boards, t_boards = (
+            len(turns),
+            sorts["record"],
+            sorts["board"],
+            sum(t.t_board for t in turns),
+        )
         out[way] = {
             "turns": n,
             "taps": sum(1 for t in turns for tap in t.taps if tap.kind != DUPLICATE) / n,
@@ -616,63 +563,45 @@ def per_way(bench: Bench, tables: list[Table], first_write: int) -> dict[str, An
     return out
 
 
-def thread_cpu() -> dict[str, float]:
-    """CPU seconds so far of this process's threads, by their names: the event loop, the handlers'
-    database threads (``db_*``), the senders' and the sweep's (``db-bg_*``), the charts'."""
-    found: dict[str, float] = defaultdict(float)
-    for thread in threading.enumerate():
-        stat = Path(f"/proc/self/task/{thread.native_id}/stat")
-        with contextlib.suppress(OSError, IndexError):
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-            name = thread.name
-            kind = "loop" if name == "MainThread" else "senders" if name.startswith("db-bg") else "db"
-            kind = (
-                kind
-                if name.startswith(("db", "Main"))
-                else "charts"
-                if name.startswith("asyncio")
-                else "other"
-            )
-            found[kind] += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    return found
-
-
-async def play(url: str, games: int, seed: int, count_sql: bool = True) -> dict[str, Any]:
+async def play(url: str, games: int, seed: int) -> dict[str, Any]:
     """`games` games of each way at once, to the end; what they cost (also `bot_bench.py`'s)."""
-    async with Bench(url, seed, count_sql) as bench:
+    async with running(url, seed) as driver:
         tables = [
-            await new_table(bench.rig, way, 3, 4, seed * 100 + 10 * w + g)
+            await new_table(driver.rig, way, seed * 100 + 10 * w + g)
             for w, way in enumerate(WAYS)
             for g in range(games)
         ]
-        await bench.quiet_minute()
-        first_write, first_tap = len(bench.fake.writes), len(bench.driver.taps)
-        virtual, threads = bench.rig.timer.monotonic(), thread_cpu()
+        await driver.tg.advance(61.0)  # the lobbies' writes leave the budget window
+        first_write, first_tap, virtual = (
+            len(driver.fake.writes),
+            len(driver.taps),
+            driver.rig.timer.monotonic(),
+        )
         cpu, wall = time.process_time(), time.perf_counter()
-        await bench.driver.run([(t, play_game(bench.driver, t)) for t in tables])
-        cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
-        split, virtual = thread_cpu(), bench.rig.timer.monotonic() - virtual
-        actions = len(bench.driver.taps) - first_tap
-        await bench.rig.tg.advance(120.0)  # the senders send what waits for budget
+        await driver.run([(t, play_game(driver, t)) for t in tables])
+        cpu, wall, virtual = (
+            time.process_time() - cpu,
+            time.perf_counter() - wall,
+            driver.rig.timer.monotonic() - virtual,
+        )
+        actions = len(driver.taps) - first_tap
+        await driver.rig.tg.advance(120.0)  # the senders send what waits for budget
         figures = {
-            "taps": per_kind(bench.driver.taps[first_tap:]),
-            "ways": per_way(bench, tables, first_write),
-            "not_modified": sum(1 for c in bench.fake.calls if "not modified" in (c.error or "")),
+            "taps": per_kind(driver.taps[first_tap:]),
+            "ways": per_way(driver, tables, first_write),
+            "not_modified": sum(1 for c in driver.fake.calls if "not modified" in (c.error or "")),
             "actions": actions,
-            "turns": len(bench.driver.turns),
+            "turns": len(driver.turns),
             "actions_per_s": actions / wall,
             "cpu_ms_per_action": cpu / actions * 1000,
-            "cpu_split": {k: (v - threads.get(k, 0.0)) / actions * 1000 for k, v in split.items()},
             "capacity": len(tables) * virtual / wall,
         }
-    return figures | {"flood_rejections": bench.rejections}
+    return figures | {"flood_rejections": driver.rejections}
 
 
 def child(args: argparse.Namespace) -> None:
-    seed = args.run + 1
     with fresh_database(args.db) as url:
-        figures = asyncio.run(play(url, args.games, seed))
-    emit(figures)
+        emit(asyncio.run(play(url, args.games, args.run + 1)))
 
 
 def fmt(v: float) -> str:

@@ -59,7 +59,7 @@ def write(chat: int, method: str, message: int, version: int | None, **flags: bo
         method,
         message,
         version,
-        None if version is None else 7,
+        None if version is None else -chat,  # one game a group
         flags.get("lobby", False),
         flags.get("keys_off", False),
         flags.get("notify", False),
@@ -73,11 +73,11 @@ def test_the_bots_writes_are_sorted_by_what_they_show() -> None:
         write(-5, "sendMessage", 2, 1),  # the game's first board
         write(-5, "sendMessage", 3, 2),  # the next board
         write(-5, "editMessageReplyMarkup", 2, None, keys_off=True),  # the old board's keys taken off
-        write(-5, "editMessageText", 3, 2),  # the same version drawn again: a draft shown
+        write(-6, "sendMessage", 5, 1),  # another game's first board
         write(-5, "sendPhoto", 4, None),  # the chart
     ]
     sorts = [sort for _w, sort in load_bench.sort_writes(writes)]
-    assert sorts == ["lobby", "lobby", "first_board", "board", "keys_off", "preview", "record"]
+    assert sorts == ["lobby", "lobby", "first_board", "board", "keys_off", "first_board", "record"]
 
 
 def test_a_refusal_is_not_an_accepted_move() -> None:
@@ -180,7 +180,7 @@ async def test_the_balancer_hands_telegram_the_call_a_webhook_response_names() -
     instance = SimpleNamespace(
         url=f"http://127.0.0.1:{port}/hook", updates=0, refused=0, index=0, webhook=True
     )
-    balancer = instances.Balancer([instance], "secret", "rr", fake)  # type: ignore[list-item]
+    balancer = instances.Balancer([instance], "secret", fake)  # type: ignore[list-item]
     try:
         balancer.deliver(tap)
         await balancer.close()
@@ -205,7 +205,7 @@ async def test_a_polling_instance_fetches_its_updates_with_get_updates() -> None
     instance = SimpleNamespace(
         url="http://127.0.0.1:9/unreachable", updates=0, refused=0, index=0, webhook=False
     )
-    balancer = instances.Balancer([instance], "secret", "rr", fake)  # type: ignore[list-item]
+    balancer = instances.Balancer([instance], "secret", fake)  # type: ignore[list-item]
     try:
         balancer.deliver(update)
     finally:
