@@ -2,8 +2,8 @@
 
 PTB turns every update, and every message Telegram sends back after a send or an edit, into its
 objects (one per key of a keyboard, one per entity of a text), and on the tap path that parsing
-was a large part of the CPU a tap costs (BENCHMARKS.md, *CPU per tap*). Two kinds of JSON are
-trimmed before PTB reads them:
+was a large part of the CPU a tap costs (a profile of `benchmarks/load_bench.py`). Two kinds of
+JSON are trimmed before PTB reads them:
 
 * **An incoming callback query** carries the whole message its key is on: its text, entities
   and keyboard (a board has 10-16 keys). The handlers read of that message only its chat, id,

@@ -3,13 +3,12 @@
 Every update, every answer and every database result comes back through the event loop, and on
 a busy bot its own bookkeeping (timers, wake-ups from the database threads) is a large share of
 the work. uvloop does that bookkeeping in C (libuv): under the load bench the answers' p99 came
-down by about a third at the same CPU (BENCHMARKS.md, *Scale*). A webhook bot is the one that
+down by about a third at the same CPU (decisions.md B32). A webhook bot is the one that
 carries many groups, so it runs on uvloop. uvloop also costs a process about 2 MB (its library,
 its loop, libuv's threads), and a polling bot, the small operator's default, answers a few
-groups as fast on Python's loop: it runs on that (``auto``, decisions.md B32; BENCHMARKS.md, *A
-C++ runtime for one list, and the event loop of a polling bot*). ``TWEAKBOT_EVENT_LOOP`` names one
-loop for either mode. uvloop is not built for Windows, so there the bot runs on Python's loop
-whatever the setting says.
+groups as fast on Python's loop: it runs on that (``auto``, decisions.md B32).
+``TWEAKBOT_EVENT_LOOP`` names one loop for either mode. uvloop is not built for Windows, so there
+the bot runs on Python's loop whatever the setting says.
 """
 
 from __future__ import annotations

@@ -3,11 +3,10 @@ for nothing.
 
 frozenlist, the list aiohttp keeps its signal handlers and trace configs in, ships a compiled
 build written in C++: loading it maps the C++ runtime (libstdc++), about 1 MB of a process that
-has no other C++ in it (BENCHMARKS.md, *A C++ runtime for one list, and the event loop of a
-polling bot*). Its pure-Python build is the same class over a plain list, read a few times a
-request; frozenlist picks it when ``FROZENLIST_NO_EXTENSIONS`` is set at import. An operator who
-sets the variable, to anything, keeps that choice: an empty value keeps the compiled build
-(decisions.md B31).
+has no other C++ in it. Its pure-Python build is the same class over a plain list, read a few
+times a request; frozenlist picks it when ``FROZENLIST_NO_EXTENSIONS`` is set at import. An
+operator who sets the variable, to anything, keeps that choice: an empty value keeps the compiled
+build (decisions.md B31).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 OpenSSL's default trust is a bundle file and a directory of the same certificates named by
 subject hash. Each TLS context reads the whole bundle when it is made: aiohttp makes two when it is
 imported (one never used by the bot), and each then holds the system's CAs (144 on Debian), about
-1 MB a context for the process's life (BENCHMARKS.md, *Certificate authorities on demand*).
+1 MB a context for the process's life (decisions.md B27).
 The directory gives the same trust lazily: a handshake with api.telegram.org loads the one CA
 that signed it. So when the operator has set neither of OpenSSL's variables and the directory is
 hashed, the bundle is pointed at an empty file before any context exists, and the directory is

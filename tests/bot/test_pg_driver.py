@@ -1,7 +1,7 @@
 """The PostgreSQL driver as the bot sets it up (`store.db.make_engine`, `store.pg_cursor`):
 a cursor whose description is made only when read, and read-only work outside a transaction.
 
-Both cut what a statement costs the process (BENCHMARKS.md, *What PostgreSQL adds to a tap*);
+Both cut what a statement costs the process (decisions.md B25);
 neither may change what the bot reads or how its transactions hold."""
 
 from __future__ import annotations

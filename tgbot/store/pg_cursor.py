@@ -5,7 +5,7 @@ decoding the column's name and looking its type up. SQLAlchemy asks for it after
 but reads it only the first time a compiled statement runs (to map the columns; the mapping is
 cached with the statement); afterwards it only asks whether there is one (rows or not). So the
 bot's statements paid for a list of objects nobody read: 6–7 µs a statement on a quiet machine,
-about 1 % of a PostgreSQL tap (BENCHMARKS.md, *What PostgreSQL adds to a tap*). Here the
+about 1 % of a PostgreSQL tap (decisions.md B25). Here the
 description is a view on the driver's result, whose entries are made only when asked for.
 
 Imported only by a PostgreSQL engine (`db.make_engine`): a SQLite bot never loads psycopg.
