@@ -442,11 +442,7 @@ ROWS: list[Row] = [
     ("The bots' own time per update, p99 (their log lines)", lambda f: f["bot_update_p99_ms"], "{:,.0f} ms"),
     ("Taps answered in the webhook's response", lambda f: 100 * f["answers_in_webhook_response"], "{:.1f} %"),
     ("**Exactly once**: bad logs + accepted twice + not applied", _exactly_once, "{:.0f}"),
-    (
-        "  player moves with no accepted answer seen",
-        lambda f: f["player_moves_without_accepted_answer"],
-        "{:.0f}",
-    ),
+    ("  player moves with no accepted answer", lambda f: f["player_moves_without_accepted_answer"], "{:.0f}"),
     ("**Games with one live board**", lambda f: f["boards_ok"], "{:.0f}"),
     ("  games with more or fewer live boards", lambda f: f["boards_bad"], "{:.0f}"),
     ("  games not judged (outbox not empty after the drain)", lambda f: f["boards_unsettled"], "{:.0f}"),
@@ -459,21 +455,17 @@ ROWS: list[Row] = [
     ("CPU of all instances, seconds a minute", lambda f: 60 * _total("cpu_s")(f) / f["wall_s"], "{:.3f}"),
     (
         "**CPU of all instances per tap answered**",
-        lambda f: 1000 * _total("cpu_s")(f) / max(1, f["answered"]),
+        lambda f: 1000 * _total("cpu_s")(f) / f["answered"],
         "{:.1f} ms",
     ),
     (
         "PostgreSQL backends' CPU per tap answered",
-        lambda f: 1000 * f["pg_cpu_s"] / max(1, f["answered"]),
+        lambda f: 1000 * f["pg_cpu_s"] / f["answered"],
         "{:.1f} ms",
     ),
     ("RSS once started, largest instance", _largest("started_rss_mb"), "{:.1f} MB"),
     ("**Peak RSS, largest instance**", _largest("peak_rss_mb"), "{:.1f} MB"),
-    (
-        "Updates refused or lost at a webhook",
-        lambda f: f["webhook_failed"] + _total("refused")(f),
-        "{:.0f}",
-    ),
+    ("Updates refused or lost at a webhook", lambda f: f["webhook_failed"] + _total("refused")(f), "{:.0f}"),
     (
         "ERROR lines in the instances' logs",
         lambda f: sum(i["errors"].get("ERROR", 0) for i in f["per_instance"]),
@@ -488,13 +480,11 @@ ROWS: list[Row] = [
 ]
 
 
-def report(results: dict[str, list[Figures]], code: str, args: argparse.Namespace) -> None:
-    runs = [r for rs in results.values() for r in rs]
+def report(results: dict[str, list[Figures]], code: str, machine: str, args: argparse.Namespace) -> None:
     print(
-        f"\nInstances: load_bench's players, {args.seconds:.0f} s per run, "
-        "median (min–max) "
-        f"of cold runs; {'PostgreSQL' if args.db == 'postgres' else 'SQLite'}, {args.mode} mode; bots run by "
-        f"{args.bot_python}; {code}; {common.machine(runs)}.\n"
+        f"\nInstances: load_bench's players, {args.seconds:.0f} s per run, median (min–max) of cold runs; "
+        f"{'PostgreSQL' if args.db == 'postgres' else 'SQLite'}, {args.mode} mode; bots run by "
+        f"{args.bot_python}; {code}; {machine}.\n"
     )
     for n in sorted({int(key.split(":")[0]) for key in results}):
         cells = {
@@ -513,8 +503,9 @@ def run_parent(args: argparse.Namespace) -> int:
     ]
     code, results = load_bench.run_cells(args, Path(__file__).resolve(), cells)
     run_args = {name: getattr(args, name) for name in ("seconds", "bot_python", "db", "mode")}
-    common.write_json(args.json, {"code": code, "args": run_args, **results})
-    report(results, code, args)
+    machine = common.machine([r for rs in results.values() for r in rs])
+    common.write_json(args.json, {"code": code, "machine": machine, "args": run_args, **results})
+    report(results, code, machine, args)
     return 0
 
 
@@ -540,7 +531,7 @@ def main(argv: list[str] | None = None) -> int:
         data = json.loads(Path(args.report).read_text())
         vars(args).update(data.get("args", {}))
         results = {k: v for k, v in data.items() if re.fullmatch(r"\d+:\d+", k)}
-        report(results, str(data.get("code", "?")), args)
+        report(results, str(data.get("code", "?")), data.get("machine", "machine not recorded"), args)
         return 0
     if args.child:
         args.instances, args.groups = args.instances[0], args.groups[0]
