@@ -1,24 +1,17 @@
 """The computer players' ladder: every pairing of levels, head to head, in every seat order.
 
 ``nice .venv/bin/python benchmarks/ai_ladder.py [--players 2,3,4,6] [--deals 2:150,3:50,4:50,6:15]
-[--seed 0] [--jobs 2] [--pairs normal:hard] [--json FILE]``
+[--seed 0] [--jobs 2] [--pairs normal:hard] [--json FILE] [--paired BASE.json NEW.json]``
 
-``--seed S`` plays deals S, S+1, ...: a tuning set apart from the standard deals 0-N.
-``--paired BASE.json NEW.json`` compares two runs of the same deals cell by cell: the mean
-difference per deal with its 95 % interval, far less noisy than the two rates side by side.
+Each deal is played once in every distinct seating of an even split of the seats between the two
+levels. A game scores 1 for the level whose seats alone share the top total, 1/2 on a mixed tie;
+the 95 % interval takes each deal as one sample; games replay exactly from their seeds. Also per
+level: points per round, the share of turns with a [T!] card; a Bradley-Terry rating on the Elo
+scale (Easy = 0). ``--paired`` compares two runs of the same deals deal by deal.
 
-For each player count and each pair of levels (A, B), the seats are split
-between the two as evenly as the count allows (3 players: both 2 + 1 and
-1 + 2), and each deal is played once in every distinct seating of that split,
-so every seat order, rotations included, gets the same number of games and the
-same cards. A game scores 1 for A when only A seats share the top total, 0
-when only B seats do, 1/2 when both do. The 95 % interval treats each deal
-(all its seatings together) as one sample, since games with the same cards
-are not independent. Also reported per level: points per round, the share of
-its turns in which it played a [T!] card, and its decision time p50 / p99 on
-one core (each worker is one process). A Bradley-Terry rating per player
-count, and over all counts, is fitted to the pairwise results and shown on
-the Elo scale (Easy = 0).
+``--timing [--runs 3] [--games 3]``: Hard's decision time as CPU time on one core (Hard in the
+even seats, Normal in the odd, deals 100, 101, ...), p50 / p99 / max per player count, median
+(min–max) of cold processes.
 """
 
 from __future__ import annotations
@@ -37,10 +30,14 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from engine.ai import LEVELS
+from common import cold_runs, emit, machine, pct, spread, write_json
+
+from engine.ai import LEVELS, choose_action
 from engine.config import GameConfig
-from engine.simulate import Stats, percentiles_ms, play_game
+from engine.game import apply_in_place, new_game
+from engine.simulate import Stats, decision_seed, play_game
 
 Z95 = 1.959963984540054
 DEFAULT_DEALS = {2: 150, 3: 50, 4: 50, 6: 15}
@@ -86,15 +83,9 @@ def play_deals(players: int, a: str, b: str, seeds: Sequence[int]) -> dict[str, 
             top = {order[s] for s in state.winners}
             score += 1.0 if top == {a} else 0.0 if top == {b} else 0.5
         deal_scores.append(score / len(orders))
-    return {
-        "deal_scores": deal_scores,
-        "games": stats.games,
-        "points": dict(stats.level_points),
-        "rounds": dict(stats.level_rounds),
-        "turns": dict(stats.level_turns),
-        "t_turns": dict(stats.level_t_turns),
-        "times": {lv: list(t) for lv, t in stats.decision_seconds.items()},
-    }
+    counts = {"points": stats.level_points, "rounds": stats.level_rounds, "turns": stats.level_turns}
+    counts["t_turns"] = stats.level_t_turns
+    return {"deal_scores": deal_scores, "games": stats.games, **{k: dict(v) for k, v in counts.items()}}
 
 
 def interval(scores: Sequence[float]) -> tuple[float, float, float]:
@@ -137,7 +128,6 @@ def run(
 ) -> dict[str, Any]:
     cells: dict[tuple[int, str, str], Cell] = {}
     totals: dict[str, Counter[str]] = defaultdict(Counter)
-    times: dict[str, list[float]] = defaultdict(list)
     tasks = []
     started = time.perf_counter()
     with ProcessPoolExecutor(max_workers=jobs) as pool:
@@ -160,66 +150,32 @@ def run(
                     totals[name][lv] += x
                     if name in ("points", "rounds"):
                         getattr(cell, name)[lv] += x
-            for lv, t in out["times"].items():
-                times[lv].extend(t)
     report: dict[str, Any] = {"seconds": round(time.perf_counter() - started, 1), "cells": [], "ratings": {}}
     by_count: dict[int, list[tuple[str, str, float, int]]] = defaultdict(list)
     for (players, a, b), cell in cells.items():
         mean, lo, hi = interval(cell.deal_scores)
-        report["cells"].append(
-            {
-                "players": players,
-                "a": a,
-                "b": b,
-                "deals": len(cell.deal_scores),
-                "games": cell.games,
-                "b_win": round(1 - mean, 4),
-                "b_win_95": [round(1 - hi, 4), round(1 - lo, 4)],
-                "points_per_round": {lv: round(cell.points[lv] / cell.rounds[lv], 2) for lv in (a, b)},
-                "seed": seed,
-                "deal_scores": [round(x, 6) for x in cell.deal_scores],
-            }
-        )
+        found = {"players": players, "a": a, "b": b, "deals": len(cell.deal_scores), "games": cell.games}
+        found |= {"b_win": round(1 - mean, 4), "b_win_95": [round(1 - hi, 4), round(1 - lo, 4)], "seed": seed}
+        found["points_per_round"] = {lv: round(cell.points[lv] / cell.rounds[lv], 2) for lv in (a, b)}
+        report["cells"].append(found | {"deal_scores": [round(x, 6) for x in cell.deal_scores]})
         by_count[players].append((a, b, mean * cell.games, cell.games))
     for players, results in sorted(by_count.items()):
         report["ratings"][str(players)] = bradley_terry(results, LEVELS)
     report["ratings"]["all"] = bradley_terry([r for rs in by_count.values() for r in rs], LEVELS)
     report["totals"] = {name: dict(counts) for name, counts in totals.items()}
-    report["times_us"] = {lv: sorted(round(t * 1e6) for t in ts) for lv, ts in times.items()}
-    report["levels"] = _levels(totals, times)
+    report["levels"] = _levels(totals)
     return report
 
 
-def _levels(totals: dict[str, Counter[str]], times: dict[str, list[float]]) -> dict[str, Any]:
+def _levels(totals: dict[str, Counter[str]]) -> dict[str, Any]:
     return {
         lv: {
             "points_per_round": round(totals["points"][lv] / totals["rounds"][lv], 2),
             "t_share": round(totals["t_turns"][lv] / totals["turns"][lv], 4),
-            "decision_ms": percentiles_ms(times[lv]),
-            "decisions": len(times[lv]),
         }
         for lv in LEVELS
         if totals["rounds"][lv]
     }
-
-
-def merge(reports: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """One report from runs of different player counts (each run's cells are independent)."""
-    merged: dict[str, Any] = {"seconds": sum(r["seconds"] for r in reports), "cells": [], "ratings": {}}
-    totals: dict[str, Counter[str]] = defaultdict(Counter)
-    times: dict[str, list[float]] = defaultdict(list)
-    results: list[tuple[str, str, float, int]] = []
-    for r in reports:
-        merged["cells"].extend(r["cells"])
-        merged["ratings"].update({k: v for k, v in r["ratings"].items() if k != "all"})
-        for name, counts in r["totals"].items():
-            totals[name].update(counts)
-        for lv, ts in r["times_us"].items():
-            times[lv].extend(t / 1e6 for t in ts)
-        results.extend((c["a"], c["b"], (1 - c["b_win"]) * c["games"], c["games"]) for c in r["cells"])
-    merged["ratings"]["all"] = bradley_terry(results, LEVELS)
-    merged["levels"] = _levels(totals, times)
-    return merged
 
 
 def table(report: dict[str, Any]) -> str:
@@ -241,14 +197,9 @@ def table(report: dict[str, Any]) -> str:
     for key, ratings in report["ratings"].items():
         lines.append(f"| {key} players | " + " | ".join(f"{ratings[lv]:.0f}" for lv in LEVELS) + " |")
     lines.append("")
-    lines.append("| Level | Points per round | [T!] share of turns | Decision p50 / p99 | Decisions |")
-    lines.append("|---|---|---|---|---|")
+    lines.append("| Level | Points per round | [T!] share of turns |\n|---|---|---|")
     for lv, d in report["levels"].items():
-        ms = d["decision_ms"]
-        lines.append(
-            f"| {lv} | {d['points_per_round']:.1f} | {d['t_share']:.1%} "
-            f"| {ms['p50']:.2f} / {ms['p99']:.2f} ms | {d['decisions']} |"
-        )
+        lines.append(f"| {lv} | {d['points_per_round']:.1f} | {d['t_share']:.1%} |")
     lines.append(f"\nwall clock {report['seconds']:.0f} s")
     return "\n".join(lines)
 
@@ -283,6 +234,44 @@ def _interval_signed(xs: Sequence[float]) -> tuple[float, float, float]:
     return mean, mean - half, mean + half
 
 
+def hard_times(players: int, games: int, seed: int) -> list[float]:
+    """CPU seconds of every Hard decision in `games` whole games, Hard in the even seats."""
+    levels = ["hard" if s % 2 == 0 else "normal" for s in range(players)]
+    times: list[float] = []
+    for game in range(games):
+        state = new_game(GameConfig(players=players), seed + game)
+        while not state.is_over:
+            seat = state.current
+            started = time.process_time()
+            action = choose_action(state, seat, levels[seat], decision_seed(seed + game, state))
+            if levels[seat] == "hard":
+                times.append(time.process_time() - started)
+            apply_in_place(state, seat, action, [])
+    return times
+
+
+def timing(args: argparse.Namespace) -> int:
+    """``--timing``: Hard's decision time in cold processes (see the module docstring)."""
+    counts = [int(p) for p in args.players.split(",")]
+    if args.child:
+        figures = {}
+        for players in counts:
+            times = hard_times(players, args.games, 100)
+            figures[str(players)] = {q: 1000 * (pct(times, v) or 0) for q, v in (("p50", 0.5), ("p99", 0.99))}
+            figures[str(players)].update(max=1000 * max(times), decisions=len(times))
+        emit(figures)
+        return 0
+    passed = ["--timing", f"--players={args.players}", f"--games={args.games}"]
+    runs = cold_runs(__file__, passed, args.runs, "hard timing")
+    print(f"\nHard's decisions, ms of CPU, {args.runs} cold runs; {machine(runs)}\n")
+    print("| Players | Hard decisions | p50 | p99 | max |\n|---|---|---|---|---|")
+    for count in map(str, counts):
+        cells = [spread([r[count][q] for r in runs]) for q in ("p50", "p99", "max")]
+        print(f"| {count} | {runs[0][count]['decisions']} | " + " | ".join(cells) + " |")
+    write_json(args.json, {"machine": machine(runs), "runs": runs})
+    return 0
+
+
 def _pairs(text: str) -> list[tuple[str, str]]:
     """'normal:hard,easy:normal' -> the pairings to play, each (weaker, stronger) as the ladder has them."""
     found = []
@@ -313,21 +302,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--paired", nargs=2, metavar=("BASE", "NEW"), help="compare two --json runs deal by deal"
     )
-    parser.add_argument(
-        "--merge", nargs="+", metavar="JSON", help="print one table from earlier --json files"
-    )
+    parser.add_argument("--timing", action="store_true", help="Hard's decision time in cold runs")
+    parser.add_argument("--runs", type=int, default=3, help="with --timing: cold processes")
+    parser.add_argument("--games", type=int, default=3, help="with --timing: games per player count")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--run", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.timing:
+        return timing(args)
     if args.paired:
         base, new = (json.loads(Path(f).read_text()) for f in args.paired)
         print(paired(base, new))
         return 0
-    if args.merge:
-        report = merge([json.loads(Path(f).read_text()) for f in args.merge])
-    else:
-        report = run([int(p) for p in args.players.split(",")], args.deals, args.seed, args.jobs, args.pairs)
-    print(table(report))
-    if args.json:
-        Path(args.json).write_text(json.dumps(report, indent=1))
+    report = run([int(p) for p in args.players.split(",")], args.deals, args.seed, args.jobs, args.pairs)
+    print(table(report) + f"\n{machine()}")
+    write_json(args.json, report)
     return 0
 
 

@@ -1,27 +1,11 @@
-"""Engine benchmarks: sum finding, whole games, the bot's per-move path, save and load.
+"""Engine benchmarks: sum finding, whole games, the bot's per-move path.
 
-``python benchmarks/engine_bench.py [--runs 5] [--games 300] [--moves-games 60] [--quick]``
+``python benchmarks/engine_bench.py [--runs 5] [--games 300] [--moves-games 60] [--quick] [--json FILE]``
 
-Every figure is the median and the spread (min–max) of ``--runs`` cold runs: each run is a fresh
-Python process (``benchmarks/coldrun.py``), so no cache (the sum search's ``count_vectors``, the
-bot's parse cache, the interpreter's) is warm from an earlier pass. One process, so one core.
-
-What each run measures:
-
-* **Sums**: the engine's way (`engine.sums.sum_options` on the table's value counts, the search
-  cache cleared before every call) against the obvious alternative, every subset of the table
-  once. For 30 cards a full subset pass (about 1e9 subsets) is far too slow, so that figure is
-  extrapolated from a timed sample and marked as such. The counts must agree (else the run stops).
-* **Greedy games**: complete 4-player games, every seat `engine.ai.greedy_action`, applied with
-  `apply_in_place` (no invariant checks), from a cold sum cache.
-* **A move, two ways**: the same recorded moves (4-player games, every seat the Normal computer,
-  so [T!] cards are played too) applied (a) with `apply_in_place` on a state the caller owns, as
-  the simulator does, and (b) the bot's real path per move (`services.moves`): parse the stored
-  state text (`json.loads` + `GameState.from_json`, as `services.context.parse_state` does on a
-  cache miss), `engine.apply` (checks, copies the state, applies), serialise the new state
-  (`to_json` + `json.dumps`, as `context.dump_state`) and the move's events
-  (`engine.events.dump_events`, stored in the move log). Each step is timed on its own.
-* **Save + load** of a mid-game state (`to_json`, `dumps`, `loads`, `from_json`).
+Median (min–max) of cold runs, each a fresh process (the caches start empty) on one core:
+`sum_options` against every subset of the table (30 cards: a sample, extrapolated); greedy
+4-player games with `apply_in_place`; the moves of Normal-computer games applied in place and the
+bot's way (parse the stored state, `engine.apply`, serialise state and events).
 """
 
 from __future__ import annotations
@@ -30,8 +14,7 @@ import argparse
 import json
 import sys
 import time
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
 from itertools import combinations, islice
 from pathlib import Path
 from typing import Any
@@ -39,14 +22,14 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from coldrun import add_child_arguments, cold_runs, column, emit, fig, machine, spread
+from common import cold_runs, column, emit, fig, machine, parser, spread, write_json
 
 from engine import apply, rng
 from engine.actions import Action
 from engine.ai import choose_action, greedy_action
 from engine.cards import ALL_CARDS, VALUE
 from engine.config import GameConfig
-from engine.events import Event, dump_events
+from engine.events import dump_events
 from engine.game import apply_in_place, new_game
 from engine.state import GameState
 from engine.sums import count_vectors, sum_options
@@ -55,12 +38,6 @@ TARGET = 9
 TABLE_SIZES = (6, 12, 20, 30)
 FULL_SUBSET_LIMIT = 20  # above this the plain pass is sampled and extrapolated
 SAMPLE_SUBSETS = 1_000_000
-
-
-def _cards(seed: int) -> list[str]:
-    cards = list(ALL_CARDS)
-    rng.shuffle(rng.seed_state(seed), cards)
-    return cards
 
 
 def value_count(hand: Sequence[str], table: Sequence[str], target: int) -> int:
@@ -83,15 +60,9 @@ def plain_count(hand: Sequence[str], table: Sequence[str], target: int, limit: i
     return sum(need.get(sum(s), 0) for s in subsets)
 
 
-def _per_call(fn: Callable[[], object], calls: int) -> float:
-    started = time.perf_counter()
-    for _ in range(calls):
-        fn()
-    return (time.perf_counter() - started) / calls
-
-
 def bench_sums(quick: bool) -> list[dict[str, Any]]:
-    cards = _cards(2026)
+    cards = list(ALL_CARDS)
+    rng.shuffle(rng.seed_state(2026), cards)
     hand = cards[:3]
     rows = []
     for size in TABLE_SIZES:
@@ -101,7 +72,10 @@ def bench_sums(quick: bool) -> list[dict[str, Any]]:
             count_vectors.cache_clear()  # time the real search, not the cache
             return value_count(hand, table, TARGET)
 
-        by_value = _per_call(cold, 50 if quick else 200)
+        calls, started = 50 if quick else 200, time.perf_counter()
+        for _ in range(calls):
+            cold()
+        by_value = (time.perf_counter() - started) / calls
         found = value_count(hand, table, TARGET)
         subsets = 2**size - 1
         if size <= FULL_SUBSET_LIMIT and not (quick and size == FULL_SUBSET_LIMIT):
@@ -117,80 +91,48 @@ def bench_sums(quick: bool) -> list[dict[str, Any]]:
             plain_count(hand, table, TARGET, limit=limit)
             plain_time = (time.perf_counter() - started) / limit * subsets
             extrapolated = True
-        rows.append(
-            {
-                "size": size,
-                "sums": found,
-                "value_ms": by_value * 1e3,
-                "plain_ms": plain_time * 1e3,
-                "extrapolated": extrapolated,
-            }
-        )
+        rows.append({"size": size, "sums": found, "value_ms": by_value * 1e3, "plain_ms": plain_time * 1e3})
+        rows[-1]["extrapolated"] = extrapolated
     return rows
 
 
-def play_greedy_game(seed: int, players: int = 4) -> int:
-    """One full game with every seat greedy; returns the number of actions."""
-    state = new_game(GameConfig(players=players), seed)
-    actions = 0
-    events: list[Event] = []
-    while not state.is_over:
-        seat = state.current
-        apply_in_place(state, seat, greedy_action(state, seat), events)
-        events.clear()
-        actions += 1
-    return actions
-
-
 def bench_games(games: int) -> dict[str, float]:
-    started = time.perf_counter()
-    actions = sum(play_greedy_game(seed) for seed in range(games))
+    """Whole 4-player games with every seat greedy, applied in place."""
+    started, actions = time.perf_counter(), 0
+    for seed in range(games):
+        state = new_game(GameConfig(players=4), seed)
+        while not state.is_over:
+            apply_in_place(state, state.current, greedy_action(state, state.current), [])
+            actions += 1
     elapsed = time.perf_counter() - started
     return {"games_per_s": games / elapsed, "actions_per_s": actions / elapsed, "actions": actions}
 
 
-@dataclass
-class Recorded:
-    config: GameConfig
-    seed: int
-    moves: list[tuple[int, Action]]
-
-
-def record_games(games: int, players: int = 4) -> list[Recorded]:
-    """Games with every seat the Normal computer (which plays [T!] cards), their moves kept."""
+def record_games(games: int) -> list[tuple[int, list[tuple[int, Action]]]]:
+    """4-player games with every seat the Normal computer (which plays [T!] cards): (seed, moves)."""
     recorded = []
-    for seed in range(games):
-        config = GameConfig(players=players)
-        state = new_game(config, 50_000 + seed)
-        moves: list[tuple[int, Action]] = []
-        events: list[Event] = []
+    for seed in range(50_000, 50_000 + games):
+        state, moves = new_game(GameConfig(players=4), seed), list[tuple[int, Action]]()
         while not state.is_over:
-            seat = state.current
-            action = choose_action(state, seat, "normal", seed=state.rng ^ len(moves))
-            apply_in_place(state, seat, action, events)
-            events.clear()
-            moves.append((seat, action))
-        recorded.append(Recorded(config, 50_000 + seed, moves))
+            action = choose_action(state, state.current, "normal", seed=state.rng ^ len(moves))
+            moves.append((state.current, action))
+            apply_in_place(state, state.current, action, [])
+        recorded.append((seed, moves))
     return recorded
 
 
-def bench_moves(recorded: list[Recorded]) -> dict[str, float]:
+def bench_moves(recorded: list[tuple[int, list[tuple[int, Action]]]]) -> dict[str, float]:
     """The same moves through `apply_in_place` and through the bot's path (parse, apply, dump)."""
-    moves = sum(len(r.moves) for r in recorded)
-    in_place = 0.0
-    for game in recorded:
-        state = new_game(game.config, game.seed)
-        events: list[Event] = []
-        started = time.perf_counter()
-        for seat, action in game.moves:
-            apply_in_place(state, seat, action, events)
-            events.clear()
-        in_place += time.perf_counter() - started
-    parse = applying = serialise = dump = 0.0
+    moves = sum(len(m) for _s, m in recorded)
+    in_place = parse = applying = serialise = dump = 0.0
     texts = 0
-    for game in recorded:
-        text = json.dumps(new_game(game.config, game.seed).to_json(), separators=(",", ":"))
-        for seat, action in game.moves:
+    for seed, game in recorded:
+        state, started = new_game(GameConfig(players=4), seed), time.perf_counter()
+        for seat, action in game:
+            apply_in_place(state, seat, action, [])
+        in_place += time.perf_counter() - started
+        text = json.dumps(new_game(GameConfig(players=4), seed).to_json(), separators=(",", ":"))
+        for seat, action in game:
             t0 = time.perf_counter()
             state = GameState.from_json(json.loads(text))
             t1 = time.perf_counter()
@@ -199,49 +141,33 @@ def bench_moves(recorded: list[Recorded]) -> dict[str, float]:
             text = json.dumps(after.to_json(), separators=(",", ":"))
             t3 = time.perf_counter()
             logged = dump_events(found)
-            t4 = time.perf_counter()
-            parse += t1 - t0
-            applying += t2 - t1
-            serialise += t3 - t2
-            dump += t4 - t3
+            parse, applying, serialise = parse + t1 - t0, applying + t2 - t1, serialise + t3 - t2
+            dump += time.perf_counter() - t3
             texts += len(text) + len(logged)
+    us = {
+        k: v / moves * 1e6
+        for k, v in (
+            ("parse_us", parse),
+            ("apply_us", applying),
+            ("serialise_us", serialise),
+            ("events_us", dump),
+        )
+    }
     bot = parse + applying + serialise + dump
-    return {
+    return us | {
         "moves": moves,
         "in_place_per_s": moves / in_place,
         "in_place_us": in_place / moves * 1e6,
         "bot_per_s": moves / bot,
         "bot_us": bot / moves * 1e6,
-        "parse_us": parse / moves * 1e6,
-        "apply_us": applying / moves * 1e6,
-        "serialise_us": serialise / moves * 1e6,
-        "events_us": dump / moves * 1e6,
         "bytes_per_move": texts / moves,
     }
-
-
-def _mid_game_state() -> GameState:
-    state = new_game(GameConfig(players=4), 7)
-    events: list[Event] = []
-    for _ in range(30):
-        apply_in_place(state, state.current, greedy_action(state, state.current), events)
-    return state
-
-
-def bench_save_load(rounds: int) -> float:
-    """Save and load cycles per second: to_json, dumps, loads, from_json."""
-    state = _mid_game_state()
-    started = time.perf_counter()
-    for _ in range(rounds):
-        GameState.from_json(json.loads(json.dumps(state.to_json())))
-    return rounds / (time.perf_counter() - started)
 
 
 def child(args: argparse.Namespace) -> None:
     figures: dict[str, Any] = {"sums": bench_sums(args.quick)}
     figures["games"] = bench_games(20 if args.quick else args.games)
     figures["moves"] = bench_moves(record_games(6 if args.quick else args.moves_games))
-    figures["save_load_per_s"] = bench_save_load(300 if args.quick else 5000)
     emit(figures)
 
 
@@ -251,7 +177,7 @@ def _ratio(r: float) -> str:
 
 def report(results: list[dict[str, Any]], args: argparse.Namespace) -> None:
     n = len(results)
-    print(f"\nEngine, {n} cold runs; machine: {machine(results)}\n")
+    print(f"\nEngine, {n} cold runs; {machine(results)}\n")
     print("| Measure | Median of the cold runs (min–max) |")
     print("|---|---|")
     for i, size in enumerate(TABLE_SIZES):
@@ -287,23 +213,17 @@ def report(results: list[dict[str, Any]], args: argparse.Namespace) -> None:
         f"serialise {fig(results, 'moves', 'serialise_us')}, events "
         f"{fig(results, 'moves', 'events_us')}) |"
     )
-    print(
-        f"| Save + load a mid-game state (`to_json`, `dumps`, `loads`, `from_json`) | "
-        f"{fig(results, 'save_load_per_s', f=lambda v: f'{v:,.0f}')}/s |"
-    )
     print(f"\n(state + events text per move: {results[0]['moves']['bytes_per_move']:,.0f} bytes)")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
-    parser.add_argument("--runs", type=int, default=5, help="cold runs (fresh processes)")
-    parser.add_argument("--games", type=int, default=300, help="greedy games to time per run")
-    parser.add_argument(
+    options = parser(__doc__, runs=5, db=False)
+    options.add_argument("--games", type=int, default=300, help="greedy games to time per run")
+    options.add_argument(
         "--moves-games", type=int, default=60, help="Normal-computer games whose moves are timed"
     )
-    parser.add_argument("--quick", action="store_true", help="smaller samples, for a smoke test")
-    add_child_arguments(parser)
-    args = parser.parse_args(argv)
+    options.add_argument("--quick", action="store_true", help="smaller samples, for a smoke test")
+    args = options.parse_args(argv)
     if args.child:
         child(args)
         return 0
@@ -312,6 +232,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     results = cold_runs(__file__, passed, 2 if args.quick else args.runs, "engine")
     report(results, args)
+    write_json(args.json, {"machine": machine(results), "runs": results})
     return 0
 
 

@@ -1,55 +1,20 @@
-"""What a tap costs: SQL statements and transactions, and writes into the group, per kind of tap;
-per turn, for the three ways of playing; and the inline list's answer time on a 20-card table.
+"""What a tap costs: SQL statements and transactions per kind of tap; the group's writes and the
+notifications per turn, for each way of playing.
 
-``python benchmarks/tap_cost.py [--runs 3] [--db sqlite postgres] [--games 3] [--queries 300] [--trace]
-[--private-chats some|all]``
+``python benchmarks/tap_cost.py [--runs 3] [--db sqlite|postgres|both] [--games 3] [--json FILE]``
 
-Each cold run is a fresh process with a fresh database (a SQLite file in a temporary directory,
-WAL, as the bot runs it; a new PostgreSQL database from ``tests/pg.py``) and a fresh bot:
-`benchmarks/botplay.py` (the real Application over the fake Bot API with Telegram's flood limits
-and inline mode on). Per run, with seed = the run's number:
+Each cold run is a fresh process, database and bot (`tests.bot.conftest.running_bot`: the real
+Application over the fake Bot API, flood limits and inline mode on, delivery on a virtual clock).
+``--games`` games of each way (group board, private panel, inline pick), 3 players, goal 40, are
+played at once to the final standings. Per tap: the statements and transactions run on the
+bot's foreground database threads (``db_*``; senders and sweep run on ``db-bg_*``) while it was
+handled, SQLite's ``BEGIN IMMEDIATE`` apart, and its answer time. Per turn and way: the group's
+writes (lobbies and keys taken off old boards apart), the players' private writes, and the
+notifications (sends without ``disable_notification``) in the group and in private.
 
-1. **Games**: ``--games`` game(s) of each way of playing (group board, private panel, inline
-   pick), 3 players each, goal 40 (*Goal −20* four times in the lobby, so a game has round ends
-   and a game end), all played at once at human pace on the virtual clock (after a quiet minute
-   that lets the lobbies' writes leave the budget window), to the final standings; now and then
-   a refused tap (a key of an old board, the board tapped out of turn).
-   For every tap (a callback query, an inline query, each of the two updates of an inline pick):
-   the transactions and SQL statements of its handler (`begin` and `before_cursor_execute`
-   events; SQLite's ``BEGIN IMMEDIATE`` is not counted as a statement), and the writes into the
-   group that carried its content: *before the next tap* of that game, and *in the end* (the
-   senders keep Telegram's budget, so a board may wait, and the next content may replace it
-   before it goes out: coalesced). Keys taken off old messages (the lowest-priority edits) and
-   writes to private chats (panels) are counted apart. Per turn and way of playing: the group
-   writes of its taps, keys-off edits apart, for all turns, steady play (turns that end no
-   round), steady play without the board a Thief, Shifter or Bomb played on the group board
-   brings (by design), and turns that end a round. After the games the virtual clock runs two
-   more minutes so nothing stays in the outbox.
-
-   **Notifications per person per turn.** A notification is a message Telegram delivers with
-   sound: a sendMessage, sendPhoto or sendDocument it accepted without ``disable_notification``
-   (as ``notifications()`` in tests/bot/test_notifications.py): in the group it wakes every
-   player at the table, in a private chat that person. Each is credited to the tap whose content
-   it carried (the ledger's owners, as the writes), and so to a turn: the turn the game is in
-   right after that tap (the driver reads the game after every tap), so a move's messages count
-   for the next player's turn, which they announce; those of the move that ends the game count
-   for the game's end. Per turn: the mover's notifications and each other player's, by way of
-   playing and by whether the mover has a private chat with the bot. At the board and inline
-   tables every other seat sent /start in private before the game (seat 0 or 1 first, by the
-   table's seed: one or two of the three), the others never wrote to the bot; a panel player
-   opens their panel in private, so has one (``--private-chats all``: every seat has one, the
-   set-up before these figures). Each game's first turn is left out (announced by the set-up's
-   Start); notifications from no tap are counted apart. No reminder can come: the game clock
-   does not move in these runs (only the delivery timer does) and the test client pauses the
-   JobQueue, so the sweep never runs.
-2. **Inline answer time**: a 2-player game in inline mode; before each of ``--queries`` inline
-   queries the game's state is replaced (same version) by a deal with **20 cards on the table**
-   (the deck's cards shuffled onto it; every other query the mover also holds a Joker, whose
-   ±1 sums are listed too). A new state text each time: the bot parses it cold, as after a move.
-   The time is from the update reaching the Application to the bot's ``answerInlineQuery``
-   request (the fake's own parsing of the answer is not in it); p50 and p99 per run.
-
-The parent prints the median of the cold runs and their range (min–max).
+The players (also `bot_bench.py`'s) use only what the bot showed them (keys, popups, the *🎯 Play*
+list), now and then a [T!] card first or a refused tap, at human pace (1–4 s reading, 0.5–2 s
+between taps) on the virtual clock, which runs as fast as the CPU can.
 """
 
 from __future__ import annotations
@@ -57,518 +22,636 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import heapq
+import json
 import random
+import re
 import statistics
 import sys
-import tempfile
-from collections import Counter, defaultdict
-from collections.abc import Callable, Iterator, Sequence
+import threading
+import time
+from collections import Counter, defaultdict, namedtuple
+from collections.abc import AsyncIterator, Callable, Generator
+from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from botplay import (
-    WAYS,
-    Bench,
-    Query,
-    Table,
-    TapRecord,
-    new_table,
-    play_game,
-    postgres_url,
-    quiet_minute,
-    settle_outbox,
+import load_bench
+from common import (
+    cold_runs,
+    databases,
+    emit,
+    fig,
+    fresh_database,
+    label,
+    machine,
+    parser,
+    pct,
+    spread,
+    write_json,
 )
-from coldrun import add_child_arguments, cold_runs, column, emit, fig, machine, spread
+from sqlalchemy import create_engine, event, text
 
-KIND_ORDER = [
-    "👀 My hand (popup)",
-    "compose, board",
-    "compose, panel",
-    "[T!] choice, board",
-    "[T!] choice, panel",
-    "[T!] card played (Claim), board",
-    "[T!] card played (Claim), panel",
-    "claim a Joker and its sum, board",
-    "claim a Joker and its sum, panel",
-    "claim, board",
-    "claim, panel",
-    "discard, board",
-    "discard, panel",
-    "inline: 🎯 Play list (query)",
-    "inline: pick (posted message)",
-    "inline: pick (chosen result, a duplicate)",
-    "refused: out of turn",
-    "refused: a key of an old board",
-]
-VERBS = ("SELECT", "INSERT", "UPDATE", "DELETE", "SAVEPOINT")
+from tests.bot.players import EMOJI_VALUE, HAND_SLOT, choose_sum, target_of
+from tests.fakes.telegram import StoredMessage
+
+BOT = "@tweak_test_bot"
+NAMES = ("Ana", "Ben", "Cai", "Dee", "Eva", "Fin")
+READ, STEP = (1.0, 4.0), (0.5, 2.0)  # human pace, virtual seconds
+T_CHANCE, T_TAPS, T_TAPS_MAX = 0.35, (1, 3), 10
+JOKER_TARGET = re.compile(r"the target becomes (\d+)")
+NO_T_CHOSEN = "No [T!] card chosen."
+OUT_OF_TURN = STALE = 0.08  # per turn: the board tapped out of turn, a key of an old board
+PATIENCE, POLL = 600.0, 0.5
+WAYS = ("board", "panel", "inline")
+DUPLICATE = "inline: pick (chosen result, a duplicate)"
 
 
-@contextlib.contextmanager
-def database(kind: str) -> Iterator[str]:
-    if kind == "sqlite":
-        with tempfile.TemporaryDirectory() as tmp:
-            yield f"sqlite:///{Path(tmp) / 'bench.sqlite3'}"
+# --- the books ----------------------------------------------------------------------------------
+
+
+@dataclass
+class TapRecord:
+    kind: str
+    way: str
+    game: int
+    statements: int = 0
+    transactions: int = 0
+    seconds: float = 0.0  # the update reaching the Application → the bot's answer
+
+
+@dataclass
+class TurnRecord:
+    way: str
+    game: int
+    taps: list[TapRecord] = field(default_factory=list)
+    t_board: bool = False  # a Thief, Shifter or Bomb played on the board: it brings its own board
+
+
+# What a player does: a key tapped, an inline query sent, a result of its list picked, a pause.
+Tap = namedtuple("Tap", "user message data kind")
+Query = namedtuple("Query", "user chat text")
+Pick = namedtuple("Pick", "user chat answer result_id")
+Wait = namedtuple("Wait", "seconds")
+Seat = namedtuple("Seat", "user rng")
+Step = Tap | Query | Pick | Wait
+Script = Generator[Step, Any, None]
+
+
+@dataclass
+class Table:
+    way: str
+    group: Any
+    seats: list[Seat]
+    rng: random.Random
+    game_id: int = 0
+    last_board: tuple[StoredMessage, str] | None = None
+    turn: TurnRecord | None = None
+
+
+def keys_of(message: StoredMessage) -> list[tuple[str, str]]:
+    return [(t, d) for t, d in message.buttons if d is not None]
+
+
+class Driver:
+    """Runs the players' scripts as events on the virtual clock, one update at a time, and keeps
+    the books of each tap (the bot's engine's events, counted on its foreground threads)."""
+
+    def __init__(self, rig: Any) -> None:
+        self.rig, self.fake, self.tg, self.app = rig, rig.fake, rig.tg, rig.tg.app
+        self.peek = create_engine(rig.db_url)  # the driver's own reads, never counted
+        self.taps: list[TapRecord] = []
+        self.turns: list[TurnRecord] = []
+        self.current: TapRecord | None = None
+        self.engine, self.rejections = rig.deps.db.engine, 0
+        event.listen(self.engine, "before_cursor_execute", self._statement)
+        event.listen(self.engine, "begin", self._begin)
+
+    def _ours(self) -> TapRecord | None:
+        return self.current if threading.current_thread().name.startswith("db_") else None
+
+    def _statement(self, _conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        if (tap := self._ours()) is not None and not statement.lstrip().upper().startswith("BEGIN"):
+            tap.statements += 1
+
+    def _begin(self, _conn: Any) -> None:
+        if (tap := self._ours()) is not None:
+            tap.transactions += 1
+
+    def close(self) -> None:
+        event.remove(self.engine, "before_cursor_execute", self._statement)
+        event.remove(self.engine, "begin", self._begin)
+        self.peek.dispose()
+
+    async def run(self, scripts: list[tuple[Table, Script]]) -> None:
+        queue = [(self.rig.timer.monotonic(), i, i) for i in range(len(scripts))]
+        heapq.heapify(queue)
+        results: dict[int, Any] = {}
+        seq = len(scripts)
+        while queue:
+            at, _seq, i = heapq.heappop(queue)
+            now = self.rig.timer.monotonic()
+            if at > now:
+                await self.tg.advance(at - now)
+            table, script = scripts[i]
+            try:
+                step = script.send(results.pop(i, None))
+            except StopIteration:
+                continue
+            if isinstance(step, Wait):
+                heapq.heappush(queue, (self.rig.timer.monotonic() + step.seconds, seq, i))
+            else:
+                results[i] = await self.execute(table, step)
+                heapq.heappush(queue, (self.rig.timer.monotonic(), seq, i))
+            seq += 1
+
+    async def execute(self, table: Table, step: Step) -> Any:
+        if isinstance(step, Tap):
+            update = self.fake.callback_update(step.user, step.message, step.data)
+            query_id = update["callback_query"]["id"]
+            await self._process(table, step.kind, update, query_id)
+            answer = self.fake.answers[query_id]
+            if not answer.answered:
+                raise AssertionError(f"{step.kind}: the callback query was not answered")
+            return answer
+        if isinstance(step, Query):
+            update = self.fake.inline_query_update(step.user, step.text, chat=step.chat)
+            query_id = update["inline_query"]["id"]
+            await self._process(table, "inline: 🎯 Play list (query)", update, query_id)
+            return self.fake.inline_answer(query_id)
+        assert isinstance(step, Pick)
+        for update in self.fake.pick_inline_result(step.user, step.chat, step.answer, step.result_id):
+            kind = "inline: pick (posted message)" if "message" in update else DUPLICATE
+            await self._process(table, kind, update, None)
+        return None
+
+    async def _process(self, table: Table, kind: str, update: dict[str, Any], query_id: str | None) -> None:
+        record = self.current = TapRecord(kind, table.way, table.game_id)
+        self.taps.append(record)
+        if table.turn is not None:
+            table.turn.taps.append(record)
+        errors = len(self.tg.errors)
+        started = time.perf_counter()
+        try:
+            await self.app.process_update(self.fake.to_update(update, self.app.bot))
+        finally:
+            self.current = None
+        answered = self.fake.answer_times.get(query_id) if query_id else None
+        record.seconds = (answered or time.perf_counter()) - started
+        if len(self.tg.errors) > errors:
+            raise self.tg.errors[errors]
+
+    def game(self, game_id: int) -> tuple[str, int, dict[str, Any] | None]:
+        with self.peek.connect() as conn:
+            row = conn.execute(
+                text("SELECT status, version, state FROM games WHERE id = :id"), {"id": game_id}
+            ).one()
+        return str(row[0]), int(row[1]), json.loads(row[2]) if row[2] else None
+
+    def surface(self, table: Table, version: int, user: Any = None) -> StoredMessage | None:
+        """The group board (or `user`'s panel) with keys of this version, if the bot has shown it."""
+        prefix = f"k:{table.game_id}:{version}:"
+        chat = table.group.id if user is None else user.id
+        messages: list[StoredMessage] = self.fake.messages(chat)
+        return next(
+            (m for m in reversed(messages) if any(d.startswith(prefix) for _t, d in keys_of(m))), None
+        )
+
+
+def wait_for(probe: Callable[[], Any], what: str) -> Generator[Step, Any, Any]:
+    waited = 0.0
+    while (found := probe()) is None:
+        if waited >= PATIENCE:
+            raise AssertionError(f"waited {PATIENCE:.0f} s for {what}")
+        yield Wait(POLL)
+        waited += POLL
+    return found
+
+
+def pace(rng: random.Random, span: tuple[float, float]) -> Wait:
+    return Wait(rng.uniform(*span))
+
+
+# --- the players --------------------------------------------------------------------------------
+
+_user_ids = iter(range(10_001, 10**7))
+
+
+async def new_table(rig: Any, way: str, seed: int) -> Table:
+    """A game of 3 players to 40 points in a new group, started (set up with the test client: not
+    measured). Every player sends /start in private first; panel players open their panel."""
+    fake, tg = rig.fake, rig.tg
+    rng = random.Random(seed)
+    users = [fake.user(next(_user_ids), NAMES[i]) for i in range(3)]
+    for user in users:
+        await tg.send(fake.private(user), user, "/start")
+    group = fake.group(f"{way.title()} table {seed}")
+    await tg.send(group, users[0], f"/newgame{BOT}")
+    lobby = fake.last_message(group.id)
+    for user in users[1:]:
+        await tg.tap(user, lobby, "✋ Join")
+    await tg.tap(users[0], lobby, "⚙️ Settings")
+    for _ in range(4):
+        await tg.tap(users[0], lobby, "Goal −20")
+    # Inline players pick a listed sum: their tables turn sum hints on (`ln:<game>:h:1`).
+    hints = [
+        d for _t, d in keys_of(fake.message(group.id, lobby.message_id)) if re.fullmatch(r"ln:\d+:h:1", d)
+    ]
+    if way == "inline" and hints:
+        await tg.tap(users[0], lobby, lambda _text, data: data == hints[0])
+    await tg.tap(users[0], lobby, "↩️ Back")
+    await tg.tap(users[0], lobby, "▶️ Start")
+    gid = next(
+        int(d.split(":")[1]) for m in fake.messages(group.id)[::-1] for _t, d in keys_of(m) if d[:2] == "k:"
+    )
+    table = Table(way, group, [Seat(u, random.Random(rng.random())) for u in users], rng, gid)
+    if way == "panel":
+        for user in users:
+            await tg.send(fake.private(user), user, f"/start g{gid}")
+    return table
+
+
+def table_cards(keys: list[tuple[str, str]], prefix: str) -> list[tuple[int, str]]:
+    """(value, data) of the table keys, in position order."""
+    found = []
+    for name, data in keys:
+        match = EMOJI_VALUE.search(name) if data.startswith(prefix + "t:") else None
+        if match:
+            found.append((int(match.group(2)), data))
+    return found
+
+
+def play_game(driver: Driver, table: Table) -> Script:
+    """Turns until the game is over, each played the table's way, and now and then a refused tap."""
+    gid = table.game_id
+    while True:
+        status, version, state = driver.game(gid)
+        if status != "playing" or state is None:
+            return
+        seat = table.seats[int(state["current"])]
+        table.turn = TurnRecord(table.way, gid)
+        driver.turns.append(table.turn)
+        if table.way == "inline":
+            yield from inline_turn(driver, table, seat, version)
+        else:
+            yield from key_turn(driver, table, seat, version, private=table.way == "panel")
+        status, after, state = driver.game(gid)
+        if after == version:
+            raise AssertionError(f"game {gid}: the turn at version {version} did not move")
+        table.turn = None
+        if status != "playing":
+            return
+        if table.last_board is not None and table.rng.random() < STALE:
+            yield pace(table.rng, STEP)
+            yield Tap(seat.user, *table.last_board, "refused: a key of an old board")
+        board = driver.surface(table, after)
+        if state is not None and board is not None and table.rng.random() < OUT_OF_TURN:
+            others = [s for i, s in enumerate(table.seats) if i != int(state["current"])]
+            yield pace(table.rng, STEP)
+            yield Tap(table.rng.choice(others).user, board, f"k:{gid}:{after}:h:0", "refused: out of turn")
+
+
+def key_turn(driver: Driver, table: Table, seat: Seat, version: int, private: bool) -> Script:
+    """Compose on the group board or in the private panel; a [T!] card first now and then."""
+    gid, rng = table.game_id, seat.rng
+    where = "panel" if private else "board"
+    user = seat.user if private else None
+    message = yield from wait_for(partial(driver.surface, table, version, user), f"the {where}")
+    board = driver.surface(table, version)
+    if board is not None:
+        table.last_board = (board, f"k:{gid}:{version}:h:0")
+    yield pace(rng, READ)
+    hand = yield from read_hand(table, seat, message, f"k:{gid}:{version}:", private)
+    t_keys = [d for _t, d in keys_of(message) if d.startswith(f"t:{gid}:{version}:")]
+    if t_keys and rng.random() < T_CHANCE:
+        played = yield from t_card(driver, table, seat, version, private, message, rng.choice(t_keys), hand)
+        if played == "joker":
+            return
+        if played == "card":
+            _status, now, state = driver.game(gid)
+            if state is None or table.seats[int(state["current"])] is not seat or now != version + 1:
+                return  # the [T!] card ended the turn (or the game)
+            version = now
+            message = yield from wait_for(
+                partial(driver.surface, table, version, user), f"the {where} after a [T!] card"
+            )
+            yield pace(rng, STEP)
+            hand = yield from read_hand(table, seat, message, f"k:{gid}:{version}:", private)
+    target = target_of(message.text or "")
+    yield from compose(driver, table, seat, version, message, hand, target, private, joker=False)
+
+
+def compose(
+    driver: Driver,
+    table: Table,
+    seat: Seat,
+    version: int,
+    message: StoredMessage,
+    hand: list[int],
+    target: int,
+    private: bool,
+    joker: bool,
+) -> Script:
+    """A hand card and the table cards of a sum for `target` (a hand card to discard if there is
+    none), then *Claim* (or *Discard*), always on the surface."""
+    rng, user, where = seat.rng, seat.user, "panel" if private else "board"
+    prefix = f"k:{table.game_id}:{version}:"
+
+    def surface() -> StoredMessage:
+        return driver.surface(table, version, user if private else None) or message
+
+    keys = keys_of(message)
+    hand_keys = [d for _t, d in keys if d.startswith(prefix + "h:")]
+    table_keys = table_cards(keys, prefix)
+    choice = (
+        choose_sum(hand, [v for v, _d in table_keys], target, rng) if len(hand) == len(hand_keys) else None
+    )
+    yield pace(rng, STEP)
+    if choice is None:
+        yield Tap(user, surface(), rng.choice(hand_keys), f"compose, {where}")
+        final, kind = prefix + "d", f"discard, {where}"
     else:
-        yield from postgres_url()
+        yield Tap(user, surface(), hand_keys[choice[0]], f"compose, {where}")
+        for position in choice[1]:
+            yield pace(rng, STEP)
+            yield Tap(user, surface(), table_keys[position][1], f"compose, {where}")
+        final, kind = prefix + "c", f"claim a Joker and its sum, {where}" if joker else f"claim, {where}"
+    yield pace(rng, STEP)
+    answer = yield Tap(user, surface(), final, kind)
+    if answer.text != "Done!":
+        raise AssertionError(f"{kind} refused: {answer.text!r}")
 
 
-def _mean(values: Sequence[float]) -> float:
-    return statistics.fmean(values) if values else 0.0
+def t_card(
+    driver: Driver,
+    table: Table,
+    seat: Seat,
+    version: int,
+    private: bool,
+    message: StoredMessage,
+    t_key: str,
+    hand: list[int],
+) -> Generator[Step, Any, str | None]:
+    """Choose a [T!] card with its key (each tap the next choice; the popup says which) and play
+    it: "joker" (played with its sum), "card" (a Thief, Shifter or Bomb by *Claim*; the turn goes
+    on), None (tapped back to "No [T!] card chosen.")."""
+    rng, user, where = seat.rng, seat.user, "panel" if private else "board"
+    prefix = f"k:{table.game_id}:{version}:"
+    taps = 0
+
+    def surface() -> StoredMessage:
+        return driver.surface(table, version, user if private else None) or message
+
+    def choose() -> Generator[Step, Any, str]:
+        nonlocal taps
+        taps += 1
+        yield pace(rng, STEP)
+        answer = yield Tap(user, surface(), t_key, f"[T!] choice, {where}")
+        if answer.show_alert:
+            raise AssertionError(f"[T!] key refused: {answer.text!r}")
+        return str(answer.text or "")
+
+    popup = ""
+    for _ in range(rng.randint(*T_TAPS)):
+        popup = yield from choose()
+        if NO_T_CHOSEN in popup:
+            return None
+    joker = JOKER_TARGET.search(popup)
+    if joker is None:
+        yield pace(rng, STEP)
+        answer = yield Tap(user, surface(), prefix + "c", f"[T!] card played (Claim), {where}")
+        if answer.show_alert or driver.game(table.game_id)[1] == version:
+            raise AssertionError(f"[T!] card refused: {answer.text!r}")
+        if table.turn is not None:
+            table.turn.t_board = not private
+        return "card"
+    keys = keys_of(surface())
+    values = [v for v, _d in table_cards(keys, prefix)]
+    fits = len(hand) == len([d for _t, d in keys if d.startswith(prefix + "h:")])
+    if fits and choose_sum(hand, values, int(joker.group(1)), random.Random(0)) is not None:
+        yield from compose(
+            driver, table, seat, version, surface(), hand, int(joker.group(1)), private, joker=True
+        )
+        return "joker"
+    while taps < T_TAPS_MAX:
+        if NO_T_CHOSEN in (yield from choose()):
+            return None
+    raise AssertionError("the [T!] key never came back to no choice")
 
 
-def _pct(values: Sequence[float], q: float) -> float:
-    ordered = sorted(values)
-    if not ordered:
-        return 0.0
-    return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
+def read_hand(
+    table: Table, seat: Seat, message: StoredMessage, prefix: str, private: bool
+) -> Generator[Step, Any, list[int]]:
+    if private:
+        found = (EMOJI_VALUE.search(t) for t, d in keys_of(message) if d.startswith(prefix + "h:"))
+        return [int(m.group(2)) for m in found if m]
+    popup = yield Tap(seat.user, message, f"h:{table.game_id}", "👀 My hand (popup)")
+    yield pace(seat.rng, STEP)
+    return [int(m.group(3)) for m in HAND_SLOT.finditer(popup.text or "")]
 
 
-def summarise_taps(taps: list[TapRecord]) -> dict[str, Any]:
-    by_kind: dict[str, list[TapRecord]] = defaultdict(list)
+def _codes(result_id: str) -> list[str]:
+    match = re.fullmatch(r"g(\d+)v(\d+):(.+)", result_id)
+    return match.group(3).split(" ") if match else []
+
+
+def inline_turn(driver: Driver, table: Table, seat: Seat, version: int) -> Script:
+    """The 🎯 Play list and a pick; a [T!] card first now and then (then the list again)."""
+    rng, user, gid = seat.rng, seat.user, table.game_id
+    t_first = rng.random() < T_CHANCE
+    board = yield from wait_for(partial(driver.surface, table, version), "the board")
+    table.last_board = (board, f"k:{gid}:{version}:h:0")
+    for _attempt in range(3):
+        yield pace(rng, READ)
+        play = next(
+            (b for row in board.keyboard for b in row if "switch_inline_query_current_chat" in b), None
+        )
+        if play is None:
+            raise AssertionError("no 🎯 Play key on the board")
+        answer = yield Query(user, table.group, play["switch_inline_query_current_chat"])
+        results = [r for r in answer.results if _codes(r["id"])]
+        by_kind = {k: [r for r in results if _codes(r["id"])[-1][0] in k] for k in ("TFB", "S", "D")}
+        yield pace(rng, STEP)
+        if t_first and by_kind["TFB"]:
+            t_first = False
+            yield Pick(user, table.group, answer, rng.choice(by_kind["TFB"])["id"])
+            _status, _version, state = driver.game(gid)
+            if state is None or table.seats[int(state["current"])] is not seat:
+                return
+            continue
+        sums = by_kind["S"]
+        choice = (sums[0] if rng.random() < 0.7 else rng.choice(sums)) if sums else by_kind["D"][0]
+        yield Pick(user, table.group, answer, choice["id"])
+        return
+    raise AssertionError("inline turn did not end")
+
+
+@contextlib.asynccontextmanager
+async def running(url: str, seed: int) -> AsyncIterator[Driver]:
+    """A running bot (see the module docstring) over the watching fake, and its driver."""
+    from tests.bot.conftest import running_bot
+    from tests.fakes.timer import VirtualTimer
+    from tgbot.clock import ManualClock
+
+    clock, counter = ManualClock(), iter(range(1, 10**6))
+    fake = load_bench.watched_fake(
+        clock=clock.now, timer=VirtualTimer(), inline_mode=True, inline_feedback=True
+    )
+    bot = running_bot(url, lambda: seed * 1_000_000 + next(counter), clock=clock, fake=fake)
+    rig = await bot.__aenter__()
+    rig.tg._settle_timeout = 600.0
+    driver = Driver(rig)
+    try:
+        yield driver
+    finally:
+        driver.close()
+        # A 429 is a figure to report, not a reason to lose the run.
+        driver.rejections = len(fake.flood_rejections)
+        fake.flood_ledger.rejections.clear()
+        await bot.__aexit__(None, None, None)
+
+
+# --- what is measured ---------------------------------------------------------------------------
+
+
+def per_kind(taps: list[TapRecord]) -> dict[str, Any]:
+    kinds: dict[str, list[TapRecord]] = defaultdict(list)
     for tap in taps:
-        by_kind[tap.kind].append(tap)
-    out: dict[str, Any] = {}
-    for kind, records in by_kind.items():
-        out[kind] = {
-            "n": len(records),
-            "tx": _mean([r.transactions for r in records]),
-            "tx_max": max(r.transactions for r in records),
-            "sql": _mean([r.statement_count for r in records]),
-            "sql_min": min(r.statement_count for r in records),
-            "sql_max": max(r.statement_count for r in records),
-            "verbs": {v: _mean([r.statements.get(v, 0) for r in records]) for v in VERBS},
-            "group_now": _mean([r.group_now for r in records]),
-            "group_total": _mean([r.group_total for r in records]),
-            "group_max": max(r.group_total for r in records),
-            "keys_off": _mean([r.keys_off for r in records]),
-            "private": _mean([r.private_total for r in records]),
-            "answer_p50": _pct([r.answer_seconds for r in records], 0.5),
-            "answer_max": max(r.answer_seconds for r in records),
-        }
-    return out
+        kinds[tap.kind].append(tap)
+    found: dict[str, dict[str, float | None]] = {}
+    for kind, got in kinds.items():
+        sql, seconds = [t.statements for t in got], [t.seconds for t in got]
+        found[kind] = {"n": len(got), "sql": statistics.fmean(sql), "sql_min": min(sql), "sql_max": max(sql)}
+        found[kind] |= {"tx": statistics.fmean(t.transactions for t in got), "answer_p50": pct(seconds, 0.5)}
+        found[kind]["answer_p99"] = pct(seconds, 0.99)
+    return found
 
 
-def summarise_turns(bench: Bench) -> dict[str, Any]:
-    ledger = bench.ledger
+def per_way(driver: Driver, tables: list[Table], first_write: int) -> dict[str, Any]:
+    """The group's and the players' writes and notifications per turn, by way of playing."""
+    sorted_writes = load_bench.sort_writes(driver.fake.writes)[first_write:]
     out: dict[str, Any] = {}
     for way in WAYS:
-        turns = [t for t in ledger.turns if t.way == way]
+        mine = [t for t in tables if t.way == way]
+        groups = {t.group.id for t in mine}
+        people = {s.user.id for t in mine for s in t.seats}
+        turns = [t for t in driver.turns if t.way == way]
         if not turns:
             continue
-
-        def per(turns: list[Any], field: str) -> list[int]:
-            return [sum(getattr(ledger.taps[i], field) for i in t.taps) for t in turns]
-
-        def taps(turns: list[Any]) -> list[int]:
-            # the two updates of one inline pick are one tap of the player's
-            return [
-                sum(1 for i in t.taps if ledger.taps[i].kind != "inline: pick (chosen result, a duplicate)")
-                for t in turns
-            ]
-
-        steady = [t for t in turns if not t.special]
-        plain = [t for t in steady if not t.t_board]
-        ends = [t for t in turns if t.special]
-        group = per(turns, "group_total")
-        out[way] = {
-            "turns": len(turns),
-            "special": len(ends),
-            "t_turns": sum(1 for t in turns if t.t_card),
-            "t_board_turns": sum(1 for t in turns if t.t_board),
-            "taps": _mean(taps(turns)),
-            "taps_max": max(taps(turns)),
-            "group": _mean(group),
-            "group_max": max(group),
-            "group_now": _mean(per(turns, "group_now")),
-            "steady": _mean(per(steady, "group_total")),
-            "steady_max": max(per(steady, "group_total"), default=0),
-            "steady_plain": _mean(per(plain, "group_total")),
-            "steady_plain_max": max(per(plain, "group_total"), default=0),
-            "steady_t_board": _mean(per([t for t in steady if t.t_board], "group_total")),
-            "ends": _mean(per(ends, "group_total")),
-            "ends_max": max(per(ends, "group_total"), default=0),
-            "keys_off": _mean(per(turns, "keys_off")),
-            "keys_off_max": max(per(turns, "keys_off")),
-            "keys_off_share": sum(per(turns, "keys_off")) / max(1, sum(per(turns, "keys_off")) + sum(group)),
-            "private": _mean(per(turns, "private_total")),
-            "private_max": max(per(turns, "private_total")),
-            "sql": _mean([sum(ledger.taps[i].statement_count for i in t.taps) for t in turns]),
-            "tx": _mean([sum(ledger.taps[i].transactions for i in t.taps) for t in turns]),
-            "waited": _mean([t.waited for t in turns]),
-        }
-    return out
-
-
-def private_chats(table_seed: int, mode: str) -> Callable[[int], bool] | None:
-    """Which seats of a board or inline table sent /start in private before the game: every
-    other seat, starting with seat 0 or 1 by the table's seed (so a 3-player table has one or two
-    of each kind); ``all``: every seat (the set-up before the notification figures)."""
-    if mode == "all":
-        return None
-    return lambda seat: (seat + table_seed) % 2 == 0
-
-
-def summarise_notifications(bench: Bench, tables: list[Table], first: int) -> dict[str, Any]:
-    """Notifications per person per turn (see `NOTIFY_DOC`), by way of playing and by whether
-    the mover has a private chat with the bot."""
-    ledger = bench.ledger
-    by_game = {t.game_id: t for t in tables}
-    starts: dict[int, list[tuple[int, int]]] = defaultdict(list)  # game: (version, turn index)
-    for index, turn in enumerate(ledger.turns):
-        starts[turn.game].append((turn.version, index))
-    woken: dict[int, Counter[int]] = defaultdict(Counter)  # turn index: user id -> notifications
-    ends: dict[int, Counter[int]] = defaultdict(Counter)  # game: ... (the game's end)
-    unowned: Counter[str] = Counter()
-    unmatched = 0
-    mismatched = 0
-    for chat_id, owner, _at in ledger.notifications[first:]:
-        if owner is None:
-            unowned["group" if chat_id < 0 else "private"] += 1
-            continue
-        tap = ledger.taps[owner]
-        table = by_game[tap.game]
-        users = [s.user.id for s in table.seats]
-        recipients = users if chat_id == table.group.id else [u for u in users if u == chat_id]
-        if tap.after is None:
-            unmatched += 1
-            continue
-        status, version, current = tap.after
-        if status != "playing":
-            ends[tap.game].update(recipients)
-            continue
-        found = [i for v, i in starts[tap.game] if v <= version]
-        if not found:
-            unmatched += 1
-            continue
-        if ledger.turns[found[-1]].mover != current:
-            mismatched += 1
-        woken[found[-1]].update(recipients)
-    firsts = {indices[0][1] for indices in starts.values()}
-    out: dict[str, Any] = {}
-    for way in WAYS:
-        for private in (True, False):
-            mover_n: list[int] = []
-            others_n: list[int] = []  # per other person
-            others_woken = 0  # turns in which any other player was notified
-            after_round = 0
-            for index, turn in enumerate(ledger.turns):
-                if turn.way != way or index in firsts:
-                    continue
-                table = by_game[turn.game]
-                seat = table.seats[turn.mover]
-                if seat.private != private:
-                    continue
-                got = woken[index]
-                mover_n.append(got[seat.user.id])
-                rest = [got[s.user.id] for s in table.seats if s is not seat]
-                others_n += rest
-                others_woken += any(rest)
-                after_round += bool(index > 0 and ledger.turns[index - 1].special)
-            if not mover_n:
-                continue
-            out[f"{way}:{'private' if private else 'none'}"] = {
-                "turns": len(mover_n),
-                "after_round": after_round,
-                "mover": _mean(mover_n),
-                "mover_max": max(mover_n),
-                "mover_over_1": sum(1 for n in mover_n if n > 1) / len(mover_n),
-                "mover_zero": sum(1 for n in mover_n if n == 0) / len(mover_n),
-                "others": _mean(others_n),
-                "others_max": max(others_n),
-                "others_share": others_woken / len(mover_n),
-            }
-    people = [n for game in ends.values() for n in game.values()]
-    out["_"] = {
-        "game_end": sum(people) / max(1, sum(len(t.seats) for t in tables)),
-        "unowned_group": unowned["group"],
-        "unowned_private": unowned["private"],
-        "unmatched": unmatched,
-        "mismatched": mismatched,
-        "first_turns": len(firsts),
-    }
-    return out
-
-
-async def play(url: str, games: int, seed: int, trace: bool = False, private: str = "some") -> dict[str, Any]:
-    async with Bench(url, seed=seed) as bench:
-        bench.ledger.tracing = trace
-        bench.driver.track_turns = True
-        tables: list[Table] = []
-        for way in WAYS:
-            for g in range(games):
-                table_seed = seed * 100 + len(tables) + g
-                tables.append(
-                    await new_table(bench.rig, way, 3, 4, table_seed, private_chats(table_seed, private))
-                )
-        await quiet_minute(bench)
-        before = len(bench.ledger.writes)
-        first_notification = len(bench.ledger.notifications)
-        await bench.driver.run([(t, play_game(bench.driver, t)) for t in tables])
-        await settle_outbox(bench)
-        ledger = bench.ledger
-        writes = ledger.writes[before:]
-        not_modified = sum(
-            1 for c in bench.fake.calls if c.method.startswith("edit") and "not modified" in (c.error or "")
+        sorts = Counter(sort for w, sort in sorted_writes if w.chat_id in groups)
+        n, record, boards, t_boards = (
+            len(turns),
+            sorts["record"],
+            sorts["board"],
+            sum(t.t_board for t in turns),
         )
-        delivery_sql = sum(n for v, n in ledger.other_sql.get("delivery", Counter()).items() if v != "BEGIN")
-        group_writes = sum(1 for _c, private, _o in writes if not private)
-        return {
-            "taps": summarise_taps(ledger.taps),
-            "turns": summarise_turns(bench),
-            "writes": len(writes),
-            "group_writes": group_writes,
-            "unattributed": sum(1 for _c, _p, owner in writes if owner is None),
-            "delivery_tx_per_write": ledger.other_tx["delivery"] / max(1, len(writes)),
-            "delivery_sql_per_write": delivery_sql / max(1, len(writes)),
-            "flood_rejections": len(bench.fake.flood_rejections),
-            "not_modified": not_modified,
-            "virtual_minutes": bench.rig.timer.monotonic() / 60,
-            "notifications": summarise_notifications(bench, tables, first_notification),
-            "private_seats": sum(s.private for t in tables if t.way != "panel" for s in t.seats),
-            "other_seats": sum(not s.private for t in tables if t.way != "panel" for s in t.seats),
-            "trace": ledger.trace,
+        out[way] = {
+            "turns": n,
+            "taps": sum(1 for t in turns for tap in t.taps if tap.kind != DUPLICATE) / n,
+            "writes": (boards + record) / n,
+            "no_t_boards": (boards + record - t_boards) / n,
+            "records": record / n,
+            "keys_off": sorts["keys_off"] / n,
+            "private": sum(1 for w, _s in sorted_writes if w.chat_id in people) / n,
+            "group_noise": sum(1 for w, _s in sorted_writes if w.chat_id in groups and w.notify) / n,
+            "private_noise": sum(1 for w, _s in sorted_writes if w.chat_id in people and w.notify) / n,
         }
+    return out
 
 
-async def inline_times(url: str, queries: int, seed: int) -> dict[str, Any]:
-    from engine import GameState
-    from tests.bot.helpers import set_state
-
-    async with Bench(url, seed=seed, writes=False) as bench:
-        table = await new_table(bench.rig, "inline", 2, 0, seed)
-        _status, _version, raw = bench.driver.game(table.game_id)
-        assert raw is not None
-        base = GameState.from_json(raw)
-        mover = table.seats[base.current].user
-        rng = random.Random(seed)
-        plain: list[float] = []
-        joker: list[float] = []
-        results: list[int] = []
-        sql: list[int] = []
-        for i in range(queries):
-            state = base.clone()
-            pool = state.table + state.deck
-            rng.shuffle(pool)
-            state.table, state.deck = pool[:20], pool[20:]
-            with_joker = i % 2 == 1 and "joker" in state.tdeck
-            if with_joker:
-                state.tdeck.remove("joker")
-                state.holdings[state.current].append("joker")
-            set_state(bench.rig, table.game_id, state)
-            bench.ledger.idle()
-            answer = await bench.driver.execute(table, Query(mover, table.group, f"g{table.game_id}"))
-            record = bench.ledger.taps[-1]
-            (joker if with_joker else plain).append(record.answer_seconds)
-            results.append(len(answer.results))
-            sql.append(record.statement_count)
-        return {
-            "plain_p50": _pct(plain, 0.5),
-            "plain_p99": _pct(plain, 0.99),
-            "joker_p50": _pct(joker, 0.5),
-            "joker_p99": _pct(joker, 0.99),
-            "all_p50": _pct(plain + joker, 0.5),
-            "all_p99": _pct(plain + joker, 0.99),
-            "results": _mean(results),
-            "sql": _mean(sql),
-            "queries": len(plain) + len(joker),
+async def play(url: str, games: int, seed: int) -> dict[str, Any]:
+    """`games` games of each way at once, to the end; what they cost (also `bot_bench.py`'s)."""
+    async with running(url, seed) as driver:
+        tables = [
+            await new_table(driver.rig, way, seed * 100 + 10 * w + g)
+            for w, way in enumerate(WAYS)
+            for g in range(games)
+        ]
+        await driver.tg.advance(61.0)  # the lobbies' writes leave the budget window
+        first_write, first_tap, virtual = (
+            len(driver.fake.writes),
+            len(driver.taps),
+            driver.rig.timer.monotonic(),
+        )
+        cpu, wall = time.process_time(), time.perf_counter()
+        await driver.run([(t, play_game(driver, t)) for t in tables])
+        cpu, wall, virtual = (
+            time.process_time() - cpu,
+            time.perf_counter() - wall,
+            driver.rig.timer.monotonic() - virtual,
+        )
+        actions = len(driver.taps) - first_tap
+        await driver.rig.tg.advance(120.0)  # the senders send what waits for budget
+        figures = {
+            "taps": per_kind(driver.taps[first_tap:]),
+            "ways": per_way(driver, tables, first_write),
+            "not_modified": sum(1 for c in driver.fake.calls if "not modified" in (c.error or "")),
+            "actions": actions,
+            "turns": len(driver.turns),
+            "actions_per_s": actions / wall,
+            "cpu_ms_per_action": cpu / actions * 1000,
+            "capacity": len(tables) * virtual / wall,
         }
+    return figures | {"flood_rejections": driver.rejections}
 
 
 def child(args: argparse.Namespace) -> None:
-    figures: dict[str, Any] = {}
-    seed = args.run + 1
-    with database(args.db[0]) as url:
-        figures["games"] = asyncio.run(play(url, args.games, seed, args.trace, args.private_chats))
-    with database(args.db[0]) as url:
-        figures["inline"] = asyncio.run(inline_times(url, args.queries, seed))
-    emit(figures)
-
-
-# --- the report ---------------------------------------------------------------------------------
+    with fresh_database(args.db) as url:
+        emit(asyncio.run(play(url, args.games, args.run + 1)))
 
 
 def fmt(v: float) -> str:
-    return f"{v:.2f}".rstrip("0").rstrip(".") if v != int(v) else f"{int(v)}"
+    return f"{v:.2f}".rstrip("0").rstrip(".")
 
 
-def taps_table(results: list[dict[str, Any]]) -> list[str]:
-    kinds = [k for k in KIND_ORDER if any(k in r["games"]["taps"] for r in results)]
-    kinds += sorted({k for r in results for k in r["games"]["taps"]} - set(kinds))
-    lines = [
-        "| Tap | Taps (all runs) | Transactions | SQL statements: mean (min–max) "
-        "| of which SELECT / INSERT / "
-        "UPDATE / DELETE / SAVEPOINT (mean) | Group writes: before the next tap / in the end | "
-        "Keys-off edits | Private writes | Answer time p50 |",
-        "|---|---|---|---|---|---|---|---|---|",
-    ]
-    for kind in kinds:
-        got = [r["games"]["taps"][kind] for r in results if kind in r["games"]["taps"]]
-        n = sum(int(g["n"]) for g in got)
-        verbs = " / ".join(spread([g["verbs"][v] for g in got], fmt) for v in VERBS)
-        lines.append(
-            f"| {kind} | {n:,} | {spread([g['tx'] for g in got], fmt)} (max {max(g['tx_max'] for g in got)}) "
-            f"| {spread([g['sql'] for g in got], fmt)} ({min(g['sql_min'] for g in got)}–"
-            f"{max(g['sql_max'] for g in got)}) | {verbs} | {spread([g['group_now'] for g in got], fmt)} / "
-            f"{spread([g['group_total'] for g in got], fmt)} (max {max(g['group_max'] for g in got)}) | "
-            f"{spread([g.get('keys_off', 0) for g in got], fmt)} | "
-            f"{spread([g['private'] for g in got], fmt)} | "
-            f"{spread([g['answer_p50'] * 1000 for g in got], lambda v: f'{v:.1f}')} ms |"
+def report(name: str, results: list[dict[str, Any]]) -> None:
+    print(f"\n### {name}: {len(results)} cold runs, median (min–max); {machine(results)}\n")
+    print("| Tap | Taps (all runs) | SQL statements: mean (fewest–most) | Transactions | Answer p50 |")
+    print("|---|---|---|---|---|")
+    for kind in sorted({k for r in results for k in r["taps"]}):
+        got = [r["taps"][kind] for r in results if kind in r["taps"]]
+        print(
+            f"| {kind} | {sum(int(g['n']) for g in got):,} | {spread([g['sql'] for g in got], fmt)} "
+            f"({min(g['sql_min'] for g in got)}–{max(g['sql_max'] for g in got)}) "
+            f"| {spread([g['tx'] for g in got], fmt)} | {spread([g['answer_p50'] * 1000 for g in got])} ms |"
         )
-    return lines
-
-
-def turns_table(results: list[dict[str, Any]]) -> list[str]:
-    """Group writes per turn (keys-off edits apart), by way of playing: all turns, steady play
-    (turns that end no round), steady play without the boards a Thief, Shifter or Bomb played on
-    the group board brings (by design), turns that end a round (or the game)."""
-    lines = [
-        "| Way of playing | Turns (all runs) | Taps per turn: mean / max | **Group writes per turn, "
-        "all turns**: mean / max | **Steady play** (no round end): mean / max | Steady, without a "
-        "Thief/Shifter/Bomb board: mean / max (those turns alone) | Turns ending a round: mean / max "
-        "| Keys-off edits per turn: mean / max (share of the group writes) | Private writes per "
-        "turn: mean / max | SQL statements / transactions per turn | Waited for the board or panel "
-        "per turn |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
-    ]
+    print(
+        "\n| Per turn | Turns (all runs) | Taps | **Group writes** | without the boards a Thief, Shifter or "
+        "Bomb brings | of them round summaries, standings, charts | Keys-off edits | Private writes "
+        "| Notifications: group / private |\n|---|---|---|---|---|---|---|---|---|"
+    )
     for way in WAYS:
-        got = [r["games"]["turns"][way] for r in results if way in r["games"]["turns"]]
-        if not got:
-            continue
-        turns = sum(int(g["turns"]) for g in got)
-        t_boards = sum(int(g.get("t_board_turns", 0)) for g in got)
-        lines.append(
-            f"| {way} | {turns:,} ({sum(int(g['t_turns']) for g in got)} with a [T!] card"
-            + (f", {t_boards} of them a board of its own" if t_boards else "")
-            + f", {sum(int(g['special']) for g in got)} ending a round) "
-            f"| {spread([g['taps'] for g in got], fmt)} / {max(g['taps_max'] for g in got)} "
-            f"| {spread([g['group'] for g in got], fmt)} / {max(g['group_max'] for g in got)} "
-            f"| {spread([g['steady'] for g in got], fmt)} / {max(g['steady_max'] for g in got)} "
-            f"| {spread([g['steady_plain'] for g in got], fmt)} / {max(g['steady_plain_max'] for g in got)}"
-            + (f" ({spread([g['steady_t_board'] for g in got], fmt)})" if t_boards else "")
-            + f" | {spread([g['ends'] for g in got], fmt)} / {max(g['ends_max'] for g in got)} "
-            f"| {spread([g['keys_off'] for g in got], fmt)} / {max(g['keys_off_max'] for g in got)} "
-            f"({spread([100 * g['keys_off_share'] for g in got], lambda v: f'{v:.0f}')} %) "
-            f"| {spread([g['private'] for g in got], fmt)} / {max(g['private_max'] for g in got)} "
-            f"| {spread([g['sql'] for g in got], fmt)} / {spread([g['tx'] for g in got], fmt)} "
-            f"| {spread([g['waited'] for g in got], lambda v: f'{v:.1f}')} s |"
-        )
-    return lines
-
-
-def notifications_table(results: list[dict[str, Any]]) -> list[str]:
-    """Notifications per person per turn, by way of playing and whether the mover has a private
-    chat with the bot."""
-    pct = lambda v: f"{100 * v:.0f} %"  # noqa: E731
-    lines = [
-        "| Way of playing | Mover has a private chat | Turns (all runs; after a round end) "
-        "| **Mover**: notifications per turn, mean / most | Turns the mover got more than one "
-        "| Turns the mover got none | **Each other player**: notifications per turn, mean / most "
-        "| Turns that woke another player |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
-    for way in WAYS:
-        for private in ("private", "none"):
-            key = f"{way}:{private}"
-            got = [
-                r["games"]["notifications"][key]
-                for r in results
-                if key in r["games"].get("notifications", {})
+        got = [r["ways"][way] for r in results if way in r["ways"]]
+        if got:
+            cells = [
+                spread([g[k] for g in got], fmt)
+                for k in ("taps", "writes", "no_t_boards", "records", "keys_off", "private")
             ]
-            if not got:
-                continue
-            lines.append(
-                f"| {way} | {'yes' if private == 'private' else 'no'} "
-                f"| {sum(int(g['turns']) for g in got):,} ({sum(int(g['after_round']) for g in got)}) "
-                f"| {spread([g['mover'] for g in got], fmt)} / {max(g['mover_max'] for g in got)} "
-                f"| {spread([g['mover_over_1'] for g in got], pct)} "
-                f"| {spread([g['mover_zero'] for g in got], pct)} "
-                f"| {spread([g['others'] for g in got], fmt)} / {max(g['others_max'] for g in got)} "
-                f"| {spread([g['others_share'] for g in got], pct)} |"
-            )
-    return lines
-
-
-def report(label: str, results: list[dict[str, Any]]) -> None:
-    print(f"\n### {label}: {len(results)} cold runs; {machine(results)}\n")
-    print("\n".join(taps_table(results)))
-    print()
-    print("\n".join(turns_table(results)))
-    games = [r["games"] for r in results]
+            noise = " / ".join(spread([g[k] for g in got], fmt) for k in ("group_noise", "private_noise"))
+            print(f"| {way} | {sum(int(g['turns']) for g in got):,} | " + " | ".join(cells) + f" | {noise} |")
     print(
-        f"\nDelivery (the senders' own transactions): {fig(games, 'delivery_tx_per_write', f=fmt)} "
-        f"transactions and {fig(games, 'delivery_sql_per_write', f=fmt)} statements per write; "
-        f"writes per run {fig(games, 'writes', f=fmt)} ({fig(games, 'group_writes', f=fmt)} "
-        f"in groups), not matched to a tap {fig(games, 'unattributed', f=fmt)}; 429s "
-        f"{fig(games, 'flood_rejections', f=fmt)}; virtual time per run "
-        f"{spread(column(games, 'virtual_minutes'), lambda v: f'{v:.0f}')} min."
-    )
-    print(f"\nNot-modified edits (refused by Telegram) per run: {fig(games, 'not_modified', f=fmt)}.")
-    if any("notifications" in g for g in games):
-        rest = [g["notifications"]["_"] for g in games if "notifications" in g]
-        print(
-            f"\nNotifications per person per turn ({fig(games, 'private_seats', f=fmt)} seats with a "
-            f"private chat and {fig(games, 'other_seats', f=fmt)} without at the board and inline "
-            "tables per run; every panel player has one; each game's first turn left out, its "
-            "notification came with the set-up's Start):\n"
-        )
-        print("\n".join(notifications_table(results)))
-        print(
-            f"\nAt the games' ends: {fig(rest, 'game_end', f=fmt)} notifications per person; not "
-            f"from a tap: {fig(rest, 'unowned_group', f=fmt)} in groups, "
-            f"{fig(rest, 'unowned_private', f=fmt)} in private; not matched to a turn "
-            f"{fig(rest, 'unmatched', f=fmt)}, matched to a turn of another mover "
-            f"{fig(rest, 'mismatched', f=fmt)}."
-        )
-    inline = [r["inline"] for r in results]
-    ms = lambda v: f"{v * 1000:.1f}"  # noqa: E731
-    print(
-        f"\nInline answer, 20 cards on the table ({int(inline[0]['queries'])} queries per run, "
-        f"{fig(inline, 'results', f=fmt)} results each, {fig(inline, 'sql', f=fmt)} "
-        f"SQL statements): p50 {fig(inline, 'all_p50', f=ms)} ms, p99 "
-        f"{fig(inline, 'all_p99', f=ms)} ms; without a Joker p50 {fig(inline, 'plain_p50', f=ms)}"
-        f" / p99 {fig(inline, 'plain_p99', f=ms)} ms; holding a Joker p50 "
-        f"{fig(inline, 'joker_p50', f=ms)} / p99 {fig(inline, 'joker_p99', f=ms)} ms."
+        f"\n429s {fig(results, 'flood_rejections', f=fmt)}; "
+        f"edits refused as not modified {fig(results, 'not_modified', f=fmt)}."
     )
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
-    parser.add_argument("--runs", type=int, default=3, help="cold runs per database")
-    parser.add_argument("--db", nargs="+", default=["sqlite", "postgres"], choices=["sqlite", "postgres"])
-    parser.add_argument("--games", type=int, default=3, help="games of each way of playing per run")
-    parser.add_argument("--queries", type=int, default=300, help="inline queries timed per run")
-    parser.add_argument("--trace", action="store_true", help="print the SQL of one tap of each kind")
-    parser.add_argument(
-        "--private-chats",
-        choices=["some", "all"],
-        default="some",
-        help="board and inline tables: every other seat has a private chat with the bot (some), or all",
-    )
-    add_child_arguments(parser)
-    args = parser.parse_args(argv)
+def main(argv: list[str] | None = None) -> int:
+    options = parser(__doc__)
+    options.add_argument("--games", type=int, default=3, help="games of each way of playing per run")
+    args = options.parse_args(argv)
     if args.child:
         child(args)
         return 0
-    for db in args.db:
-        label = "SQLite" if db == "sqlite" else "PostgreSQL"
-        passed = [
-            f"--db={db}",
-            f"--games={args.games}",
-            f"--queries={args.queries}",
-            f"--private-chats={args.private_chats}",
-        ]
-        results = cold_runs(
-            __file__, passed + (["--trace"] if args.trace else []), args.runs, f"tap_cost {label}"
-        )
-        report(label, results)
-        if args.trace:
-            for kind, statements in results[0]["games"]["trace"].items():
-                print(f"\n{kind} (tap {statements[0]}):")
-                for statement in statements[1:]:
-                    print(f"    {statement}")
+    everything = {}
+    for db in databases(args.db):
+        passed = [f"--db={db}", f"--games={args.games}"]
+        everything[db] = cold_runs(__file__, passed, args.runs, f"tap_cost {label(db)}")
+        report(label(db), everything[db])
+    write_json(args.json, {"machine": machine([r for rs in everything.values() for r in rs]), **everything})
     return 0
 
 

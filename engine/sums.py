@@ -43,8 +43,7 @@ def value_counts(cards: Sequence[str]) -> Counts:
 #: Questions remembered by `count_vectors`. The computer players' search asks again and again
 #: about the few tables of the game going on: 4,096 answers serve 99.6 % of its questions, as
 #: 65,536 did, in at most about 3 MB, where 65,536 could grow past 7 MB over a long-lived
-#: process's games (BENCHMARKS.md, *What a process never uses, and what it kept too long*,
-#: eighteenth session).
+#: process's games (decisions.md B29).
 COUNT_VECTORS_MEMO = 4096
 
 

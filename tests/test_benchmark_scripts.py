@@ -1,54 +1,87 @@
-"""The scale benchmarks parse their options, tell a refusal from an accepted move and build their
-tables. They are run by hand (BENCHMARKS.md); nothing here is timed."""
+"""The benchmarks parse their options, tell a refusal from an accepted move, sort the bot's writes
+and build their tables; the tap-cost players and the sweep's data run once, small. They are run
+by hand for figures (BENCHMARKS.md); nothing here is timed."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
-from collections import Counter
 from pathlib import Path
 from types import ModuleType, SimpleNamespace
-from typing import Any
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 
-import hard_leaf
-import hard_oracle
-import import_ladder
+import ai_ladder
+import bot_bench
+import common
+import engine_bench
 import instances
-import pg_statement
-import side_by_side
-import started_rss
+import load_bench
+import sweep_bench
+import tap_cost
 
-from engine.ai.sampling import sample_world, world_config
-from engine.cards import BALANCED_BACK
-from engine.config import GameConfig
-from engine.game import new_game
-from engine.views import seat_view, unseen_cards
+SCRIPTS = [ai_ladder, bot_bench, engine_bench, instances, load_bench, sweep_bench, tap_cost]
 
 
-@pytest.mark.parametrize("module", [instances, side_by_side])
+@pytest.mark.parametrize("module", SCRIPTS, ids=lambda m: m.__name__)
 def test_help(module: ModuleType, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as done:
         module.main(["--help"])
     assert done.value.code == 0
-    assert "--groups" in capsys.readouterr().out
+    assert "--json" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize(("module", "option"), [(import_ladder, "--python"), (started_rss, "--bot-python")])
-def test_help_of_the_memory_scripts(
-    module: ModuleType, option: str, capsys: pytest.CaptureFixture[str]
-) -> None:
-    with pytest.raises(SystemExit) as done:
-        module.main(["--help"])
-    assert done.value.code == 0
-    assert option in capsys.readouterr().out
+def test_a_cell_is_the_median_and_the_range_of_the_runs() -> None:
+    runs = [{"p99": 30.0}, {"p99": 12.0}, {"p99": 40.0}, {"other": 1}]
+    assert common.cell(runs, lambda f: f["p99"], "{:.0f} ms") == "30 ms (12–40 ms)"
+    assert common.cell(runs[:1], lambda f: f["p99"], "{:.0f} ms") == "30 ms"
+    assert common.cell(runs[3:], lambda f: f["p99"], "{:.0f} ms") == "—"
+    table = common.table(
+        "Load", {"SQLite": runs[:2], "PostgreSQL": runs[2:]}, [("p99", lambda f: f["p99"], "{:.0f}")]
+    )
+    assert table.splitlines() == [
+        "| Load | SQLite | PostgreSQL |",
+        "|---|---|---|",
+        "| p99 | 21 (12–30) | 40 |",
+    ]
+    assert common.pct([10.0, 20.0], 0.5) == 15.0
+    assert common.pct([], 0.5) is None
+    assert common.spread([3.0, 1.0, 2.0]) == "2.0 (1.0–3.0)"
+
+
+def write(chat: int, method: str, message: int, version: int | None, **flags: bool) -> load_bench.Write:
+    return load_bench.Write(
+        0.0,
+        chat,
+        method,
+        message,
+        version,
+        None if version is None else -chat,  # one game a group
+        flags.get("lobby", False),
+        flags.get("keys_off", False),
+        flags.get("notify", False),
+    )
+
+
+def test_the_bots_writes_are_sorted_by_what_they_show() -> None:
+    writes = [
+        write(-5, "sendMessage", 1, None, lobby=True),  # the lobby
+        write(-5, "editMessageText", 1, None, lobby=True),  # its "has started"
+        write(-5, "sendMessage", 2, 1),  # the game's first board
+        write(-5, "sendMessage", 3, 2),  # the next board
+        write(-5, "editMessageReplyMarkup", 2, None, keys_off=True),  # the old board's keys taken off
+        write(-6, "sendMessage", 5, 1),  # another game's first board
+        write(-5, "sendPhoto", 4, None),  # the chart
+    ]
+    sorts = [sort for _w, sort in load_bench.sort_writes(writes)]
+    assert sorts == ["lobby", "lobby", "first_board", "board", "keys_off", "first_board", "record"]
 
 
 def test_a_refusal_is_not_an_accepted_move() -> None:
-    refused = instances._refusal()
+    refused = load_bench._refused
     assert refused("It's Ana's turn.")
     assert refused("This board is out of date: the live one is at the bottom of the chat.")
     assert refused("7 is not the target 9. Nothing was played.")
@@ -57,8 +90,6 @@ def test_a_refusal_is_not_an_accepted_move() -> None:
 
 def test_a_claim_that_plays_a_t_card_counts_as_applied() -> None:
     """A Claim with a [T!] card chosen logs the card first (a Joker then its sum): applied once."""
-    from types import SimpleNamespace
-
     from sqlalchemy import create_engine, text
 
     db = create_engine("sqlite://")
@@ -88,56 +119,6 @@ def test_a_claim_that_plays_a_t_card_counts_as_applied() -> None:
     assert figures["bad_move_logs"] == 0
 
 
-def run(cpu_s: float, p99: float, rss: float) -> dict[str, Any]:
-    return {
-        "players": 12,
-        "taps": 100,
-        "answered": 100,
-        "latency_p50_ms": 5.0,
-        "latency_p99_ms": p99,
-        "moves": 10,
-        "cpu_s": cpu_s,
-        "cpu_percent": 3.0,
-        "peak_rss_mb": rss,
-        "rss_ready_mb": rss - 5,
-        "matplotlib_loaded": False,
-        "count_429": 0,
-        "max_group_writes_60s": 18,
-        "writes_per_s_mean": 1.0,
-        "loadavg_start": 0.5,
-    }
-
-
-def test_side_by_side_table_and_goals() -> None:
-    after = {("sqlite", 4): [run(0.5, 30, 70), run(0.6, 35, 72)], ("postgres", 4): [run(0.8, 50, 80)]}
-    before = {"sqlite:4": [run(1.2, 90, 100)]}
-    table = side_by_side.load_table(after, [4])
-    assert "| CPU per tap answered | 5.5 ms (5.0–6.0 ms) | 8.0 ms |" in table
-    goals = side_by_side.goals(after, before)
-    assert "SQLite, 4 groups: answers p99 32 ms (goal ≤ 40 ms): met" in goals
-    assert "PostgreSQL, 4 groups: answers p99 50 ms (goal ≤ 40 ms): not met" in goals
-    assert "CPU per tap 12.0 → 5.5 ms (2.18× less; goal ≥ 2×: met)" in goals
-
-
-def test_the_leaf_fit_finds_known_weights() -> None:
-    """A fit of made-up points with known weights gives them back; the edge is against the others' mean."""
-    import numpy as np
-
-    rng = np.random.default_rng(1)
-    x = rng.normal(size=(400, 2))
-    beta, se = hard_leaf.fit(x, 2.0 + 0.5 * x[:, 0] + 3.0 * x[:, 1])
-    assert np.allclose(beta, [2.0, 0.5, 3.0])
-    assert np.all(se < 1e-6)
-    assert hard_leaf.edge([5, 1, 2], 0) == 3.5
-    assert hard_leaf.edge([5, 1, 2], 1) == -2.5
-
-
-def test_the_leaf_report_has_a_row_per_deck_size() -> None:
-    table = hard_leaf.report(players=3, rounds=30, seed=7)
-    rows = [line for line in table.splitlines() if line.startswith("| ") and line[2].isdigit()]
-    assert [row.split(" | ")[0] for row in rows] == ["| 0-2", "| 3-9", "| 10-19", "| 20-99"]
-
-
 def test_the_bots_own_time_per_update_comes_from_their_update_lines(tmp_path: Path) -> None:
     """Only the bots' per-update lines count, from every instance's log; other lines with `ms=`
     (a warning, the harness's) do not."""
@@ -160,38 +141,6 @@ def test_the_bots_own_time_per_update_comes_from_their_update_lines(tmp_path: Pa
         "bot_update_p99_ms": None,
         "bot_updates_logged": 0.0,
     }
-
-
-@pytest.mark.parametrize("db", ["sqlite", "postgres"])
-def test_the_statement_costs_are_measured_per_part(db: str, capsys: pytest.CaptureFixture[str]) -> None:
-    """One short child run: every part of a statement gets a figure, PostgreSQL's driver variants
-    too (their engines really connect and read the delivery row)."""
-    import json
-
-    pg_statement.main(["--child", "--db", db, "--blocks", "2", "--per-block", "3"])
-    from coldrun import MARK
-
-    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith(MARK))
-    figures = json.loads(line.removeprefix(MARK))
-    parts = ["driver", "read", "connection_transaction", "transaction"]
-    if db == "postgres":
-        parts.append("unprepared")
-    assert sorted(figures) == sorted(f"{part}_us" for part in parts)
-    assert all(value > 0 for value in figures.values())
-
-
-def test_answers_are_grouped_by_the_second_their_tap_was_made() -> None:
-    made = {"a": (100.2, 100.21), "b": (100.9, 101.4), "c": (102.5, 102.51), "late": (101.0, None)}
-    answers = {
-        q: SimpleNamespace(answered=done is not None, expired=False, created_at=at, answered_at=done)
-        for q, (at, done) in made.items()
-    }
-    load = SimpleNamespace(taps=[SimpleNamespace(query_id=q) for q in made])
-    # Second 0: answers of 10 and 500 ms (median 255); second 2: 10 ms; the unanswered tap is left out.
-    assert instances._by_second(SimpleNamespace(answers=answers), load, 100.0) == [
-        (0, 2, 255, 500),
-        (2, 1, 10, 10),
-    ]
 
 
 async def test_the_balancer_hands_telegram_the_call_a_webhook_response_names() -> None:
@@ -231,7 +180,7 @@ async def test_the_balancer_hands_telegram_the_call_a_webhook_response_names() -
     instance = SimpleNamespace(
         url=f"http://127.0.0.1:{port}/hook", updates=0, refused=0, index=0, webhook=True
     )
-    balancer = instances.Balancer([instance], "secret", "rr", fake)  # type: ignore[list-item]
+    balancer = instances.Balancer([instance], "secret", fake)  # type: ignore[list-item]
     try:
         balancer.deliver(tap)
         await balancer.close()
@@ -256,7 +205,7 @@ async def test_a_polling_instance_fetches_its_updates_with_get_updates() -> None
     instance = SimpleNamespace(
         url="http://127.0.0.1:9/unreachable", updates=0, refused=0, index=0, webhook=False
     )
-    balancer = instances.Balancer([instance], "secret", "rr", fake)  # type: ignore[list-item]
+    balancer = instances.Balancer([instance], "secret", fake)  # type: ignore[list-item]
     try:
         balancer.deliver(update)
     finally:
@@ -276,19 +225,30 @@ def test_sqlite_and_polling_run_one_instance(options: list[str], capsys: pytest.
     assert "one instance" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("seed", range(6))
-def test_the_oracle_samples_deal_the_others_their_real_hands(seed: int) -> None:
-    real = new_game(GameConfig(players=4), seed)
-    seat = real.current
-    view = seat_view(real, seat)
-    unseen = unseen_cards(view)
-    world = sample_world(view, world_config(view), unseen, seed)
-    assert world is not None
-    others = [s for s in range(4) if s != seat]
-    assert any(world.hands[s] != real.hands[s] for s in others)  # a plain sample guesses them
-    known = hard_oracle.known_hands(world, real, seat, seed)
-    assert [known.hands[s] for s in others] == [real.hands[s] for s in others]
-    assert known.hands[seat] == real.hands[seat]
-    dealt = Counter(known.deck) + sum((Counter(known.hands[s]) for s in others), Counter())
-    assert dealt == Counter(unseen)  # the same cards, none made up or lost
-    assert BALANCED_BACK[known.deck[-1]] == view.base_target
+def test_the_tap_cost_players_play_every_way_to_the_end(tmp_path: Path) -> None:
+    """One small game of each way: every tap counted with its statements, every turn a write."""
+    figures = asyncio.run(tap_cost.play(f"sqlite:///{tmp_path / 'bot.sqlite3'}", 1, seed=3))
+    assert set(figures["ways"]) == {"board", "panel", "inline"}
+    for kind, got in figures["taps"].items():
+        assert got["tx"] == 1, kind  # a tap is one transaction
+        assert got["sql_min"] >= 2, kind
+    assert all(way["writes"] >= 1 for way in figures["ways"].values())
+    assert figures["flood_rejections"] == 0
+    assert figures["actions"] == sum(int(got["n"]) for got in figures["taps"].values())
+
+
+def test_one_sweep_pass_over_a_small_database(tmp_path: Path) -> None:
+    from tgbot.store.db import create_all, make_engine
+
+    url = f"sqlite:///{tmp_path / 'sweep.sqlite3'}"
+    db = make_engine(url)
+    create_all(db)
+    try:
+        built = sweep_bench.build(db, games=150, due=40, seed=1)
+        figures = sweep_bench.sweep_pass(db, url)
+    finally:
+        db.dispose()
+    assert figures["due_ids"] == sum(built.due.values()) == 40
+    assert figures["failed"] == 0
+    assert figures["reminders"] + figures["idle_moves"] > 0
+    assert "ix_games_wake_at" in figures["plan"]

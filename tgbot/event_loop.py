@@ -2,7 +2,7 @@
 
 One loop in every mode, so that a polling bot and a webhook bot are the same set-up. uvloop does
 the loop's bookkeeping (timers, wake-ups from the database threads) in C, which answered a busy
-bot's taps sooner under the load bench (BENCHMARKS.md, *The event loop*), and costs a process
+bot's taps sooner under the load bench (decisions.md B32, B33), and costs a process
 about 2 MB (its library, its loop, libuv's threads). It is an opt-in: installed with the
 ``tweakbot[uvloop]`` extra (not built for Windows) and turned on with
 ``TWEAKBOT_EVENT_LOOP=uvloop``; asked for where it is not installed, the bot stops with one line

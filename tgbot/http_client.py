@@ -4,7 +4,7 @@ PTB's own client (HTTPXRequest) spent 0.75–0.85 ms of CPU on each call to a lo
 0.2 ms for aiohttp's (whose HTTP parser is in C), and every tap costs at least one call (its
 answer): with the bot alone in its process (webhook mode, PostgreSQL) httpx, httpcore and anyio
 were about a third of its profile, and this client took its CPU per tap from 10.2 to about 7.9 ms
-(BENCHMARKS.md, *HTTP client and server*). aiohttp is the client aiogram builds on.
+(decisions.md B20). aiohttp is the client aiogram builds on.
 
 It behaves as PTB's client does where the bot relies on it: the same four timeouts with the same
 defaults (a call that names one overrides it; a file upload gets the longer media write

@@ -4,7 +4,7 @@ At the bot's ceiling a clean-up (keys off an old board, the lobby's last edit) c
 seconds for a slot of the process's budget while its sender holds the chat and the row. If that
 wait outlasts the lease, another instance may take the chat meanwhile and send the same row; a
 post would then show twice in the group, an edit be refused as "message is not modified" (seen
-with two instances at 200 groups: BENCHMARKS.md, *200 groups on one machine*). After such a wait the
+with two instances at 200 groups: decisions.md B21). After such a wait the
 sender holds the chat again, with the row unchanged, before it sends, or lets the row go.
 """
 

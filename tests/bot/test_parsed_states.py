@@ -1,7 +1,7 @@
 """Parsed game states are shared by a version's readers and kept for each game's newest version only: a
 bot process lives for weeks, and a state kept for every move (an ``lru_cache`` keyed by the state's
-text did that) grew its memory with every game played (issue 20's peak RSS; BENCHMARKS.md, *What a
-process never uses, and what it kept too long*)."""
+text did that) grew its memory with every game played (issue 20's peak RSS; decisions.md
+B29)."""
 
 from __future__ import annotations
 

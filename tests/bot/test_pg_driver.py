@@ -1,6 +1,6 @@
 """The PostgreSQL driver as the bot sets it up (`store.db.make_engine`, `store.db.Database`):
 read-only work outside a transaction, which cuts what a statement costs the process
-(BENCHMARKS.md, *What PostgreSQL adds to a tap*) and must not change how its transactions hold."""
+(decisions.md B25) and must not change how its transactions hold."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The engine's memos hold a bounded amount of memory: a bot process lives for weeks, and each table
 its games and computer players ever met would otherwise stay in memory for good (issue 20's peak
-RSS; BENCHMARKS.md, *What a process never uses, and what it kept too long*)."""
+RSS; decisions.md B29)."""
 
 from __future__ import annotations
 

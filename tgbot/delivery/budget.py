@@ -99,8 +99,8 @@ class GlobalBudget:
     it was taken: Telegram counts a write when the call reaches it, which may be any moment in
     between. A process that falls behind (a saturated event loop, a slow network) sends calls
     late and in bunches; counted from when they were taken, the next second's calls would join
-    them at Telegram's end and pass its 30 (the bot got 429s that way at 200 groups, BENCHMARKS.md,
-    *Flood limits at the ceiling*). Counted until they land, no second ever holds more than the
+    them at Telegram's end and pass its 30 (the bot got 429s that way at 200 groups, decisions.md
+    B23). Counted until they land, no second ever holds more than the
     rate, however late the calls go.
     """
 

@@ -4,7 +4,7 @@ Telegram lets a bot answer a webhook request with one Bot API call in the respon
 (`{"method": "answerCallbackQuery", ...}`), and makes that call itself. Every tap needs its
 answer, and as a call of its own that answer was the largest single cost of a tap in webhook
 mode: a new HTTP request, its headers, Telegram's reply read and parsed (about a seventh of a
-busy bot's CPU, BENCHMARKS.md *Answers in the webhook's response*). Carried in the response, it
+busy bot's CPU: decisions.md B26). Carried in the response, it
 costs a few bytes of JSON on a connection that is open anyway.
 
 Telegram says nothing back about such a call, so only the callback answer goes this way: a

@@ -109,7 +109,7 @@ class _LastStates:
     (`engine.apply` returns a new one), so a turn's taps, the sweep and the senders'
     transactions share one parse. Only a game's newest version is ever read again: kept by the
     state's text, as before, every move added an entry and the 512 of them held about 3 MB in a
-    bot with four games (BENCHMARKS.md, *What a process never uses, and what it kept too long*).
+    bot with four games (decisions.md B29).
     The lock: services run in several worker threads.
     """
 
@@ -314,7 +314,7 @@ def load_game(session: Session, game_id: int, *, lock: bool = False) -> GameCont
     read saves a PostgreSQL round trip: under READ COMMITTED a statement that waits for the
     game's row lock still reads every other table as of its start, so a compose tap queued behind
     another would build on the draft from before that tap and undo its selection. Taken apart,
-    the second statement reads after the lock (BENCHMARKS.md, *tenth session*)."""
+    the second statement reads after the lock (tests/bot/test_game_lock.py)."""
     found = game_and_chat(session, game_id, lock=lock)
     return None if found is None else _context(session, *found)
 
