@@ -1,0 +1,44 @@
+"""The three kinds of table a game is played at, told apart by the chat it belongs to.
+
+* **A group** the bot is in: the bot posts the boards, one message a turn (DESIGN §6).
+* **Practice**, the bot's private chat with one person: that person against computers; the
+  board shows their real cards, and the chat has a private chat's budget, not a group's.
+* **Any other chat, through inline mode** (a private chat between friends, a group the bot is
+  not in): the bot can neither post there nor learn the chat's id. It edits what people post
+  "via" it, and knows the chat by the `chat_instance` Telegram puts on every tap there. Such a
+  chat is stored under an id of its own, derived from that `chat_instance`, below every id
+  Telegram gives (Telegram's ids have at most 52 significant bits), so it can never meet a real
+  chat's rows.
+
+A table is a kind of surface, not a second game: the same engine, services and outbox serve all
+three.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from enum import StrEnum
+
+#: Chat ids at or below this are chats reached through inline mode (`inline_chat_id`).
+INLINE_CHAT_IDS_FROM = -(2**53)
+
+
+class TableKind(StrEnum):
+    GROUP = "group"
+    PRACTICE = "practice"
+    INLINE = "inline"
+
+    @classmethod
+    def of_chat(cls, chat_id: int) -> TableKind:
+        if chat_id > 0:
+            return cls.PRACTICE  # a private chat's id is its person's
+        if chat_id <= INLINE_CHAT_IDS_FROM:
+            return cls.INLINE
+        return cls.GROUP
+
+
+def inline_chat_id(chat_instance: str) -> int:
+    """The id an inline chat is stored under: the same for every message of that chat, whichever
+    bot instance computes it (a hash, not a counter)."""
+    digest = hashlib.blake2b(chat_instance.encode(), digest_size=8).digest()
+    return INLINE_CHAT_IDS_FROM - (int.from_bytes(digest, "big") >> 12)
