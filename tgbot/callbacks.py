@@ -19,6 +19,7 @@ The layouts are those of the bot's first versions: keys already in chats still p
   lg:<code>                         language choice
   dl:<game>                         a finished game's replay file
   rm:<game>                         a finished game's rematch: a lobby with its settings and computers
+  nl                                a lobby posted via inline mode, before the bot took it up: join
 """
 
 from __future__ import annotations
@@ -343,6 +344,17 @@ class Rematch(Callback, wire="rm:{game_id}"):
     game_id: GameId  # the finished game whose standings carry the key
 
 
+@dataclass(frozen=True)
+class PostedLobby(Callback, wire="nl"):
+    """The one key of a lobby as a person posts it from the inline list, before the bot knows the
+    game (its id comes with the posted message's inline id): join it."""
+
+
 def inline_query(game_id: int) -> str:
     """What the 🎯 Play key types into inline mode: which game the moves are for."""
     return f"g{game_id}"
+
+
+def rematch_query(game_id: int) -> str:
+    """What the 🔁 Rematch key of a game in a chat the bot is not in types into inline mode."""
+    return f"rematch g{game_id}"

@@ -24,7 +24,7 @@ from tests.fakes.telegram import (
 )
 from tgbot.render.cards import card as card_label
 from tgbot.services.env import Env
-from tgbot.store.models import Game, GamePlayer, Move, ShownMessage
+from tgbot.store.models import Game, GamePlayer, Move, OutboxRow, ShownMessage
 
 BOT = "@tweak_test_bot"
 
@@ -319,3 +319,20 @@ def seat_panel(rig: BotRig | Any, game_id: int, seat: int, user: FakeUser) -> St
     found = panel_id(rig, game_id, seat, user.id)
     assert found is not None, f"{user.first_name} has no private panel of game {game_id}"
     return rig.fake.message(user.id, found)
+
+
+def waiting_rows(rig: BotRig) -> list[OutboxRow]:
+    """What the outbox still holds, oldest first."""
+    with Session(rig.deps.db.engine) as session:
+        return list(session.exec(select(OutboxRow).order_by(col(OutboxRow.id))).all())
+
+
+async def drain(rig: BotRig, seconds: int = 240) -> None:
+    """Let virtual time run until every outbox row is delivered."""
+    for _ in range(seconds):
+        await rig.tg.advance(1.0)
+        if not waiting_rows(rig):
+            return
+    raise AssertionError(
+        f"{len(waiting_rows(rig))} outbox rows still waiting after {seconds} virtual seconds"
+    )

@@ -71,6 +71,11 @@ class ChatTrouble(Protocol):
 
     def surface_lost(self, session: Session, chat_id: int, surface: str) -> None: ...
 
+    def inline_gone(self, session: Session, game_id: int, inline_id: str) -> None:
+        """A message of a game in a chat the bot is not in was deleted: it cannot show the game
+        any more (a person brings the board back from the inline list)."""
+        ...
+
     def surface_shown(self, session: Session, chat_id: int, surface: str) -> None:
         """A board or panel reached the chat (or Telegram refused it for good): a turn it shows
         may start its clock now, never before its player can see it."""
@@ -406,6 +411,8 @@ def _plan(row: OutboxRow, payload: Payload, batch: Batch) -> _Plan:
     if payload.message_id is not None:
         plan.edit_id = payload.message_id
         return plan
+    if payload.inline_id is not None:
+        return plan  # an inline message: always an edit by its id (`telegram_io.deliver`)
     reply_to = payload.reply_to
     if reply_to and reply_to in batch.shown:
         plan.reply_id = batch.shown[reply_to][0]
@@ -503,6 +510,10 @@ def _finish(
         if plan.replaces is not None:
             # the older message of the surface, posted again below: its keys go when budget allows
             outbox.drop_keys(session, chat_id, plan.replaces, delivery.clock.now(), game_id=row.game_id)
+    elif kind == OutcomeKind.GONE and payload.inline_id is not None:
+        outbox.drop(session, row.id)  # deleted by a person: the game goes on without it
+        if row.game_id is not None:
+            delivery.trouble.inline_gone(session, row.game_id, payload.inline_id)
     elif kind == OutcomeKind.GONE:
         if row.surface is not None and not payload.message_id:
             outbox.forget_shown(session, chat_id, row.surface)  # posted anew on the next round

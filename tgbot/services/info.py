@@ -9,7 +9,7 @@ from ..render.info import language_keyboard, rules_page, welcome_keys
 from ..store.models import LOBBY, PAUSED, PLAYING
 from ..store.outbox import Priority
 from ..texts import HELP_TEXT, WELCOME_TEXT
-from . import drafts, lobby_message, output, panels, people, record
+from . import drafts, inline_table, lobby_message, output, panels, people, record
 from .call import Answer, CommandCall, KeyCall, Replied, command_service, key_service
 from .context import load_game
 from .lobby import active_games
@@ -44,6 +44,8 @@ def _open_panel(call: CommandCall, game_id: int) -> Replied:
     seat = ctx.seat_of(call.command.person.id)
     if seat is None:
         raise ServiceError(Refusal.NOT_IN_GAME)
+    if inline_table.is_inline(ctx):
+        raise ServiceError(Refusal.PLAYED_IN_ITS_CHAT)  # each turn is a post there (inline_table)
     ctx, seat = use_panel(session, env, ctx, seat, True)
     draft = drafts.load(session, game_id, seat.seat, ctx.game.version)  # a move begun on the board
     panels.show(session, env, ctx, seat, draft, priority=Priority.TURN, fresh=True)

@@ -28,11 +28,13 @@ from engine.cards import POINTS, VALUE
 from engine.game import t_actions
 from engine.sums import realise
 
+from ..errors import ServiceError
 from ..render import glance
 from ..render import inline as inline_render
+from ..render import inline_table as inline_table_render
 from ..render.cards import plain_name
 from ..store.models import PLAYING, Game, GamePlayer
-from . import drafts, moves, output, play, record
+from . import drafts, inline_table, moves, output, play, record
 from .call import InlineAnswer, InlineCall, Noted, PickCall, Result, inline_service, pick_service
 from .context import GameContext, SeatInfo, load_game
 from .env import Env
@@ -43,6 +45,8 @@ PAGE = 50
 _ID = re.compile(r"g(\d{1,10})v(\d{1,10}):([A-Za-z0-9.+ -]{1,40})")
 _QUERY = re.compile(r"\s*g(\d{1,10})\b")
 GROUP_CHATS = ("group", "supergroup")
+#: Where a game played via inline mode may be: any chat but a person's own with the bot.
+ANY_CHATS = ("private", "group", "supergroup")
 
 
 def result_id(game_id: int, version: int, codes: tuple[str, ...]) -> str:
@@ -210,8 +214,10 @@ def answer(call: InlineCall) -> InlineAnswer:
     if ctx is None or seat is None or ctx.state is None or ctx.game.status != PLAYING:
         return InlineAnswer([_info("none", *inline_render.no_game(lang))])
     current = ctx.seats[ctx.state.current]
-    if current.seat != seat.seat or origin.chat_type not in GROUP_CHATS:
-        return InlineAnswer([_info(f"turn{ctx.game_id}", *inline_render.not_your_turn(lang, current.name))])
+    inline = inline_table.is_inline(ctx)
+    if current.seat != seat.seat or origin.chat_type not in (ANY_CHATS if inline else GROUP_CHATS):
+        turn = _info(f"turn{ctx.game_id}", *inline_render.not_your_turn(lang, current.name))
+        return InlineAnswer([turn, board_result(lang, ctx)] if inline else [turn])
     start = int(offset) if offset.isdigit() else 0
     if ctx.settings.hints:
         found = offers(ctx, seat)
@@ -246,6 +252,9 @@ def _page(
     """One page of offers (Telegram takes 50 results an answer), `first` above them."""
     page = found[start : start + PAGE - len(first or [])]
     results = []
+    # In a chat the bot is not in, the posted pick becomes the next board: with a key, so that
+    # Telegram gives the bot its inline id.
+    keys = inline_table_render.pick_keys(lang, ctx.game_id) if inline_table.is_inline(ctx) else None
     for offer in page:
         rid = result_id(ctx.game_id, ctx.game.version, offer.codes)
         link = pick_link(env, ctx.game_id, rid)
@@ -255,6 +264,7 @@ def _page(
                 inline_render.title(lang, offer),
                 inline_render.description(lang, offer),
                 inline_render.announcement(ctx.language, seat.name, offer, link),
+                keys,
             )
         )
     end = start + len(page)
@@ -274,6 +284,14 @@ def picked_from_link(url: str) -> str | None:
     if PICK_MARK not in url:
         return None
     return url.split(PICK_MARK, 1)[1].replace("_", " ")
+
+
+def board_result(lang: str, ctx: GameContext) -> Result:
+    """The line that posts the live board of a game played via inline mode here again."""
+    title, description = inline_table_render.board_title(lang, [s.name for s in ctx.seats])
+    keys = inline_table_render.pick_keys(lang, ctx.game_id)
+    message = inline_table_render.board_posted(lang)
+    return Result(f"board:{ctx.game_id}", title, description, message, keys)
 
 
 def _info(key: str, title: str, message: str, description: str = "") -> Result:
@@ -302,13 +320,21 @@ def pick(call: PickCall) -> Noted:
     seat = ctx.seat_of(person.id)
     if seat is None or ctx.state is None:
         return Noted("ignored", game_id)
+    # In a chat the bot is not in, the posted pick is the game's next message (`inline_table`).
+    post = call.origin.inline_id if inline_table.is_inline(ctx) else None
+    if inline_table.is_inline(ctx) and post is None:
+        return Noted("ignored", game_id)
     key = _pick_key(game_id, version, seat.seat, codes)
     if ctx.game.version != version or ctx.game.status != PLAYING or ctx.state.current != seat.seat:
         if play.seen(session, key):
             return Noted("duplicate", game_id)  # this very pick was played: its second arrival
         if not play.remember(session, env, f"stale:{key}"):
             return Noted("duplicate", game_id)  # the stale pick's second arrival: the group was told once
-        output.say_in_game(session, env, ctx, inline_render.stale_pick(ctx.language, seat.name))
+        notice = inline_render.stale_pick(ctx.language, seat.name)
+        if post is not None:
+            inline_table.correct_post(session, env, ctx, post, notice)  # the post itself says so
+        else:
+            output.say_in_game(session, env, ctx, notice)
         return Noted("stale", game_id)
     try:
         for code in codes:
@@ -318,9 +344,18 @@ def pick(call: PickCall) -> Noted:
     # The engine checks the whole pick before any of it is recorded (a forged list: a Joker, then
     # a sum it does not make), so a refused pick writes nothing.
     state = ctx.playing_state()
-    for code in codes:
-        state, _events = moves.apply_action(state, seat.seat, code)
+    try:
+        for code in codes:
+            state, _events = moves.apply_action(state, seat.seat, code)
+    except ServiceError:
+        if post is not None:  # it stands in the chat: it must not read as a move
+            inline_table.correct_post(
+                session, env, ctx, post, inline_render.stale_pick(ctx.language, seat.name)
+            )
+        raise
     with session.no_autoflush:  # the game's changes go out as one UPDATE at the end
+        if post is not None:
+            inline_table.on_post(session, env, ctx, post)
         _play(session, env, ctx, seat, codes)
         play.remember(session, env, key)
     return Noted("ok", game_id)
@@ -334,7 +369,8 @@ def _pick_key(game_id: int, version: int, seat: int, codes: tuple[str, ...]) -> 
 
 def _play(session: Session, env: Env, ctx: GameContext, seat: SeatInfo, codes: tuple[str, ...]) -> None:
     """Play the pick's moves (a Joker, then its sum). The player's own message announces it; the
-    record reports it on the next board, or, for a [T!] card alone, with the rest of the turn."""
+    record reports it on the next board, or, for a [T!] card alone, with the rest of the turn (in
+    a chat the bot is not in, where the post is the next board, at once)."""
     outcomes: list[moves.MoveOutcome] = []
     result: moves.PlayResult | None = None
     for code in codes:
@@ -347,3 +383,6 @@ def _play(session: Session, env: Env, ctx: GameContext, seat: SeatInfo, codes: t
     result.outcomes = outcomes
     drafts.clear(session, ctx.game_id)
     record.report(session, env, result)
+    if inline_table.is_inline(ctx) and not result.turn_over:
+        # A [T!] card alone: the post is the live board now, and shows the table it left.
+        record.post_board(session, env, result.ctx, result.outcomes)

@@ -8,7 +8,7 @@ through the outbox, where a quick series of joins becomes one edit.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from sqlmodel import Session, col, select
 
@@ -35,8 +35,9 @@ from ..store.models import (
     GamePlayer,
 )
 from ..store.outbox import Priority
+from ..tables import inline_chat_id
 from ..turn_clock import TurnClock
-from . import lobby_message, moves, output, people, record, surfaces
+from . import inline_table, lobby_message, moves, output, people, record, surfaces
 from .call import Answer, CommandCall, KeyCall, Replied, command_service, key_service
 from .context import GameContext, context_of, dump_state, player_rows, require_game
 from .env import Env
@@ -95,10 +96,13 @@ def open_lobby(
     language: str,
     settings: GameSettings,
     computers: Sequence[str] = (),
+    *,
+    inline_id: str | None = None,
 ) -> Game:
     """A new lobby in `chat` (locked by the caller, with no game open in that topic): the creator
     in the first seat, then a computer player of each level in `computers`. A chat new to the bot
-    speaks the creator's `language`."""
+    speaks the creator's `language`. `inline_id`: the message a person posted the lobby as, in a
+    chat the bot is not in (`inline_table`)."""
     people.note_user(session, creator, env)
     if not chat.language:
         chat.language = language
@@ -112,6 +116,7 @@ def open_lobby(
         settings=settings.to_json(),
         created_at=env.now,
         updated_at=env.now,
+        inline_id=inline_id,
     )
     session.add(game)
     session.flush()
@@ -126,6 +131,24 @@ def open_lobby(
     session.flush()
     lobby_message.show_lobby(session, env, context_of(session, game))
     return game
+
+
+def open_posted_lobby(
+    session: Session,
+    env: Env,
+    creator: Person,
+    language: str,
+    inline_id: str,
+    settings: GameSettings,
+    computers: Sequence[str] = (),
+) -> Game | None:
+    """A lobby a person posted via inline mode (🎴 New game here, 🔁 Rematch here) in a chat the
+    bot is not in: the game, its lobby shown in that message; None when that message is a game's
+    already (the pick arrived twice)."""
+    if inline_table.by_message(session, inline_id) is not None:
+        return None
+    chat = people.lock_chat(session, inline_chat_id(inline_id), env)
+    return open_lobby(session, env, chat, None, creator, language, settings, computers, inline_id=inline_id)
 
 
 def computer_name(lang: str, seated: Sequence[str | None], level: str) -> str:
@@ -145,26 +168,56 @@ def _point_at(session: Session, env: Env, game: Game) -> None:
     )
 
 
-def _lobby(session: Session, tap: Tap, game_id: int) -> GameContext:
+def _lobby(session: Session, env: Env, tap: Tap, game_id: int) -> GameContext:
     ctx = require_game(session, game_id, lock=True)
     if tap.private or (tap.chat_id is not None and ctx.game.chat_id != tap.chat_id):
         raise ServiceError(Refusal.MALFORMED)  # a lobby key forged into another chat
+    inline_table.check_tap(session, env, ctx, tap, lobby=True)
     if ctx.game.status != LOBBY:
         raise ServiceError(Refusal.NOT_LOBBY)
     return ctx
 
 
+@dataclass
+class LobbyKey(KeyCall):
+    """A lobby key: a lobby posted via inline mode in a chat where a game is open already is
+    closed (its message points at the other game) when its first tap refuses it."""
+
+    def refused(self, error: ServiceError) -> Answer:
+        game_id, inline_id = error.details.get("game_id"), self.tap.inline_id
+        if error.reason is Refusal.SECOND_LOBBY and isinstance(game_id, int):
+            inline_table.close_second_lobby(self.session, self.env, game_id)
+        elif error.reason is Refusal.UNKNOWN_LOBBY and inline_id is not None:
+            inline_table.say_feedback_off(self.session, self.env, inline_id, self.language)
+        return super().refused(error)
+
+
 def _lobby_key(call: KeyCall, game_id: int) -> tuple[GameContext, list[GamePlayer]]:
     """The lobby a join/leave/start/cancel/settings key is for, with its players; the tapper is
     known to the bot from then on."""
-    ctx = _lobby(call.session, call.tap, game_id)
+    ctx = _lobby(call.session, call.env, call.tap, game_id)
     people.note_user(call.session, call.tap.person, call.env)
     return ctx, player_rows(call.session, game_id)
 
 
-@key_service(KeyCall)
-def join(call: KeyCall, key: cb.Join) -> Answer:
-    ctx, players = _lobby_key(call, key.game_id)
+@key_service(LobbyKey)
+def join(call: LobbyKey, key: cb.Join) -> Answer:
+    return _join(call, key.game_id)
+
+
+@key_service(LobbyKey)
+def join_posted(call: LobbyKey, key: cb.PostedLobby) -> Answer:
+    """✋ Join on a lobby as it was posted from the inline list: the game is the one that took
+    that message up; none did when inline feedback is off (the message then says what to do)."""
+    tap = call.tap
+    game = inline_table.by_message(call.session, tap.inline_id) if tap.inline_id else None
+    if game is None or game.id is None:
+        raise ServiceError(Refusal.UNKNOWN_LOBBY)
+    return _join(call, game.id)
+
+
+def _join(call: LobbyKey, game_id: int) -> Answer:
+    ctx, players = _lobby_key(call, game_id)
     person = call.tap.person
     if any(p.user_id == person.id for p in players):
         raise ServiceError(Refusal.ALREADY_JOINED)
@@ -177,22 +230,22 @@ def join(call: KeyCall, key: cb.Join) -> Answer:
     return Answer(_(call.language, "You're in!"))
 
 
-@key_service(KeyCall)
-def leave(call: KeyCall, key: cb.Leave) -> Answer:
+@key_service(LobbyKey)
+def leave(call: LobbyKey, key: cb.Leave) -> Answer:
     ctx, _players = _lobby_key(call, key.game_id)
     leave_lobby(call.session, call.env, ctx, call.tap.person.id)
     return Answer(_(call.language, "You left the lobby."))
 
 
-@key_service(KeyCall)
-def open_settings(call: KeyCall, key: cb.OpenSettings) -> Answer:
+@key_service(LobbyKey)
+def open_settings(call: LobbyKey, key: cb.OpenSettings) -> Answer:
     ctx, _players = _lobby_key(call, key.game_id)
     lobby_message.show_lobby(call.session, call.env, ctx, settings_screen=True)
     return Answer()
 
 
-@key_service(KeyCall)
-def close_settings(call: KeyCall, key: cb.CloseSettings) -> Answer:
+@key_service(LobbyKey)
+def close_settings(call: LobbyKey, key: cb.CloseSettings) -> Answer:
     ctx, _players = _lobby_key(call, key.game_id)
     lobby_message.show_lobby(call.session, call.env, ctx, settings_screen=False)
     return Answer()
@@ -206,15 +259,15 @@ def _managed_lobby_key(call: KeyCall, game_id: int) -> tuple[GameContext, list[G
     return ctx, players
 
 
-@key_service(KeyCall)
-def start_game(call: KeyCall, key: cb.Start) -> Answer:
+@key_service(LobbyKey)
+def start_game(call: LobbyKey, key: cb.Start) -> Answer:
     ctx, players = _managed_lobby_key(call, key.game_id)
     start(call.session, call.env, ctx, players)
     return Answer()
 
 
-@key_service(KeyCall)
-def cancel_lobby(call: KeyCall, key: cb.Cancel) -> Answer:
+@key_service(LobbyKey)
+def cancel_lobby(call: LobbyKey, key: cb.Cancel) -> Answer:
     ctx, _players = _managed_lobby_key(call, key.game_id)
     cancel(call.session, call.env, ctx)
     return Answer()
@@ -245,10 +298,10 @@ def leave_lobby(session: Session, env: Env, ctx: GameContext, user_id: int) -> N
     _changed(session, env, ctx)
 
 
-@key_service(KeyCall)
-def add_computer(call: KeyCall, key: cb.AddComputer) -> Answer:
+@key_service(LobbyKey)
+def add_computer(call: LobbyKey, key: cb.AddComputer) -> Answer:
     session = call.session
-    ctx = _lobby(session, call.tap, key.game_id)
+    ctx = _lobby(session, call.env, call.tap, key.game_id)
     players = player_rows(session, key.game_id)
     if len(players) >= MAX_PLAYERS:
         raise ServiceError(Refusal.LOBBY_FULL)
@@ -267,6 +320,7 @@ def change_setting(call: KeyCall, key: cb.Setting) -> Answer:
     ctx = require_game(session, key.game_id, lock=True)
     if tap.chat_id is not None and not tap.private and ctx.game.chat_id != tap.chat_id:
         raise ServiceError(Refusal.MALFORMED)
+    inline_table.check_tap(session, env, ctx, tap, lobby=ctx.game.status == LOBBY)
     if ctx.game.status != LOBBY:
         if key.key is not SettingKey.PACE:
             raise ServiceError(Refusal.NOT_LOBBY)
@@ -336,7 +390,10 @@ def start(session: Session, env: Env, ctx: GameContext, players: list[GamePlayer
     lang = ctx.language
     names = ", ".join(cards_render.name(s.name) for s in ctx.seats)
     started = _(lang, "🃏 <b>TWEAK!</b> has started: {names}", names=names)
-    lobby_message.close_lobby(session, env, ctx, started, Priority.COSMETIC)  # the board goes first
+    if inline_table.is_inline(ctx):  # no message can be posted there: the lobby's is the first board
+        inline_table.started(session, ctx, started)
+    else:
+        lobby_message.close_lobby(session, env, ctx, started, Priority.COSMETIC)  # the board goes first
     result = moves.PlayResult(ctx)
     moves.autoplay(session, env, result)  # a computer may be first to move
     if result.outcomes or result.abandoned:

@@ -14,7 +14,11 @@ from .people import Person
 
 @dataclass(frozen=True)
 class Tap:
-    """A key press."""
+    """A key press.
+
+    A key on a message posted "via" the bot in a chat the bot is not in (inline mode) comes
+    without the message: no chat, no message id, but the inline message's id and the
+    `chat_instance`, which is the same for every message of one chat and tells the chat apart."""
 
     person: Person
     chat_id: int | None  # the chat of the message the key is on
@@ -22,6 +26,8 @@ class Tap:
     private: bool  # the key is on a message in a private chat
     thread_id: int | None = None  # the forum topic of that message
     query_id: str = ""  # Telegram's id of this tap (the same if the update is delivered twice)
+    inline_id: str | None = None  # the inline message the key is on
+    chat_instance: str | None = None
     #: What Telegram said of the tapper's admin rights in the group: None until a service needed
     #: to know (`Call.attempt` then asks the handler to find out).
     admin: bool | None = None
@@ -59,11 +65,14 @@ class InlineQuery:
 @dataclass(frozen=True)
 class Pick:
     """An inline result a person picked: `result_id` as the bot gave it, and the chat it was
-    posted in when the bot saw the message itself (None: from `chosen_inline_result`)."""
+    posted in when the bot saw the message itself (None: from `chosen_inline_result`). A result
+    with keys is an inline message the bot may edit: its `inline_id` comes with the chosen
+    result."""
 
     person: Person
     result_id: str
     chat_id: int | None = None
+    inline_id: str | None = None
     admin: bool | None = None
 
 

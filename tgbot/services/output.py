@@ -17,7 +17,7 @@ from ..render.keys import Keyboard
 from ..store import outbox
 from ..store.models import Notice
 from ..store.outbox import Message, Priority
-from . import surfaces
+from . import inline_table, surfaces
 from .context import GameContext
 from .env import Env
 
@@ -93,6 +93,11 @@ def say_once(
 
 
 def say_in_game(session: Session, env: Env, ctx: GameContext, text: str, *, notify: bool = False) -> None:
+    """A notice of the game in its chat; where the bot cannot post (inline mode), a line of the
+    live board's report."""
+    if inline_table.is_inline(ctx):
+        inline_table.note(session, env, ctx, text)
+        return
     outbox.put(session, to_group(ctx, text, notify=notify), env.now)
 
 

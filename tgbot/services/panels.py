@@ -20,7 +20,7 @@ from ..render.limits import chunks
 from ..store import outbox
 from ..store.models import PLAYING
 from ..store.outbox import Message, Priority
-from . import surfaces
+from . import inline_table, surfaces
 from .context import GameContext, SeatInfo
 from .env import Env
 from .table_view import table_of
@@ -80,16 +80,25 @@ def ping(
     group board goes silently, so nobody else is woken). If that chat refuses the bot, the group
     mention (`fallback`) notifies them instead."""
     assert seat.user_id is not None
-    text = text or _(seat.language, "🔔 Your move in <b>{chat}</b>.", chat=name(ctx.chat_title, 40))
+    text = text or _(seat.language, "🔔 Your move in <b>{chat}</b>.", chat=name(where(ctx), 40))
+    inline = inline_table.is_inline(ctx)  # there is no group mention to fall back on
     message = Message(
         seat.user_id,
         text,
         notify=True,
         priority=Priority.TURN,
         game_id=ctx.game_id,
-        fallback=fallback or group_call(ctx, seat),
+        fallback=None if inline else fallback or group_call(ctx, seat),
     )
     outbox.put(session, message, env.now)
+
+
+def where(ctx: GameContext) -> str:
+    """How a private message names the game's chat: its title; a chat the bot is not in has none
+    the bot may know, so the game's players name it."""
+    if ctx.chat_title or not inline_table.is_inline(ctx):
+        return ctx.chat_title
+    return _(ctx.language, "TWEAK! with {names}", names=", ".join(s.name for s in ctx.seats if s.is_human))
 
 
 def group_call(ctx: GameContext, seat: SeatInfo) -> Message:

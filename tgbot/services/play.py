@@ -31,7 +31,7 @@ from ..store import outbox
 from ..store.models import PAUSED, PLAYING, GamePlayer, SeenTap
 from ..store.outbox import Priority
 from ..store.upsert import Insert, built_once
-from . import drafts, moves, output, panels, popups, record, surfaces
+from . import drafts, inline_table, moves, output, panels, popups, record, surfaces
 from .call import Answer, KeyCall, key_service
 from .context import GameContext, SeatInfo, require_game
 from .env import Env
@@ -99,6 +99,7 @@ class GameKey(KeyCall):
         tap = self.tap
         if tap.chat_id is not None and not tap.private and ctx.game.chat_id != tap.chat_id:
             raise ServiceError(Refusal.MALFORMED)  # a forged key from another chat
+        inline_table.check_tap(self.session, self.env, ctx, tap)
         seat = self.seat = ctx.seat_of(tap.person.id)
         if seat is None:
             raise ServiceError(Refusal.NOT_IN_GAME)
@@ -123,7 +124,10 @@ class GameKey(KeyCall):
         if ctx is not None and self.seat is not None:
             moves.clear_idle(session, ctx, self.seat)
         on_message = tap.chat_id is not None and tap.message_id is not None
-        if ctx is not None and error.reason is Refusal.STALE and on_message:
+        if ctx is not None and error.reason is Refusal.STALE and tap.inline_id is not None:
+            if not inline_table.is_live(ctx, tap):  # an older message of a game played via inline mode
+                inline_table.drop_keys(session, env, ctx, tap.inline_id)
+        elif ctx is not None and error.reason is Refusal.STALE and on_message:
             if not tap.private and record.board_on_its_way(session, ctx):
                 error = ServiceError(Refusal.ON_ITS_WAY)
             else:

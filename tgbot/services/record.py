@@ -35,7 +35,7 @@ from ..render.results import final_standings, move_lines, round_summary, standin
 from ..store import move_log, outbox
 from ..store.models import Game, Move
 from ..store.outbox import Message, Priority
-from . import drafts, output, panels, surfaces
+from . import drafts, inline_table, output, panels, surfaces
 from .context import GameContext
 from .env import Env
 from .moves import MoveOutcome, PlayResult
@@ -109,6 +109,11 @@ def _board(session: Session, env: Env, ctx: GameContext, lines: list[str]) -> No
     mover = ctx.current
     new_turn = mover is not None and not mover.autoplayed and not ctx.playing_state().t_played
     private = new_turn and panels.reached_privately(mover)
+    if inline_table.is_inline(ctx):  # an edit notifies nobody: privately, or not at all
+        inline_table.show(session, env, ctx, lines)
+        if private and mover is not None:
+            panels.ping(session, env, ctx, mover)
+        return
     _put(session, env, ctx, lines, board=True, notify=new_turn and not private)
     if mover is not None and mover.gets_panel:
         draft = drafts.load(session, ctx.game_id, mover.seat, ctx.game.version)
@@ -168,7 +173,9 @@ def _shown_board(session: Session, game: Game) -> outbox.Shown | None:
 
 def board_on_its_way(session: Session, ctx: GameContext) -> bool:
     """The game's next board waits to be sent (the group's budget): a tap on the board before it
-    is early, not stale."""
+    is early, not stale. (In a chat the bot is not in, the live board is the newest post.)"""
+    if inline_table.is_inline(ctx):
+        return False
     return bool(ctx.game.board_no) and live_board(session, ctx) is None
 
 
@@ -260,8 +267,8 @@ def abandoned_text(lang: str, ctx: GameContext) -> str:
 def score_chart(session: Session, env: Env, ctx: GameContext, event: GameEnded) -> None:
     """The final standings' picture, drawn by the sender just before it goes (never on a tap)."""
     state = ctx.state
-    if state is None or not state.round_points:
-        return
+    if state is None or not state.round_points or inline_table.is_inline(ctx):
+        return  # (a chat the bot cannot post in gets no picture)
     lang = ctx.language
     threshold = ctx.settings.threshold(len(ctx.seats))
     spec = chart.spec(
@@ -311,6 +318,9 @@ def _put(
     that board's report too. A report too long for one message goes first as messages of its
     own, so no line is ever cut.
     """
+    if inline_table.is_inline(ctx):
+        inline_table.show(session, env, ctx, lines, body=body, final=keys is not None)
+        return
     game = ctx.game
     surface: str | None = None
     report = list(lines)

@@ -33,7 +33,7 @@ from ..store.db import is_postgres
 from ..store.models import LOBBY, PAUSED, PLAYING, Game, GamePlayer, SeenTap
 from ..store.outbox import Message
 from ..turn_clock import Due, TurnClock
-from . import lobby, moves, output, panels, record, surfaces, table_control
+from . import inline_table, lobby, moves, output, panels, record, surfaces, table_control
 from .context import GameContext, SeatInfo, contexts_of
 from .env import Env
 from .game_clock import clock_of, rules_of, set_clock
@@ -123,6 +123,8 @@ def _remind(session: Session, env: Env, ctx: GameContext) -> bool:
         # In private, like the turn's own notification: the group is not woken for one player.
         _private_reminder(session, env, ctx, seat, reminder.last_call)
         return True
+    if inline_table.is_inline(ctx):
+        return False  # a chat the bot cannot post in: the idle default keeps the game going
     # Each reminder is a message of its own (a waiting one is replaced, and dropped if the turn
     # moves on before it is sent: `output.drop_reminder`).
     outbox.forget_shown(session, ctx.game.chat_id, surfaces.reminder(ctx.game_id))
@@ -138,7 +140,7 @@ def _private_reminder(session: Session, env: Env, ctx: GameContext, seat: SeatIn
     play there, else a note; the group mention if that chat refuses the bot."""
     assert seat.user_id is not None
     lang = seat.language
-    chat = cards_render.name(ctx.chat_title, 40)
+    chat = cards_render.name(panels.where(ctx), 40)
     if last_call and ctx.game.deadline_at is not None:
         left = pacing.format_duration(ctx.game.deadline_at - env.now, lang)
         text = _(lang, "⏰ Last call in <b>{chat}</b>: the bot plays in {left}.", chat=chat, left=left)
@@ -146,7 +148,7 @@ def _private_reminder(session: Session, env: Env, ctx: GameContext, seat: SeatIn
         text = _(lang, "⏳ Reminder: it's your turn!")
     else:
         text = _(lang, "⏳ Reminder: it's your move in <b>{chat}</b>.", chat=chat)
-    fallback = _group_reminder(ctx, env, seat, last_call)
+    fallback = None if inline_table.is_inline(ctx) else _group_reminder(ctx, env, seat, last_call)
     if not seat.gets_panel:
         panels.ping(session, env, ctx, seat, text, fallback)
         return

@@ -159,6 +159,7 @@ class Payload:
     keys: Keyboard | None = None
     thread_id: int | None = None
     message_id: int | None = None
+    inline_id: str | None = None
     reply_to: str | None = None
     media: dict[str, Any] | None = None
     notify: bool = False
@@ -170,7 +171,7 @@ class Payload:
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"text": self.text}
-        for name in ("keys", "thread_id", "message_id", "reply_to", "media"):
+        for name in ("keys", "thread_id", "message_id", "inline_id", "reply_to", "media"):
             value = getattr(self, name)
             if value is not None:
                 data[name] = value
@@ -194,6 +195,7 @@ class Payload:
             keys=data.get("keys"),
             thread_id=data.get("thread_id"),
             message_id=int(message_id) if message_id is not None else None,
+            inline_id=data.get("inline_id"),
             reply_to=data.get("reply_to"),
             media=data.get("media"),
             fallback=Fallback.from_dict(fallback) if fallback else None,
@@ -232,7 +234,9 @@ class Message:
     older one is replaced by a new post rather than edited out of sight (a private panel).
     `keys_only`: change only the keys (none: take them off). `fresh`: post the surface anew even
     if it is shown (a reminder that should notify); the old message loses its keys.
-    `message_id`: edit exactly this message (one a key was tapped on). `reply_to`: a surface the new
+    `message_id`: edit exactly this message (one a key was tapped on); `inline_id`: exactly this
+    message posted via the bot in a chat it is not in (inline mode), the only way to show anything
+    there. `reply_to`: a surface the new
     message answers (a reminder under the board). `fallback`: where to say it instead when the
     chat refuses the bot (a private reminder that becomes a group mention).
     """
@@ -249,6 +253,7 @@ class Message:
     bottom: bool = False
     fresh: bool = False
     message_id: int | None = None
+    inline_id: str | None = None
     reply_to: str | None = None
     fallback: Message | None = None
     game_id: int | None = None
@@ -262,6 +267,7 @@ class Message:
             keys=self.keys,
             thread_id=self.thread_id,
             message_id=self.message_id,
+            inline_id=self.inline_id,
             reply_to=self.reply_to,
             media=self.media,
             notify=self.notify,
