@@ -19,7 +19,7 @@ The layouts are those of the bot's first versions: keys already in chats still p
   lg:<code>                         language choice
   dl:<game>                         a finished game's replay file
   rm:<game>                         a finished game's rematch: a lobby with its settings and computers
-  nl                                a lobby posted via inline mode, before the bot took it up: join
+  nl[:<step>]                       a key of a lobby as posted via inline mode (its game: the message's)
 """
 
 from __future__ import annotations
@@ -344,10 +344,24 @@ class Rematch(Callback, wire="rm:{game_id}"):
     game_id: GameId  # the finished game whose standings carry the key
 
 
+class LobbyStep(StrEnum):
+    """What a key of a lobby does, on a lobby posted via inline mode (`PostedLobby`)."""
+
+    JOIN = "j"
+    LEAVE = "l"
+    START = "s"
+    SETTINGS = "o"
+    COMPUTER = "a"
+    CANCEL = "c"
+
+
 @dataclass(frozen=True)
-class PostedLobby(Callback, wire="nl"):
-    """The one key of a lobby as a person posts it from the inline list, before the bot knows the
-    game (its id comes with the posted message's inline id): join it."""
+class PostedLobby(Callback, wire="nl[:{step}]"):
+    """A key of a lobby as a person posted it from the inline list: its text and keys were drawn
+    before the game existed, so the key names no game; its game is the one the posted message (its
+    inline id) became. Once the bot has redrawn the lobby, its keys are the usual ones."""
+
+    step: LobbyStep = LobbyStep.JOIN
 
 
 def inline_query(game_id: int) -> str:

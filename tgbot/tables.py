@@ -5,10 +5,10 @@
   board shows their real cards, and the chat has a private chat's budget, not a group's.
 * **Any other chat, through inline mode** (a private chat between friends, a group the bot is
   not in): the bot can neither post there nor learn the chat's id. It edits what people post
-  "via" it, and knows the chat by the `chat_instance` Telegram puts on every tap there. Each
-  such game is stored under a chat id of its own, derived from its first message (the lobby a
-  person posted), below every id Telegram gives (Telegram's ids have at most 52 significant
-  bits), so it can never meet a real chat's rows.
+  "via" it, and knows the chat by the `chat_instance` Telegram puts on every tap there. Such a
+  chat is stored under an id derived from that `chat_instance` (until a lobby's first tap tells
+  it, from the lobby's message), below every id Telegram gives (Telegram's ids have at most 52
+  significant bits), so it can never meet a real chat's rows.
 
 A table is a kind of surface, not a second game: the same engine, services and outbox serve all
 three.
@@ -37,8 +37,9 @@ class TableKind(StrEnum):
         return cls.GROUP
 
 
-def inline_chat_id(first_message: str) -> int:
-    """The chat id a game in a chat reached by inline mode is stored under: derived from its
-    first message's inline id, so every bot instance finds the same (a hash, not a counter)."""
-    digest = hashlib.blake2b(first_message.encode(), digest_size=8).digest()
+def inline_chat_id(key: str) -> int:
+    """The chat id a chat reached by inline mode is stored under, derived from what names it (its
+    `chat_instance`, or a lobby's message until its first tap): every bot instance finds the same
+    (a hash, not a counter)."""
+    digest = hashlib.blake2b(key.encode(), digest_size=8).digest()
     return INLINE_CHAT_IDS_FROM - (int.from_bytes(digest, "big") >> 12)

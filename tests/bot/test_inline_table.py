@@ -136,7 +136,7 @@ async def play_out(table: Table, game_id: int) -> int:
 
 
 async def test_two_friends_play_a_whole_game_in_their_own_chat(rig: BotRig) -> None:
-    fake, tg = rig.fake, rig.tg
+    fake = rig.fake
     ana, ben = fake.user(1, "Ana"), fake.user(2, "Ben")
     await open_private_chats(rig, [ana])  # Ben never started the bot
     chat = fake.private_between(ana, ben)
@@ -164,3 +164,153 @@ async def test_two_friends_play_a_whole_game_in_their_own_chat(rig: BotRig) -> N
     # Only the last message keeps keys (the standings' rematch); every older one lost them.
     assert [m.buttons for m in via_bot(fake, chat)[:-1] if m.buttons] == []
     assert [t for t, _d in table.live().buttons] == ["🔁 Rematch"]
+
+
+async def test_a_group_without_the_bot_plays_with_a_computer_and_re_adds(rig: BotRig) -> None:
+    fake = rig.fake
+    ana, ben, cy = fake.user(1, "Ana"), fake.user(2, "Ben"), fake.user(3, "Cy")
+    await open_private_chats(rig, [ben])
+    club = fake.group("Club", with_bot=False)
+    table = Table(rig, club, [ana, ben, cy])
+    await table.post_lobby(ana)
+    await rig.tg.tap(ana, table.live(), "🤖 Add computer")
+    game = await table.lobby_to_start(ana, goal_down=4)
+    assert len(players_of(rig, game.id or 0)) == 4
+    posts_before = len(via_bot(fake, club))
+    turns = await play_out(table, game.id or 0)
+
+    assert not [c for c in fake.calls_to("sendMessage") if c.chat_id == club.id]
+    assert len(via_bot(fake, club)) - posts_before == turns  # a post a turn, the computer's included
+    record, problems = reading(transcript_entries(fake, club))
+    assert problems == [] and record.standings is not None
+    computer = next(p.name for p in players_of(rig, game.id or 0) if p.ai_level)
+    assert any(move.who == computer for move in record.moves)  # its moves are in the record too
+    # Ben, who started the bot, was told of each of his turns in private; nobody else could be.
+    pings = [m for m in fake.messages(ben.id) if "Your move" in m.content]
+    assert pings and not fake.messages(cy.id)
+
+
+async def test_taps_from_outside_the_game_or_its_chat_change_nothing(rig: BotRig) -> None:
+    fake, tg = rig.fake, rig.tg
+    ana, ben, eve = fake.user(1, "Ana"), fake.user(2, "Ben"), fake.user(5, "Eve")
+    chat = fake.private_between(ana, ben)
+    table = Table(rig, chat, [ana, ben])
+    await table.post_lobby(ana)
+    # Someone not at the table cannot start it (the creator may; no admin exists in such a chat).
+    refused = await tg.tap(ben, table.live(), "▶️ Start")
+    assert refused.text == "Only the creator or a group admin can do that."
+    game = await table.lobby_to_start(ana)
+    board = table.live()
+    before = (game_row(rig, game.id or 0).version, board.content)
+    # A player of another game taps 👀 My hand on this board: not theirs to see.
+    outsider = await tg.tap(eve, board, HAND)
+    assert outsider.text == "You're not in this game. Start your own with /newgame!"
+    # The same key from another chat (a copy of the message there): refused, nothing changes.
+    elsewhere = fake.private_between(ben, eve)
+    update = fake.callback_update(ben, board, f"h:{game.id}")
+    update["callback_query"]["chat_instance"] = fake.chat_instance(elsewhere.id)
+    await tg.process(update)
+    assert fake.answers[update["callback_query"]["id"]].text == "That key is not valid any more."
+    # A lobby key forged onto the running game's board: there is no lobby any more.
+    forged = await tg.tap_data(ben, board, f"lj:{game.id}")
+    assert forged.text == "This lobby is closed."
+    await drain(rig)
+    assert (game_row(rig, game.id or 0).version, table.live().content) == before
+
+
+async def test_a_second_lobby_in_a_chat_with_a_game_points_at_the_first(rig: BotRig) -> None:
+    fake, tg = rig.fake, rig.tg
+    ana, ben = fake.user(1, "Ana"), fake.user(2, "Ben")
+    chat = fake.private_between(ana, ben)
+    table = Table(rig, chat, [ana, ben])
+    first = await table.post_lobby(ana)
+    await tg.tap(ben, first, "✋ Join")  # the chat is known from this tap on
+    second = await table.post_lobby(ben)
+    refused = await tg.tap(ana, second, "✋ Join")
+    assert refused.text == "A game is already open in this chat: play that one."
+    await drain(rig)
+    assert "A game is already open in this chat" in second.content and not second.buttons
+    statuses = {g.inline_id: g.status for g in games(rig)}
+    assert statuses[first.inline_message_id] == "lobby" and statuses[second.inline_message_id] == "cancelled"
+    # The first lobby goes on as before.
+    assert "Players (2/6)" in first.content
+
+
+async def test_without_inline_feedback_the_lobby_says_what_to_turn_on(
+    db_url: str, seeds: Callable[[], int]
+) -> None:
+    async with running_bot(db_url, seeds, fake=inline_fake(feedback=False)) as rig:
+        fake, tg = rig.fake, rig.tg
+        ana, ben = fake.user(1, "Ana"), fake.user(2, "Ben")
+        chat = fake.private_between(ana, ben)
+        listed = await tg.inline_query(ana, "", chat=chat)
+        await tg.pick(ana, chat, listed, "new")
+        posted = via_bot(fake, chat)[-1]
+        assert games(rig) == []  # the bot never heard of the post
+        first = await tg.tap(ben, posted, "✋ Join")
+        assert "inline feedback" in first.text
+        await drain(rig)
+        assert "/setinlinefeedback" in posted.content and not posted.buttons
+        edits = len(posted.history)
+        await tg.tap_data(ana, posted, "nl")  # a second tap: the popup again, no second edit
+        await drain(rig)
+        assert len(posted.history) == edits and games(rig) == []
+
+
+async def test_a_deleted_board_leaves_the_game_going_and_comes_back_from_the_list(rig: BotRig) -> None:
+    fake, tg = rig.fake, rig.tg
+    ana, ben = fake.user(1, "Ana"), fake.user(2, "Ben")
+    chat = fake.private_between(ana, ben)
+    table = Table(rig, chat, [ana, ben])
+    await table.post_lobby(ana)
+    game = await table.lobby_to_start(ana)
+    gid = game.id or 0
+    await table.play_turn(gid)
+    await table.play_turn(gid)
+    board = table.live()
+    fake.delete_by(ana, board)  # either of two friends may delete any message of their chat
+    mover = next(p for p in (ana, ben) if p.id == _user_of(rig, gid, state_of(game_row(rig, gid)).current))
+    listed = await tg.inline_query(mover, "", chat=chat)
+    assert "📋 Board here" in listed.titles
+    await tg.pick(mover, chat, listed, f"board:{gid}")
+    await drain(rig)
+    back = table.live()
+    assert back.message_id != board.message_id and "🎯 Play" in [t for t, _d in back.buttons]
+    assert game_row(rig, gid).inline_id == back.inline_message_id
+    await play_out(table, gid)  # and the game goes on to its end
+
+
+async def test_the_game_goes_on_after_a_restart(db_url: str, seeds: Callable[[], int]) -> None:
+    fake = inline_fake()
+    ana, ben = fake.user(1, "Ana"), fake.user(2, "Ben")
+    chat = fake.private_between(ana, ben)
+    async with running_bot(db_url, seeds, fake=fake) as rig:
+        table = Table(rig, chat, [ana, ben])
+        await table.post_lobby(ana)
+        gid = (await table.lobby_to_start(ana)).id or 0
+        for _ in range(3):
+            await table.play_turn(gid)
+    async with running_bot(db_url, seeds, fake=fake) as rig:
+        table = Table(rig, chat, [ana, ben])
+        await play_out(table, gid)
+        _record, problems = reading(transcript_entries(fake, chat))
+        assert problems == []
+
+
+async def test_fast_taps_on_an_inline_lobby_are_paced_not_stormed(rig: BotRig) -> None:
+    """Thirty setting taps in a private chat between two: Telegram allows that chat about one
+    edit a second; the lobby's edits coalesce and keep to it (the rig fails on any 429)."""
+    fake, tg = rig.fake, rig.tg
+    ana, ben = fake.user(1, "Ana"), fake.user(2, "Ben")
+    chat = fake.private_between(ana, ben)
+    table = Table(rig, chat, [ana, ben])
+    lobby = await table.post_lobby(ana)
+    await tg.tap(ana, lobby, "⚙️ Settings")
+    await drain(rig)
+    rig.tg.ignore_tasks = lambda task: task.get_name().startswith("send:")  # taps do not wait for sends
+    for i in range(30):
+        await tg.tap(ana, lobby, "Goal +20" if i % 2 else "Goal −20")
+    await drain(rig)
+    assert fake.count_429() == 0
+    assert fake.max_writes_in_window(chat.id, 1.0) <= 1
+    assert fake.count_calls(chat.id, {"editMessageText"}, only_ok=True) <= 3  # the edits coalesced

@@ -35,7 +35,7 @@ RULES_PAGE, LANGUAGE_PAGE = "r:", "lg:"
 
 ROUTES: list[Route] = [
     route(cb.Join, lobby.join, "lobby"),
-    route(cb.PostedLobby, lobby.join_posted, "lobby"),
+    route(cb.PostedLobby, lobby.posted_step, "lobby"),
     route(cb.Leave, lobby.leave, "lobby"),
     route(cb.Start, lobby.start_game, "lobby"),
     route(cb.Cancel, lobby.cancel_lobby, "lobby"),

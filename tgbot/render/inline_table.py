@@ -16,10 +16,11 @@ from engine.config import MAX_PLAYERS, MIN_PLAYERS
 
 from .. import callbacks as cb
 from ..i18n import _
+from ..pacing import Pace
 from .board import Table, board_text
-from .cards import name
 from .keys import Keyboard, button, switch_inline
 from .limits import MESSAGE_LIMIT, visible_length
+from .lobby import LobbyView, lobby_keyboard, lobby_text
 
 
 def board_keys(lang: str, table: Table) -> Keyboard:
@@ -60,16 +61,11 @@ def new_game_title(lang: str) -> tuple[str, str]:
     )
 
 
-def posted_lobby(lang: str, creator: str) -> tuple[str, Keyboard]:
-    """The lobby as posted, before the bot has taken it up (a moment later, with inline feedback
-    on, it is the full lobby): the one key it has joins."""
-    text = "\n".join(
-        [
-            _(lang, "🃏 <b>New game of TWEAK!</b> by {name}", name=name(creator)),
-            _(lang, "Tap Join to play ({low}–{high} players).", low=MIN_PLAYERS, high=MAX_PLAYERS),
-        ]
-    )
-    return text, [[button(_(lang, "✋ Join"), cb.PostedLobby().data)]]
+def posted_lobby(lang: str, view: LobbyView, custom: Pace | None = None) -> tuple[str, Keyboard]:
+    """A lobby as a person posts it from the inline list: drawn before its game exists (its keys
+    name no game: `callbacks.PostedLobby`), as the bot would draw it, so it needs no edit until
+    someone taps it — the tap that tells the bot which chat it is in."""
+    return lobby_text(lang, view, custom), lobby_keyboard(lang, view, posted=True)
 
 
 def feedback_off(lang: str, bot_username: str) -> str:

@@ -81,20 +81,27 @@ def lobby_text(lang: str, ctx: LobbyView, custom: Pace | None = None) -> str:
     return "\n".join(lines)
 
 
-def lobby_keyboard(lang: str, ctx: LobbyView) -> Keyboard:
+def lobby_keyboard(lang: str, ctx: LobbyView, posted: bool = False) -> Keyboard:
+    """The lobby's keys; `posted`: as drawn into a lobby posted via inline mode, before its game
+    exists (keys that name no game: `callbacks.PostedLobby`)."""
     gid = ctx.game_id
+    step = cb.LobbyStep
+
+    def data(key: cb.Callback, posted_as: cb.LobbyStep) -> str:
+        return cb.PostedLobby(posted_as).data if posted else key.data
+
     rows = [
         [
-            button(_(lang, "✋ Join"), cb.Join(gid).data),
-            button(_(lang, "🚪 Leave"), cb.Leave(gid).data),
+            button(_(lang, "✋ Join"), data(cb.Join(gid), step.JOIN)),
+            button(_(lang, "🚪 Leave"), data(cb.Leave(gid), step.LEAVE)),
         ],
         [
-            button(_(lang, "▶️ Start"), cb.Start(gid).data),
-            button(_(lang, "⚙️ Settings"), cb.OpenSettings(gid).data),
+            button(_(lang, "▶️ Start"), data(cb.Start(gid), step.START)),
+            button(_(lang, "⚙️ Settings"), data(cb.OpenSettings(gid), step.SETTINGS)),
         ],
         [
-            button(_(lang, "🤖 Add computer"), cb.AddComputer(gid, "normal").data),
-            button(_(lang, "✖️ Cancel"), cb.Cancel(gid).data),
+            button(_(lang, "🤖 Add computer"), data(cb.AddComputer(gid, "normal"), step.COMPUTER)),
+            button(_(lang, "✖️ Cancel"), data(cb.Cancel(gid), step.CANCEL)),
         ],
     ]
     return rows

@@ -24,12 +24,16 @@ from engine.ai import ALIASES, LEVELS
 from .. import pacing
 from ..errors import Refusal, ServiceError
 from ..game_settings import GameSettings
+from ..render import board as board_render
 from ..render import inline_table as render
+from ..render import lobby as lobby_render
+from ..render.keys import Keyboard
 from ..store.models import FINISHED, PAUSED, PLAYING, Game, GamePlayer
 from ..tables import INLINE_CHAT_IDS_FROM
 from . import inline, inline_table, lobby
 from .call import InlineAnswer, InlineCall, Noted, PickCall, Result, inline_service, pick_service
-from .context import load_game
+from .context import GameContext, load_game
+from .env import Env
 
 NEW_GAME = "new"
 _BOARD = re.compile(r"board:(\d{1,10})")
@@ -61,7 +65,7 @@ def listed(call: InlineCall) -> InlineAnswer | None:
         return None  # the person's own chat with the bot: practice there is /newgame
     lang = call.language
     title, description = render.new_game_title(lang)
-    text, keys = render.posted_lobby(lang, origin.person.first_name)
+    text, keys = _posted_lobby(call, GameSettings(pace=call.env.default_pace), ())
     results = [Result(NEW_GAME, title, description, text, keys)]
     for game_id in _inline_games_of(call.session, origin.person.id):
         ctx = load_game(call.session, game_id)
@@ -91,8 +95,33 @@ def _rematch_results(call: InlineCall, game_id: int) -> list[Result]:
     if ctx is None or ctx.game.status != FINISHED or ctx.seat_of(call.origin.person.id) is None:
         raise ServiceError(Refusal.REMATCH_NOT_PLAYER)
     title, description = render.rematch_title(lang)
-    text, keys = render.posted_lobby(lang, call.origin.person.first_name)
+    text, keys = _posted_lobby(call, *_rematch_table(ctx, call.env))
     return [Result(f"rematch:{game_id}", title, description, text, keys)]
+
+
+def _posted_lobby(
+    call: InlineCall, settings: GameSettings, computers: tuple[str, ...]
+) -> tuple[str, Keyboard]:
+    """The lobby as it will be: its creator (the person typing) and `computers` seated."""
+    person, lang = call.origin.person, call.language
+    players = [board_render.Player(person.first_name, person.id, None, False, False)]
+    seated: list[str | None] = []
+    for level in computers:
+        players.append(
+            board_render.Player(lobby.computer_name(lang, seated, level), None, level, False, False)
+        )
+        seated.append(level)
+    view = lobby_render.LobbyView(0, tuple(players), settings)
+    return render.posted_lobby(lang, view, call.env.custom_pace)
+
+
+def _rematch_table(ctx: GameContext, env: Env) -> tuple[GameSettings, tuple[str, ...]]:
+    """A finished game's settings (a pace the bot no longer offers: the default) and computers."""
+    settings = ctx.settings
+    if not pacing.is_known(settings.pace, env.custom_pace):
+        settings = replace(settings, pace=env.default_pace)
+    levels = (ALIASES.get(s.ai_level, s.ai_level) for s in ctx.seats if s.ai_level is not None)
+    return settings, tuple(level for level in levels if level in LEVELS)
 
 
 @pick_service
@@ -136,8 +165,4 @@ def _rematch_here(call: PickCall, game_id: int) -> Noted:
     ctx = load_game(call.session, game_id) if game_id < 2**31 else None
     if ctx is None or ctx.seat_of(call.origin.person.id) is None or ctx.game.status != FINISHED:
         return Noted("ignored")
-    settings = ctx.settings
-    if not pacing.is_known(settings.pace, call.env.custom_pace):
-        settings = replace(settings, pace=call.env.default_pace)
-    levels = (ALIASES.get(s.ai_level, s.ai_level) for s in ctx.seats if s.ai_level is not None)
-    return _new_lobby(call, settings, tuple(level for level in levels if level in LEVELS))
+    return _new_lobby(call, *_rematch_table(ctx, call.env))

@@ -34,11 +34,11 @@ from ..errors import Refusal, ServiceError
 from ..render import inline_table as render
 from ..render.keys import Keyboard
 from ..store import outbox
-from ..store.models import ACTIVE_STATUSES, CANCELLED, PAUSED, PLAYING, Game, SeenTap
+from ..store.models import ACTIVE_STATUSES, CANCELLED, PAUSED, PLAYING, Chat, Game, SeenTap
 from ..store.outbox import Message, Priority
 from ..tables import TableKind, inline_chat_id
 from ..turn_clock import TurnClock
-from . import surfaces
+from . import people, surfaces
 from .context import GameContext
 from .env import Env
 from .game_clock import set_clock
@@ -65,15 +65,32 @@ def check_tap(session: Session, env: Env, ctx: GameContext, tap: Tap, *, lobby: 
     if tap.inline_id is None or tap.chat_instance is None:
         raise ServiceError(Refusal.MALFORMED)
     game = ctx.game
+    if lobby and tap.inline_id != game.inline_id:
+        raise ServiceError(Refusal.MALFORMED)  # a lobby is one message: its keys on another are forged
     if game.chat_instance is None:
-        if not lobby or tap.inline_id != game.inline_id:
-            raise ServiceError(Refusal.MALFORMED)
+        if not lobby:
+            raise ServiceError(Refusal.MALFORMED)  # every game starts from its lobby, in its chat
         if _other_game_in(session, tap.chat_instance, ctx.game_id):
             raise ServiceError(Refusal.SECOND_LOBBY, game_id=ctx.game_id)
-        game.chat_instance = tap.chat_instance
-        session.add(game)
+        _settle_in(session, env, ctx, tap.chat_instance)
     elif game.chat_instance != tap.chat_instance:
         raise ServiceError(Refusal.MALFORMED)  # a copy of the game's message in another chat
+
+
+def _settle_in(session: Session, env: Env, ctx: GameContext, chat_instance: str) -> None:
+    """The first tap tells the chat a lobby was posted in: the game moves from the id of its
+    message to its chat's, with what waits to be shown and what the chat's budget has spent, so
+    every game of one chat shares one budget, as Telegram counts it."""
+    game = ctx.game
+    chat_id = inline_chat_id(f"chat:{chat_instance}")
+    chat = people.lock_chat(session, chat_id, env)
+    old = session.get(Chat, game.chat_id)
+    if not chat.language and old is not None:
+        chat.language = old.language
+    outbox.move_rows(session, game.chat_id, chat_id)
+    game.chat_id = chat_id
+    game.chat_instance = chat_instance
+    session.add(game)
 
 
 def _other_game_in(session: Session, chat_instance: str, game_id: int) -> bool:
@@ -83,18 +100,22 @@ def _other_game_in(session: Session, chat_instance: str, game_id: int) -> bool:
     return session.exec(query.limit(1)).first() is not None
 
 
-def close_second_lobby(session: Session, env: Env, game_id: int) -> None:
-    """A lobby posted where a game is already open: cancelled, its message pointing at the other."""
+def close_second_lobby(session: Session, env: Env, game_id: int, chat_instance: str) -> None:
+    """A lobby posted where a game is already open: cancelled, its message pointing at the other
+    (edited within that chat's budget, which the other game spends too)."""
     game = session.get(Game, game_id)
     if game is None or game.inline_id is None:
         return
+    chat_id = inline_chat_id(f"chat:{chat_instance}")
+    outbox.discard_surface(session, game.chat_id, surfaces.lobby(game_id))
+    outbox.move_rows(session, game.chat_id, chat_id)
+    game.chat_id = chat_id
     game.status = CANCELLED
     game.finished_at = game.updated_at = env.now
     set_clock(session, game, TurnClock.stop())
     session.add(game)
-    outbox.discard_surface(session, game.chat_id, surfaces.lobby(game_id))
     message = Message(
-        game.chat_id,
+        chat_id,
         render.second_lobby(game.language, env.bot_username),
         inline_id=game.inline_id,
         game_id=game_id,
@@ -200,9 +221,7 @@ def _redraw(session: Session, env: Env, ctx: GameContext, record: render.Record,
     _edit(session, env, ctx, shown.text(board), keys)
 
 
-def _edit(
-    session: Session, env: Env, ctx: GameContext, text: str, keys: Keyboard | None
-) -> None:
+def _edit(session: Session, env: Env, ctx: GameContext, text: str, keys: Keyboard | None) -> None:
     """The live board's message shows `text` (and `keys`): its next edit (a waiting one gives way)."""
     game = ctx.game
     message = Message(

@@ -145,9 +145,9 @@ def open_posted_lobby(
     """A lobby a person posted via inline mode (🎴 New game here, 🔁 Rematch here) in a chat the
     bot is not in: the game, its lobby shown in that message; None when that message is a game's
     already (the pick arrived twice)."""
+    chat = people.lock_chat(session, inline_chat_id(inline_id), env)  # one game, whoever asks twice
     if inline_table.by_message(session, inline_id) is not None:
         return None
-    chat = people.lock_chat(session, inline_chat_id(inline_id), env)
     return open_lobby(session, env, chat, None, creator, language, settings, computers, inline_id=inline_id)
 
 
@@ -184,9 +184,13 @@ class LobbyKey(KeyCall):
     closed (its message points at the other game) when its first tap refuses it."""
 
     def refused(self, error: ServiceError) -> Answer:
-        game_id, inline_id = error.details.get("game_id"), self.tap.inline_id
-        if error.reason is Refusal.SECOND_LOBBY and isinstance(game_id, int):
-            inline_table.close_second_lobby(self.session, self.env, game_id)
+        game_id, inline_id, instance = (
+            error.details.get("game_id"),
+            self.tap.inline_id,
+            self.tap.chat_instance,
+        )
+        if error.reason is Refusal.SECOND_LOBBY and isinstance(game_id, int) and instance is not None:
+            inline_table.close_second_lobby(self.session, self.env, game_id, instance)
         elif error.reason is Refusal.UNKNOWN_LOBBY and inline_id is not None:
             inline_table.say_feedback_off(self.session, self.env, inline_id, self.language)
         return super().refused(error)
@@ -206,14 +210,51 @@ def join(call: LobbyKey, key: cb.Join) -> Answer:
 
 
 @key_service(LobbyKey)
-def join_posted(call: LobbyKey, key: cb.PostedLobby) -> Answer:
-    """✋ Join on a lobby as it was posted from the inline list: the game is the one that took
-    that message up; none did when inline feedback is off (the message then says what to do)."""
+def leave(call: LobbyKey, key: cb.Leave) -> Answer:
+    return _leave(call, key.game_id)
+
+
+@key_service(LobbyKey)
+def open_settings(call: LobbyKey, key: cb.OpenSettings) -> Answer:
+    return _settings_screen(call, key.game_id, True)
+
+
+@key_service(LobbyKey)
+def close_settings(call: LobbyKey, key: cb.CloseSettings) -> Answer:
+    return _settings_screen(call, key.game_id, False)
+
+
+@key_service(LobbyKey)
+def start_game(call: LobbyKey, key: cb.Start) -> Answer:
+    return _start(call, key.game_id)
+
+
+@key_service(LobbyKey)
+def cancel_lobby(call: LobbyKey, key: cb.Cancel) -> Answer:
+    return _cancel(call, key.game_id)
+
+
+@key_service(LobbyKey)
+def posted_step(call: LobbyKey, key: cb.PostedLobby) -> Answer:
+    """A key of a lobby as it was posted from the inline list (drawn before its game existed):
+    the game is the one that message became; none did when inline feedback is off (the message
+    then says what to turn on)."""
     tap = call.tap
     game = inline_table.by_message(call.session, tap.inline_id) if tap.inline_id else None
     if game is None or game.id is None:
         raise ServiceError(Refusal.UNKNOWN_LOBBY)
-    return _join(call, game.id)
+    game_id = game.id
+    if key.step is cb.LobbyStep.SETTINGS:
+        return _settings_screen(call, game_id, True)
+    if key.step is cb.LobbyStep.COMPUTER:
+        return _add_computer(call, game_id, "normal", False)
+    steps = {
+        cb.LobbyStep.JOIN: _join,
+        cb.LobbyStep.LEAVE: _leave,
+        cb.LobbyStep.START: _start,
+        cb.LobbyStep.CANCEL: _cancel,
+    }
+    return steps[key.step](call, game_id)
 
 
 def _join(call: LobbyKey, game_id: int) -> Answer:
@@ -230,24 +271,15 @@ def _join(call: LobbyKey, game_id: int) -> Answer:
     return Answer(_(call.language, "You're in!"))
 
 
-@key_service(LobbyKey)
-def leave(call: LobbyKey, key: cb.Leave) -> Answer:
-    ctx, _players = _lobby_key(call, key.game_id)
+def _leave(call: LobbyKey, game_id: int) -> Answer:
+    ctx, _players = _lobby_key(call, game_id)
     leave_lobby(call.session, call.env, ctx, call.tap.person.id)
     return Answer(_(call.language, "You left the lobby."))
 
 
-@key_service(LobbyKey)
-def open_settings(call: LobbyKey, key: cb.OpenSettings) -> Answer:
-    ctx, _players = _lobby_key(call, key.game_id)
-    lobby_message.show_lobby(call.session, call.env, ctx, settings_screen=True)
-    return Answer()
-
-
-@key_service(LobbyKey)
-def close_settings(call: LobbyKey, key: cb.CloseSettings) -> Answer:
-    ctx, _players = _lobby_key(call, key.game_id)
-    lobby_message.show_lobby(call.session, call.env, ctx, settings_screen=False)
+def _settings_screen(call: LobbyKey, game_id: int, shown: bool) -> Answer:
+    ctx, _players = _lobby_key(call, game_id)
+    lobby_message.show_lobby(call.session, call.env, ctx, settings_screen=shown)
     return Answer()
 
 
@@ -259,16 +291,14 @@ def _managed_lobby_key(call: KeyCall, game_id: int) -> tuple[GameContext, list[G
     return ctx, players
 
 
-@key_service(LobbyKey)
-def start_game(call: LobbyKey, key: cb.Start) -> Answer:
-    ctx, players = _managed_lobby_key(call, key.game_id)
+def _start(call: LobbyKey, game_id: int) -> Answer:
+    ctx, players = _managed_lobby_key(call, game_id)
     start(call.session, call.env, ctx, players)
     return Answer()
 
 
-@key_service(LobbyKey)
-def cancel_lobby(call: LobbyKey, key: cb.Cancel) -> Answer:
-    ctx, _players = _managed_lobby_key(call, key.game_id)
+def _cancel(call: LobbyKey, game_id: int) -> Answer:
+    ctx, _players = _managed_lobby_key(call, game_id)
     cancel(call.session, call.env, ctx)
     return Answer()
 
@@ -300,21 +330,23 @@ def leave_lobby(session: Session, env: Env, ctx: GameContext, user_id: int) -> N
 
 @key_service(LobbyKey)
 def add_computer(call: LobbyKey, key: cb.AddComputer) -> Answer:
+    return _add_computer(call, key.game_id, key.level, key.stay)
+
+
+def _add_computer(call: LobbyKey, game_id: int, level: str, stay: bool) -> Answer:
     session = call.session
-    ctx = _lobby(session, call.env, call.tap, key.game_id)
-    players = player_rows(session, key.game_id)
+    ctx = _lobby(session, call.env, call.tap, game_id)
+    players = player_rows(session, game_id)
     if len(players) >= MAX_PLAYERS:
         raise ServiceError(Refusal.LOBBY_FULL)
-    label = computer_name(ctx.language, [p.ai_level for p in players], key.level)
-    session.add(
-        GamePlayer(game_id=key.game_id, seat=len(players), user_id=None, name=label, ai_level=key.level)
-    )
-    _changed(session, call.env, ctx, key.stay)
+    label = computer_name(ctx.language, [p.ai_level for p in players], level)
+    session.add(GamePlayer(game_id=game_id, seat=len(players), user_id=None, name=label, ai_level=level))
+    _changed(session, call.env, ctx, stay)
     return Answer(_(call.language, "A computer player joined."))
 
 
-@key_service(KeyCall)
-def change_setting(call: KeyCall, key: cb.Setting) -> Answer:
+@key_service(LobbyKey)
+def change_setting(call: LobbyKey, key: cb.Setting) -> Answer:
     """A settings key: in the lobby anyone may; the pace of a running game, its manager only."""
     session, env, tap = call.session, call.env, call.tap
     ctx = require_game(session, key.game_id, lock=True)

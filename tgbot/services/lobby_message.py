@@ -31,7 +31,8 @@ def show_lobby(session: Session, env: Env, ctx: GameContext, settings_screen: bo
         else lobby_render.lobby_keyboard(lang, view)
     )
     if inline_table.is_inline(ctx):
-        outbox.put(session, inline_table.lobby_message(ctx, text, keys), env.now)
+        if ctx.game.chat_instance is not None:  # (until its first tap, the post shows it as drawn)
+            outbox.put(session, inline_table.lobby_message(ctx, text, keys), env.now)
         return
     surface = surfaces.lobby(ctx.game_id)
     shown = outbox.shown_message(session, ctx.game.chat_id, surface) is not None

@@ -65,7 +65,8 @@ class Game(SQLModel, table=True):
     __table_args__ = (
         Index("ix_games_chat_status", "chat_id", "status"),
         Index("ix_games_wake_at", "wake_at"),
-        Index("ix_games_inline_id", "inline_id"),
+        # A message shows one game (NULLs, the games of chats the bot is in, never conflict).
+        Index("ux_games_inline_id", "inline_id", unique=True),
         Index("ix_games_chat_instance", "chat_instance"),
     )
     __mapper_args__ = {"version_id_col": _GAME_VERSION, "version_id_generator": False}

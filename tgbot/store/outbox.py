@@ -547,6 +547,18 @@ def move_chat(session: Session, old_id: int, new_id: int) -> None:
     after_commit(session).wrote(new_id, Priority.TURN)
 
 
+def move_rows(session: Session, old_id: int, new_id: int) -> None:
+    """A chat's waiting rows, and its spending of the budget, go to another chat id: the chat a
+    game posted via inline mode turned out to be in (the same messages, the same real chat, so
+    what was sent under the old id still counts)."""
+    write_pending(session)
+    session.execute(update(OutboxRow).where(col(OutboxRow.chat_id) == old_id).values(chat_id=new_id))
+    old, new = delivery_chat(session, old_id, lock=True), delivery_chat(session, new_id, lock=True)
+    new.recent = json.dumps(sorted(json.loads(new.recent) + json.loads(old.recent)))
+    new.paused_until = max(new.paused_until, old.paused_until)
+    after_commit(session).wrote(new_id, Priority.TURN)
+
+
 # --- leases and budget (shared by every instance) ----------------------------------------------
 
 
