@@ -19,6 +19,7 @@ from sqlmodel import Session, col, select
 from engine.actions import decode
 from tests.bot.conftest import BotRig, running_bot
 from tests.bot.helpers import drain, game_row, open_private_chats, players_of, state_of
+from tests.bot.pacing_support import sweep_at
 from tests.bot.test_record_readds import Entry, reading
 from tests.fakes.flood import FloodLimits
 from tests.fakes.telegram import FakeChat, FakeTelegram, FakeUser, StoredMessage
@@ -258,6 +259,9 @@ async def test_without_inline_feedback_the_lobby_says_what_to_turn_on(
 
 
 async def test_a_deleted_board_leaves_the_game_going_and_comes_back_from_the_list(rig: BotRig) -> None:
+    """Either friend may delete any message of their chat, the live board too. The game goes on
+    without it (the idle default at the deadline is recorded all the same), and the board comes
+    back from the inline list with what happened meanwhile."""
     fake, tg = rig.fake, rig.tg
     ana, ben = fake.user(1, "Ana"), fake.user(2, "Ben")
     chat = fake.private_between(ana, ben)
@@ -268,15 +272,23 @@ async def test_a_deleted_board_leaves_the_game_going_and_comes_back_from_the_lis
     await table.play_turn(gid)
     await table.play_turn(gid)
     board = table.live()
-    fake.delete_by(ana, board)  # either of two friends may delete any message of their chat
+    idle = game_row(rig, gid)
+    fake.delete_by(ana, board)
+    assert idle.deadline_at is not None
+    await sweep_at(rig, idle.deadline_at)  # nobody moved in time: the bot plays for them
+    await drain(rig)
+    assert game_row(rig, gid).version == idle.version + 1 and game_row(rig, gid).inline_id is None
     mover = next(p for p in (ana, ben) if p.id == _user_of(rig, gid, state_of(game_row(rig, gid)).current))
     listed = await tg.inline_query(mover, "", chat=chat)
     assert "📋 Board here" in listed.titles
     await tg.pick(mover, chat, listed, f"board:{gid}")
     await drain(rig)
     back = table.live()
-    assert back.message_id != board.message_id and "🎯 Play" in [t for t, _d in back.buttons]
+    assert back.message_id != board.message_id and PLAY in [t for t, _d in back.buttons]
     assert game_row(rig, gid).inline_id == back.inline_message_id
+    # It opens with all the deleted message held (the last move) and the idle default since.
+    lines = back.content.split("\n")
+    assert lines[0] in board.content.split("\n") and lines[1].startswith("⏰ ") and " was idle: " in lines[1]
     await play_out(table, gid)  # and the game goes on to its end
 
 

@@ -157,15 +157,16 @@ def drop_keys(session: Session, env: Env, ctx: GameContext, inline_id: str) -> N
 def on_post(session: Session, env: Env, ctx: GameContext, inline_id: str) -> None:
     """A person posted a new message of the game (a pick, the board brought back): it is the
     live board now. The one before it keeps what it shows, without keys; what it could not hold
-    (a long burst) opens this one."""
+    (a long burst), or all it held if it was deleted, opens this one."""
     game = ctx.game
     if game.inline_id == inline_id:
         return
-    record = render.Record.from_text(game.board_report)
-    board = _board_text(ctx, env)
-    shown, carried = record.fit(board)
+    record, carried = render.Record.from_text(game.board_report), render.Record.from_text(game.board_report)
     if game.inline_id is not None and game.board_no:
+        board = _board_text(ctx, env)
+        shown, carried = record.fit(board)
         _edit(session, env, ctx, shown.text(board) or "…", None)
+    # (with none — a person deleted it — the new message opens with all the old one held)
     game.board_no += 1
     game.inline_id = inline_id
     game.board_report = carried.to_text()
