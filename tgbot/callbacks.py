@@ -349,59 +349,43 @@ class Rematch(Callback, wire="rm:{game_id}"):
     game_id: GameId  # the finished game whose standings carry the key
 
 
-# Deep links.
+# Deep links: ``https://t.me/<bot>?start=<payload>`` sends ``/start <payload>`` in the private chat.
 
 #: What Telegram takes as a deep link's start parameter.
 START_PARAMETER = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
 class StartLink(Callback):
-    """A kind of deep link: its payload travels in a URL and comes back as ``/start <payload>``,
-    so anyone can forge it; it parses as strictly as a key, and holds only what Telegram takes
-    there (letters, digits, ``_`` and ``-``)."""
+    """A kind of deep link. Anyone can forge one, so it parses as strictly as a key; it holds only
+    what Telegram takes there (letters, digits, ``_`` and ``-``)."""
 
     def __init_subclass__(cls, wire: str = "", **kwargs: Any) -> None:
         super().__init_subclass__(wire=wire, **kwargs)
-        literals = "".join(part.literal for part in cls._PARTS) if wire else ""
-        if wire and not re.fullmatch(r"[A-Za-z0-9_-]+", literals):
+        if wire and not START_PARAMETER.fullmatch("".join(part.literal for part in cls._PARTS)):
             raise TypeError(f"{cls.__name__}: a deep link holds letters, digits, _ and - only")
 
-    @property
-    def data(self) -> str:
-        data = super().data
-        if not START_PARAMETER.fullmatch(data):
-            raise ValueError(f"not a deep link's payload: {data!r}")
-        return data
-
     def url(self, bot_username: str) -> str:
-        return f"https://t.me/{bot_username}?start={self.data}"
+        if not START_PARAMETER.fullmatch(data := self.data):
+            raise ValueError(f"not a deep link's payload: {data!r}")
+        return f"https://t.me/{bot_username}?start={data}"
 
 
 @dataclass(frozen=True)
 class OpenPanel(StartLink, wire="g{game_id}"):
-    """The board's 📱 Panel: the player's private panel of that game."""
-
-    game_id: GameId
+    game_id: GameId  # the board's 📱 Panel: the player's private panel of that game
 
 
 @dataclass(frozen=True)
 class PrivateTurns(StartLink, wire="p{game_id}"):
-    """The lobby's 🔔 key: the bot may write to this person, who is told of their turns there."""
-
-    game_id: GameId
-
-
-START_LINKS: tuple[type[StartLink], ...] = (OpenPanel, PrivateTurns)
+    game_id: GameId  # the lobby's 🔔: the bot may write to this person, who is told of their turns
 
 
 def start_link(payload: str) -> StartLink:
     """The deep link a ``/start`` payload is; `BadCallback` for anything else."""
-    if not START_PARAMETER.fullmatch(payload):
-        raise BadCallback("not a deep link's payload")
-    for kind in START_LINKS:
-        if kind.PATTERN.fullmatch(payload):
-            return kind.parse(payload)
-    raise BadCallback("no such deep link")
+    kind = next((k for k in (OpenPanel, PrivateTurns) if k.PATTERN.fullmatch(payload)), None)
+    if kind is None or not START_PARAMETER.fullmatch(payload):
+        raise BadCallback("no such deep link")
+    return kind.parse(payload)
 
 
 def inline_query(game_id: int) -> str:
