@@ -76,9 +76,58 @@ def test_a_key_longer_than_telegram_allows_is_never_drawn() -> None:
 def test_every_kind_of_key_has_one_route() -> None:
     from tgbot.handlers.keys import ROUTES
 
-    kinds = [kind for kind in vars(cb).values() if isinstance(kind, type) and issubclass(kind, cb.Callback)]
+    kinds = [
+        kind
+        for kind in vars(cb).values()
+        if isinstance(kind, type) and issubclass(kind, cb.Callback) and not issubclass(kind, cb.StartLink)
+    ]
     patterns = [route.pattern for route in ROUTES]
     for kind in kinds:
         if kind is not cb.Callback:
             assert patterns.count(kind.PATTERN) == 1, kind.__name__
     assert len(patterns) == len(kinds) - 1
+
+
+# --- deep links: /start <payload> -------------------------------------------------------------
+
+LINKS: list[tuple[cb.StartLink, str]] = [
+    (cb.OpenPanel(7), "g7"),
+    (cb.PrivateTurns(7), "p7"),
+    (cb.PrivateTurns(cb.MAX_GAME_ID), f"p{cb.MAX_GAME_ID}"),
+]
+
+
+@pytest.mark.parametrize(("link", "payload"), LINKS, ids=[p for _l, p in LINKS])
+def test_each_deep_link_writes_and_reads_its_payload(link: cb.StartLink, payload: str) -> None:
+    assert link.data == payload
+    assert cb.start_link(payload) == link
+    assert link.url("our_tweak_bot") == f"https://t.me/our_tweak_bot?start={payload}"
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        "",
+        "p",
+        "p0",  # no game 0
+        f"p{cb.MAX_GAME_ID + 1}",
+        "p-1",
+        "p7x",
+        "P7",
+        "p07:1",
+        "p\u0667",  # an Arabic-Indic 7: a digit to Python, not to Telegram
+        "x7",
+        "lj:7",  # a key's data is not a link
+        "p" + "1" * 70,
+    ],
+)
+def test_a_forged_deep_link_is_refused(payload: str) -> None:
+    with pytest.raises(cb.BadCallback):
+        cb.start_link(payload)
+
+
+def test_a_deep_link_holds_only_what_telegram_takes() -> None:
+    with pytest.raises(TypeError, match="letters, digits"):
+
+        class _Colon(cb.StartLink, wire="p:{game_id}"):
+            game_id: cb.GameId

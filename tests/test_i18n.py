@@ -249,6 +249,10 @@ KEY_MENTIONS: dict[str, list[str]] = {
     "🗑 Discard": [HELP_TEXT],
     "↩️ Clear": [HELP_TEXT],
     "➕ Add to a group": [WELCOME_TEXT],
+    "🔔 Get my turns in private": [
+        "You're in! Tap 🔔 Get my turns in private: your turns then come to you in private and "
+        "the chat stays quiet."
+    ],
 }
 
 
@@ -429,6 +433,8 @@ def test_popups_fit_in_every_language(lang: str) -> None:
         "That key is not valid any more.",
         "A computer player joined.",
         "You're in!",
+        "You're in! Tap 🔔 Get my turns in private: your turns then come to you in private and "
+        "the chat stays quiet.",
         "You left the lobby.",
         "🔁 The new lobby is open and you're in. The others join with ✋ Join.",
         "Done!",
@@ -529,6 +535,7 @@ def test_keyboards_in_every_language(lang: str) -> None:
         "🃏 " + _(lang, "Joker"),
         "✋ Join",
         "🤖 Hard",
+        "🔔 Get my turns in private",
     ):
         assert _(lang, key) in labels, f"{key} is missing in {lang}"
 

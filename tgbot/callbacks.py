@@ -19,6 +19,12 @@ The layouts are those of the bot's first versions: keys already in chats still p
   lg:<code>                         language choice
   dl:<game>                         a finished game's replay file
   rm:<game>                         a finished game's rematch: a lobby with its settings and computers
+
+Deep links (``https://t.me/<bot>?start=<payload>``: opening one sends ``/start <payload>`` in the
+person's private chat) are parsed the same way (`StartLink`), within Telegram's rule for them:
+
+  g<game>                           the board's 📱 Panel: that game's private panel
+  p<game>                           the lobby's 🔔 key: this person's turns in private
 """
 
 from __future__ import annotations
@@ -341,6 +347,45 @@ class Download(Callback, wire="dl:{game_id}"):
 @dataclass(frozen=True)
 class Rematch(Callback, wire="rm:{game_id}"):
     game_id: GameId  # the finished game whose standings carry the key
+
+
+# Deep links: ``https://t.me/<bot>?start=<payload>`` sends ``/start <payload>`` in the private chat.
+
+#: What Telegram takes as a deep link's start parameter.
+START_PARAMETER = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+class StartLink(Callback):
+    """A kind of deep link. Anyone can forge one, so it parses as strictly as a key; it holds only
+    what Telegram takes there (letters, digits, ``_`` and ``-``)."""
+
+    def __init_subclass__(cls, wire: str = "", **kwargs: Any) -> None:
+        super().__init_subclass__(wire=wire, **kwargs)
+        if wire and not START_PARAMETER.fullmatch("".join(part.literal for part in cls._PARTS)):
+            raise TypeError(f"{cls.__name__}: a deep link holds letters, digits, _ and - only")
+
+    def url(self, bot_username: str) -> str:
+        if not START_PARAMETER.fullmatch(data := self.data):
+            raise ValueError(f"not a deep link's payload: {data!r}")
+        return f"https://t.me/{bot_username}?start={data}"
+
+
+@dataclass(frozen=True)
+class OpenPanel(StartLink, wire="g{game_id}"):
+    game_id: GameId  # the board's 📱 Panel: the player's private panel of that game
+
+
+@dataclass(frozen=True)
+class PrivateTurns(StartLink, wire="p{game_id}"):
+    game_id: GameId  # the lobby's 🔔: the bot may write to this person, who is told of their turns
+
+
+def start_link(payload: str) -> StartLink:
+    """The deep link a ``/start`` payload is; `BadCallback` for anything else."""
+    kind = next((k for k in (OpenPanel, PrivateTurns) if k.PATTERN.fullmatch(payload)), None)
+    if kind is None or not START_PARAMETER.fullmatch(payload):
+        raise BadCallback("no such deep link")
+    return kind.parse(payload)
 
 
 def inline_query(game_id: int) -> str:

@@ -59,6 +59,9 @@ class Refusal(StrEnum):
     NEWGAME_IN_GROUP = "newgame_in_group"
     UNKNOWN_LANGUAGE = "unknown_language"
     UNKNOWN_COMMAND = "unknown_command"
+    # Deep links (/start <payload>).
+    UNKNOWN_LINK = "unknown_link"
+    NOT_YOUR_LINK = "not_your_link"
 
     @classmethod
     def of_engine(cls, code: str) -> Refusal:

@@ -156,7 +156,7 @@ async def test_board_in_the_lobby_reposts_the_lobby(rig: BotRig) -> None:
     assert fresh is not lobby and "New game of TWEAK!" in fresh.text
     assert lobby_id(rig, current_game(rig)) == fresh.message_id
     answer = await rig.tg.tap(fake.user(2, "Ben"), fresh, "✋ Join")
-    assert answer.text == "You're in!" and "• Ben" in fresh.text
+    assert answer.text.startswith("You're in!") and "• Ben" in fresh.text
 
 
 async def test_board_without_a_game(rig: BotRig) -> None:
@@ -597,7 +597,7 @@ async def test_newgame_with_the_lobby_deleted_still_answers_without_a_reply(rig:
     assert fresh.message_id > pointers[0].message_id and lobby_id(rig, current_game(rig)) == fresh.message_id
     assert "• Ana" in fresh.text and "• Ben" in fresh.text
     answer = await tg.tap(fake.user(3, "Cai"), fresh, "✋ Join")
-    assert answer.text == "You're in!" and "• Cai" in fresh.text
+    assert answer.text.startswith("You're in!") and "• Cai" in fresh.text
     assert not tg.errors
 
 

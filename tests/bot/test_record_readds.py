@@ -907,13 +907,13 @@ class Match:
         late = {key.split(" ", 1)[1] for key in settings if key.startswith("join ")}
         for person in self.people[1:]:
             if person.name not in late:
-                assert (await tg.tap(person.user, lobby, "✋ Join")).text == "You're in!"
+                assert (await tg.tap(person.user, lobby, "✋ Join")).text.startswith("You're in!")
         await tg.tap(creator, lobby, "⚙️ Settings")
         for key in settings:
             if key.startswith("join "):
                 joiner = next(p.user for p in self.people if p.name == key.split(" ", 1)[1])
                 await tg.tap(creator, lobby, "↩️ Back")
-                assert (await tg.tap(joiner, lobby, "✋ Join")).text == "You're in!"
+                assert (await tg.tap(joiner, lobby, "✋ Join")).text.startswith("You're in!")
                 await tg.tap(creator, lobby, "⚙️ Settings")
                 continue
             answer = await tg.tap(creator, lobby, key)

@@ -218,9 +218,11 @@ async def test_forged_game_ids_are_refused_on_postgresql(pg_url: str, seeds: Cal
         for data in ("h:999999999999", f"k:2147483648:{v}:h:0", "lj:99999999999", "ln:999999999999:t:-"):
             await assert_refused(rig, mover, board, data, invalid)
         await assert_refused(rig, other, board, f"h:{gid + 1000}", "This game no longer exists.")
-        # The board's 📱 Panel deep link with a forged id beyond the column: a plain answer.
+        # The board's 📱 Panel and the lobby's 🔔 deep links with a forged id beyond the column: a
+        # plain answer (they parse as strictly as keys).
         chat = rig.fake.private(mover)
-        for forged in ("g2147483648", "g99999999999"):
+        unknown = "I don't know that link, so nothing changed. /help lists what I can do."
+        for forged in ("g2147483648", "g99999999999", "p2147483648"):
             await rig.tg.send(chat, mover, f"/start {forged}")
-            assert rig.fake.last_message(chat.id).text == "That game is not running any more."
+            assert rig.fake.last_message(chat.id).text == unknown
         assert not rig.tg.errors

@@ -72,6 +72,8 @@ class Player:
     computer: str | None  # the computer's level
     left: bool = False
     away: bool = False
+    #: The bot may write to them in private (they started it): their turns are told there.
+    can_dm: bool = False
 
 
 @dataclass(frozen=True)
@@ -275,7 +277,7 @@ def keyboard(lang: str, v: View, table: Table, draft: Draft | None = None) -> Ke
     if table.inline:
         utility.insert(0, switch_inline(_(lang, "🎯 Play"), cb.inline_query(gid)))
     if v.seat is None:
-        utility.append(link(_(lang, "📱 Panel"), f"https://t.me/{table.bot_username}?start=g{gid}"))
+        utility.append(link(_(lang, "📱 Panel"), cb.OpenPanel(gid).url(table.bot_username)))
     rows.append(utility)
     return rows
 

@@ -14,6 +14,7 @@ from ..pacing import Pace, pace_keys, pace_label
 from .board import Player, computer_label
 from .cards import COLOUR_EMOJI, name
 from .keys import Keyboard, button
+from .private_turns import marked, private_turns
 
 
 @dataclass(frozen=True)
@@ -23,6 +24,7 @@ class LobbyView:
     game_id: int
     players: tuple[Player, ...]
     settings: GameSettings
+    bot_username: str = "tweakbot"
 
 
 def _colours_text(lang: str, ctx: LobbyView) -> str:
@@ -60,9 +62,12 @@ def lobby_text(lang: str, ctx: LobbyView, custom: Pace | None = None) -> str:
     ]
     for seat in ctx.players:
         tag = " " + computer_label(lang, seat.computer) if seat.computer else ""
-        lines.append(f"• {name(seat.name)}{tag}")
+        lines.append(f"• {name(seat.name)}{tag}{marked(seat)}")
     if not ctx.players:
         lines.append(_(lang, "(nobody yet)"))
+    told = private_turns(lang, ctx.game_id, ctx.players, ctx.bot_username).line
+    if told:
+        lines.append(told)
     lines.append("")
     lines.append(
         _(
@@ -83,11 +88,13 @@ def lobby_text(lang: str, ctx: LobbyView, custom: Pace | None = None) -> str:
 
 def lobby_keyboard(lang: str, ctx: LobbyView) -> Keyboard:
     gid = ctx.game_id
+    private_key = private_turns(lang, gid, ctx.players, ctx.bot_username).key
     rows = [
         [
             button(_(lang, "✋ Join"), cb.Join(gid).data),
             button(_(lang, "🚪 Leave"), cb.Leave(gid).data),
         ],
+        *([[private_key]] if private_key else []),
         [
             button(_(lang, "▶️ Start"), cb.Start(gid).data),
             button(_(lang, "⚙️ Settings"), cb.OpenSettings(gid).data),

@@ -71,6 +71,11 @@ REFUSAL_TEXT: dict[Refusal, str] = {
     Refusal.NEWGAME_IN_GROUP: M_("TWEAK! is played in groups: add me to a group and send /newgame there."),
     Refusal.UNKNOWN_LANGUAGE: M_("Unknown language."),
     Refusal.UNKNOWN_COMMAND: M_("I don't know that command. /help lists what I can do."),
+    Refusal.UNKNOWN_LINK: M_("I don't know that link, so nothing changed. /help lists what I can do."),
+    Refusal.NOT_YOUR_LINK: M_(
+        "That link is for the players of a game you're not in (or one that is over), so nothing "
+        "changed. Join its lobby with ✋ Join first."
+    ),
 }
 
 #: Refusals shown as an alert the person dismisses: a move the rules forbid, and keys that can

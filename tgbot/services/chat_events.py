@@ -31,7 +31,7 @@ from ..render import cards as cards_render
 from ..store import outbox
 from ..store.models import ACTIVE_STATUSES, LOBBY, PAUSED, PLAYING, Chat, Game, OutboxRow
 from ..turn_clock import TurnClock
-from . import lobby, lobby_message, output, people, record, stats, surfaces, table_control
+from . import lobby, lobby_message, output, people, private_turns, record, stats, surfaces, table_control
 from .call import EventCall, Noted, event_service
 from .context import GameContext, SeatInfo, context_of, load_game
 from .env import Env
@@ -226,7 +226,7 @@ def person_left(call: EventCall) -> Noted:
 def private_chat(call: EventCall, open_now: bool) -> Noted:
     """The person started (`open_now`) or blocked their private chat with the bot: panels and
     reminders may go there, or not."""
-    people.set_can_dm(call.session, call.origin.chat_id, open_now)
+    private_turns.set_reach(call.session, call.env, call.origin.chat_id, open_now)
     return Noted("open" if open_now else "blocked")
 
 
@@ -240,7 +240,7 @@ class SenderTrouble:
         bot_removed(session, self.make_env(), chat_id)
 
     def private_blocked(self, session: Session, user_id: int) -> None:
-        people.set_can_dm(session, user_id, False)
+        private_turns.set_reach(session, self.make_env(), user_id, False)
 
     def migrated(self, session: Session, old_id: int, new_id: int) -> None:
         """A send found the group migrated: its games follow. A supergroup that says it migrated

@@ -9,7 +9,7 @@ from ..render.info import language_keyboard, rules_page, welcome_keys
 from ..store.models import LOBBY, PAUSED, PLAYING
 from ..store.outbox import Priority
 from ..texts import HELP_TEXT, WELCOME_TEXT
-from . import drafts, lobby_message, output, panels, people, record
+from . import drafts, lobby_message, output, panels, people, private_turns, record
 from .call import Answer, CommandCall, KeyCall, Replied, command_service, key_service
 from .context import load_game
 from .lobby import active_games
@@ -18,17 +18,24 @@ from .play import use_panel
 
 @command_service
 def start(call: CommandCall) -> Replied:
-    """/start in private: the bot may write to this person now. ``/start g<id>`` (the board's
-    📱 Panel key) turns on that game's private panel and shows it. In a group: /help."""
+    """/start in private: the bot may write to this person now. A deep link's payload says more:
+    ``g<id>`` (the board's 📱 Panel key) turns on that game's private panel and shows it, ``p<id>``
+    (the lobby's 🔔 key) confirms their turns come in private. Anything else is refused, and
+    changes nothing. In a group: /help."""
     command = call.command
     if not command.private:
         call.reply(_(call.reply_language, HELP_TEXT))
         return Replied(action="help")
     payload = command.args.split(maxsplit=1)[0] if command.args else ""
-    people.upsert_user(call.session, command.person, call.env, can_dm=True)
-    digits = payload[1:]
-    if payload.startswith("g") and digits.isascii() and digits.isdigit() and len(digits) <= 12:
-        return _open_panel(call, int(digits))
+    try:
+        link = cb.start_link(payload) if payload else None
+    except cb.BadCallback:
+        raise ServiceError(Refusal.UNKNOWN_LINK) from None
+    private_turns.open_chat(call.session, call.env, command.person)
+    if isinstance(link, cb.OpenPanel):
+        return _open_panel(call, link.game_id)
+    if isinstance(link, cb.PrivateTurns):
+        return private_turns.confirm(call, link.game_id)
     lang = call.reply_language
     call.reply(
         _(lang, WELCOME_TEXT, bot_name=call.env.bot_username), welcome_keys(lang, call.env.bot_username)
@@ -38,7 +45,7 @@ def start(call: CommandCall) -> Replied:
 
 def _open_panel(call: CommandCall, game_id: int) -> Replied:
     session, env = call.session, call.env
-    ctx = load_game(session, game_id, lock=True) if game_id < 2**31 else None
+    ctx = load_game(session, game_id, lock=True)
     if ctx is None or ctx.game.status not in (PLAYING, PAUSED) or ctx.state is None:
         raise ServiceError(Refusal.NOT_RUNNING)
     seat = ctx.seat_of(call.command.person.id)

@@ -22,6 +22,7 @@ from ..errors import Refusal, ServiceError
 from ..game_settings import GameSettings, SettingKey
 from ..i18n import M_, _
 from ..render import cards as cards_render
+from ..render import private_turns as private_turns_render
 from ..store import move_log
 from ..store.models import (
     ACTIVE_STATUSES,
@@ -173,8 +174,8 @@ def join(call: KeyCall, key: cb.Join) -> Answer:
     call.session.add(
         GamePlayer(game_id=ctx.game_id, seat=len(players), user_id=person.id, name=person.first_name[:128])
     )
-    _changed(call.session, call.env, ctx)
-    return Answer(_(call.language, "You're in!"))
+    seat = _changed(call.session, call.env, ctx).seat_of(person.id)
+    return Answer(private_turns_render.joined(call.language, seat is not None and seat.can_dm))
 
 
 @key_service(KeyCall)
@@ -220,11 +221,14 @@ def cancel_lobby(call: KeyCall, key: cb.Cancel) -> Answer:
     return Answer()
 
 
-def _changed(session: Session, env: Env, ctx: GameContext, settings_screen: bool = False) -> None:
+def _changed(session: Session, env: Env, ctx: GameContext, settings_screen: bool = False) -> GameContext:
+    """The lobby redrawn as it is now; the game as it was drawn."""
     ctx.game.updated_at = env.now
     session.add(ctx.game)
     session.flush()
-    lobby_message.show_lobby(session, env, context_of(session, ctx.game), settings_screen)
+    drawn = context_of(session, ctx.game)
+    lobby_message.show_lobby(session, env, drawn, settings_screen)
+    return drawn
 
 
 def leave_lobby(session: Session, env: Env, ctx: GameContext, user_id: int) -> None:

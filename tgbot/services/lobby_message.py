@@ -23,7 +23,7 @@ def show_lobby(session: Session, env: Env, ctx: GameContext, settings_screen: bo
     The edits are cosmetic (they wait for spare budget and coalesce), so a burst of lobby taps
     never delays the first board."""
     lang = ctx.language
-    view = lobby_render.LobbyView(ctx.game_id, players(ctx), ctx.settings)
+    view = lobby_render.LobbyView(ctx.game_id, players(ctx), ctx.settings, env.bot_username)
     text = lobby_render.lobby_text(lang, view, env.custom_pace)
     keys = (
         lobby_render.settings_keyboard(lang, view, env.custom_pace)

@@ -12,7 +12,9 @@ from .env import Env
 
 
 def players(ctx: GameContext) -> tuple[board_render.Player, ...]:
-    return tuple(board_render.Player(s.name, s.user_id, s.ai_level, s.left, s.away) for s in ctx.seats)
+    return tuple(
+        board_render.Player(s.name, s.user_id, s.ai_level, s.left, s.away, can_dm=s.can_dm) for s in ctx.seats
+    )
 
 
 def table_of(ctx: GameContext, env: Env, viewer: int | None) -> board_render.Table:
