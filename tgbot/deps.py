@@ -5,6 +5,7 @@ Handlers reach it through the custom context (`handlers.context.TweakContext.dep
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -30,6 +31,16 @@ Service = Callable[Concatenate[Session, Env, P], T]
 
 
 @dataclass
+class Autoplaying:
+    """The games whose bot-played seats this process is playing now (`jobs.autoplay`): one task a
+    game, and the newest version a turn was asked for at. Only a way to play each game's turns
+    one after the other here: what is due lives in the game rows (`services.autoplay`)."""
+
+    tasks: dict[int, asyncio.Task[None]] = field(default_factory=dict)
+    wanted: dict[int, int] = field(default_factory=dict)
+
+
+@dataclass
 class Deps:
     db: Database
     delivery: Delivery
@@ -47,6 +58,7 @@ class Deps:
     #: Taps whose webhook request waits for their answer (tgbot/delivery/webhook_replies.py);
     #: always empty in polling mode.
     webhook_replies: WebhookReplies = field(default_factory=WebhookReplies)
+    autoplaying: Autoplaying = field(default_factory=Autoplaying)
 
     async def run(self, service: Service[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         """`service(session, env, *args)` in one transaction, off the event loop (DatabaseTrouble

@@ -41,14 +41,30 @@ def clock_of(game: Game) -> ClockState:
 
 
 def set_clock(session: Session, game: Game, state: ClockState) -> None:
-    """Write the clock on the game row and wake this process when it is next due."""
+    """Write the clock on the game row and wake this process when it is next due: a turn the bot
+    plays at once is played right after the commit (`AfterCommit.autoplay`, at the version the
+    game has then); its `wake_at` is only the safety net of a process that stopped first."""
     for column, value in asdict(state).items():
         setattr(game, column, value)
     session.add(game)
-    if isinstance(state.wake_at, datetime):
-        notes = after_commit(session)
-        if notes.wake_at is None or state.wake_at < notes.wake_at:
-            notes.wake_at = state.wake_at
+    notes = after_commit(session)
+    if game.id is not None and state.autoplay and game.status == PLAYING:
+        notes.autoplay[game.id] = game.version
+        return
+    if game.id is not None:
+        notes.autoplay.pop(game.id, None)
+    if isinstance(state.wake_at, datetime) and (notes.wake_at is None or state.wake_at < notes.wake_at):
+        notes.wake_at = state.wake_at
+
+
+def turn_clock(session: Session, env: Env, ctx: GameContext, seat: int) -> None:
+    """The clock of a turn that begins: played by the bot at once when its seat does not wait for
+    a person (a computer, a person who left or is away), else waiting until its player can see it."""
+    game = ctx.game
+    if ctx.seats[seat].autoplayed:
+        set_clock(session, game, TurnClock.autoplayed(clock_of(game), seat, env.now))
+    else:
+        set_clock(session, game, TurnClock.waiting(clock_of(game), seat))
 
 
 def is_waiting(game: Game) -> bool:

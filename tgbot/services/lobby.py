@@ -37,11 +37,11 @@ from ..store.models import (
 )
 from ..store.outbox import Priority
 from ..turn_clock import TurnClock
-from . import lobby_message, moves, output, people, record, surfaces
+from . import lobby_message, output, people, record, surfaces
 from .call import Answer, CommandCall, KeyCall, Replied, command_service, key_service
 from .context import GameContext, context_of, dump_state, player_rows, require_game
 from .env import Env
-from .game_clock import clock_of, rules_of, set_clock
+from .game_clock import clock_of, rules_of, set_clock, turn_clock
 from .origins import Tap
 from .people import Person
 
@@ -333,19 +333,16 @@ def start(session: Session, env: Env, ctx: GameContext, players: list[GamePlayer
     game.updated_at = env.now
     start = f"start:{seed}"
     move_log.add(session, game_id=ctx.game_id, seq=1, seat=None, code=start, source="system", at=env.now)
-    # The turn starts when the board is seen.
-    set_clock(session, game, TurnClock.waiting(clock_of(game), state.current))
     session.flush()
     ctx = context_of(session, game)
+    # A person's turn starts when the board is seen; a computer first to move plays after the
+    # commit, and the first board comes under its moves (`services.autoplay`).
+    turn_clock(session, env, ctx, state.current)
     lang = ctx.language
     names = ", ".join(cards_render.name(s.name) for s in ctx.seats)
     started = _(lang, "🃏 <b>TWEAK!</b> has started: {names}", names=names)
     lobby_message.close_lobby(session, env, ctx, started, Priority.COSMETIC)  # the board goes first
-    result = moves.PlayResult(ctx)
-    moves.autoplay(session, env, result)  # a computer may be first to move
-    if result.outcomes or result.abandoned:
-        record.report(session, env, result)  # the first board, under the computers' moves
-    else:
+    if not record.bot_to_move(ctx):
         record.post_board(session, env, ctx)
 
 

@@ -33,7 +33,7 @@ from ..render.keys import Keyboard
 from ..render.limits import chunks
 from ..render.results import final_standings, move_lines, round_summary, standings_keys
 from ..store import move_log, outbox
-from ..store.models import Game, Move
+from ..store.models import PLAYING, Game, Move
 from ..store.outbox import Message, Priority
 from . import drafts, output, panels, surfaces
 from .context import GameContext
@@ -167,18 +167,21 @@ def _shown_board(session: Session, game: Game) -> outbox.Shown | None:
 
 
 def board_on_its_way(session: Session, ctx: GameContext) -> bool:
-    """The game's next board waits to be sent (the group's budget): a tap on the board before it
-    is early, not stale."""
-    return bool(ctx.game.board_no) and live_board(session, ctx) is None
+    """The game's next board waits to be sent (the group's budget), or for the bot's moves before
+    it: a tap on the board before it is early, not stale."""
+    return bot_to_move(ctx) or (bool(ctx.game.board_no) and live_board(session, ctx) is None)
 
 
 # --- after moves ------------------------------------------------------------------------------
 
 
 def report(session: Session, env: Env, result: PlayResult) -> None:
-    """After a turn: panels closed, then the record: a summary for each round that ended (each
-    under the report of its last moves), the standings and the chart at the end of the game, and
-    the next board under the report of the moves after the last round end.
+    """After a turn: the panels of those who moved closed, then the record: a summary for each
+    round that ended (each under the report of its last moves), the standings and the chart at
+    the end of the game, and the next board under the report of the moves after the last round
+    end — once the turn is a person's. While the bot still has seats to play after the commit
+    (`services.autoplay`), the moves wait for the board that follows them, so a person's move
+    and the computers' after it cost the group one message, as one transaction's did.
 
     A [T!] card alone does not end the turn: it waits for the report of the turn (the caller
     posts a board when the player needs one to go on).
@@ -190,7 +193,7 @@ def report(session: Session, env: Env, result: PlayResult) -> None:
         return
     lang = ctx.language
     outcomes = unreported(session, ctx, result.outcomes)
-    _close_panels(session, env, ctx, outcomes)
+    _close_panels(session, env, ctx, result.outcomes, outcomes)
     lines: list[str] = []
     for outcome in outcomes:
         lines += report_lines(lang, ctx, [outcome])
@@ -208,8 +211,15 @@ def report(session: Session, env: Env, result: PlayResult) -> None:
                 score_chart(session, env, ctx, event)
     if result.abandoned:
         _put(session, env, ctx, lines, body=abandoned_text(lang, ctx))
-    elif ctx.state is not None and not ctx.state.is_over:
+    elif ctx.state is not None and not ctx.state.is_over and not bot_to_move(ctx):
         _board(session, env, ctx, lines)
+
+
+def bot_to_move(ctx: GameContext) -> bool:
+    """The bot plays the next move, after the commit (a computer, a person who left or is away):
+    the board waits for the turn of a person."""
+    mover = ctx.current
+    return ctx.game.status == PLAYING and mover is not None and mover.autoplayed
 
 
 def close(session: Session, env: Env, ctx: GameContext, text: str) -> None:
@@ -221,11 +231,15 @@ def close(session: Session, env: Env, ctx: GameContext, text: str) -> None:
     _put(session, env, ctx, lines, body=text)
 
 
-def _close_panels(session: Session, env: Env, ctx: GameContext, outcomes: list[MoveOutcome]) -> None:
-    """Panels of players whose turn is over (a move, or the idle default at the deadline) say what
-    was played, [T!] card included, and lose their keys."""
+def _close_panels(
+    session: Session, env: Env, ctx: GameContext, played: list[MoveOutcome], outcomes: list[MoveOutcome]
+) -> None:
+    """Panels of players whose turn is over in this transaction (`played`: a move, or the idle
+    default at the deadline) say what was played (of `outcomes`, the moves not yet reported),
+    [T!] card included, and lose their keys: at the mover's own commit, not with the board that
+    comes after the computers."""
     closing = ("player", "idle")
-    movers = {o.seat for o in outcomes if o.source in closing and o.main}
+    movers = {o.seat for o in played if o.source in closing and o.main}
     for seat in ctx.seats:
         if seat.seat in movers and seat.panel and seat.user_id is not None:
             mine = [o for o in outcomes if o.seat == seat.seat and o.source in closing]

@@ -5,7 +5,9 @@
 * a reminder (private panel for a player who uses it, else a mention under the board; the last
   call always in the group);
 * at the deadline the engine's idle default is played for the player; two in a row mark them
-  away (their turns are then played at once until they come back).
+  away (their turns are then played at once until they come back);
+* a turn the bot plays at once (`services.autoplay`) still unplayed at its wake-up (the process
+  that owed it stopped) is taken over: this process plays it after the batch's commit.
 
 The process wakes for the next due game on time (`tgbot.jobs`, a one-off "wake" job) and sweeps
 every few seconds as a safety net; both run `sweep`. Due games are taken in batches, each in one
@@ -33,7 +35,7 @@ from ..store.db import is_postgres
 from ..store.models import LOBBY, PAUSED, PLAYING, Game, GamePlayer, SeenTap
 from ..store.outbox import Message
 from ..turn_clock import Due, TurnClock
-from . import lobby, moves, output, panels, record, surfaces, table_control
+from . import autoplay, lobby, moves, output, panels, record, surfaces, table_control
 from .context import GameContext, SeatInfo, contexts_of
 from .env import Env
 from .game_clock import clock_of, rules_of, set_clock
@@ -51,12 +53,15 @@ class SweepReport:
     examined: int = 0
     reminders: int = 0
     idle_moves: int = 0
+    #: Turns the bot plays that the process owing them had not played: taken over here.
+    taken_over: int = 0
     failed: list[int] = field(default_factory=list)
 
     def merge(self, other: SweepReport) -> None:
         self.examined += other.examined
         self.reminders += other.reminders
         self.idle_moves += other.idle_moves
+        self.taken_over += other.taken_over
         self.failed.extend(other.failed)
 
 
@@ -97,11 +102,16 @@ def handle(session: Session, env: Env, ctx: GameContext, report: SweepReport) ->
     clock = clock_of(game)
     paused = game.status == PAUSED
     running = game.status == PLAYING and ctx.state is not None
-    due = TurnClock.due(clock, env.now, paused=paused)
+    mover = ctx.current
+    autoplayed = running and mover is not None and mover.autoplayed
+    due = TurnClock.due(clock, env.now, paused=paused, autoplayed=autoplayed)
     if game.status == LOBBY:
         lobby.expire(session, env, ctx)
     elif paused and due is Due.PAUSE_OVER:
         table_control.go_on(session, env, ctx, _(ctx.language, "▶️ The pause is over: the game goes on."))
+    elif running and due is Due.AUTOPLAY:
+        autoplay.claim(session, env, ctx)
+        report.taken_over += 1
     elif running and due is Due.DEADLINE:
         _deadline(session, env, ctx, report)
     elif running and due is Due.REMINDER:
@@ -183,34 +193,31 @@ def _group_reminder(ctx: GameContext, env: Env, seat: SeatInfo, last_call: bool)
 
 
 def _deadline(session: Session, env: Env, ctx: GameContext, report: SweepReport) -> None:
-    """The idle default is played for the player to move; two in a row make them away."""
+    """The idle default is played for the player to move; two in a row make them away. The seats
+    after them that do not wait are played after the commit (`services.autoplay`); with no
+    person left who plays, the game ends as abandoned at once."""
     state = ctx.playing_state()
     seat = ctx.seats[state.current]
+    timeouts = seat.timeouts + 1
+    away = seat.away or timeouts >= AWAY_AFTER_TIMEOUTS
+    session.execute(
+        update(GamePlayer)
+        .where(col(GamePlayer.game_id) == ctx.game_id, col(GamePlayer.seat) == seat.seat)
+        .values(timeouts=timeouts, away=away)
+    )
+    # (before the move: the turn after it may be theirs again, and then the bot's to play)
+    ctx = ctx.with_seat(replace(seat, timeouts=timeouts, away=away))
+    action = engine.default_action(state, seat.seat)
+    after, events = moves.apply_action(state, seat.seat, action)
+    outcome = moves.MoveOutcome(seat.seat, engine.encode(action), "idle", state, after, events)
     result = moves.PlayResult(ctx)
-    if not seat.autoplayed:
-        action = engine.default_action(state, seat.seat)
-        after, events = moves.apply_action(state, seat.seat, action)
-        outcome = moves.MoveOutcome(seat.seat, engine.encode(action), "idle", state, after, events)
-        ctx = moves.commit(session, env, ctx, outcome)
-        result.outcomes.append(outcome)
-        report.idle_moves += 1
-        timeouts = seat.timeouts + 1
-        away = seat.away or timeouts >= AWAY_AFTER_TIMEOUTS
-        session.execute(
-            update(GamePlayer)
-            .where(col(GamePlayer.game_id) == ctx.game_id, col(GamePlayer.seat) == seat.seat)
-            .values(timeouts=timeouts, away=away)
-        )
-        ctx = replace(
-            ctx,
-            seats=[replace(s, timeouts=timeouts, away=away) if s.seat == seat.seat else s for s in ctx.seats],
-        )
-        result.ctx = ctx
-        went_away = away and not seat.away
-    else:
-        went_away = False
-    moves.autoplay(session, env, result)
-    if went_away and not result.ended and not result.abandoned:
+    result.ctx = moves.commit(session, env, ctx, outcome)
+    result.outcomes.append(outcome)
+    report.idle_moves += 1
+    if not result.ended and moves.nobody_plays(result.ctx):
+        moves.abandon(session, env, result.ctx)
+        result.abandoned = True
+    elif away and not seat.away and not result.ended:
         # (when the game is over, its end says it all)
         text = _(
             ctx.language,
@@ -219,8 +226,4 @@ def _deadline(session: Session, env: Env, ctx: GameContext, report: SweepReport)
             name=cards_render.name(seat.name),
         )
         output.say_in_game(session, env, result.ctx, text)
-    if not result.outcomes and not result.abandoned:
-        # Nothing could be played (should not happen): look again after a fresh turn clock.
-        set_clock(session, ctx.game, rules_of(ctx, env).start(clock_of(ctx.game), state.current, env.now))
-        return
     record.report(session, env, result)

@@ -23,7 +23,7 @@ from . import lobby, lobby_message, moves, output, people, record
 from .call import CommandCall, Replied, command_service
 from .context import GameContext, context_of, require_game
 from .env import Env
-from .game_clock import clock_of, is_held, rules_of, set_clock
+from .game_clock import clock_of, is_held, rules_of, set_clock, turn_clock
 
 _QUIET_RE = re.compile(r"(\d{1,2})-(\d{1,2})(?:\s+(?:UTC)?([+-]\d{1,2})(?::(\d{2}))?)?", re.IGNORECASE)
 SECONDS_PER_DAY = 86400
@@ -75,12 +75,19 @@ def pause(call: CommandCall) -> Replied:
 
 
 def go_on(session: Session, env: Env, ctx: GameContext, header: str) -> None:
-    """A paused game plays on: a fresh clock for the player to move, the board at the bottom."""
+    """A paused game plays on: a fresh clock for the player to move, the board at the bottom. When
+    the bot is to move (the pause came between a person's move and the computers' after it), it
+    plays after the commit and the board comes after its moves; the group is told now."""
     game = ctx.game
     game.status = PLAYING
     game.updated_at = env.now
-    set_clock(session, game, TurnClock.resume(clock_of(game), ctx.playing_state().current))
-    record.post_board(session, env, ctx, note=[header])
+    seat = ctx.playing_state().current
+    set_clock(session, game, TurnClock.resume(clock_of(game), seat))
+    if ctx.seats[seat].autoplayed:
+        turn_clock(session, env, ctx, seat)
+        output.say_in_game(session, env, ctx, header)
+    else:
+        record.post_board(session, env, ctx, note=[header])
 
 
 @command_service
@@ -156,14 +163,13 @@ def leave_game(session: Session, env: Env, ctx: GameContext, user_id: int, notic
         name=cards_render.name(seat.name),
     )
     output.say_in_game(session, env, ctx, text)
-    result = moves.PlayResult(ctx)
-    if not any(s.is_human and not s.left for s in ctx.seats):
+    playing = ctx.game.status == PLAYING
+    if not any(s.is_human and not s.left for s in ctx.seats) or (playing and moves.nobody_plays(ctx)):
         moves.abandon(session, env, ctx)
-        result.abandoned = True
-    elif ctx.game.status == PLAYING:
-        moves.autoplay(session, env, result)
-    if result.outcomes or result.abandoned:
-        record.report(session, env, result)
+        record.report(session, env, moves.PlayResult(ctx, abandoned=True))
+    elif playing and ctx.playing_state().current == seat.seat:
+        # their turn: the bot plays it, after this commit (`services.autoplay`)
+        turn_clock(session, env, ctx, seat.seat)
     return seat.name
 
 

@@ -159,12 +159,15 @@ _NOTES = "tweakbot.after_commit"
 @dataclass
 class AfterCommit:
     """Work a transaction leaves for after its commit: chats with new outbox rows to deliver,
-    and the earliest moment a game must be looked at again (the turn clock's next wake)."""
+    the earliest moment a game must be looked at again (the turn clock's next wake), and the
+    games whose next move the bot plays at once (a computer's, an away player's)."""
 
     #: chat id -> the most urgent priority written for it (a sender waiting for its budget is
     #: only disturbed by something more urgent than what it waits with)
     chats: dict[int, int] = field(default_factory=dict)
     wake_at: datetime | None = None
+    #: game id -> the version its move is to be played at (`services.autoplay`)
+    autoplay: dict[int, int] = field(default_factory=dict)
 
     def wrote(self, chat_id: int, priority: int) -> None:
         self.chats[chat_id] = min(priority, self.chats.get(chat_id, priority))
@@ -266,7 +269,7 @@ class Database:
             # Only a write proves it: a locked SQLite file (or a read-only replica) still reads.
             self._trouble = False
             log.warning("the database answers again")
-        if self.on_commit is not None and (notes.chats or notes.wake_at is not None):
+        if self.on_commit is not None and (notes.chats or notes.wake_at is not None or notes.autoplay):
             self.on_commit(notes)
         return result
 
