@@ -23,6 +23,8 @@ class LobbyView:
     game_id: int
     players: tuple[Player, ...]
     settings: GameSettings
+    #: A practice table (the bot's private chat): its person and the computers they add.
+    practice: bool = False
 
 
 def _colours_text(lang: str, ctx: LobbyView) -> str:
@@ -52,9 +54,23 @@ def hints_text(lang: str, on: bool) -> str:
 def lobby_text(lang: str, ctx: LobbyView, custom: Pace | None = None) -> str:
     s = ctx.settings
     players = max(MIN_PLAYERS, len(ctx.players))
-    lines = [
-        _(lang, "🃏 <b>New game of TWEAK!</b>"),
-        _(lang, "Tap Join to play ({low}–{high} players).", low=MIN_PLAYERS, high=MAX_PLAYERS),
+    if ctx.practice:
+        lines = [
+            _(lang, "🃏 <b>Practice game of TWEAK!</b>"),
+            _(
+                lang,
+                "You against the computer: add {low} to {high} computer players with 🤖 Add computer "
+                "(Easy, Normal or Hard in ⚙️ Settings), then tap ▶️ Start.",
+                low=MIN_PLAYERS - 1,
+                high=MAX_PLAYERS - 1,
+            ),
+        ]
+    else:
+        lines = [
+            _(lang, "🃏 <b>New game of TWEAK!</b>"),
+            _(lang, "Tap Join to play ({low}–{high} players).", low=MIN_PLAYERS, high=MAX_PLAYERS),
+        ]
+    lines += [
         "",
         _(lang, "Players ({n}/{high}):", n=len(ctx.players), high=MAX_PLAYERS),
     ]
@@ -77,17 +93,21 @@ def lobby_text(lang: str, ctx: LobbyView, custom: Pace | None = None) -> str:
     if s.face_down:
         lines.append(_(lang, "Won [T!] cards are kept face down."))
     lines.append(hints_text(lang, s.hints))
-    lines.append(_(lang, "The creator or a group admin starts the game."))
+    if not ctx.practice:
+        lines.append(_(lang, "The creator or a group admin starts the game."))
     return "\n".join(lines)
 
 
 def lobby_keyboard(lang: str, ctx: LobbyView) -> Keyboard:
+    """Join and Leave (not at a practice table: nobody else is in its chat), Start and Settings,
+    a computer and Cancel."""
     gid = ctx.game_id
+    joining = [
+        button(_(lang, "✋ Join"), cb.Join(gid).data),
+        button(_(lang, "🚪 Leave"), cb.Leave(gid).data),
+    ]
     rows = [
-        [
-            button(_(lang, "✋ Join"), cb.Join(gid).data),
-            button(_(lang, "🚪 Leave"), cb.Leave(gid).data),
-        ],
+        *([] if ctx.practice else [joining]),
         [
             button(_(lang, "▶️ Start"), cb.Start(gid).data),
             button(_(lang, "⚙️ Settings"), cb.OpenSettings(gid).data),
