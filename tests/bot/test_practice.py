@@ -368,6 +368,63 @@ async def test_rematch_in_private_opens_a_practice_table_with_the_same_computers
     assert not tg.errors
 
 
+def practice_row(level: str, won: bool) -> str:
+    """A line of the Practice part of /stats, worked out from one game against `level`."""
+    wins = "1 win" if won else "0 wins"
+    return f"🤖 {level}: {wins} / 1 game ({100 if won else 0}%)"
+
+
+async def test_practice_counts_apart_and_never_in_a_groups_top(rig: BotRig) -> None:
+    """Ana plays one game in a group (with Ben and a hard computer), one practice game against an
+    easy and a hard computer to its end, and leaves a practice game against two normal ones."""
+    fake, tg = rig.fake, rig.tg
+    ana, ben = fake.user(1, "Ana"), fake.user(2, "Ben")
+    group = fake.group("Friends")
+    await tg.send(group, ana, "/newgame@tweak_test_bot")
+    lobby = fake.last_message(group.id)
+    await tg.tap(ben, lobby, "✋ Join")
+    group_gid = current_game(rig, group.id).id or 0
+    for data in (
+        cb.AddComputer(group_gid, "hard").data,
+        *[cb.Setting(group_gid, SettingKey.GOAL, "-").data] * 4,
+    ):
+        await tg.tap_data(ana, lobby, data)
+    await tg.tap(ana, lobby, "↩️ Back")
+    await tg.tap(ana, lobby, "▶️ Start")
+    in_group = state_of(await play_out(rig, group.id, {ana.id: ana, ben.id: ben}))
+    chat, _gid = await practice_game(rig, ana, ("easy", "hard"), [(SettingKey.GOAL, "-")] * 4)
+    practised = state_of(await play_out(rig, chat.id, {ana.id: ana}))
+    await practice_game(rig, ana, ("normal", "normal"))  # two of a level: one game against it
+    await tg.send(chat, ana, "/leave")
+    assert current_game(rig, chat.id).status == ABANDONED
+
+    # the group's /top: one game for Ana, and only the group's computer
+    await tg.send(group, ana, "/top@tweak_test_bot")
+    top = fake.last_message(group.id).text
+    ana_line = next(line for line in top.split("\n") if " Ana — " in line)
+    assert "/ 1 game (" in ana_line
+    assert "Hard: " in top and "Easy" not in top and "Normal" not in top
+    # /stats in private: her groups (the one game), then her practice, per computer level
+    await tg.send(chat, ana, "/stats")
+    stats = fake.last_message(chat.id).text
+    won_in_group = 0 in in_group.winners
+    won = 0 in practised.winners
+    assert stats.split("\n")[:2] == [
+        "📊 Ana in all groups",
+        f"Games: 1 · wins: {int(won_in_group)} ({100 * int(won_in_group)}%)",
+    ]
+    assert stats.split("\n\n")[-1].split("\n") == [
+        "🎯 Practice against the computer (not counted in any group)",
+        practice_row("Easy", won),
+        practice_row("Normal", False),
+        practice_row("Hard", won),
+    ]
+    # in the group, /stats is the group's alone
+    await tg.send(group, ana, "/stats@tweak_test_bot")
+    assert "Practice" not in fake.last_message(group.id).text
+    assert not tg.errors
+
+
 # --- no panel, 🎯 Play in its own chat only, a chat that refuses the bot ----------------------------------
 
 
