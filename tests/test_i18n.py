@@ -226,6 +226,14 @@ def test_plural_forms_follow_the_language(lang: str) -> None:
 
 # --- the same names everywhere ----------------------------------------------------------------
 
+#: The practice table's texts that name its keys.
+PRACTICE_HOW = (
+    "You against the computer: add {low} to {high} computer players with 🤖 Add computer "
+    "(Easy, Normal or Hard in ⚙️ Settings), then tap ▶️ Start."
+)
+PRACTICE_REMATCH = "🔁 A new practice game with the same computers: tap ▶️ Start."
+NO_COMPUTER = "Add a computer player first: 🤖 Add computer, or Easy, Normal or Hard in ⚙️ Settings."
+
 #: Key label -> the texts that tell people to tap it (they must use the key's translated name).
 KEY_MENTIONS: dict[str, list[str]] = {
     "✋ Join": [
@@ -235,13 +243,15 @@ KEY_MENTIONS: dict[str, list[str]] = {
         "🔁 The new lobby is open and you're in. The others join with ✋ Join.",
     ],
     "🚪 Leave": [HELP_TEXT],
-    "▶️ Start": [HELP_TEXT],
+    "▶️ Start": [HELP_TEXT, PRACTICE_HOW, PRACTICE_REMATCH],
     "⚙️ Settings": [
         HELP_TEXT,
         "Use the ⚙️ Settings key of the lobby.",
         "Not enough cards for this many players: pick more colours in Settings.",
+        PRACTICE_HOW,
+        NO_COMPUTER,
     ],
-    "🤖 Add computer": [HELP_TEXT],
+    "🤖 Add computer": [HELP_TEXT, PRACTICE_HOW, NO_COMPUTER],
     "👀 My hand": [HELP_TEXT],
     "🎯 Play": ["⚠️ {name}, that pick came from an old list: nothing was played. Tap 🎯 Play again."],
     "📱 Panel": [HELP_TEXT, WELCOME_TEXT],
@@ -437,6 +447,7 @@ def test_popups_fit_in_every_language(lang: str) -> None:
         "the chat stays quiet.",
         "You left the lobby.",
         "🔁 The new lobby is open and you're in. The others join with ✋ Join.",
+        PRACTICE_REMATCH,
         "Done!",
     ):
         popups[text] = _(lang, text)
@@ -471,6 +482,7 @@ def test_messages_fit_in_every_language(lang: str, face_down: bool) -> None:
     messages: dict[str, str] = {
         "report": header,
         "lobby": lobby.lobby_text(lang, worst_lobby(face_down)),
+        "practice lobby": lobby.lobby_text(lang, replace(worst_lobby(face_down), practice=True)),
         "round": results.round_summary(
             lang,
             seats,
@@ -520,7 +532,12 @@ def test_keyboards_in_every_language(lang: str) -> None:
         for keys in keyboards:
             labels += keyboard_labels(keys)
             data += keyboard_data(keys)
-    for keys in (lobby.lobby_keyboard(lang, worst_lobby()), lobby.settings_keyboard(lang, worst_lobby())):
+    practice = replace(worst_lobby(), practice=True)
+    for keys in (
+        lobby.lobby_keyboard(lang, worst_lobby()),
+        lobby.lobby_keyboard(lang, practice),
+        lobby.settings_keyboard(lang, worst_lobby()),
+    ):
         labels += keyboard_labels(keys)
         data += keyboard_data(keys)
     assert all(0 < utf16(text) <= 64 for text in labels), labels

@@ -96,14 +96,6 @@ async def test_repeated_newgame_gets_one_pointer_a_minute(rig: BotRig) -> None:
     assert not tg.errors
 
 
-async def test_newgame_in_private_says_to_use_a_group(rig: BotRig) -> None:
-    ana = rig.fake.user(1, "Ana")
-    chat = rig.fake.private(ana)
-    await rig.tg.send(chat, ana, "/newgame")
-    assert last_text(rig, chat) == "TWEAK! is played in groups: add me to a group and send /newgame there."
-    assert rig.fake.messages(chat.id)[-1].buttons == []
-
-
 async def test_commands_for_another_bot_are_ignored(rig: BotRig) -> None:
     fake = rig.fake
     ana = fake.user(1, "Ana")

@@ -25,6 +25,8 @@ class LobbyView:
     players: tuple[Player, ...]
     settings: GameSettings
     bot_username: str = "tweakbot"
+    #: A practice table (the bot's private chat): its person and the computers they add.
+    practice: bool = False
 
 
 def _colours_text(lang: str, ctx: LobbyView) -> str:
@@ -54,18 +56,32 @@ def hints_text(lang: str, on: bool) -> str:
 def lobby_text(lang: str, ctx: LobbyView, custom: Pace | None = None) -> str:
     s = ctx.settings
     players = max(MIN_PLAYERS, len(ctx.players))
-    lines = [
-        _(lang, "🃏 <b>New game of TWEAK!</b>"),
-        _(lang, "Tap Join to play ({low}–{high} players).", low=MIN_PLAYERS, high=MAX_PLAYERS),
+    if ctx.practice:
+        lines = [
+            _(lang, "🃏 <b>Practice game of TWEAK!</b>"),
+            _(
+                lang,
+                "You against the computer: add {low} to {high} computer players with 🤖 Add computer "
+                "(Easy, Normal or Hard in ⚙️ Settings), then tap ▶️ Start.",
+                low=MIN_PLAYERS - 1,
+                high=MAX_PLAYERS - 1,
+            ),
+        ]
+    else:
+        lines = [
+            _(lang, "🃏 <b>New game of TWEAK!</b>"),
+            _(lang, "Tap Join to play ({low}–{high} players).", low=MIN_PLAYERS, high=MAX_PLAYERS),
+        ]
+    lines += [
         "",
         _(lang, "Players ({n}/{high}):", n=len(ctx.players), high=MAX_PLAYERS),
     ]
     for seat in ctx.players:
         tag = " " + computer_label(lang, seat.computer) if seat.computer else ""
-        lines.append(f"• {name(seat.name)}{tag}{marked(seat)}")
+        lines.append(f"• {name(seat.name)}{tag}{'' if ctx.practice else marked(seat)}")
     if not ctx.players:
         lines.append(_(lang, "(nobody yet)"))
-    told = private_turns(lang, ctx.game_id, ctx.players, ctx.bot_username).line
+    told = None if ctx.practice else private_turns(lang, ctx.game_id, ctx.players, ctx.bot_username).line
     if told:
         lines.append(told)
     lines.append("")
@@ -82,18 +98,23 @@ def lobby_text(lang: str, ctx: LobbyView, custom: Pace | None = None) -> str:
     if s.face_down:
         lines.append(_(lang, "Won [T!] cards are kept face down."))
     lines.append(hints_text(lang, s.hints))
-    lines.append(_(lang, "The creator or a group admin starts the game."))
+    if not ctx.practice:
+        lines.append(_(lang, "The creator or a group admin starts the game."))
     return "\n".join(lines)
 
 
 def lobby_keyboard(lang: str, ctx: LobbyView) -> Keyboard:
+    """Join and Leave (not at a practice table: nobody else is in its chat), Start and Settings,
+    a computer and Cancel."""
     gid = ctx.game_id
-    private_key = private_turns(lang, gid, ctx.players, ctx.bot_username).key
+    joining = [
+        button(_(lang, "✋ Join"), cb.Join(gid).data),
+        button(_(lang, "🚪 Leave"), cb.Leave(gid).data),
+    ]
+    # (at a practice table the bot's chat is its person's, who is told of every turn there)
+    private_key = None if ctx.practice else private_turns(lang, gid, ctx.players, ctx.bot_username).key
     rows = [
-        [
-            button(_(lang, "✋ Join"), cb.Join(gid).data),
-            button(_(lang, "🚪 Leave"), cb.Leave(gid).data),
-        ],
+        *([] if ctx.practice else [joining]),
         *([[private_key]] if private_key else []),
         [
             button(_(lang, "▶️ Start"), cb.Start(gid).data),

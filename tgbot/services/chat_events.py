@@ -8,7 +8,9 @@
   state kept; nothing can be shown there meanwhile. **Bot back**: the group is told to send
   /board, which lets a held game go on (so does /resume).
 * **A player left the group**: their seat is left, exactly like /leave.
-* A **private chat that blocks the bot** gets no more panels; the group board still works.
+* A **private chat that blocks the bot** gets no more panels; the group board still works. A
+  practice table in that chat is held like a game of a group the bot left, until the person
+  opens the chat again and sends /board.
 * A **board deleted** by an admin is posted again when a reminder finds it gone.
 
 `SenderTrouble` is how the delivery side reports these (it never touches the games itself).
@@ -225,9 +227,21 @@ def person_left(call: EventCall) -> Noted:
 @event_service
 def private_chat(call: EventCall, open_now: bool) -> Noted:
     """The person started (`open_now`) or blocked their private chat with the bot: panels and
-    reminders may go there, or not."""
-    private_turns.set_reach(call.session, call.env, call.origin.chat_id, open_now)
+    reminders may go there, or not; a practice table there is held, or says how to go on."""
+    session, env, chat_id = call.session, call.env, call.origin.chat_id
+    private_turns.set_reach(session, env, chat_id, open_now)
+    if open_now and any(is_held(game) for game in lobby.active_games(session, chat_id)):
+        bot_added(session, env, chat_id, None)
+    elif not open_now:
+        hold_practice(session, env, chat_id)
     return Noted("open" if open_now else "blocked")
+
+
+def hold_practice(session: Session, env: Env, user_id: int) -> None:
+    """The person's chat with the bot refuses it: a practice table there is held (nothing of it
+    could be seen), as a group's games are when the bot is removed."""
+    if lobby.active_games(session, user_id):
+        bot_removed(session, env, user_id)
 
 
 class SenderTrouble:
@@ -240,7 +254,9 @@ class SenderTrouble:
         bot_removed(session, self.make_env(), chat_id)
 
     def private_blocked(self, session: Session, user_id: int) -> None:
-        private_turns.set_reach(session, self.make_env(), user_id, False)
+        env = self.make_env()
+        private_turns.set_reach(session, env, user_id, False)
+        hold_practice(session, env, user_id)
 
     def migrated(self, session: Session, old_id: int, new_id: int) -> None:
         """A send found the group migrated: its games follow. A supergroup that says it migrated

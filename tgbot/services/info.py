@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from sqlmodel import Session
+
 from .. import callbacks as cb
 from ..errors import Refusal, ServiceError
 from ..i18n import LANGUAGES, _
@@ -12,6 +14,7 @@ from ..texts import HELP_TEXT, WELCOME_TEXT
 from . import drafts, lobby_message, output, panels, people, private_turns, record
 from .call import Answer, CommandCall, KeyCall, Replied, command_service, key_service
 from .context import load_game
+from .env import Env
 from .lobby import active_games
 from .play import use_panel
 
@@ -19,9 +22,10 @@ from .play import use_panel
 @command_service
 def start(call: CommandCall) -> Replied:
     """/start in private: the bot may write to this person now. A deep link's payload says more:
-    ``g<id>`` (the board's 📱 Panel key) turns on that game's private panel and shows it, ``p<id>``
-    (the lobby's 🔔 key) confirms their turns come in private. Anything else is refused, and
-    changes nothing. In a group: /help."""
+    ``g<id>`` (the board's 📱 Panel key) turns on that game's private panel and shows it (a
+    practice table's: its board again, it has no panel), ``p<id>`` (the lobby's 🔔 key) confirms
+    their turns come in private. Anything else is refused, and changes nothing. In a group:
+    /help."""
     command = call.command
     if not command.private:
         call.reply(_(call.reply_language, HELP_TEXT))
@@ -51,6 +55,10 @@ def _open_panel(call: CommandCall, game_id: int) -> Replied:
     seat = ctx.seat_of(call.command.person.id)
     if seat is None:
         raise ServiceError(Refusal.NOT_IN_GAME)
+    if ctx.practising is not None:  # played in this very chat: no panel, its board again
+        if ctx.game.status == PLAYING:
+            record.post_board(session, env, ctx)
+        return Replied(game_id=game_id)
     ctx, seat = use_panel(session, env, ctx, seat, True)
     draft = drafts.load(session, game_id, seat.seat, ctx.game.version)  # a move begun on the board
     panels.show(session, env, ctx, seat, draft, priority=Priority.TURN, fresh=True)
@@ -90,7 +98,7 @@ def unknown_command(call: CommandCall) -> Replied:
 def private_text(call: CommandCall) -> Replied:
     text = _(
         call.reply_language,
-        "I only understand commands and keys. /help lists them; games are played in groups.",
+        "I only understand commands and keys. /help lists them; /newgame here starts a practice game.",
     )
     output.say_once(call.session, call.env, call.command.chat_id, "text", text)
     return Replied("text")
@@ -120,22 +128,28 @@ def choose_language(call: KeyCall, key: cb.Language) -> Answer:
         user = people.upsert_user(session, tap.person, env)
         user.language = code
         session.add(user)
+        _speak(session, env, tap.chat_id, code)  # a practice table speaks its person's language
     else:
         chat = people.upsert_chat(session, tap.chat_id, None, env)
         chat.language = code
         session.add(chat)
-        for game in active_games(session, tap.chat_id):
-            game.language = code
-            session.add(game)
-            session.flush()
-            ctx = load_game(session, game.id or 0)
-            if ctx is None:
-                continue
-            if game.status == LOBBY:
-                lobby_message.show_lobby(session, env, ctx)
-            elif game.status == PLAYING and game.board_no:
-                record.redraw_board(session, env, ctx)
+        _speak(session, env, tap.chat_id, code)
     done = _(code, "Language: {name}", name=LANGUAGES[code])
     if tap.message_id is not None:
         output.edit_message(session, env, tap.chat_id, tap.message_id, done, None)
     return Answer(done)
+
+
+def _speak(session: Session, env: Env, chat_id: int, code: str) -> None:
+    """The chat's games speak `code` from now on: their lobbies and boards are redrawn at once."""
+    for game in active_games(session, chat_id):
+        game.language = code
+        session.add(game)
+        session.flush()
+        ctx = load_game(session, game.id or 0)
+        if ctx is None:
+            continue
+        if game.status == LOBBY:
+            lobby_message.show_lobby(session, env, ctx)
+        elif game.status == PLAYING and game.board_no:
+            record.redraw_board(session, env, ctx)

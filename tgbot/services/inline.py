@@ -32,6 +32,7 @@ from ..render import glance
 from ..render import inline as inline_render
 from ..render.cards import plain_name
 from ..store.models import PLAYING, Game, GamePlayer
+from ..tables import TableKind
 from . import drafts, moves, output, play, record
 from .call import InlineAnswer, InlineCall, Noted, PickCall, Result, inline_service, pick_service
 from .context import GameContext, SeatInfo, load_game
@@ -43,6 +44,9 @@ PAGE = 50
 _ID = re.compile(r"g(\d{1,10})v(\d{1,10}):([A-Za-z0-9.+ -]{1,40})")
 _QUERY = re.compile(r"\s*g(\d{1,10})\b")
 GROUP_CHATS = ("group", "supergroup")
+#: Where a table's moves may be picked (Telegram's `chat_type` of the query): a group's in a group,
+#: a practice table's in the bot's own chat with its person ("sender").
+PLAYED_IN = {TableKind.GROUP: GROUP_CHATS, TableKind.PRACTICE: ("sender",)}
 
 
 def result_id(game_id: int, version: int, codes: tuple[str, ...]) -> str:
@@ -200,8 +204,9 @@ def _game_for(session: Session, person: Person, query: str) -> GameContext | Non
 
 @inline_service
 def answer(call: InlineCall) -> InlineAnswer:
-    """The inline list for the person typing: their moves when it is their turn in a group, else
-    one line saying whose turn it is."""
+    """The inline list for the person typing: their moves when it is their turn, typed in the
+    game's own chat (a group, or the bot's chat for a practice table), else one line saying whose
+    turn it is."""
     session, env, origin = call.session, call.env, call.origin
     query, offset = origin.query, origin.offset
     lang = call.language
@@ -210,7 +215,7 @@ def answer(call: InlineCall) -> InlineAnswer:
     if ctx is None or seat is None or ctx.state is None or ctx.game.status != PLAYING:
         return InlineAnswer([_info("none", *inline_render.no_game(lang))])
     current = ctx.seats[ctx.state.current]
-    if current.seat != seat.seat or origin.chat_type not in GROUP_CHATS:
+    if current.seat != seat.seat or origin.chat_type not in PLAYED_IN.get(ctx.table, ()):
         return InlineAnswer([_info(f"turn{ctx.game_id}", *inline_render.not_your_turn(lang, current.name))])
     start = int(offset) if offset.isdigit() else 0
     if ctx.settings.hints:

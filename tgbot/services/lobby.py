@@ -3,6 +3,10 @@
 One game (lobby or running) per chat and forum topic. The creator, or a group admin, starts and
 cancels; anyone may change the settings before the start. Each change redraws the lobby message
 through the outbox, where a quick series of joins becomes one edit.
+
+/newgame in the bot's private chat opens a practice table (`tables.TableKind.PRACTICE`): its
+person against computers. Nobody else can be in that chat, so it has no Join or Leave, and it
+starts with at least one computer.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ from ..store.models import (
     GamePlayer,
 )
 from ..store.outbox import Priority
+from ..tables import TableKind
 from ..turn_clock import TurnClock
 from . import lobby_message, output, people, record, surfaces
 from .call import Answer, CommandCall, KeyCall, Replied, command_service, key_service
@@ -70,11 +75,9 @@ def can_manage(game: Game, user_id: int, admin: bool) -> bool:
 
 @command_service
 def newgame(call: CommandCall) -> Replied:
-    """/newgame: a lobby in a group (one per chat and topic), unless a game is already here; in
-    private, where to send it."""
+    """/newgame: a lobby (one per chat and topic), unless a game is already here. In a group, for
+    its members; in the bot's private chat, a practice table for its person and computers."""
     session, env, command = call.session, call.env, call.command
-    if command.private:
-        raise ServiceError(Refusal.NEWGAME_IN_GROUP)
     chat = people.lock_chat(session, command.chat_id, env)  # another instance may be creating one too
     if command.chat_title:
         chat.title = command.chat_title[:128]
@@ -99,17 +102,17 @@ def open_lobby(
 ) -> Game:
     """A new lobby in `chat` (locked by the caller, with no game open in that topic): the creator
     in the first seat, then a computer player of each level in `computers`. A chat new to the bot
-    speaks the creator's `language`."""
+    speaks the creator's `language`; a practice table always speaks its person's."""
     people.note_user(session, creator, env)
-    if not chat.language:
-        chat.language = language
+    if not chat.language and TableKind.of_chat(chat.id) is not TableKind.PRACTICE:
+        chat.language = language  # (a practice table takes its person's language each time)
     session.add(chat)
     game = Game(
         chat_id=chat.id,
         thread_id=thread_id,
         status=LOBBY,
         creator_id=creator.id,
-        language=chat.language,
+        language=chat.language or language,
         settings=settings.to_json(),
         created_at=env.now,
         updated_at=env.now,
@@ -148,7 +151,8 @@ def _point_at(session: Session, env: Env, game: Game) -> None:
 
 def _lobby(session: Session, tap: Tap, game_id: int) -> GameContext:
     ctx = require_game(session, game_id, lock=True)
-    if tap.private or (tap.chat_id is not None and ctx.game.chat_id != tap.chat_id):
+    elsewhere = tap.chat_id is not None and ctx.game.chat_id != tap.chat_id
+    if elsewhere or (tap.private and ctx.table is not TableKind.PRACTICE):
         raise ServiceError(Refusal.MALFORMED)  # a lobby key forged into another chat
     if ctx.game.status != LOBBY:
         raise ServiceError(Refusal.NOT_LOBBY)
@@ -166,6 +170,7 @@ def _lobby_key(call: KeyCall, game_id: int) -> tuple[GameContext, list[GamePlaye
 @key_service(KeyCall)
 def join(call: KeyCall, key: cb.Join) -> Answer:
     ctx, players = _lobby_key(call, key.game_id)
+    _not_practice(ctx)
     person = call.tap.person
     if any(p.user_id == person.id for p in players):
         raise ServiceError(Refusal.ALREADY_JOINED)
@@ -181,8 +186,15 @@ def join(call: KeyCall, key: cb.Join) -> Answer:
 @key_service(KeyCall)
 def leave(call: KeyCall, key: cb.Leave) -> Answer:
     ctx, _players = _lobby_key(call, key.game_id)
+    _not_practice(ctx)
     leave_lobby(call.session, call.env, ctx, call.tap.person.id)
     return Answer(_(call.language, "You left the lobby."))
+
+
+def _not_practice(ctx: GameContext) -> None:
+    """A practice lobby has no Join or Leave keys: nobody else can be in its chat."""
+    if ctx.table is TableKind.PRACTICE:
+        raise ServiceError(Refusal.MALFORMED)
 
 
 @key_service(KeyCall)
@@ -210,6 +222,8 @@ def _managed_lobby_key(call: KeyCall, game_id: int) -> tuple[GameContext, list[G
 @key_service(KeyCall)
 def start_game(call: KeyCall, key: cb.Start) -> Answer:
     ctx, players = _managed_lobby_key(call, key.game_id)
+    if ctx.table is TableKind.PRACTICE and all(p.ai_level is None for p in players):
+        raise ServiceError(Refusal.NO_COMPUTER)
     start(call.session, call.env, ctx, players)
     return Answer()
 
@@ -269,8 +283,8 @@ def change_setting(call: KeyCall, key: cb.Setting) -> Answer:
     """A settings key: in the lobby anyone may; the pace of a running game, its manager only."""
     session, env, tap = call.session, call.env, call.tap
     ctx = require_game(session, key.game_id, lock=True)
-    if tap.chat_id is not None and not tap.private and ctx.game.chat_id != tap.chat_id:
-        raise ServiceError(Refusal.MALFORMED)
+    if tap.chat_id is not None and ctx.game.chat_id != tap.chat_id:
+        raise ServiceError(Refusal.MALFORMED)  # forged into another chat
     if ctx.game.status != LOBBY:
         if key.key is not SettingKey.PACE:
             raise ServiceError(Refusal.NOT_LOBBY)

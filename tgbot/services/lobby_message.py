@@ -12,6 +12,7 @@ from sqlmodel import Session
 from ..render import lobby as lobby_render
 from ..store import outbox
 from ..store.outbox import Priority
+from ..tables import TableKind
 from . import output, surfaces
 from .context import GameContext
 from .env import Env
@@ -23,7 +24,8 @@ def show_lobby(session: Session, env: Env, ctx: GameContext, settings_screen: bo
     The edits are cosmetic (they wait for spare budget and coalesce), so a burst of lobby taps
     never delays the first board."""
     lang = ctx.language
-    view = lobby_render.LobbyView(ctx.game_id, players(ctx), ctx.settings, env.bot_username)
+    practice = ctx.table is TableKind.PRACTICE
+    view = lobby_render.LobbyView(ctx.game_id, players(ctx), ctx.settings, env.bot_username, practice)
     text = lobby_render.lobby_text(lang, view, env.custom_pace)
     keys = (
         lobby_render.settings_keyboard(lang, view, env.custom_pace)

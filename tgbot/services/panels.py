@@ -27,15 +27,22 @@ from .table_view import table_of
 
 
 def view(
-    ctx: GameContext, env: Env, seat: SeatInfo, draft: board_render.Draft | None = None
+    ctx: GameContext,
+    env: Env,
+    seat: SeatInfo,
+    draft: board_render.Draft | None = None,
+    header: str = "",
+    lang: str | None = None,
 ) -> tuple[str, Keyboard | None]:
-    """The panel's text and keys (keys only while it is this player's move)."""
+    """The panel's text and keys (keys only while it is this player's move). A practice table's
+    board is drawn the same way, under its report (`header`), in the game's language (`lang`)."""
+    lang = lang or seat.language
     state = ctx.playing_state()
     seen = seat_view(state, seat.seat)
     table = table_of(ctx, env, seat.seat)
-    text = board_render.board_text(seat.language, seen, table, draft)
+    text = board_render.board_text(lang, seen, table, draft, header)
     my_move = state.current == seat.seat and not state.is_over and ctx.game.status == PLAYING
-    return text, board_render.keyboard(seat.language, seen, table, draft) if my_move else None
+    return text, board_render.keyboard(lang, seen, table, draft) if my_move else None
 
 
 def show(

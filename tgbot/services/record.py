@@ -16,6 +16,10 @@ record must re-add to every round summary:
   one message where a quiet one would have had two, and no line is lost or doubled.
 
 Round summaries, the standings and the chart are messages of their own, sent silently.
+
+A practice table keeps its record the same way in its player's own chat with the bot; only its
+board differs (`board_view`): it shows that player's real cards, redrawn as they compose, and it
+is their turn's notification (no panel, no note).
 """
 
 from __future__ import annotations
@@ -87,6 +91,24 @@ def group_board(ctx: GameContext, env: Env, header: list[str]) -> tuple[str, Key
     )
 
 
+def board_view(
+    session: Session,
+    ctx: GameContext,
+    env: Env,
+    header: list[str],
+    draft: board_render.Draft | None = None,
+) -> tuple[str, Keyboard | None]:
+    """The board as its chat sees it: a group's (`group_board`), or a practice table's, drawn as
+    its player's private panel is (their real cards on the keys, the move they are composing:
+    `draft`, else the one kept for them), under its report."""
+    seat = ctx.practising
+    if seat is None:
+        return group_board(ctx, env, header)
+    if draft is None:
+        draft = drafts.load(session, ctx.game_id, seat.seat, ctx.game.version)
+    return panels.view(ctx, env, seat, draft, "\n".join(header), ctx.language)
+
+
 def post_board(
     session: Session,
     env: Env,
@@ -108,6 +130,9 @@ def _board(session: Session, env: Env, ctx: GameContext, lines: list[str]) -> No
     board's mention. A board in the middle of a turn (after a [T!] card) notifies nobody."""
     mover = ctx.current
     new_turn = mover is not None and not mover.autoplayed and not ctx.playing_state().t_played
+    if ctx.practising is not None:  # the board is in the player's own chat: it notifies them
+        _put(session, env, ctx, lines, board=True, notify=new_turn)
+        return
     private = new_turn and panels.reached_privately(mover)
     _put(session, env, ctx, lines, board=True, notify=new_turn and not private)
     if mover is not None and mover.gets_panel:
@@ -117,13 +142,21 @@ def _board(session: Session, env: Env, ctx: GameContext, lines: list[str]) -> No
         panels.ping(session, env, ctx, mover)
 
 
-def redraw_board(session: Session, env: Env, ctx: GameContext) -> None:
-    """The live board again in place, its report kept (the group's language changed)."""
+def redraw_board(
+    session: Session,
+    env: Env,
+    ctx: GameContext,
+    draft: board_render.Draft | None = None,
+    priority: Priority = Priority.BOARD,
+) -> None:
+    """The live board again in place, its report kept: the group's language changed, or, at a
+    practice table, its player composes (`draft`) or played a [T!] card alone."""
     if not ctx.game.board_no or ctx.state is None or ctx.state.is_over:
         return
     header = _lines(ctx.game.board_report)
-    text, keys = group_board(ctx, env, header)
-    outbox.put(session, _message(ctx, text, keys, surfaces.board(ctx.game)), env.now)
+    text, keys = board_view(session, ctx, env, header, draft)
+    message = output.to_group(ctx, text, keys=keys, surface=surfaces.board(ctx.game), priority=priority)
+    outbox.put(session, message, env.now)
 
 
 def pause_board(session: Session, env: Env, ctx: GameContext) -> None:
@@ -337,6 +370,8 @@ def _put(
             game.board_report = ""  # its lines are in this message now
         else:  # the board the game leaves: its keys were never taken (it was live)
             chat, message_id = game.chat_id, shown.message_id
+            if ctx.practising is not None:  # a draft of the turn now over, not sent yet: void
+                outbox.discard_surface(session, chat, live)
             outbox.drop_keys(session, chat, message_id, env.now, game_id=ctx.game_id, first=True)
             retired = True
     *before, report = chunks(report)
@@ -350,7 +385,7 @@ def _put(
             _new_board(session, game)
             surface = surfaces.board(game)
         game.board_report = "\n".join(report)
-        text, keys = group_board(ctx, env, report)
+        text, keys = board_view(session, ctx, env, report)
     else:
         if surface is not None or retired:
             # the surface now holds this text, or the board before it is not live any more: the

@@ -15,16 +15,17 @@ from .call import Answer, CommandCall, KeyCall, Replied, command_service, key_se
 
 @command_service
 def my_stats(call: CommandCall) -> Replied:
-    """Someone's stats in this group (in private: in every group): the sender's, or, sent in
-    reply to a person's message, that person's."""
+    """Someone's stats in this group (in private: in every group, then their practice games
+    apart): the sender's, or, sent in reply to a person's message, that person's."""
     session, command = call.session, call.command
     subject = command.replied_to or command.person
     lang = call.reply_language
     line = stats.user_stats(session, None if command.private else command.chat_id, subject.id)
+    practice = stats.practice_lines(session, subject.id) if command.private else []
     stored = session.get(User, subject.id)
     name = stored.first_name if stored is not None and stored.first_name else subject.first_name
-    call.reply(stats_render.stats_text(lang, name, line, command.private))
-    return Replied("ok" if line else "empty")
+    call.reply(stats_render.stats_text(lang, name, line, command.private, practice))
+    return Replied("ok" if line or practice else "empty")
 
 
 @command_service

@@ -3,7 +3,7 @@
 * a lobby nobody started expires;
 * a pause that ran out lifts, and the game goes on;
 * a reminder (private panel for a player who uses it, else a mention under the board; the last
-  call always in the group);
+  call always in the group; at a practice table, a word under its board, in its own chat);
 * at the deadline the engine's idle default is played for the player; two in a row mark them
   away (their turns are then played at once until they come back);
 * a turn the bot plays at once (`services.autoplay`) still unplayed at its wake-up (the process
@@ -129,7 +129,7 @@ def _remind(session: Session, env: Env, ctx: GameContext) -> bool:
     seat = ctx.current
     if seat is None or seat.autoplayed:
         return False  # nobody waits to be told
-    if panels.reached_privately(seat):
+    if ctx.practising is None and panels.reached_privately(seat):
         # In private, like the turn's own notification: the group is not woken for one player.
         _private_reminder(session, env, ctx, seat, reminder.last_call)
         return True
@@ -175,13 +175,25 @@ def _private_reminder(session: Session, env: Env, ctx: GameContext, seat: SeatIn
 
 
 def _group_reminder(ctx: GameContext, env: Env, seat: SeatInfo, last_call: bool) -> Message:
+    """A reminder in the game's chat, under its board: a mention in a group; at a practice table,
+    its person's own chat, a word to them."""
     lang = ctx.language
+    practice = ctx.practising is not None
     who = cards_render.mention(seat.user_id, seat.name)
     if last_call and ctx.game.deadline_at is not None:
         left = pacing.format_duration(ctx.game.deadline_at - env.now, lang)
-        text = _(lang, "⏰ Last call, {who}: your turn will be played for you in {left}.", who=who, left=left)
+        if practice:
+            text = _(lang, "⏰ Last call: your turn will be played for you in {left}.", left=left)
+        else:
+            text = _(
+                lang, "⏰ Last call, {who}: your turn will be played for you in {left}.", who=who, left=left
+            )
     else:
-        text = _(lang, "⏳ {who}, it's your turn!", who=who)
+        text = (
+            _(lang, "⏳ Reminder: it's your turn!")
+            if practice
+            else _(lang, "⏳ {who}, it's your turn!", who=who)
+        )
     return Message(
         ctx.game.chat_id,
         text,

@@ -179,6 +179,20 @@ class ComputerStats(SQLModel, table=True):
     updated_at: datetime = Field(sa_column=_utc_column(nullable=False))
 
 
+class PracticeStats(SQLModel, table=True):
+    """A person's practice games (in their private chat with the bot) against one computer level,
+    updated when a game ends (same transaction): a game counts once for each level that sat at
+    its table. Kept apart from `player_stats`, so practice never enters a group's numbers."""
+
+    __tablename__ = "practice_stats"
+
+    user_id: int = Field(sa_column=Column(BigInteger, primary_key=True, autoincrement=False))
+    level: str = Field(primary_key=True, max_length=16)  # easy | normal | hard
+    games: int = 0
+    wins: int = 0
+    updated_at: datetime = Field(sa_column=_utc_column(nullable=False))
+
+
 class Draft(SQLModel, table=True):
     """The move a player is composing, kept on the server (DESIGN §3, §5).
 
