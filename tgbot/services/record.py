@@ -118,12 +118,15 @@ def _board(session: Session, env: Env, ctx: GameContext, lines: list[str]) -> No
 
 
 def redraw_board(session: Session, env: Env, ctx: GameContext) -> None:
-    """The live board again in place, its report kept (the group's language changed)."""
+    """The live board again in place, its report kept (the group's language changed): a cosmetic
+    edit, which a board still waiting to be sent takes in and keeps its own place for."""
     if not ctx.game.board_no or ctx.state is None or ctx.state.is_over:
         return
     header = _lines(ctx.game.board_report)
     text, keys = group_board(ctx, env, header)
-    outbox.put(session, _message(ctx, text, keys, surfaces.board(ctx.game)), env.now)
+    surface = surfaces.board(ctx.game)
+    message = output.to_group(ctx, text, keys=keys, surface=surface, priority=Priority.COSMETIC)
+    outbox.put(session, message, env.now)
 
 
 def pause_board(session: Session, env: Env, ctx: GameContext) -> None:
