@@ -13,12 +13,15 @@ import random
 from datetime import timedelta
 
 import pytest
+from sqlmodel import Session, select
 
 from tests.bot.conftest import BotRig
 from tests.bot.helpers import BOT, board_of, current_game, start_game
+from tests.bot.pacing_support import run_sweep
 from tests.bot.players import Player
 from tests.bot.test_stats_history import quick_game
 from tests.fakes.telegram import FakeChat, FakeUser
+from tgbot.store.models import Notice
 
 BURST = 10
 MINUTE = timedelta(seconds=61)
@@ -169,3 +172,18 @@ async def test_a_change_of_the_groups_language_redraws_with_spare_budget_only(ri
     assert when[("sendMessage", None)] - tapped < 1.0  # the next board, at once
     assert when[("editMessageText", board.message_id)] - tapped > 50  # the redraw, with spare budget
     assert "¡te toca!" in (board_of(rig, current_game(rig, group.id)).text or "")
+
+
+async def test_the_sweep_forgets_notices_after_a_day(rig: BotRig) -> None:
+    """A notice's window is a minute: the rows of chats, people and games long gone do not pile up."""
+    fake = rig.fake
+    ana = fake.user(1, "Ana")
+    group = fake.group("Friends")
+    await rig.tg.send(group, ana, f"/help{BOT}")
+    rig.clock.advance(timedelta(hours=23))
+    await rig.tg.send(group, ana, f"/rules{BOT}")
+    rig.clock.advance(timedelta(hours=2))
+    await run_sweep(rig)
+    with Session(rig.deps.db.engine) as session:
+        kept = [n.key for n in session.exec(select(Notice)).all()]
+    assert kept == ["rules:0"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import bindparam
+from sqlalchemy import bindparam, delete
 from sqlmodel import Session
 
 from .models import Notice
@@ -39,3 +39,9 @@ def claim(session: Session, chat_id: int, key: str, now: datetime, window: timed
         _CLAIM(session), {"chat_id": chat_id, "key": key[:64], "now": now, "since": now - window}
     )
     return found.first() is not None
+
+
+def forget_before(session: Session, moment: datetime) -> None:
+    """Notices said before `moment` are forgotten (their windows are minutes: a chat, a person
+    or a game of long ago keeps no row)."""
+    session.execute(delete(_NOTICES).where(_NOTICES.c.said_at < moment))
