@@ -46,3 +46,21 @@ def test_work_in_flight_at_an_edge_neither_ends_nor_starts_an_outage(
 def test_the_reason_is_one_line() -> None:
     assert reason(DROPPED) == "Exception: server closed the connection"
     assert reason(TimeoutError()) == "TimeoutError"
+
+
+@pytest.mark.parametrize("debug", [False, True])
+def test_psycopgs_line_for_a_pipeline_the_outage_broke_is_a_debug_line(
+    caplog: pytest.LogCaptureFixture, debug: bool
+) -> None:
+    import psycopg
+
+    from tgbot.store.outage import quiet_lost_pipelines
+
+    quiet_lost_pipelines()
+    caplog.set_level(logging.DEBUG if debug else logging.INFO, logger="psycopg")
+    psycopg_log = logging.getLogger("psycopg")
+    psycopg_log.warning("error ignored terminating %r: %s", "<Pipeline>", psycopg.OperationalError("lost"))
+    psycopg_log.warning("error ignored terminating %r: %s", "<Pipeline>", ValueError("a bug"))
+    said = [(r.levelname, r.getMessage()) for r in caplog.records if r.name == "psycopg"]
+    lost = [("DEBUG", "error ignored terminating '<Pipeline>': lost")] if debug else []
+    assert said == [*lost, ("WARNING", "error ignored terminating '<Pipeline>': a bug")]

@@ -33,7 +33,7 @@ from sqlalchemy.orm import Session as OrmSession
 from sqlmodel import Session, SQLModel, create_engine
 
 from ..errors import DatabaseTrouble
-from .outage import Outage
+from .outage import Outage, quiet_lost_pipelines
 
 __all__ = ["Database", "DatabaseTrouble"]
 
@@ -83,6 +83,7 @@ def make_engine(url: str, echo: bool = False) -> Engine:
                     raise DBAPIError.instance(begin, (), exc, sqlite3.Error) from exc
 
         return engine
+    quiet_lost_pipelines()  # a connection lost in a pipeline: the outage's own line says it
     return create_engine(
         url,
         echo=echo,

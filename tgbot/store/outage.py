@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import math
+import sys
 import time
 
 log = logging.getLogger("tweakbot.db")
@@ -56,3 +57,27 @@ class Outage:
             self._down_since = None
             self._back_at = self.now()
             log.info("the database answers again")
+
+
+class PipelineLostFilter(logging.Filter):
+    """psycopg writes a warning of its own when the connection is lost inside a pipeline (the
+    one SQLAlchemy's executemany runs in): "error ignored terminating <Pipeline>: the connection
+    is lost". The outage has its line already, so that one is a DEBUG line (shown only where
+    debug logging is on); a pipeline that ends in any other error keeps its warning."""
+
+    MESSAGE = "error ignored terminating %r: %s"
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.msg == self.MESSAGE and isinstance(record.args, tuple) and len(record.args) == 2:
+            lost = getattr(sys.modules.get("psycopg"), "OperationalError", None)
+            if lost is not None and isinstance(record.args[1], lost):
+                record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+                return logging.getLogger(record.name).isEnabledFor(logging.DEBUG)
+        return True
+
+
+def quiet_lost_pipelines() -> None:
+    """Install `PipelineLostFilter` on psycopg's logger (once)."""
+    psycopg_log = logging.getLogger("psycopg")
+    if not any(isinstance(f, PipelineLostFilter) for f in psycopg_log.filters):
+        psycopg_log.addFilter(PipelineLostFilter())
