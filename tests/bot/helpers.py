@@ -6,6 +6,7 @@ import asyncio
 import json
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
+from datetime import timedelta
 from typing import Any, TypeVar
 
 from sqlmodel import Session, col, select
@@ -24,6 +25,7 @@ from tests.fakes.telegram import (
 )
 from tgbot.render.cards import card as card_label
 from tgbot.services.env import Env
+from tgbot.services.output import REPEAT_WINDOW
 from tgbot.store.models import Game, GamePlayer, Move, ShownMessage
 
 BOT = "@tweak_test_bot"
@@ -319,3 +321,11 @@ def seat_panel(rig: BotRig | Any, game_id: int, seat: int, user: FakeUser) -> St
     found = panel_id(rig, game_id, seat, user.id)
     assert found is not None, f"{user.first_name} has no private panel of game {game_id}"
     return rig.fake.message(user.id, found)
+
+
+async def board_again(rig: BotRig, chat: FakeChat, user: FakeUser) -> None:
+    """/board sent a minute after the one before: the board (or lobby) is posted again at most
+    once a minute (`table_control.board`), and a test that wants a board each time lets the game
+    clock move on first."""
+    rig.clock.advance(REPEAT_WINDOW + timedelta(seconds=1))
+    await rig.tg.send(chat, user, "/board@tweak_test_bot")

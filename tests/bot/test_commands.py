@@ -26,6 +26,8 @@ from tgbot.render.cards import card, cards
 from tgbot.store.models import Chat
 
 CREATOR_ONLY = "Only the creator or a group admin can do that."
+#: Past the minute in which a group gets one answer of a kind (`output.say_capped`).
+REPEAT = timedelta(seconds=61)
 NO_GAME = "There is no game here. Start one with /newgame."
 POINTER = "A game is already running here. Scroll up to its board, or send /board."
 
@@ -307,6 +309,7 @@ async def test_quiet_needs_the_creator_of_a_running_game_or_an_admin(rig: BotRig
     await start_game(rig, group, ana, [ben])
     # A player who did not create the game, and someone outside it: refused, nothing changes.
     for user in (ben, cai):
+        rig.clock.advance(REPEAT)  # (the same refusal within a minute stands in the one above)
         await tg.send(group, user, f"/quiet{BOT} 23-08 +2")
         assert last_text(rig, group) == CREATOR_ONLY
         assert quiet_hours_of(rig, group) == (None, None)
@@ -316,6 +319,7 @@ async def test_quiet_needs_the_creator_of_a_running_game_or_an_admin(rig: BotRig
     assert quiet_hours_of(rig, group) == (23, 8)
     # So may a group admin.
     fake.mark_admin(group.id, cai.id)
+    rig.clock.advance(REPEAT)
     await tg.send(group, cai, f"/quiet{BOT} off")
     assert last_text(rig, group) == "🔔 Quiet hours are off."
     assert quiet_hours_of(rig, group) == (None, None)

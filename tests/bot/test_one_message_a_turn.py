@@ -22,6 +22,7 @@ from engine.events import Skipped, Summed
 from tests.bot.conftest import BotRig
 from tests.bot.helpers import (
     BOT,
+    board_again,
     board_id,
     board_of,
     current_game,
@@ -66,7 +67,7 @@ async def spend_the_budget(rig: BotRig, group: FakeChat, user: FakeUser) -> Stor
     """/board until the group has spent the 18 writes a minute the bot allows itself, the last
     board shown; the next board will have to wait. Returns that board."""
     for _ in range(30):
-        await rig.tg.send(group, user, f"/board{BOT}")
+        await board_again(rig, group, user)
         await rig.tg.advance(0.1)
         now = rig.timer.monotonic()
         recent = [t for t in rig.fake.write_times(group.id) if t > now - 60]

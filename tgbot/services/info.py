@@ -28,7 +28,7 @@ def start(call: CommandCall) -> Replied:
     /help."""
     command = call.command
     if not command.private:
-        call.reply(_(call.reply_language, HELP_TEXT))
+        call.reply(_(call.reply_language, HELP_TEXT), once="help")
         return Replied(action="help")
     payload = command.args.split(maxsplit=1)[0] if command.args else ""
     try:
@@ -67,14 +67,14 @@ def _open_panel(call: CommandCall, game_id: int) -> Replied:
 
 @command_service
 def help_text(call: CommandCall) -> Replied:
-    call.reply(_(call.reply_language, HELP_TEXT))
+    call.reply(_(call.reply_language, HELP_TEXT), once="help")
     return Replied()
 
 
 @command_service
 def rules(call: CommandCall) -> Replied:
     text, keys = rules_page(call.reply_language, 0)
-    call.reply(text, keys)
+    call.reply(text, keys, once="rules")
     return Replied()
 
 
@@ -85,7 +85,8 @@ def rules_key(call: KeyCall, key: cb.Rules) -> Answer:
     if tap.chat_id is None or tap.message_id is None:
         return Answer()
     text, keys = rules_page(key.lang or call.language, key.page)
-    output.edit_message(call.session, call.env, tap.chat_id, tap.message_id, text, keys)
+    priority = Priority.TURN if tap.private else Priority.COSMETIC
+    output.edit_message(call.session, call.env, tap.chat_id, tap.message_id, text, keys, priority)
     return Answer()
 
 
@@ -111,14 +112,15 @@ def language_menu(call: CommandCall) -> Replied:
         text = _(lang, "Choose your language for private messages and popups:")
     else:
         text = _(lang, "Choose the language of this group's games:")
-    call.reply(text, language_keyboard())
+    call.reply(text, language_keyboard(), once="language")
     return Replied()
 
 
 @key_service(KeyCall)
 def choose_language(call: KeyCall, key: cb.Language) -> Answer:
-    """A language key: the group's language (its lobbies and boards redrawn at once), or, in
-    private, the person's own."""
+    """A language key: the group's language (its lobbies and boards redrawn), or, in private, the
+    person's own. In a group anyone may tap it, so its redraws are cosmetic (spare budget only,
+    coalesced per message): taps to and fro never delay a board."""
     session, env, tap, code = call.session, call.env, call.tap, key.code
     if code not in LANGUAGES:
         raise ServiceError(Refusal.UNKNOWN_LANGUAGE)
@@ -136,7 +138,8 @@ def choose_language(call: KeyCall, key: cb.Language) -> Answer:
         _speak(session, env, tap.chat_id, code)
     done = _(code, "Language: {name}", name=LANGUAGES[code])
     if tap.message_id is not None:
-        output.edit_message(session, env, tap.chat_id, tap.message_id, done, None)
+        priority = Priority.TURN if tap.private else Priority.COSMETIC
+        output.edit_message(session, env, tap.chat_id, tap.message_id, done, None, priority)
     return Answer(done)
 
 

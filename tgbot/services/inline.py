@@ -287,13 +287,16 @@ def _info(key: str, title: str, message: str, description: str = "") -> Result:
 
 @pick_service
 def pick(call: PickCall) -> Noted:
-    """Play a picked result; the outcome for the log ("ok", "stale", "ignored", ...).
+    """Play a picked result; the outcome for the log ("ok", "stale", "forged", "ignored", ...).
 
     The same pick arrives twice when inline feedback is on (the chosen result and the posted
     message): the second finds its move already played by this very pick and does nothing. A
     pick from an old list of the move its player has meanwhile played another way (the keys, the
     panel) is stale like any other: its posted message stands in the chat after the report of
     that move, and would read as the move made twice without the note that it played nothing.
+    That note is said once per player and turn (`_stale`), and only for a pick the bot saw posted
+    in the game's own group; a pick no list of this game ever offered (a version the game has not
+    reached, its turn but another player's, moves that do not decode) is forged and says nothing.
     """
     session, env = call.session, call.env
     person, picked, chat_id = call.origin.person, call.origin.result_id, call.origin.chat_id
@@ -307,19 +310,21 @@ def pick(call: PickCall) -> Noted:
     seat = ctx.seat_of(person.id)
     if seat is None or ctx.state is None:
         return Noted("ignored", game_id)
-    key = _pick_key(game_id, version, seat.seat, codes)
-    if ctx.game.version != version or ctx.game.status != PLAYING or ctx.state.current != seat.seat:
-        if play.seen(session, key):
-            return Noted("duplicate", game_id)  # this very pick was played: its second arrival
-        if not play.remember(session, env, f"stale:{key}"):
-            return Noted("duplicate", game_id)  # the stale pick's second arrival: the group was told once
-        output.say_in_game(session, env, ctx, inline_render.stale_pick(ctx.language, seat.name))
-        return Noted("stale", game_id)
     try:
         for code in codes:
             decode(code)
     except Exception:
         return Noted("ignored", game_id)
+    if not 1 <= version <= ctx.game.version:
+        return Noted("forged", game_id)  # a version the game never had: no list offered it
+    key = _pick_key(game_id, version, seat.seat, codes)
+    playing = ctx.game.status == PLAYING
+    if ctx.game.version != version or not playing or ctx.state.current != seat.seat:
+        if play.seen(session, key):
+            return Noted("duplicate", game_id)  # this very pick was played: its second arrival
+        if ctx.game.version == version and playing:
+            return Noted("forged", game_id)  # this turn's list is only its mover's
+        return _stale(call, ctx, seat)
     # The engine checks the whole pick before any of it is recorded (a forged list: a Joker, then
     # a sum it does not make), so a refused pick writes nothing.
     state = ctx.playing_state()
@@ -329,6 +334,22 @@ def pick(call: PickCall) -> Noted:
         _play(session, env, ctx, seat, codes)
         play.remember(session, env, key)
     return Noted("ok", game_id)
+
+
+def _stale(call: PickCall, ctx: GameContext, seat: SeatInfo) -> Noted:
+    """A pick from an old list: the group hears it played nothing at most once per player and
+    turn of the game as it stands, however many old picks they post (each would spend the
+    group's budget and delay the next board). Only the posted message, which names its chat,
+    can say it: a chosen result does not tell where it was posted (another chat, where the
+    group has nothing to correct), and the message comes too when it was this game's group."""
+    if call.origin.chat_id is None:
+        return Noted("stale", ctx.game_id)
+    state = ctx.playing_state()
+    turn = f"stale:{ctx.game_id}:{state.round}.{state.turn}:{seat.seat}"
+    if not play.remember(call.session, call.env, turn):
+        return Noted("stale_again", ctx.game_id)  # the note of this turn stands for it
+    output.say_in_game(call.session, call.env, ctx, inline_render.stale_pick(ctx.language, seat.name))
+    return Noted("stale", ctx.game_id)
 
 
 def _pick_key(game_id: int, version: int, seat: int, codes: tuple[str, ...]) -> str:

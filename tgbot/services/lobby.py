@@ -320,7 +320,9 @@ def change_pace(
     glang = ctx.language
     label = pacing.pace_label(glang, pace, env.custom_pace)
     text = _(glang, "⚙️ The pace of this game is now {pace}; the turn clock starts again.", pace=label)
-    output.say_in_game(session, env, ctx, text)
+    # Said once a minute at most; a change within it comes to stand in that notice.
+    game = ctx.game
+    output.say_capped(session, env, game.chat_id, f"pace:{ctx.game_id}", text, thread_id=game.thread_id)
     on_board = tap.message_id == record.live_board(session, ctx)  # a forged key: the board keeps its own
     if tap.chat_id is not None and tap.message_id is not None and not on_board:
         output.drop_keys(session, env, tap.chat_id, tap.message_id)  # the /settings message

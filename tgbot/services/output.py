@@ -14,14 +14,13 @@ from typing import Any
 from sqlmodel import Session
 
 from ..render.keys import Keyboard
-from ..store import outbox
-from ..store.models import Notice
+from ..store import notices, outbox
 from ..store.outbox import Message, Priority
 from . import surfaces
 from .context import GameContext
 from .env import Env
 
-#: A refusal repeated within this window (sixty /newgame in a row) is answered once.
+#: A refusal or a reply repeated within this window (sixty /newgame in a row) is answered once.
 REPEAT_WINDOW = timedelta(minutes=1)
 
 
@@ -80,16 +79,45 @@ def say_once(
     window: timedelta = REPEAT_WINDOW,
 ) -> bool:
     """Say `text` unless the same `key` was said in this chat within `window`; True when said."""
-    notice = session.get(Notice, (chat_id, key))
-    if notice is not None and env.now - notice.said_at < window:
+    if not notices.claim(session, chat_id, key, env.now, window):
         return False
-    if notice is None:
-        notice = Notice(chat_id=chat_id, key=key, said_at=env.now)
-    notice.said_at = env.now
-    session.add(notice)
     message = Message(chat_id, text, thread_id=thread_id, reply_to=reply_to)
     outbox.put(session, message, env.now)
     return True
+
+
+def claim(session: Session, env: Env, chat_id: int, key: str, window: timedelta = REPEAT_WINDOW) -> bool:
+    """True, and `key` noted as done now in the chat, unless it was done there within `window`:
+    for what a burst of updates should do once (a board posted again at the bottom)."""
+    return notices.claim(session, chat_id, key, env.now, window)
+
+
+def say_capped(
+    session: Session,
+    env: Env,
+    chat_id: int,
+    key: str,
+    text: str,
+    *,
+    thread_id: int | None = None,
+    keys: Keyboard | None = None,
+    notify: bool = False,
+    window: timedelta = REPEAT_WINDOW,
+) -> bool:
+    """At most one new message for `key` in this chat within `window`; True when said anew.
+
+    A later one in the window coalesces into it: the message said (or still waiting) comes to
+    show the newest text, as a cosmetic edit (spare budget only, and none when nothing changed),
+    so a burst of one command costs the group one message, however many times it is sent."""
+    surface = surfaces.said(key)
+    if notices.claim(session, chat_id, key, env.now, window):
+        outbox.forget_shown(session, chat_id, surface)  # the one said before stays as it is
+        message = Message(chat_id, text, keys, thread_id=thread_id, notify=notify, surface=surface)
+        outbox.put(session, message, env.now)
+        return True
+    message = Message(chat_id, text, keys, thread_id=thread_id, surface=surface, priority=Priority.COSMETIC)
+    outbox.put(session, message, env.now)
+    return False
 
 
 def say_in_game(session: Session, env: Env, ctx: GameContext, text: str, *, notify: bool = False) -> None:
@@ -97,12 +125,20 @@ def say_in_game(session: Session, env: Env, ctx: GameContext, text: str, *, noti
 
 
 def edit_message(
-    session: Session, env: Env, chat_id: int, message_id: int, text: str, keys: Keyboard | None
+    session: Session,
+    env: Env,
+    chat_id: int,
+    message_id: int,
+    text: str,
+    keys: Keyboard | None,
+    priority: Priority = Priority.TURN,
 ) -> None:
-    """Change the message a key was tapped on (a rules page, the language picker)."""
-    outbox.put(
-        session, Message(chat_id, text, keys, message_id=message_id, surface=f"msg:{message_id}"), env.now
+    """Change the message a key was tapped on (a rules page, the language picker). In a group
+    such an edit is cosmetic (`priority`): a person paging to and fro never delays a board."""
+    message = Message(
+        chat_id, text, keys, message_id=message_id, surface=f"msg:{message_id}", priority=priority
     )
+    outbox.put(session, message, env.now)
 
 
 def drop_keys(session: Session, env: Env, chat_id: int, message_id: int, game_id: int | None = None) -> None:

@@ -360,7 +360,7 @@ def _play_t(call: GameKey, ctx: GameContext, seat: SeatInfo, draft: Draft) -> An
     kept = Draft(draft.hand, draft.mask)  # the cards chosen keep their places on the table
     drafts.save(session, env, ctx.game_id, me.seat, ctx.game.version, kept)
     if ctx.practising is not None:  # its board is the player's own: it shows what the card did
-        record.redraw_board(session, env, ctx, kept)
+        record.redraw_board(session, env, ctx, kept, Priority.BOARD)
     elif tap.private:
         panels.show(session, env, ctx, me, kept, Priority.TURN)
     elif not draft.joker:

@@ -147,9 +147,10 @@ def redraw_board(
     env: Env,
     ctx: GameContext,
     draft: board_render.Draft | None = None,
-    priority: Priority = Priority.BOARD,
+    priority: Priority = Priority.COSMETIC,
 ) -> None:
-    """The live board again in place, its report kept: the group's language changed, or, at a
+    """The live board again in place, its report kept: the group's language changed (a cosmetic
+    edit, which a board still waiting to be sent takes in and keeps its own place for), or, at a
     practice table, its player composes (`draft`) or played a [T!] card alone."""
     if not ctx.game.board_no or ctx.state is None or ctx.state.is_over:
         return

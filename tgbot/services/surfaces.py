@@ -2,7 +2,8 @@
 
 ``board:<game>:<n>`` is a game's n-th board in its group (a new board takes the next n),
 ``lobby:<game>`` its lobby, ``panel:<game>:<seat>`` a player's private panel, and
-``reminder:<game>`` a group reminder while it waits to be sent.
+``reminder:<game>`` a group reminder while it waits to be sent, ``said:<key>`` a reply or notice
+said at most once in a while.
 """
 
 from __future__ import annotations
@@ -27,6 +28,11 @@ def panel(game_id: int, seat: int) -> str:
 
 def reminder(game_id: int) -> str:
     return f"reminder:{game_id}"
+
+
+def said(key: str) -> str:
+    """A reply or notice said at most once in a while (`output.say_capped`), edited meanwhile."""
+    return f"said:{key}"[:64]
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ import engine
 from .. import pacing
 from ..i18n import _
 from ..render import cards as cards_render
-from ..store import outbox
+from ..store import notices, outbox
 from ..store.db import is_postgres
 from ..store.models import LOBBY, PAUSED, PLAYING, Game, GamePlayer, SeenTap
 from ..store.outbox import Message
@@ -72,8 +72,9 @@ def due(session: Session, now: datetime, limit: int = 500) -> list[int]:
 
 
 def forget_old_taps(session: Session, env: Env) -> None:
-    """Taps are remembered for a day: enough for any duplicate delivery."""
+    """Taps are remembered for a day: enough for any duplicate delivery; notices too."""
     session.execute(delete(SeenTap).where(col(SeenTap.seen_at) < env.now - TAPS_KEPT))
+    notices.forget_before(session, env.now - TAPS_KEPT)
 
 
 def next_wake(session: Session) -> datetime | None:

@@ -106,15 +106,18 @@ def resume(call: CommandCall) -> Replied:
 
 @command_service
 def board(call: CommandCall) -> Replied:
-    """/board: the board (or lobby) again at the bottom. A game held since the bot was removed
-    from the group goes on: the command proves the bot is back."""
+    """/board: the board (or lobby) again at the bottom, once a minute at most (a burst of /board
+    would post a board for each). A game held since the bot was removed from the group goes on:
+    the command proves the bot is back."""
     session, env = call.session, call.env
     ctx = _here(call)
-    if ctx.game.status == LOBBY:
-        lobby_message.repost_lobby(session, env, ctx)
-    elif is_held(ctx.game):
+    if is_held(ctx.game):
         people.bot_is_here(session, ctx.game.chat_id)
         go_on(session, env, ctx, _(ctx.language, "▶️ The game goes on!"))
+    elif not output.claim(session, env, ctx.game.chat_id, f"board:{ctx.game_id}"):
+        return Replied("recent", ctx.game_id)  # posted again within the minute: near the bottom still
+    elif ctx.game.status == LOBBY:
+        lobby_message.repost_lobby(session, env, ctx)
     else:
         record.post_board(session, env, ctx)
     return Replied(game_id=ctx.game_id)
@@ -278,7 +281,7 @@ def quiet(call: CommandCall) -> Replied:
             set_clock(session, game, rules_of(ctx, env).rederive(clock_of(game)))
     lang = call.reply_language
     if hours is None:
-        call.reply(_(lang, "🔔 Quiet hours are off."))
+        call.reply(_(lang, "🔔 Quiet hours are off."), once="quiet")
     else:
         start, end, offset = hours
         text = _(
@@ -289,7 +292,7 @@ def quiet(call: CommandCall) -> Replied:
             end=end,
             utc=utc_label(offset),
         )
-        call.reply(text)
+        call.reply(text, once="quiet")  # a second /quiet in the minute: that answer shows the newest
     return Replied()
 
 
@@ -327,5 +330,5 @@ def settings(call: CommandCall) -> Replied:
         )
     lines.append(_(glang, "The creator or a group admin can change it; the turn clock starts again."))
     lines.append(hints_text(glang, ctx.settings.hints))  # chosen in the lobby, for the whole game
-    call.reply("\n".join(lines), pace_rows(glang, game.id, ctx.settings.pace, custom))
+    call.reply("\n".join(lines), pace_rows(glang, game.id, ctx.settings.pace, custom), once="settings")
     return Replied(game_id=game.id)
