@@ -202,8 +202,3 @@ class Download(Callback, wire="dl:{game_id}"):
 @dataclass(frozen=True)
 class Rematch(Callback, wire="rm:{game_id}"):
     game_id: GameId  # the finished game whose standings carry the key
-
-
-def inline_query(game_id: int) -> str:
-    """What the 🎯 Play key types into inline mode: which game the moves are for."""
-    return f"g{game_id}"

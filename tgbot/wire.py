@@ -19,7 +19,8 @@ import string
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
-from typing import Annotated, Any, ClassVar, Self, get_args, get_origin, get_type_hints
+from types import UnionType
+from typing import Annotated, Any, ClassVar, Self, Union, get_args, get_origin, get_type_hints
 
 #: Game ids are a 32-bit integer column (PostgreSQL): a larger, forged one never reaches a query.
 MAX_GAME_ID = 2**31 - 1
@@ -107,6 +108,8 @@ def _enum_codec(kind: type[Enum]) -> Codec:
 
 
 def _codec_of(hint: Any) -> Codec:
+    if get_origin(hint) in (Union, UnionType):  # an optional field: `GameId | None = None`
+        hint = next(a for a in get_args(hint) if a is not type(None))
     if get_origin(hint) is Annotated:
         return next(a for a in get_args(hint)[1:] if isinstance(a, Codec))
     if isinstance(hint, type) and issubclass(hint, Enum):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from .. import callbacks as cb
 from ..errors import Refusal, ServiceError
 from ..i18n import LANGUAGES, _
+from ..inline_data import OpenPanel
 from ..render.info import language_keyboard, rules_page, welcome_keys
 from ..store.models import LOBBY, PAUSED, PLAYING
 from ..store.outbox import Priority
@@ -26,9 +27,9 @@ def start(call: CommandCall) -> Replied:
         return Replied(action="help")
     payload = command.args.split(maxsplit=1)[0] if command.args else ""
     people.upsert_user(call.session, command.person, call.env, can_dm=True)
-    digits = payload[1:]
-    if payload.startswith("g") and digits.isascii() and digits.isdigit() and len(digits) <= 12:
-        return _open_panel(call, int(digits))
+    panel = OpenPanel.read(payload)
+    if panel is not None:
+        return _open_panel(call, panel.game_id)
     lang = call.reply_language
     call.reply(
         _(lang, WELCOME_TEXT, bot_name=call.env.bot_username), welcome_keys(lang, call.env.bot_username)
@@ -38,7 +39,7 @@ def start(call: CommandCall) -> Replied:
 
 def _open_panel(call: CommandCall, game_id: int) -> Replied:
     session, env = call.session, call.env
-    ctx = load_game(session, game_id, lock=True) if game_id < 2**31 else None
+    ctx = load_game(session, game_id, lock=True)
     if ctx is None or ctx.game.status not in (PLAYING, PAUSED) or ctx.state is None:
         raise ServiceError(Refusal.NOT_RUNNING)
     seat = ctx.seat_of(call.command.person.id)
