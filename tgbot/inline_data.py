@@ -25,7 +25,18 @@ from typing import Annotated, ClassVar
 from engine.actions import Action, decode, encode
 from engine.errors import MalformedActionError
 
-from .wire import CALLBACK_DATA, INLINE_QUERY, RESULT_ID, START_PAYLOAD, Codec, GameId, Limit, Version, Wire
+from .wire import (
+    CALLBACK_DATA,
+    INLINE_QUERY,
+    RESULT_ID,
+    START_PAYLOAD,
+    Codec,
+    GameId,
+    Limit,
+    Version,
+    Wire,
+    game_id_or_none,
+)
 
 _CODE = r"T[0-9]|J[+-]|F|B|S[0-9]\.[1-9a-f][0-9a-f]{0,15}|D[0-9]"
 
@@ -96,7 +107,7 @@ class QueryText(Wire):
 class GameQuery(QueryText, wire="g{game_id}[{typed}]"):
     """What the 🎯 Play key types (``g<game>``), and what the player typed after it."""
 
-    game_id: GameId
+    game_id: Annotated[int | None, game_id_or_none(10)]  # None: typed, but no game has it
     typed: Annotated[str, Codec(r"\W.*")] = ""
 
     @classmethod
@@ -115,7 +126,7 @@ class StartPayload(Wire):
 class OpenPanel(StartPayload, wire="g{game_id}"):
     """The 📱 Panel key's link: the game's private panel, turned on."""
 
-    game_id: GameId
+    game_id: Annotated[int | None, game_id_or_none(12)]  # None: forged, no game has it
 
     def link(self, bot_username: str) -> str:
         return f"https://t.me/{bot_username}?start={self.data}"

@@ -72,6 +72,17 @@ def _game_id(text: str) -> int:
     return value
 
 
+def game_id_or_none(digits: int) -> Codec:
+    """A game id a person typed or a link carried, up to `digits` digits: None when no game can
+    have it (its service then answers as for any id of no game)."""
+
+    def read(text: str) -> int | None:
+        value = int(text)
+        return value if 0 < value <= MAX_GAME_ID else None
+
+    return Codec(f"[0-9]{{1,{digits}}}", read)
+
+
 def choice(values: tuple[str, ...], read: Callable[[str], Any] = str) -> Codec:
     """One of a few texts (the longest first, so that none hides another)."""
     ordered = sorted(values, key=len, reverse=True)

@@ -37,18 +37,18 @@ def start(call: CommandCall) -> Replied:
     return Replied()
 
 
-def _open_panel(call: CommandCall, game_id: int) -> Replied:
+def _open_panel(call: CommandCall, game_id: int | None) -> Replied:
     session, env = call.session, call.env
-    ctx = load_game(session, game_id, lock=True)
+    ctx = load_game(session, game_id, lock=True) if game_id is not None else None
     if ctx is None or ctx.game.status not in (PLAYING, PAUSED) or ctx.state is None:
         raise ServiceError(Refusal.NOT_RUNNING)
     seat = ctx.seat_of(call.command.person.id)
     if seat is None:
         raise ServiceError(Refusal.NOT_IN_GAME)
     ctx, seat = use_panel(session, env, ctx, seat, True)
-    draft = drafts.load(session, game_id, seat.seat, ctx.game.version)  # a move begun on the board
+    draft = drafts.load(session, ctx.game_id, seat.seat, ctx.game.version)  # a move begun on the board
     panels.show(session, env, ctx, seat, draft, priority=Priority.TURN, fresh=True)
-    return Replied(game_id=game_id)
+    return Replied(game_id=ctx.game_id)
 
 
 @command_service

@@ -174,7 +174,7 @@ def _game_for(session: Session, person: Person, query: str) -> GameContext | Non
     running game."""
     named = GameQuery.of(query)
     if named is not None:
-        return load_game(session, named.game_id)
+        return load_game(session, named.game_id) if named.game_id is not None else None
     newest = session.exec(
         select(Game)
         .join(GamePlayer, GamePlayer.game_id == Game.id)  # type: ignore[arg-type]
