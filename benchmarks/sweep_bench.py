@@ -60,7 +60,7 @@ from tgbot.store.models import Chat, Game, GamePlayer, Move, OutboxRow, ShownMes
 NOW = datetime(2026, 6, 1, 12, 0, 0)
 CHUNK = 2_000
 NAMES = ("Ana", "Ben", "Chi", "Dev", "Eli", "Fay", "Gus", "Hal")
-PACES = ("live", "quick", "casual", "casual", "slow", "relaxed")
+PACES = tuple(pacing.PaceName(p) for p in ("live", "quick", "casual", "casual", "slow", "relaxed"))
 LEVELS = ("normal",) * 7 + ("easy",) * 2 + ("hard",)
 SIM_GAMES = 40  # simulated games per player count, the source of the due games' states and logs
 
@@ -195,7 +195,7 @@ def build(db: Engine, games: int, due: int, seed: int) -> Built:
         chat_id = -100_000_000 - rnd.randrange(chats)
         pace_key = rnd.choice(PACES)
         if kind in ("first", "last", "deadline") and pacing.PACES[pace_key].deadline is None:
-            pace_key = "casual"  # a deadline needs one; a last call too
+            pace_key = pacing.PaceName.CASUAL  # a deadline needs one; a last call too
         pace, players = pacing.PACES[pace_key], rnd.choice((2, 2, 3, 3, 4))
         created, late = NOW - timedelta(days=rnd.randrange(1, 60)), timedelta(seconds=rnd.randrange(0, 30))
         game: dict[str, Any] = {

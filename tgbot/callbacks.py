@@ -7,7 +7,11 @@ to its one handler (`CallbackQueryHandler(pattern=…)`).
 The layouts are those of the bot's first versions: keys already in chats still parse.
 
   lj|ll|ls|lc|lo|lb:<game>          lobby: join, leave, start, cancel, settings, back
-  ln:<game>:<key>:<value>           a setting (lobby; the pace also in a running game)
+  ln:<game>:e:c|x                   edition: classic, extended  (the settings: lobby; the pace
+  ln:<game>:c:0|3|4|5|6             colours: auto or a count     also in a running game)
+  ln:<game>:t:+|-|d                 goal: up, down, automatic
+  ln:<game>:f|h:0|1                 [T!] face down, sum hints: off, on
+  ln:<game>:p:<pace>                pace: its name
   la:<game>:<level>[:s]             lobby: add a computer player (s: from the settings screen)
   h:<game>                          "my hand" popup
   k:<game>:<ver>:h:<i>|t:<i>        compose on the server's draft: hand card i, table card i
@@ -21,15 +25,29 @@ The layouts are those of the bot's first versions: keys already in chats still p
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Annotated, ClassVar
 
 from engine.ai import LEVELS
 from engine.cards import T_KINDS, TKind
 
-from .game_settings import SettingKey as SettingKey  # the keys of `Setting`, re-exported
-from .wire import CALLBACK_DATA, BadData, Codec, GameId, Lang, Limit, Small, Version, Wire, choice, flag
+from .game_settings import Colours, Edition, GameSettings, GoalStep
+from .pacing import PaceName
+from .wire import (
+    CALLBACK_DATA,
+    BadData,
+    Codec,
+    GameId,
+    Lang,
+    Limit,
+    Small,
+    Version,
+    Wire,
+    choice,
+    coded,
+    flag,
+)
 from .wire import MAX_GAME_ID as MAX_GAME_ID
 
 MAX_BYTES = CALLBACK_DATA.size
@@ -37,7 +55,11 @@ MAX_BYTES = CALLBACK_DATA.size
 BadCallback = BadData
 
 Level = Annotated[str, choice(tuple(LEVELS))]
-SettingValue = Annotated[str, Codec(r"[a-z0-9+-]{1,8}")]
+#: A setting that is on or off.
+OnOff = Annotated[bool, coded({"0": False, "1": True})]
+#: A pace by its name; a name the bot does not offer (an older version's, or forged) reads as
+#: None, which the service refuses as a setting not available.
+PaceValue = Annotated[PaceName | None, Codec(r"[a-z]{1,8}", PaceName.known)]
 
 
 class TChoiceKind(StrEnum):
@@ -102,12 +124,68 @@ class CloseSettings(Callback, wire="lb:{game_id}"):
 
 
 @dataclass(frozen=True)
-class Setting(Callback, wire="ln:{game_id}:{key}:{value}"):
-    """A setting's key (in a running game, the pace only); the value is checked by the setting."""
+class Setting(Callback):
+    """A settings key, one kind per setting with its value typed by it: in the lobby, and the
+    pace also under /settings of a running game."""
 
     game_id: GameId
-    key: SettingKey
-    value: SettingValue
+
+    def change(self, settings: GameSettings, players: int) -> GameSettings:
+        """The settings with this key applied, for a game of `players` seats so far."""
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class SetEdition(Setting, wire="ln:{game_id}:e:{value}"):
+    value: Annotated[Edition, coded({"c": Edition.CLASSIC, "x": Edition.EXTENDED})]
+
+    def change(self, settings: GameSettings, players: int) -> GameSettings:
+        return replace(settings, edition=self.value)
+
+
+@dataclass(frozen=True)
+class SetColours(Setting, wire="ln:{game_id}:c:{value}"):
+    value: Annotated[Colours, coded({str(c.value): c for c in Colours})]
+
+    def change(self, settings: GameSettings, players: int) -> GameSettings:
+        return replace(settings, colours=self.value)
+
+
+@dataclass(frozen=True)
+class SetGoal(Setting, wire="ln:{game_id}:t:{value}"):
+    value: GoalStep
+
+    def change(self, settings: GameSettings, players: int) -> GameSettings:
+        return settings.with_goal(self.value, players)
+
+
+@dataclass(frozen=True)
+class SetFaceDown(Setting, wire="ln:{game_id}:f:{value}"):
+    value: OnOff  # won [T!] cards kept face down
+
+    def change(self, settings: GameSettings, players: int) -> GameSettings:
+        return replace(settings, face_down=self.value)
+
+
+@dataclass(frozen=True)
+class SetHints(Setting, wire="ln:{game_id}:h:{value}"):
+    value: OnOff
+
+    def change(self, settings: GameSettings, players: int) -> GameSettings:
+        return replace(settings, hints=self.value)
+
+
+@dataclass(frozen=True)
+class SetPace(Setting, wire="ln:{game_id}:p:{value}"):
+    value: PaceValue
+
+    def change(self, settings: GameSettings, players: int) -> GameSettings:
+        assert self.value is not None, "a pace the bot does not offer is refused before"
+        return replace(settings, pace=self.value)
+
+
+#: Every kind of settings key.
+SETTINGS: tuple[type[Setting], ...] = (SetEdition, SetColours, SetGoal, SetFaceDown, SetHints, SetPace)
 
 
 @dataclass(frozen=True)
