@@ -20,6 +20,7 @@ from tgbot.store import move_log, outbox
 from tgbot.store.db import create_all, make_engine
 from tgbot.store.models import DeliveryChat, Game, Move, OutboxRow
 from tgbot.store.outbox import Message, Priority
+from tgbot.store.surfaces import Board, Panel
 
 NOW = datetime(2026, 12, 2, 6, 0, tzinfo=UTC).replace(tzinfo=None)
 GROUP, ANA = -100, 7
@@ -46,11 +47,11 @@ def text(row: OutboxRow) -> str:
 
 
 def test_a_transactions_rows_go_out_in_one_statement_in_the_order_put(engine: Engine) -> None:
-    board = "board:1:1"
+    board = Board(1, 1)
     with Session(engine) as session, recorded(engine) as statements:
         outbox.put(session, Message(GROUP, "the report", priority=Priority.BOARD), NOW)
         outbox.put(session, Message(GROUP, "board, first draw", surface=board, priority=Priority.INFO), NOW)
-        outbox.put(session, Message(ANA, "your panel", surface="panel:1:0", priority=Priority.INFO), NOW)
+        outbox.put(session, Message(ANA, "your panel", surface=Panel(1, 0), priority=Priority.INFO), NOW)
         outbox.put(session, Message(GROUP, "board, redrawn", surface=board, priority=Priority.BOARD), NOW)
         outbox.put(session, Message(GROUP, "a notice"), NOW)
         assert statements == []  # nothing is written before the commit
@@ -62,14 +63,14 @@ def test_a_transactions_rows_go_out_in_one_statement_in_the_order_put(engine: En
     assert [(r.chat_id, r.surface, text(r)) for r in found] == [
         (GROUP, None, "the report"),
         (GROUP, board, "board, redrawn"),
-        (ANA, "panel:1:0", "your panel"),
+        (ANA, Panel(1, 0), "your panel"),
         (GROUP, None, "a notice"),
     ]
     assert found[1].priority == Priority.BOARD and found[1].rev == 0
 
 
 def test_a_waiting_surface_takes_the_new_content_in_its_place_in_the_queue(engine: Engine) -> None:
-    panel = "panel:1:0"
+    panel = Panel(1, 0)
     with Session(engine) as session:
         outbox.put(session, Message(ANA, "draft 1", surface=panel, priority=Priority.TURN), NOW)
         outbox.put(session, Message(ANA, "a reply"), NOW)
@@ -101,7 +102,7 @@ def test_a_transaction_reads_the_rows_it_put(engine: Engine) -> None:
 
 
 def test_a_rolled_back_savepoint_forgets_what_was_put_inside_it(engine: Engine) -> None:
-    panel = "panel:1:0"
+    panel = Panel(1, 0)
     with Session(engine) as session:
         outbox.put(session, Message(ANA, "before", surface=panel), NOW)
         try:
@@ -179,7 +180,7 @@ def test_several_rows_reuse_one_compiled_statement(engine: Engine) -> None:
     for count in (2, 3, 1, 3):
         with Session(engine) as session:
             for i in range(count):
-                outbox.put(session, Message(GROUP, f"{count}.{i}", surface=f"panel:1:{i}"), NOW)
+                outbox.put(session, Message(GROUP, f"{count}.{i}", surface=Panel(1, i)), NOW)
                 seq += 1
                 move_log.add(session, game_id=game_id, seq=seq, seat=0, code="D0", source="player", at=NOW)
             session.commit()
@@ -231,7 +232,7 @@ def test_a_sender_takes_a_free_chat_in_one_statement_and_never_a_held_one(engine
 def test_a_shown_message_read_in_a_transaction_follows_what_it_writes(engine: Engine) -> None:
     """What shows a surface is read once per transaction and kept; the transaction's own writes
     (a new message remembered, one forgotten) change what it reads next, before any commit."""
-    board = "board:1:1"
+    board = Board(1, 1)
     with Session(engine) as session:
         outbox.remember_shown(session, GROUP, board, 10, "d10")
         session.commit()
@@ -243,15 +244,15 @@ def test_a_shown_message_read_in_a_transaction_follows_what_it_writes(engine: En
         assert outbox.shown_message(session, GROUP, board) == outbox.Shown(board, 11, "d11")
         outbox.forget_shown(session, GROUP, board)
         assert outbox.shown_message(session, GROUP, board) is None
-        outbox.remember_shown(session, GROUP, "panel:1:0", 12, "d12")
+        outbox.remember_shown(session, GROUP, Panel(1, 0), 12, "d12")
         session.commit()
     with Session(engine) as session:
         assert outbox.shown_message(session, GROUP, board) is None
-        assert outbox.shown_message(session, GROUP, "panel:1:0") == outbox.Shown("panel:1:0", 12, "d12")
+        assert outbox.shown_message(session, GROUP, Panel(1, 0)) == outbox.Shown(Panel(1, 0), 12, "d12")
         # the next row of a surface comes with the message that shows it
-        outbox.put(session, Message(GROUP, "panel again", surface="panel:1:0", priority=Priority.INFO), NOW)
+        outbox.put(session, Message(GROUP, "panel again", surface=Panel(1, 0), priority=Priority.INFO), NOW)
         found = outbox.next_row(session, GROUP)
-        assert found is not None and found[1] == outbox.Shown("panel:1:0", 12, "d12")
+        assert found is not None and found[1] == outbox.Shown(Panel(1, 0), 12, "d12")
 
 
 def test_a_chats_delivery_row_is_read_once_and_written_once_if_changed(engine: Engine) -> None:

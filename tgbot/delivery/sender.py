@@ -36,6 +36,7 @@ from ..store import outbox
 from ..store.db import Database, DatabaseTrouble
 from ..store.models import OutboxRow
 from ..store.outbox import Fallback, Message, Payload, Priority
+from ..store.surfaces import Surface
 from . import budget, charts
 from . import telegram_io as io
 from .telegram_io import OutcomeKind
@@ -69,9 +70,9 @@ class ChatTrouble(Protocol):
 
     def migrated(self, session: Session, old_id: int, new_id: int) -> None: ...
 
-    def surface_lost(self, session: Session, chat_id: int, surface: str) -> None: ...
+    def surface_lost(self, session: Session, chat_id: int, surface: Surface) -> None: ...
 
-    def surface_shown(self, session: Session, chat_id: int, surface: str) -> None:
+    def surface_shown(self, session: Session, chat_id: int, surface: Surface) -> None:
         """A board or panel reached the chat (or Telegram refused it for good): a turn it shows
         may start its clock now, never before its player can see it."""
         ...
@@ -98,7 +99,7 @@ class Batch:
     row: OutboxRow | None  # the next row to send: only it is sent before the next read
     chat: outbox.ChatDelivery
     payload: Payload = field(default_factory=Payload)  # the row's, decoded
-    shown: dict[str, tuple[int, str]] = field(default_factory=dict)  # surface -> (message id, digest)
+    shown: dict[Surface, tuple[int, str]] = field(default_factory=dict)  # surface -> (message id, digest)
 
 
 class Delivery:

@@ -17,6 +17,7 @@ from ..render.keys import Keyboard
 from ..store import outbox
 from ..store.models import Notice
 from ..store.outbox import Message, Priority
+from ..store.surfaces import KeyEdit, Surface
 from . import surfaces
 from .context import GameContext
 from .env import Env
@@ -47,7 +48,7 @@ def say(
     keys: Keyboard | None = None,
     notify: bool = False,
     priority: Priority = Priority.TURN,
-    surface: str | None = None,
+    surface: Surface | None = None,
 ) -> None:
     """A plain message into a chat (a reply to a command, a notice)."""
     message = Message(
@@ -76,7 +77,7 @@ def say_once(
     text: str,
     *,
     thread_id: int | None = None,
-    reply_to: str | None = None,
+    reply_to: Surface | None = None,
     window: timedelta = REPEAT_WINDOW,
 ) -> bool:
     """Say `text` unless the same `key` was said in this chat within `window`; True when said."""
@@ -101,7 +102,7 @@ def edit_message(
 ) -> None:
     """Change the message a key was tapped on (a rules page, the language picker)."""
     outbox.put(
-        session, Message(chat_id, text, keys, message_id=message_id, surface=f"msg:{message_id}"), env.now
+        session, Message(chat_id, text, keys, message_id=message_id, surface=KeyEdit(message_id)), env.now
     )
 
 

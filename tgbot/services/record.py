@@ -35,6 +35,7 @@ from ..render.results import final_standings, move_lines, round_summary, standin
 from ..store import move_log, outbox
 from ..store.models import Game, Move
 from ..store.outbox import Message, Priority
+from ..store.surfaces import Board
 from . import drafts, output, panels, surfaces
 from .context import GameContext
 from .env import Env
@@ -312,7 +313,7 @@ def _put(
     own, so no line is ever cut.
     """
     game = ctx.game
-    surface: str | None = None
+    surface: Board | None = None
     report = list(lines)
     retired = False
     if game.board_no:
@@ -350,7 +351,7 @@ def _put(
 
 
 def _message(
-    ctx: GameContext, text: str, keys: Keyboard | None, surface: str | None, notify: bool = False
+    ctx: GameContext, text: str, keys: Keyboard | None, surface: Board | None, notify: bool = False
 ) -> Message:
     return output.to_group(ctx, text, keys=keys, surface=surface, notify=notify, priority=Priority.BOARD)
 

@@ -9,8 +9,8 @@ one statement, however many chats a move speaks to (the next board, the keys off
 the mover's closed panel, the next player's panel). Every other function here writes what is
 kept first (`write_pending`), so a transaction always reads its own rows.
 
-A *surface* is a message the bot keeps up to date: a game's board (``board:<game>:<n>``), its
-lobby (``lobby:<game>``), a player's panel (``panel:<game>:<seat>``). A surface has one wanted
+A *surface* is a message the bot keeps up to date (`store.surfaces`: a game's board, its lobby,
+a player's panel, an old message's keys being taken off...). A surface has one wanted
 content at a time: `put` replaces the content of a row still waiting for that surface instead of
 queueing another (the table has one row per chat and surface: the upsert's conflict target), so
 a burst of draft previews becomes one edit and an unsent preview simply gives way to the move
@@ -33,6 +33,7 @@ from sqlmodel import Session, col
 from . import kept
 from .db import after_commit
 from .models import DeliveryChat, OutboxRow, ShownMessage
+from .surfaces import KeysOff, Surface, surface_of, text_of
 from .upsert import built_once
 
 Keyboard = list[list[dict[str, str]]]
@@ -159,7 +160,7 @@ class Payload:
     keys: Keyboard | None = None
     thread_id: int | None = None
     message_id: int | None = None
-    reply_to: str | None = None
+    reply_to: Surface | None = None
     media: dict[str, Any] | None = None
     notify: bool = False
     edit_only: bool = False
@@ -173,7 +174,7 @@ class Payload:
         for name in ("keys", "thread_id", "message_id", "reply_to", "media"):
             value = getattr(self, name)
             if value is not None:
-                data[name] = value
+                data[name] = text_of(value) if name == "reply_to" else value
         for flag in _FLAGS:
             if getattr(self, flag):
                 data[flag] = True
@@ -189,12 +190,13 @@ class Payload:
     def from_dict(cls, data: dict[str, Any]) -> Payload:
         message_id = data.get("message_id")
         fallback = data.get("fallback")
+        reply_to = data.get("reply_to")
         return cls(
             text=str(data.get("text", "")),
             keys=data.get("keys"),
             thread_id=data.get("thread_id"),
             message_id=int(message_id) if message_id is not None else None,
-            reply_to=data.get("reply_to"),
+            reply_to=surface_of(reply_to) if reply_to else None,
             media=data.get("media"),
             fallback=Fallback.from_dict(fallback) if fallback else None,
             **{flag: bool(data.get(flag)) for flag in _FLAGS},
@@ -211,15 +213,17 @@ class Fallback:
     becomes a mention in the group): stored inside its row's payload."""
 
     chat_id: int
-    surface: str | None
+    surface: Surface | None
     payload: Payload
 
     def to_dict(self) -> dict[str, Any]:
-        return {"chat_id": self.chat_id, "surface": self.surface, **self.payload.to_dict()}
+        surface = None if self.surface is None else text_of(self.surface)
+        return {"chat_id": self.chat_id, "surface": surface, **self.payload.to_dict()}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Fallback:
-        return cls(int(data["chat_id"]), data.get("surface"), Payload.from_dict(data))
+        surface = data.get("surface")
+        return cls(int(data["chat_id"]), surface_of(surface) if surface else None, Payload.from_dict(data))
 
 
 @dataclass(frozen=True)
@@ -241,7 +245,7 @@ class Message:
     text: str
     keys: Keyboard | None = None
     thread_id: int | None = None
-    surface: str | None = None
+    surface: Surface | None = None
     priority: Priority = Priority.TURN
     notify: bool = False
     edit_only: bool = False
@@ -249,7 +253,7 @@ class Message:
     bottom: bool = False
     fresh: bool = False
     message_id: int | None = None
-    reply_to: str | None = None
+    reply_to: Surface | None = None
     fallback: Message | None = None
     game_id: int | None = None
     #: A file instead of text: {"kind": "photo"|"document", "filename", "data" (base64) or "chart"}
@@ -291,7 +295,7 @@ class _Pending:
 
     rows: list[dict[str, Any]] = field(default_factory=list)
     #: (chat, surface) -> its row's index in `rows`
-    surfaces: dict[tuple[int, str], int] = field(default_factory=dict)
+    surfaces: dict[tuple[int, Surface], int] = field(default_factory=dict)
 
     def add(self, message: Message, now: datetime) -> None:
         row = {
@@ -317,10 +321,10 @@ class _Pending:
         priority = min(earlier["priority"], row["priority"])
         self.rows[at] = {**earlier, "payload": row["payload"], "priority": priority}
 
-    def waiting(self, chat_id: int, surface: str) -> bool:
+    def waiting(self, chat_id: int, surface: Surface) -> bool:
         return (chat_id, surface) in self.surfaces
 
-    def forget(self, chat_id: int, surface: str) -> None:
+    def forget(self, chat_id: int, surface: Surface) -> None:
         at = self.surfaces.pop((chat_id, surface), None)
         if at is None:
             return
@@ -377,7 +381,7 @@ def write_pending(session: AnySession) -> None:
     kept.write(session, _PENDING)
 
 
-def _waiting(session: Session, chat_id: int, surface: str) -> bool:
+def _waiting(session: Session, chat_id: int, surface: Surface) -> bool:
     """A row still waits for a surface: one this transaction put, else one in the table (locked,
     so a sender cannot deliver it before this transaction ends)."""
     pending = _pending(session)
@@ -387,7 +391,7 @@ def _waiting(session: Session, chat_id: int, surface: str) -> bool:
     return found.first() is not None
 
 
-def discard_surface(session: Session, chat_id: int, surface: str) -> None:
+def discard_surface(session: Session, chat_id: int, surface: Surface) -> None:
     """Forget a waiting content of a surface (its game was cancelled before it was shown)."""
     pending = _pending(session)
     if pending is not None:
@@ -419,7 +423,7 @@ def drop_keys(
     allows). Asked again for the same message (a stale tap, then the next board), it is queued
     once, and never again once its keys are gone. `first`: the caller knows it is the first time
     (the board the game just left), so that is not looked up."""
-    surface = keys_off_surface(message_id)
+    surface = KeysOff(message_id)
     if not first:
         if shown_message(session, chat_id, surface) is not None:
             return  # taken already
@@ -437,15 +441,10 @@ def drop_keys(
     put(session, message, now)
 
 
-def keys_off_surface(message_id: int) -> str:
-    """The surface of a message's keys being taken off: recorded as shown once they are."""
-    return f"keys:{message_id}"
-
-
 class Shown(NamedTuple):
     """A message that shows a surface now, and a digest of what it shows (to skip no-op edits)."""
 
-    surface: str
+    surface: Surface
     message_id: int
     digest: str
 
@@ -465,12 +464,12 @@ def next_row(session: Session, chat_id: int) -> tuple[OutboxRow, Shown | None] |
 _HELD = "tweakbot.outbox.shown"
 
 
-def shown_message(session: Session, chat_id: int, surface: str) -> Shown | None:
+def shown_message(session: Session, chat_id: int, surface: Surface) -> Shown | None:
     """The message that shows a surface now, if any. What was found is kept for the rest of the
     transaction (a refused tap asks whether the board is on its way, then which message is
     live), and what the transaction writes of it (`remember_shown`, `forget_shown`) changes
     what is kept."""
-    held: dict[tuple[int, str], Shown] = session.info.setdefault(_HELD, {})
+    held: dict[tuple[int, Surface], Shown] = session.info.setdefault(_HELD, {})
     found = held.get((chat_id, surface))
     if found is not None:
         return found
@@ -481,7 +480,7 @@ def shown_message(session: Session, chat_id: int, surface: str) -> Shown | None:
     return found
 
 
-def remember_shown(session: Session, chat_id: int, surface: str, message_id: int, digest: str) -> None:
+def remember_shown(session: Session, chat_id: int, surface: Surface, message_id: int, digest: str) -> None:
     """One upsert."""
     values = {"chat_id": chat_id, "surface": surface, "message_id": message_id, "digest": digest}
     session.execute(_REMEMBER(session), values)
@@ -490,7 +489,7 @@ def remember_shown(session: Session, chat_id: int, surface: str, message_id: int
         held[(chat_id, surface)] = Shown(surface, message_id, digest)
 
 
-def forget_shown(session: Session, chat_id: int, surface: str) -> None:
+def forget_shown(session: Session, chat_id: int, surface: Surface) -> None:
     session.execute(
         delete(ShownMessage).where(col(ShownMessage.chat_id) == chat_id, col(ShownMessage.surface) == surface)
     )
