@@ -25,10 +25,12 @@ def test_a_row_from_another_version_with_unknown_fields_still_loads() -> None:
     assert payload == Payload(text="hi", message_id=7)
 
 
-def test_a_message_with_a_fallback_becomes_its_payload() -> None:
-    group = Message(-100, "@ana, your turn", reply_to=Board(1, 2), notify=True)
-    message = Message(1, "Your turn", notify=True, priority=Priority.TURN, fallback=group)
-    payload = message.payload()
+def test_a_message_with_a_fallback_keeps_it_in_its_payload() -> None:
+    group = Message(-100, Payload("@ana, your turn", reply_to=Board(1, 2), notify=True))
+    message = Message(
+        1, Payload("Your turn", notify=True, fallback=group.as_fallback()), priority=Priority.TURN
+    )
+    payload = message.payload
     assert payload.fallback == Fallback(
         -100, None, Payload("@ana, your turn", reply_to=Board(1, 2), notify=True)
     )

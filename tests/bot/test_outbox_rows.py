@@ -19,7 +19,7 @@ from tests.statements import recorded
 from tgbot.store import move_log, outbox
 from tgbot.store.db import create_all, make_engine
 from tgbot.store.models import DeliveryChat, Game, Move, OutboxRow
-from tgbot.store.outbox import Message, Priority
+from tgbot.store.outbox import Message, Payload, Priority
 from tgbot.store.surfaces import Board, Panel
 
 NOW = datetime(2026, 12, 2, 6, 0, tzinfo=UTC).replace(tzinfo=None)
@@ -49,11 +49,17 @@ def text(row: OutboxRow) -> str:
 def test_a_transactions_rows_go_out_in_one_statement_in_the_order_put(engine: Engine) -> None:
     board = Board(1, 1)
     with Session(engine) as session, recorded(engine) as statements:
-        outbox.put(session, Message(GROUP, "the report", priority=Priority.BOARD), NOW)
-        outbox.put(session, Message(GROUP, "board, first draw", surface=board, priority=Priority.INFO), NOW)
-        outbox.put(session, Message(ANA, "your panel", surface=Panel(1, 0), priority=Priority.INFO), NOW)
-        outbox.put(session, Message(GROUP, "board, redrawn", surface=board, priority=Priority.BOARD), NOW)
-        outbox.put(session, Message(GROUP, "a notice"), NOW)
+        outbox.put(session, Message(GROUP, Payload("the report"), priority=Priority.BOARD), NOW)
+        outbox.put(
+            session, Message(GROUP, Payload("board, first draw"), surface=board, priority=Priority.INFO), NOW
+        )
+        outbox.put(
+            session, Message(ANA, Payload("your panel"), surface=Panel(1, 0), priority=Priority.INFO), NOW
+        )
+        outbox.put(
+            session, Message(GROUP, Payload("board, redrawn"), surface=board, priority=Priority.BOARD), NOW
+        )
+        outbox.put(session, Message(GROUP, Payload("a notice")), NOW)
         assert statements == []  # nothing is written before the commit
         session.commit()
     assert len(statements) == 1 and statements[0].startswith("INSERT INTO outbox")
@@ -72,12 +78,12 @@ def test_a_transactions_rows_go_out_in_one_statement_in_the_order_put(engine: En
 def test_a_waiting_surface_takes_the_new_content_in_its_place_in_the_queue(engine: Engine) -> None:
     panel = Panel(1, 0)
     with Session(engine) as session:
-        outbox.put(session, Message(ANA, "draft 1", surface=panel, priority=Priority.TURN), NOW)
-        outbox.put(session, Message(ANA, "a reply"), NOW)
+        outbox.put(session, Message(ANA, Payload("draft 1"), surface=panel, priority=Priority.TURN), NOW)
+        outbox.put(session, Message(ANA, Payload("a reply")), NOW)
         session.commit()
     before = rows(engine)
     with Session(engine) as session:
-        outbox.put(session, Message(ANA, "draft 2", surface=panel, priority=Priority.COSMETIC), NOW)
+        outbox.put(session, Message(ANA, Payload("draft 2"), surface=panel, priority=Priority.COSMETIC), NOW)
         session.commit()
     after = rows(engine)
     assert [r.id for r in after] == [r.id for r in before]
@@ -86,7 +92,7 @@ def test_a_waiting_surface_takes_the_new_content_in_its_place_in_the_queue(engin
     assert replaced.priority == Priority.TURN  # the more urgent of the two stays
     assert replaced.rev == 1  # a sender delivering "draft 1" leaves it queued
     with Session(engine) as session:
-        outbox.put(session, Message(ANA, "draft 3", surface=panel, priority=Priority.BOARD), NOW)
+        outbox.put(session, Message(ANA, Payload("draft 3"), surface=panel, priority=Priority.BOARD), NOW)
         session.commit()
     first = rows(engine)[0]
     assert (text(first), first.priority, first.rev) == ("draft 3", Priority.BOARD, 2)
@@ -94,7 +100,7 @@ def test_a_waiting_surface_takes_the_new_content_in_its_place_in_the_queue(engin
 
 def test_a_transaction_reads_the_rows_it_put(engine: Engine) -> None:
     with Session(engine) as session:
-        outbox.put(session, Message(ANA, "hello"), NOW)
+        outbox.put(session, Message(ANA, Payload("hello")), NOW)
         found = outbox.next_row(session, ANA)
         assert found is not None and text(found[0]) == "hello" and found[1] is None
         session.commit()
@@ -104,23 +110,23 @@ def test_a_transaction_reads_the_rows_it_put(engine: Engine) -> None:
 def test_a_rolled_back_savepoint_forgets_what_was_put_inside_it(engine: Engine) -> None:
     panel = Panel(1, 0)
     with Session(engine) as session:
-        outbox.put(session, Message(ANA, "before", surface=panel), NOW)
+        outbox.put(session, Message(ANA, Payload("before"), surface=panel), NOW)
         try:
             with session.begin_nested():
-                outbox.put(session, Message(ANA, "inside, replaced", surface=panel), NOW)
-                outbox.put(session, Message(GROUP, "inside, new"), NOW)
+                outbox.put(session, Message(ANA, Payload("inside, replaced"), surface=panel), NOW)
+                outbox.put(session, Message(GROUP, Payload("inside, new")), NOW)
                 raise LookupError("refused")
         except LookupError:
             pass
         with session.begin_nested():
-            outbox.put(session, Message(GROUP, "kept"), NOW)
+            outbox.put(session, Message(GROUP, Payload("kept")), NOW)
         session.commit()
     assert [(r.chat_id, text(r)) for r in rows(engine)] == [(ANA, "before"), (GROUP, "kept")]
 
 
 def test_a_rolled_back_transaction_writes_nothing(engine: Engine) -> None:
     with Session(engine) as session:
-        outbox.put(session, Message(ANA, "never"), NOW)
+        outbox.put(session, Message(ANA, Payload("never")), NOW)
         session.rollback()
         session.commit()
     assert rows(engine) == []
@@ -180,7 +186,7 @@ def test_several_rows_reuse_one_compiled_statement(engine: Engine) -> None:
     for count in (2, 3, 1, 3):
         with Session(engine) as session:
             for i in range(count):
-                outbox.put(session, Message(GROUP, f"{count}.{i}", surface=Panel(1, i)), NOW)
+                outbox.put(session, Message(GROUP, Payload(f"{count}.{i}"), surface=Panel(1, i)), NOW)
                 seq += 1
                 move_log.add(session, game_id=game_id, seq=seq, seat=0, code="D0", source="player", at=NOW)
             session.commit()
@@ -250,7 +256,9 @@ def test_a_shown_message_read_in_a_transaction_follows_what_it_writes(engine: En
         assert outbox.shown_message(session, GROUP, board) is None
         assert outbox.shown_message(session, GROUP, Panel(1, 0)) == outbox.Shown(Panel(1, 0), 12, "d12")
         # the next row of a surface comes with the message that shows it
-        outbox.put(session, Message(GROUP, "panel again", surface=Panel(1, 0), priority=Priority.INFO), NOW)
+        outbox.put(
+            session, Message(GROUP, Payload("panel again"), surface=Panel(1, 0), priority=Priority.INFO), NOW
+        )
         found = outbox.next_row(session, GROUP)
         assert found is not None and found[1] == outbox.Shown(Panel(1, 0), 12, "d12")
 

@@ -542,14 +542,4 @@ def _paused(session: Session, chat_id: int, until: float) -> None:
 
 
 def _message_from(fallback: Fallback, game_id: int | None) -> Message:
-    said = fallback.payload
-    return Message(
-        chat_id=fallback.chat_id,
-        text=said.text,
-        keys=said.keys,
-        thread_id=said.thread_id,
-        notify=said.notify,
-        reply_to=said.reply_to,
-        surface=fallback.surface,
-        game_id=game_id,
-    )
+    return Message(fallback.chat_id, fallback.payload, fallback.surface, game_id=game_id)

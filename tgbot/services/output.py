@@ -16,7 +16,7 @@ from sqlmodel import Session
 from ..render.keys import Keyboard
 from ..store import outbox
 from ..store.models import Notice
-from ..store.outbox import Message, Priority
+from ..store.outbox import Message, Payload, Priority
 from ..store.surfaces import KeyEdit, Surface
 from . import surfaces
 from .context import GameContext
@@ -33,9 +33,20 @@ def drop_reminder(session: Session, ctx: GameContext) -> None:
     outbox.discard_surface(session, ctx.game.chat_id, surfaces.reminder(ctx.game_id))
 
 
-def to_group(ctx: GameContext, text: str, **kw: Any) -> Message:
+def to_group(
+    ctx: GameContext,
+    text: str,
+    *,
+    keys: Keyboard | None = None,
+    surface: Surface | None = None,
+    priority: Priority = Priority.TURN,
+    notify: bool = False,
+    reply_to: Surface | None = None,
+    media: dict[str, Any] | None = None,
+) -> Message:
     """A message into the game's group (and forum topic)."""
-    return Message(ctx.game.chat_id, text, thread_id=ctx.game.thread_id, game_id=ctx.game_id, **kw)
+    payload = Payload(text, keys, ctx.game.thread_id, reply_to=reply_to, media=media, notify=notify)
+    return Message(ctx.game.chat_id, payload, surface, priority, ctx.game_id)
 
 
 def say(
@@ -51,10 +62,8 @@ def say(
     surface: Surface | None = None,
 ) -> None:
     """A plain message into a chat (a reply to a command, a notice)."""
-    message = Message(
-        chat_id, text, keys, thread_id=thread_id, notify=notify, priority=priority, surface=surface
-    )
-    outbox.put(session, message, env.now)
+    payload = Payload(text, keys, thread_id, notify=notify)
+    outbox.put(session, Message(chat_id, payload, surface, priority), env.now)
 
 
 def send_file(
@@ -65,8 +74,8 @@ def send_file(
     media: dict[str, Any],
     thread_id: int | None = None,
 ) -> None:
-    message = Message(chat_id, caption, thread_id=thread_id, priority=Priority.INFO, media=media)
-    outbox.put(session, message, env.now)
+    payload = Payload(caption, thread_id=thread_id, media=media)
+    outbox.put(session, Message(chat_id, payload, priority=Priority.INFO), env.now)
 
 
 def say_once(
@@ -88,8 +97,8 @@ def say_once(
         notice = Notice(chat_id=chat_id, key=key, said_at=env.now)
     notice.said_at = env.now
     session.add(notice)
-    message = Message(chat_id, text, thread_id=thread_id, reply_to=reply_to)
-    outbox.put(session, message, env.now)
+    payload = Payload(text, thread_id=thread_id, reply_to=reply_to)
+    outbox.put(session, Message(chat_id, payload), env.now)
     return True
 
 
@@ -101,9 +110,8 @@ def edit_message(
     session: Session, env: Env, chat_id: int, message_id: int, text: str, keys: Keyboard | None
 ) -> None:
     """Change the message a key was tapped on (a rules page, the language picker)."""
-    outbox.put(
-        session, Message(chat_id, text, keys, message_id=message_id, surface=KeyEdit(message_id)), env.now
-    )
+    payload = Payload(text, keys, message_id=message_id)
+    outbox.put(session, Message(chat_id, payload, KeyEdit(message_id)), env.now)
 
 
 def drop_keys(session: Session, env: Env, chat_id: int, message_id: int, game_id: int | None = None) -> None:

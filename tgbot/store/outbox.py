@@ -151,10 +151,21 @@ _FLAGS = ("notify", "edit_only", "keys_only", "bottom", "fresh")
 
 @dataclass(frozen=True)
 class Payload:
-    """What a row asks its sender to show, stored as JSON in `outbox.payload` (the fields are
-    `Message`'s). Only `text` and the fields that are set are written, in this order, so rows stay
-    small and keep the form older versions of the bot wrote; reading ignores what it does not
-    know, so a row written by another version still loads."""
+    """What a row asks its sender to show, stored as JSON in `outbox.payload`. Only `text` and
+    the fields that are set are written, in this order, so rows stay small and keep the form older
+    versions of the bot wrote; reading ignores what it does not know, so a row written by another
+    version still loads.
+
+    `keys`: the inline keyboard. `message_id`: edit exactly this message (one a key was tapped
+    on). `reply_to`: a surface the new message answers (a reminder under the board). `media`: a
+    file instead of text ({"kind": "photo"|"document", "filename", "data" (base64) or "chart"}).
+    `edit_only`: change the surface's message if it is shown, never post it (taking the keys off
+    an old board). `keys_only`: change only the keys (none: take them off). `bottom`: the surface
+    should be the chat's last bot message, so an older one is replaced by a new post rather than
+    edited out of sight (a private panel). `fresh`: post the surface anew even if it is shown (a
+    reminder that should notify); the old message loses its keys. `fallback`: where to say it
+    instead when the chat refuses the bot (a private reminder that becomes a group mention).
+    """
 
     text: str = ""
     keys: Keyboard | None = None
@@ -228,53 +239,22 @@ class Fallback:
 
 @dataclass(frozen=True)
 class Message:
-    """One thing to show in a chat.
+    """One thing to show in a chat: what (`payload`), and where it goes.
 
     `surface`: the message is kept up to date (edited) instead of posted anew each time; None for
-    a new message. `edit_only`: change the surface's message if it is shown, never post it (taking
-    the keys off an old board). `bottom`: the surface should be the chat's last bot message, so an
-    older one is replaced by a new post rather than edited out of sight (a private panel).
-    `keys_only`: change only the keys (none: take them off). `fresh`: post the surface anew even
-    if it is shown (a reminder that should notify); the old message loses its keys.
-    `message_id`: edit exactly this message (one a key was tapped on). `reply_to`: a surface the new
-    message answers (a reminder under the board). `fallback`: where to say it instead when the
-    chat refuses the bot (a private reminder that becomes a group mention).
+    a new message. `priority`: its place in the chat's queue. `game_id`: the game it is about
+    (what the senders tell the services about it concerns that game).
     """
 
     chat_id: int
-    text: str
-    keys: Keyboard | None = None
-    thread_id: int | None = None
+    payload: Payload
     surface: Surface | None = None
     priority: Priority = Priority.TURN
-    notify: bool = False
-    edit_only: bool = False
-    keys_only: bool = False
-    bottom: bool = False
-    fresh: bool = False
-    message_id: int | None = None
-    reply_to: Surface | None = None
-    fallback: Message | None = None
     game_id: int | None = None
-    #: A file instead of text: {"kind": "photo"|"document", "filename", "data" (base64) or "chart"}
-    media: dict[str, Any] | None = field(default=None, compare=False)
 
-    def payload(self) -> Payload:
-        fallback = self.fallback
-        return Payload(
-            text=self.text,
-            keys=self.keys,
-            thread_id=self.thread_id,
-            message_id=self.message_id,
-            reply_to=self.reply_to,
-            media=self.media,
-            notify=self.notify,
-            edit_only=self.edit_only,
-            keys_only=self.keys_only,
-            bottom=self.bottom,
-            fresh=self.fresh,
-            fallback=Fallback(fallback.chat_id, fallback.surface, fallback.payload()) if fallback else None,
-        )
+    def as_fallback(self) -> Fallback:
+        """This message as where another goes instead, when that one's chat refuses the bot."""
+        return Fallback(self.chat_id, self.surface, self.payload)
 
 
 def put(session: Session, message: Message, now: datetime) -> None:
@@ -302,7 +282,7 @@ class _Pending:
             "chat_id": message.chat_id,
             "surface": message.surface,
             "priority": int(message.priority),
-            "payload": message.payload().to_json(),
+            "payload": message.payload.to_json(),
             "rev": 0,
             "attempts": 0,
             "game_id": message.game_id,
@@ -429,16 +409,8 @@ def drop_keys(
             return  # taken already
         if _waiting(session, chat_id, surface):
             return
-    message = Message(
-        chat_id,
-        "",
-        message_id=message_id,
-        keys_only=True,
-        priority=Priority.CLEANUP,
-        surface=surface,
-        game_id=game_id,
-    )
-    put(session, message, now)
+    payload = Payload(message_id=message_id, keys_only=True)
+    put(session, Message(chat_id, payload, surface, Priority.CLEANUP, game_id), now)
 
 
 class Shown(NamedTuple):
