@@ -124,6 +124,48 @@ def test_a_rolled_back_savepoint_forgets_what_was_put_inside_it(engine: Engine) 
     assert [(r.chat_id, text(r)) for r in rows(engine)] == [(ANA, "before"), (GROUP, "kept")]
 
 
+def test_rows_written_inside_a_rolled_back_savepoint_are_written_again(engine: Engine) -> None:
+    """A row put before a savepoint, written inside it (the transaction read the queue), is
+    undone with the savepoint by the database, and still goes out at the commit."""
+    with Session(engine) as session:
+        outbox.put(session, Message(ANA, Payload("before")), NOW)
+        try:
+            with session.begin_nested():
+                assert outbox.next_row(session, ANA) is not None  # written now, inside
+                outbox.put(session, Message(ANA, Payload("inside")), NOW)
+                raise LookupError("refused")
+        except LookupError:
+            pass
+        session.commit()
+    assert [text(r) for r in rows(engine)] == ["before"]
+
+
+def test_what_a_rolled_back_savepoint_read_or_changed_goes_back(engine: Engine) -> None:
+    """The shown message it remembered and the chat's delivery row it changed: the transaction
+    reads them as they were before the savepoint."""
+    board = Board(1, 1)
+    with Session(engine) as session:
+        outbox.remember_shown(session, GROUP, board, 10, "d10")
+        session.commit()
+    with Session(engine) as session:
+        assert outbox.shown_message(session, GROUP, board) == outbox.Shown(board, 10, "d10")
+        chat = outbox.delivery_chat(session, GROUP)
+        chat.last_message_id = 10
+        try:
+            with session.begin_nested():
+                outbox.remember_shown(session, GROUP, board, 11, "d11")
+                outbox.delivery_chat(session, GROUP).last_message_id = 11
+                raise LookupError("refused")
+        except LookupError:
+            pass
+        assert outbox.shown_message(session, GROUP, board) == outbox.Shown(board, 10, "d10")
+        assert outbox.delivery_chat(session, GROUP).last_message_id == 10
+        session.commit()
+    with Session(engine) as session:
+        found = session.get(DeliveryChat, GROUP)
+        assert found is not None and found.last_message_id == 10
+
+
 def test_a_rolled_back_transaction_writes_nothing(engine: Engine) -> None:
     with Session(engine) as session:
         outbox.put(session, Message(ANA, Payload("never")), NOW)
