@@ -13,7 +13,7 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 from sqlmodel import Session
 
 from .clock import Clock, SystemClock, SystemTimer, Timer
-from .delivery.sender import Delivery
+from .delivery.process import Delivery
 from .delivery.webhook_replies import WebhookReplies
 from .pacing import DEFAULT_PACE, Pace, PaceName
 from .services.env import Env, random_seed

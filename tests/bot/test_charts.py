@@ -40,7 +40,7 @@ def test_the_bot_imports_no_matplotlib() -> None:
 
 def test_the_bot_draws_its_charts_apart_by_default() -> None:
     from tests.fakes.timer import VirtualTimer
-    from tgbot.delivery.sender import Delivery
+    from tgbot.delivery.process import Delivery
 
     delivery = Delivery(None, VirtualTimer(), None, None)  # type: ignore[arg-type]
     assert delivery.draw_chart is charts.draw_apart

@@ -232,7 +232,7 @@ def private_chat(call: EventCall, open_now: bool) -> Noted:
 
 
 class SenderTrouble:
-    """The services' answers to what Telegram told a sender (`delivery.sender.ChatTrouble`)."""
+    """The services' answers to what Telegram told a sender (`delivery.recording.ChatTrouble`)."""
 
     def __init__(self, make_env: Callable[[], Env]) -> None:
         self.make_env = make_env
