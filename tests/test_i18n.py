@@ -46,9 +46,9 @@ from engine.events import (
 from engine.game import t_actions
 from tgbot.callbacks import MAX_BYTES, MAX_GAME_ID
 from tgbot.errors import Refusal, ServiceError
-from tgbot.game_settings import GameSettings
+from tgbot.game_settings import Colours, Edition, GameSettings
 from tgbot.i18n import DEFAULT_LANGUAGE, DOMAIN, LANGUAGES, LOCALES_DIR, _, _n, normalize
-from tgbot.pacing import Pace, custom_pace, pace_keys
+from tgbot.pacing import Pace, PaceName, custom_pace, pace_keys
 from tgbot.render import board, glance, info, lobby, results, stats
 from tgbot.render.cards import COLOUR_NAMES, T_NAMES
 from tgbot.render.keys import Keyboard
@@ -365,7 +365,7 @@ def worst_players() -> tuple[board.Player, ...]:
 
 
 def worst_settings(face_down: bool = False) -> GameSettings:
-    return GameSettings(edition="extended", colours=6, target=300, face_down=face_down, pace="relaxed")
+    return GameSettings(Edition.EXTENDED, Colours.SIX, 300, face_down=face_down, pace=PaceName.RELAXED)
 
 
 def worst_table(state: GameState, viewer: int | None, face_down: bool = False) -> board.Table:
@@ -623,7 +623,11 @@ def lobby_keyboards(lang: str, custom: Pace | None = None) -> Iterator[tuple[str
     """The lobby; its settings screen with every choice ticked (✅) in turn; /settings' pace keys."""
     yield "lobby", lobby.lobby_keyboard(lang, worst_lobby())
     for edition, colours, target, face_down, pace in product(
-        ("classic", "extended"), (0, 3, 6), (None, 300), (False, True), pace_keys(custom)
+        tuple(Edition),
+        (Colours.AUTO, Colours.THREE, Colours.SIX),
+        (None, 300),
+        (False, True),
+        pace_keys(custom),
     ):
         settings = GameSettings(edition, colours, target, face_down, pace)
         view = lobby.LobbyView(MAX_GAME_ID, worst_players(), settings)

@@ -20,7 +20,7 @@ from . import jobs, logs, pacing
 from .clock import Clock, SystemClock, SystemTimer, Timer
 from .config import Settings
 from .delivery.budget import Limits
-from .delivery.sender import Delivery
+from .delivery.process import Delivery
 from .deps import DEPS_KEY, Deps, get_deps
 from .handlers import chat_events, commands, inline, keys
 from .handlers.context import TweakContext

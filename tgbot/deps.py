@@ -14,9 +14,9 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 from sqlmodel import Session
 
 from .clock import Clock, SystemClock, SystemTimer, Timer
-from .delivery.sender import Delivery
+from .delivery.process import Delivery
 from .delivery.webhook_replies import WebhookReplies
-from .pacing import DEFAULT_PACE, Pace
+from .pacing import DEFAULT_PACE, Pace, PaceName
 from .services.env import Env, random_seed
 from .store.db import Database
 from .turn_clock import LOBBY_TTL, PAUSE_MAX
@@ -47,7 +47,7 @@ class Deps:
     clock: Clock = field(default_factory=SystemClock)
     timer: Timer = field(default_factory=SystemTimer)
     custom_pace: Pace | None = None
-    default_pace: str = DEFAULT_PACE
+    default_pace: PaceName = DEFAULT_PACE
     lobby_ttl: timedelta = LOBBY_TTL
     pause_max: timedelta = PAUSE_MAX
     seed_source: Callable[[], int] = random_seed

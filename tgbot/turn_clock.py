@@ -31,7 +31,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from enum import Enum
 
-from .pacing import Pace, QuietHours, resolve
+from .pacing import Pace, PaceName, QuietHours, resolve
 
 LAST_CALL_FRACTION = 0.8
 MAX_REMINDERS = 2  # per turn, except relaxed (one a day)
@@ -116,7 +116,7 @@ class TurnClock:
     quiet: QuietHours | None = None
 
     @classmethod
-    def of(cls, pace_key: str, custom: Pace | None, quiet: QuietHours | None) -> TurnClock:
+    def of(cls, pace_key: PaceName, custom: Pace | None, quiet: QuietHours | None) -> TurnClock:
         return cls(resolve(pace_key, custom), quiet)
 
     # --- a lobby, a turn, the end -----------------------------------------------------------

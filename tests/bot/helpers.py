@@ -27,6 +27,7 @@ from tgbot.render.cards import card as card_label
 from tgbot.services.env import Env
 from tgbot.services.output import REPEAT_WINDOW
 from tgbot.store.models import Game, GamePlayer, Move, ShownMessage
+from tgbot.store.surfaces import Board, Lobby, Panel, Surface
 
 BOT = "@tweak_test_bot"
 
@@ -51,7 +52,7 @@ def game_row(rig: BotRig, game_id: int) -> Game:
         return game
 
 
-def shown_id(rig: BotRig | Any, chat_id: int, surface: str) -> int | None:
+def shown_id(rig: BotRig | Any, chat_id: int, surface: Surface) -> int | None:
     """The message that shows a surface now (the outbox's record), or None."""
     engine = rig.deps.db.engine if isinstance(rig, BotRig) else rig
     with Session(engine) as session:
@@ -61,15 +62,17 @@ def shown_id(rig: BotRig | Any, chat_id: int, surface: str) -> int | None:
 
 def board_id(rig: BotRig | Any, game: Game) -> int | None:
     """The live board's message id (None before the first board is shown)."""
-    return shown_id(rig, game.chat_id, f"board:{game.id}:{game.board_no}") if game.board_no else None
+    assert game.id is not None
+    return shown_id(rig, game.chat_id, Board(game.id, game.board_no)) if game.board_no else None
 
 
 def lobby_id(rig: BotRig | Any, game: Game) -> int | None:
-    return shown_id(rig, game.chat_id, f"lobby:{game.id}")
+    assert game.id is not None
+    return shown_id(rig, game.chat_id, Lobby(game.id))
 
 
 def panel_id(rig: BotRig | Any, game_id: int, seat: int, user_id: int) -> int | None:
-    return shown_id(rig, user_id, f"panel:{game_id}:{seat}")
+    return shown_id(rig, user_id, Panel(game_id, seat))
 
 
 def board_of(rig: BotRig, game: Game) -> StoredMessage:

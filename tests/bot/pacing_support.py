@@ -26,6 +26,7 @@ from tests.bot.helpers import (
 from tests.fakes.telegram import ApiCall, FakeChat, FakeUser, StoredMessage
 from tgbot import callbacks as cb
 from tgbot import jobs
+from tgbot.pacing import PaceName
 from tgbot.services import lobby, play, surfaces
 from tgbot.services.call import Answer
 from tgbot.services.context import load_game
@@ -160,7 +161,7 @@ ANA, BEN = Person(1, "Ana"), Person(2, "Ben")
 
 
 def env_at(now: datetime, pace: str = "casual") -> Env:
-    return Env(now=now, default_pace=pace, new_seed=lambda: 7)
+    return Env(now=now, default_pace=PaceName(pace), new_seed=lambda: 7)
 
 
 def tap_by(user_id: int, chat_id: int) -> Tap:

@@ -3,7 +3,7 @@ turns played on the live board (its keys, found by their data), as the person wo
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from engine.actions import Discard, Sum
 from tests.bot.conftest import BotRig
@@ -12,7 +12,6 @@ from tests.bot.players import data_is
 from tests.bot.test_record_readds import Entry, best_main
 from tests.fakes.telegram import FakeChat, FakeTelegram, FakeUser, StoredMessage
 from tgbot import callbacks as cb
-from tgbot.game_settings import SettingKey
 from tgbot.store.models import Game
 
 
@@ -20,10 +19,10 @@ async def practice_lobby(
     rig: BotRig,
     user: FakeUser,
     computers: Iterable[str] = (),
-    settings: Iterable[tuple[SettingKey, str]] = (),
+    settings: Iterable[Callable[[int], cb.Setting]] = (),
 ) -> tuple[FakeChat, StoredMessage, int]:
     """`user` sends /newgame in their chat with the bot, adds a computer of each level in
-    `computers` and taps each (setting, value) of `settings` (callback data: `cb.Setting`)."""
+    `computers` and taps each key of `settings` (a settings key of the game's id)."""
     chat = rig.fake.private(user)
     await rig.tg.send(chat, user, "/newgame")
     lobby = rig.fake.last_message(chat.id)
@@ -33,8 +32,8 @@ async def practice_lobby(
         answer = await rig.tg.tap_data(user, lobby, cb.AddComputer(game.id, level).data)
         assert answer.text == "A computer player joined.", answer.text
     settings = list(settings)
-    for key, value in settings:
-        answer = await rig.tg.tap_data(user, lobby, cb.Setting(game.id, key, value).data)
+    for key in settings:
+        answer = await rig.tg.tap_data(user, lobby, key(game.id).data)
         assert not answer.show_alert, answer.text
     if settings:  # back from the settings screen to the lobby's keys
         await rig.tg.tap(user, lobby, "↩️ Back")
@@ -45,7 +44,7 @@ async def practice_game(
     rig: BotRig,
     user: FakeUser,
     computers: Iterable[str] = ("easy",),
-    settings: Iterable[tuple[SettingKey, str]] = (),
+    settings: Iterable[Callable[[int], cb.Setting]] = (),
 ) -> tuple[FakeChat, int]:
     """A started practice table: `user` and the computers (`practice_lobby`), then ▶️ Start."""
     chat, lobby, game_id = await practice_lobby(rig, user, computers, settings)

@@ -16,7 +16,7 @@ from tests.bot.conftest import BotRig, running_bot
 from tests.bot.helpers import board_of, current_game, moves_of, players_of, state_of
 from tests.bot.test_inline import PLAY, inline_fake, two_players
 from tests.fakes.telegram import FakeChat, FakeUser, InlineAnswer, JSONDict
-from tgbot.services.inline import PICK_MARK
+from tgbot.inline_data import PICK_MARK
 
 STALE = "that pick came from an old list"
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import random
 
-from sqlalchemy import func
+from sqlalchemy import text as sql
 from sqlmodel import Session, col, select
 
 from engine.cards import TKind
@@ -40,7 +40,7 @@ from tests.fakes.telegram import FakeChat, FakeUser, StoredMessage
 from tgbot.pacing import PACES
 from tgbot.render.results import move_lines
 from tgbot.store import outbox
-from tgbot.store.models import DeliveryChat, OutboxRow, ShownMessage
+from tgbot.store.models import DeliveryChat, OutboxRow
 
 ON_ITS_WAY = "⏳ The next board is on its way: it shows up at the bottom in a moment."
 
@@ -202,11 +202,9 @@ async def test_stale_taps_take_an_old_boards_keys_off_once(rig: BotRig) -> None:
     edits = [c for c in fake.calls[first:] if c.method == "editMessageReplyMarkup"]
     assert edits == [], "its keys were taken off already, once: nothing to do again"
     with Session(rig.deps.db.engine) as session:
-        count = session.exec(
-            select(func.count())
-            .select_from(ShownMessage)
-            .where(col(ShownMessage.surface).startswith("keys:"))
-        ).one()
+        # (the column's text, as every version wrote it)
+        found = session.execute(sql("SELECT count(*) FROM shown_messages WHERE surface LIKE 'keys:%'"))
+        count = found.one()[0]
     assert count == 1
 
 

@@ -24,8 +24,8 @@ from tests.bot.test_outbox import drain, senders_in_background
 from tests.bot.test_pacing import DAY, SECOND, idle_default_label
 from tests.bot.test_record_readds import best_main, reading, reading_with_picks, reported_events
 from tgbot import callbacks as cb
-from tgbot.game_settings import SettingKey
-from tgbot.pacing import PACES, format_duration
+from tgbot.game_settings import GoalStep
+from tgbot.pacing import PACES, PaceName, format_duration
 from tgbot.render.cards import card as card_label
 from tgbot.store.models import ABANDONED, FINISHED
 from tgbot.tables import TableKind
@@ -203,7 +203,7 @@ async def test_a_practice_lobby_has_no_join_and_starts_with_a_computer(rig: BotR
     for forged in (
         cb.AddComputer(gid, "hard").data,
         cb.Start(gid).data,
-        cb.Setting(gid, SettingKey.HINTS, "1").data,
+        cb.SetHints(gid, True).data,
     ):
         answer = await tg.tap_data(ben, elsewhere, forged)
         assert answer.show_alert and answer.text == "That key is not valid any more.", forged
@@ -281,7 +281,7 @@ async def test_a_draft_still_waiting_when_the_turn_ends_is_never_shown(rig: BotR
 async def test_reminders_the_idle_default_pause_and_resume_come_to_the_practice_chat(rig: BotRig) -> None:
     fake, tg = rig.fake, rig.tg
     ana = fake.user(1, "Ana")
-    chat, gid = await practice_game(rig, ana, ("normal",), [(SettingKey.PACE, "live")])
+    chat, gid = await practice_game(rig, ana, ("normal",), [lambda gid: cb.SetPace(gid, PaceName.LIVE)])
     live = PACES["live"]
     assert live.deadline is not None
     start = rig.clock.now()
@@ -345,7 +345,7 @@ async def test_reminders_the_idle_default_pause_and_resume_come_to_the_practice_
 async def test_rematch_in_private_opens_a_practice_table_with_the_same_computers(rig: BotRig) -> None:
     fake, tg = rig.fake, rig.tg
     ana = fake.user(1, "Ana")
-    goal = [(SettingKey.GOAL, "-")] * 4
+    goal = [lambda gid: cb.SetGoal(gid, GoalStep.DOWN)] * 4
     chat, gid = await practice_game(rig, ana, ("easy", "hard"), goal)
     finished = await play_out(rig, chat.id, {ana.id: ana})
     assert finished.status == FINISHED
@@ -386,13 +386,14 @@ async def test_practice_counts_apart_and_never_in_a_groups_top(rig: BotRig) -> N
     group_gid = current_game(rig, group.id).id or 0
     for data in (
         cb.AddComputer(group_gid, "hard").data,
-        *[cb.Setting(group_gid, SettingKey.GOAL, "-").data] * 4,
+        *[cb.SetGoal(group_gid, GoalStep.DOWN).data] * 4,
     ):
         await tg.tap_data(ana, lobby, data)
     await tg.tap(ana, lobby, "↩️ Back")
     await tg.tap(ana, lobby, "▶️ Start")
     in_group = state_of(await play_out(rig, group.id, {ana.id: ana, ben.id: ben}))
-    chat, _gid = await practice_game(rig, ana, ("easy", "hard"), [(SettingKey.GOAL, "-")] * 4)
+    goal_down = [lambda gid: cb.SetGoal(gid, GoalStep.DOWN)] * 4
+    chat, _gid = await practice_game(rig, ana, ("easy", "hard"), goal_down)
     practised = state_of(await play_out(rig, chat.id, {ana.id: ana}))
     await practice_game(rig, ana, ("normal", "normal"))  # two of a level: one game against it
     await tg.send(chat, ana, "/leave")

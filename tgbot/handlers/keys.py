@@ -40,7 +40,7 @@ ROUTES: list[Route] = [
     route(cb.Cancel, lobby.cancel_lobby, "lobby"),
     route(cb.OpenSettings, lobby.open_settings, "lobby"),
     route(cb.CloseSettings, lobby.close_settings, "lobby"),
-    route(cb.Setting, lobby.change_setting, "setting"),
+    *[route(kind, lobby.change_setting, "setting") for kind in cb.SETTINGS],
     route(cb.AddComputer, lobby.add_computer, "add_computer"),
     route(cb.Hand, play.hand, "hand"),
     route(cb.PickHand, play.pick_hand, "compose"),

@@ -23,6 +23,7 @@ from engine.errors import MalformedActionError
 
 from .. import callbacks as cb
 from ..i18n import M_, _
+from ..inline_data import GameQuery, OpenPanel
 from .cards import HIDDEN_CARD, T_EMOJI, card, cards, mention, name, plain_name, t_label, t_list
 from .glance import t_news
 from .keys import Keyboard, button, link, rows_of, switch_inline
@@ -280,9 +281,9 @@ def keyboard(lang: str, v: View, table: Table, draft: Draft | None = None) -> Ke
     )
     utility = [] if table.practice else [button(_(lang, "👀 My hand"), cb.Hand(gid).data)]
     if table.inline:
-        utility.insert(0, switch_inline(_(lang, "🎯 Play"), cb.inline_query(gid)))
+        utility.insert(0, switch_inline(_(lang, "🎯 Play"), GameQuery(gid).data))
     if v.seat is None:
-        utility.append(link(_(lang, "📱 Panel"), cb.OpenPanel(gid).url(table.bot_username)))
+        utility.append(link(_(lang, "📱 Panel"), OpenPanel(gid).link(table.bot_username)))
     if utility:
         rows.append(utility)
     return rows

@@ -8,9 +8,9 @@ from engine.cards import COLOUR_ORDER
 from engine.config import MAX_PLAYERS, MIN_PLAYERS
 
 from .. import callbacks as cb
-from ..game_settings import GameSettings, SettingKey
+from ..game_settings import Colours, Edition, GameSettings, GoalStep
 from ..i18n import _
-from ..pacing import Pace, pace_keys, pace_label
+from ..pacing import Pace, PaceName, pace_keys, pace_label
 from .board import Player, computer_label
 from .cards import COLOUR_EMOJI, name
 from .keys import Keyboard, button
@@ -89,7 +89,7 @@ def lobby_text(lang: str, ctx: LobbyView, custom: Pace | None = None) -> str:
         _(
             lang,
             "Edition: {edition} · colours: {colours} · goal: {goal} · pace: {pace}",
-            edition=_(lang, "classic") if s.edition == "classic" else _(lang, "extended"),
+            edition=_(lang, "classic") if s.edition == Edition.CLASSIC else _(lang, "extended"),
             colours=_colours_text(lang, ctx),
             goal=_goal_text(lang, s, players),
             pace=pace_label(lang, s.pace, custom),
@@ -132,18 +132,14 @@ def _mark(label: str, on: bool) -> str:
     return f"✅ {label}" if on else label
 
 
-def pace_rows(lang: str, game_id: int, current: str, custom: Pace | None = None) -> Keyboard:
+def pace_rows(lang: str, game_id: int, current: PaceName, custom: Pace | None = None) -> Keyboard:
     """The pace keys, ✅ on the current one: in the lobby's settings and under /settings of a running game."""
     keys = [
         # The key names the pace only: the lobby's text and /settings spell out its durations.
-        button(_mark(pace_label(lang, p), p == current), cb.Setting(game_id, SettingKey.PACE, p).data)
+        button(_mark(pace_label(lang, p), p == current), cb.SetPace(game_id, p).data)
         for p in pace_keys(custom)
     ]
     return [keys[:3], keys[3:]]
-
-
-def _set(game_id: int, key: SettingKey, value: str) -> str:
-    return cb.Setting(game_id, key, value).data
 
 
 def settings_keyboard(lang: str, ctx: LobbyView, custom: Pace | None = None) -> Keyboard:
@@ -153,37 +149,40 @@ def settings_keyboard(lang: str, ctx: LobbyView, custom: Pace | None = None) -> 
     rows = [
         [
             button(
-                _mark(_(lang, "Classic"), s.edition == "classic"),
-                _set(gid, SettingKey.EDITION, "c"),
+                _mark(_(lang, "Classic"), s.edition == Edition.CLASSIC),
+                cb.SetEdition(gid, Edition.CLASSIC).data,
             ),
             button(
-                _mark(_(lang, "Extended"), s.edition == "extended"),
-                _set(gid, SettingKey.EDITION, "x"),
+                _mark(_(lang, "Extended"), s.edition == Edition.EXTENDED),
+                cb.SetEdition(gid, Edition.EXTENDED).data,
             ),
         ],
-        [button(_mark(_(lang, "Auto colours"), s.colours == 0), _set(gid, SettingKey.COLOURS, "0"))],
         [
-            button(_mark(f"{n}🎨", s.colours == n), _set(gid, SettingKey.COLOURS, str(n)))
-            for n in (3, 4, 5, 6)
+            button(
+                _mark(_(lang, "Auto colours"), s.colours == Colours.AUTO),
+                cb.SetColours(gid, Colours.AUTO).data,
+            )
         ],
         [
-            button(_(lang, "Goal −20"), _set(gid, SettingKey.GOAL, "-")),
+            button(_mark(f"{n.value}🎨", s.colours == n), cb.SetColours(gid, n).data)
+            for n in Colours
+            if n is not Colours.AUTO
+        ],
+        [
+            button(_(lang, "Goal −20"), cb.SetGoal(gid, GoalStep.DOWN).data),
             button(
                 _mark(_(lang, "Goal auto"), True) if s.goal_is_auto else str(s.threshold(players)),
-                _set(gid, SettingKey.GOAL, "d"),
+                cb.SetGoal(gid, GoalStep.AUTO).data,
             ),
-            button(_(lang, "Goal +20"), _set(gid, SettingKey.GOAL, "+")),
+            button(_(lang, "Goal +20"), cb.SetGoal(gid, GoalStep.UP).data),
         ],
         [
-            button(
-                _mark(_(lang, "[T!] face up"), not s.face_down),
-                _set(gid, SettingKey.FACE_DOWN, "0"),
-            ),
-            button(_mark(_(lang, "[T!] face down"), s.face_down), _set(gid, SettingKey.FACE_DOWN, "1")),
+            button(_mark(_(lang, "[T!] face up"), not s.face_down), cb.SetFaceDown(gid, False).data),
+            button(_mark(_(lang, "[T!] face down"), s.face_down), cb.SetFaceDown(gid, True).data),
         ],
         [
-            button(_mark(_(lang, "🧠 Hints off"), not s.hints), _set(gid, SettingKey.HINTS, "0")),
-            button(_mark(_(lang, "💡 Hints on"), s.hints), _set(gid, SettingKey.HINTS, "1")),
+            button(_mark(_(lang, "🧠 Hints off"), not s.hints), cb.SetHints(gid, False).data),
+            button(_mark(_(lang, "💡 Hints on"), s.hints), cb.SetHints(gid, True).data),
         ],
         *pace_rows(lang, gid, s.pace, custom),
         [

@@ -5,7 +5,7 @@ A chat's message notifies all its members or none (Telegram's rule), so the bot 
 to move in their private chat when it may write to them, and the board goes silently; for anyone
 else the board's mention is the notification, and it rings the whole chat. Only the person can
 give the bot the right to write to them, by opening it: the key is a deep link
-(`callbacks.PrivateTurns`) that does it and brings the 🔔 back to the lobby. A key shows to
+(`inline_data.PrivateTurns`) that does it and brings the 🔔 back to the lobby. A key shows to
 everyone and a popup cannot hold a link, so the key stays on the lobby while someone seated has
 no 🔔, and the Join popup points at it.
 """
@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .. import callbacks as cb
 from ..i18n import M_, _
+from ..inline_data import PrivateTurns as PrivateTurnsLink
 from .board import Player
 from .cards import name
 from .keys import Key, link
@@ -52,7 +52,7 @@ def private_turns(lang: str, game_id: int, players: Sequence[Player], bot_userna
         "🔔 = told of their turns in private. The others' turns are called on the board, which "
         "notifies everyone in the chat.",
     )
-    return PrivateTurns(line, link(_(lang, KEY), cb.PrivateTurns(game_id).url(bot_username)))
+    return PrivateTurns(line, link(_(lang, KEY), PrivateTurnsLink(game_id).link(bot_username)))
 
 
 def joined(lang: str, can_dm: bool) -> str:

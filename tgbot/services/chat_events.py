@@ -32,6 +32,7 @@ from ..i18n import _
 from ..render import cards as cards_render
 from ..store import outbox
 from ..store.models import ACTIVE_STATUSES, LOBBY, PAUSED, PLAYING, Chat, Game, OutboxRow
+from ..store.surfaces import Board, Lobby, Surface
 from ..turn_clock import TurnClock
 from . import lobby, lobby_message, output, people, private_turns, record, stats, surfaces, table_control
 from .call import EventCall, Noted, event_service
@@ -83,12 +84,12 @@ def migrate_chat(session: Session, env: Env, old_id: int, new_id: int) -> list[i
     return sorted(moved)
 
 
-def _live_surfaces(game: Game) -> list[str]:
+def _live_surfaces(game: Game) -> list[Surface]:
     assert game.id is not None
     return [surfaces.board(game), surfaces.lobby(game.id)]
 
 
-def _carry_waiting(session: Session, chat_id: int, live: set[str]) -> None:
+def _carry_waiting(session: Session, chat_id: int, live: set[Surface]) -> None:
     """Before the rows move: a live board or lobby is drawn afresh in the new chat (its waiting
     content is dropped); any other waiting surface (an old board becoming a move report) goes
     as a plain message, keys taken off, so no move line is lost."""
@@ -245,7 +246,7 @@ def hold_practice(session: Session, env: Env, user_id: int) -> None:
 
 
 class SenderTrouble:
-    """The services' answers to what Telegram told a sender (`delivery.sender.ChatTrouble`)."""
+    """The services' answers to what Telegram told a sender (`delivery.recording.ChatTrouble`)."""
 
     def __init__(self, make_env: Callable[[], Env]) -> None:
         self.make_env = make_env
@@ -270,21 +271,19 @@ class SenderTrouble:
             return
         migrate_chat(session, self.make_env(), old_id, new_id)
 
-    def surface_shown(self, session: Session, chat_id: int, surface: str) -> None:
+    def surface_shown(self, session: Session, chat_id: int, surface: Surface) -> None:
         start_when_shown(session, self.make_env(), chat_id, surface)
 
-    def surface_lost(self, session: Session, chat_id: int, surface: str) -> None:
+    def surface_lost(self, session: Session, chat_id: int, surface: Surface) -> None:
         """A message a reminder answered is gone (deleted by an admin): the live board or lobby
         is posted again."""
-        kind, _sep, rest = surface.partition(":")
-        if kind not in ("board", "lobby"):
+        if not isinstance(surface, Board | Lobby):
             return
-        game_id = int(rest.split(":")[0])
-        ctx = load_game(session, game_id, lock=True)
+        ctx = load_game(session, surface.game_id, lock=True)
         if ctx is None or ctx.game.chat_id != chat_id:
             return
         env = self.make_env()
-        if kind == "lobby" and ctx.game.status == LOBBY:
+        if isinstance(surface, Lobby) and ctx.game.status == LOBBY:
             lobby_message.show_lobby(session, env, ctx)
-        elif kind == "board" and surface == surfaces.board(ctx.game) and ctx.game.status == PLAYING:
+        elif surface == surfaces.board(ctx.game) and ctx.game.status == PLAYING:
             record.post_board(session, env, ctx)

@@ -15,8 +15,8 @@ from sqlmodel import Session
 
 from ..store.db import after_commit
 from ..store.models import PAUSED, PLAYING, Game
+from ..store.surfaces import Board, Panel, Surface
 from ..turn_clock import ClockState, TurnClock
-from . import surfaces
 from .context import GameContext, game_and_chat, parse_settings
 from .env import Env
 
@@ -77,26 +77,25 @@ def is_held(game: Game) -> bool:
     return game.status == PAUSED and game.paused_until is None
 
 
-def start_when_shown(session: Session, env: Env, chat_id: int, surface: str) -> None:
+def start_when_shown(session: Session, env: Env, chat_id: int, surface: Surface) -> None:
     """A board or a panel reached its chat: the turn it shows starts its clock, if it waits.
 
     Only the live board of the game counts (an older one shows an older turn), or the panel of
     the player to move.
     """
-    named = surfaces.parse(surface)
-    if named is None or named.kind not in ("board", "panel"):
+    if not isinstance(surface, Board | Panel):
         return
     # The game comes with its chat's row (the quiet hours) in one statement: a board reaching the
     # group is the most frequent write a sender records, and most of them start a clock.
-    found = game_and_chat(session, named.game_id, lock=True)
+    found = game_and_chat(session, surface.game_id, lock=True)
     if found is None:
         return
     game, chat = found
     if not is_waiting(game):
         return
-    if named.kind == "board" and (named.number != game.board_no or game.chat_id != chat_id):
+    if isinstance(surface, Board) and (surface.number != game.board_no or game.chat_id != chat_id):
         return
-    if named.kind == "panel" and named.number != game.current_seat:
+    if isinstance(surface, Panel) and surface.seat != game.current_seat:
         return
     assert game.current_seat is not None
     clock = TurnClock.of(parse_settings(game.settings).pace, env.custom_pace, chat.quiet)

@@ -7,6 +7,7 @@ from sqlmodel import Session
 from .. import callbacks as cb
 from ..errors import Refusal, ServiceError
 from ..i18n import LANGUAGES, _
+from ..inline_data import OpenPanel, PrivateTurns, start_link
 from ..render.info import language_keyboard, rules_page, welcome_keys
 from ..store.models import LOBBY, PAUSED, PLAYING
 from ..store.outbox import Priority
@@ -31,14 +32,13 @@ def start(call: CommandCall) -> Replied:
         call.reply(_(call.reply_language, HELP_TEXT), once="help")
         return Replied(action="help")
     payload = command.args.split(maxsplit=1)[0] if command.args else ""
-    try:
-        link = cb.start_link(payload) if payload else None
-    except cb.BadCallback:
-        raise ServiceError(Refusal.UNKNOWN_LINK) from None
+    link = start_link(payload) if payload else None
+    if payload and link is None:
+        raise ServiceError(Refusal.UNKNOWN_LINK)  # forged, or a link of a bot long gone
     private_turns.open_chat(call.session, call.env, command.person)
-    if isinstance(link, cb.OpenPanel):
+    if isinstance(link, OpenPanel):
         return _open_panel(call, link.game_id)
-    if isinstance(link, cb.PrivateTurns):
+    if isinstance(link, PrivateTurns):
         return private_turns.confirm(call, link.game_id)
     lang = call.reply_language
     call.reply(
@@ -60,9 +60,9 @@ def _open_panel(call: CommandCall, game_id: int) -> Replied:
             record.post_board(session, env, ctx)
         return Replied(game_id=game_id)
     ctx, seat = use_panel(session, env, ctx, seat, True)
-    draft = drafts.load(session, game_id, seat.seat, ctx.game.version)  # a move begun on the board
+    draft = drafts.load(session, ctx.game_id, seat.seat, ctx.game.version)  # a move begun on the board
     panels.show(session, env, ctx, seat, draft, priority=Priority.TURN, fresh=True)
-    return Replied(game_id=game_id)
+    return Replied(game_id=ctx.game_id)
 
 
 @command_service

@@ -16,18 +16,18 @@ whole even if the pick was posted elsewhere.
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from itertools import combinations, product
 
 from sqlmodel import Session, select
 
 from engine import View, seat_view, sum_options
-from engine.actions import Discard, PlayJoker, PlayThief, Sum, decode, encode, t_kind
+from engine.actions import T_ACTION_KIND, Discard, PlayJoker, PlayThief, Sum
 from engine.cards import POINTS, VALUE
 from engine.game import t_actions
 from engine.sums import realise
 
+from ..inline_data import GameQuery, InfoLine, InfoTopic, PickedMoves, pick_link
 from ..render import glance
 from ..render import inline as inline_render
 from ..render.cards import plain_name
@@ -41,23 +41,10 @@ from .people import Person
 
 #: Telegram shows at most 50 results per answer; more come with `next_offset`.
 PAGE = 50
-_ID = re.compile(r"g(\d{1,10})v(\d{1,10}):([A-Za-z0-9.+ -]{1,40})")
-_QUERY = re.compile(r"\s*g(\d{1,10})\b")
 GROUP_CHATS = ("group", "supergroup")
 #: Where a table's moves may be picked (Telegram's `chat_type` of the query): a group's in a group,
 #: a practice table's in the bot's own chat with its person ("sender").
 PLAYED_IN = {TableKind.GROUP: GROUP_CHATS, TableKind.PRACTICE: ("sender",)}
-
-
-def result_id(game_id: int, version: int, codes: tuple[str, ...]) -> str:
-    return f"g{game_id}v{version}:{' '.join(codes)}"
-
-
-def parse_result_id(text: str) -> tuple[int, int, tuple[str, ...]] | None:
-    match = _ID.fullmatch(text)
-    if match is None:
-        return None
-    return int(match.group(1)), int(match.group(2)), tuple(match.group(3).split(" "))
 
 
 def offers(ctx: GameContext, seat: SeatInfo) -> list[inline_render.Offer]:
@@ -82,10 +69,10 @@ def _jokers(ctx: GameContext, seat: SeatInfo) -> list[int]:
 
 def _sum_offer(view: View, hand_index: int, positions: tuple[int, ...], delta: int) -> inline_render.Offer:
     hand, table = view.hand or (), view.table
-    joker = (encode(PlayJoker(delta)),) if delta else ()
+    joker = (PlayJoker(delta),) if delta else ()
     tweak = len(positions) == len(table)
     return inline_render.Offer(
-        (*joker, encode(Sum(hand_index, positions))),
+        (*joker, Sum(hand_index, positions)),
         hand[hand_index],
         tuple(table[p] for p in positions),
         tweak,
@@ -101,14 +88,14 @@ def plays_and_discards(ctx: GameContext, seat: SeatInfo) -> list[inline_render.O
     held = t_actions(state, seat.seat)
     cards_first = [
         inline_render.Offer(
-            (encode(a),),
-            t_kind=t_kind(encode(a)),
+            (a,),
+            t_kind=T_ACTION_KIND[type(a)],
             victim=plain_name(ctx.seats[a.victim].name, 16) if isinstance(a, PlayThief) else None,
         )
         for a in held
         if not isinstance(a, PlayJoker)
     ]
-    discards = [inline_render.Offer((encode(Discard(i)),), hand_card=c) for i, c in enumerate(hand)]
+    discards = [inline_render.Offer((Discard(i),), hand_card=c) for i, c in enumerate(hand)]
     discards.sort(key=lambda o: POINTS[o.hand_card or ""])
     return cards_first + discards
 
@@ -116,8 +103,8 @@ def plays_and_discards(ctx: GameContext, seat: SeatInfo) -> list[inline_render.O
 def typed_values(query: str) -> list[int] | None:
     """The card values typed after the game the key filled in: every decimal digit, in any
     script (५ ३ १, ５３１), spaces and signs ignored. None when nothing was typed."""
-    match = _QUERY.match(query)
-    rest = query[match.end() :] if match is not None else query
+    named = GameQuery.of(query)
+    rest = named.typed if named is not None else query
     digits = [unicodedata.decimal(ch) for ch in rest if unicodedata.decimal(ch, None) is not None]
     return digits or None
 
@@ -189,10 +176,9 @@ def _face(card: str) -> str:
 def _game_for(session: Session, person: Person, query: str) -> GameContext | None:
     """The game named in the query (the 🎯 Play key types `g<id>`), else the person's newest
     running game."""
-    match = _QUERY.match(query)
-    if match is not None:
-        game_id = int(match.group(1))
-        return load_game(session, game_id) if game_id < 2**31 else None
+    named = GameQuery.of(query)
+    if named is not None:
+        return load_game(session, named.game_id) if named.game_id is not None else None
     newest = session.exec(
         select(Game)
         .join(GamePlayer, GamePlayer.game_id == Game.id)  # type: ignore[arg-type]
@@ -213,10 +199,11 @@ def answer(call: InlineCall) -> InlineAnswer:
     ctx = _game_for(session, origin.person, query)
     seat = ctx.seat_of(origin.person.id) if ctx is not None else None
     if ctx is None or seat is None or ctx.state is None or ctx.game.status != PLAYING:
-        return InlineAnswer([_info("none", *inline_render.no_game(lang))])
+        return InlineAnswer([_info(InfoLine(InfoTopic.NONE), *inline_render.no_game(lang))])
     current = ctx.seats[ctx.state.current]
     if current.seat != seat.seat or origin.chat_type not in PLAYED_IN.get(ctx.table, ()):
-        return InlineAnswer([_info(f"turn{ctx.game_id}", *inline_render.not_your_turn(lang, current.name))])
+        turn = InfoLine(InfoTopic.TURN, ctx.game_id)
+        return InlineAnswer([_info(turn, *inline_render.not_your_turn(lang, current.name))])
     start = int(offset) if offset.isdigit() else 0
     if ctx.settings.hints:
         found = offers(ctx, seat)
@@ -229,12 +216,13 @@ def answer(call: InlineCall) -> InlineAnswer:
         checked = typed_sums(ctx, seat, typed) if typed is not None else None
         if isinstance(checked, str):
             table = glance.description(lang, view, with_target=True)
-            why = _info(f"sum{ctx.game_id}", checked, thinking, table)
+            why = _info(InfoLine(InfoTopic.SUM, ctx.game_id), checked, thinking, table)
             return InlineAnswer([why])
         found = checked if checked is not None else plays_and_discards(ctx, seat)
         if typed is None and start == 0:
             table = glance.description(lang, view, with_target=False)
-            hint = [_info(f"how{ctx.game_id}", inline_render.how_to_type(lang, view), thinking, table)]
+            how = InfoLine(InfoTopic.HOW, ctx.game_id)
+            hint = [_info(how, inline_render.how_to_type(lang, view), thinking, table)]
             return _page(env, ctx, seat, lang, found, start, hint)
     return _page(env, ctx, seat, lang, found, start)
 
@@ -252,11 +240,11 @@ def _page(
     page = found[start : start + PAGE - len(first or [])]
     results = []
     for offer in page:
-        rid = result_id(ctx.game_id, ctx.game.version, offer.codes)
-        link = pick_link(env, ctx.game_id, rid)
+        picked = PickedMoves(ctx.game_id, ctx.game.version, offer.moves)
+        link = pick_link(env.bot_username, picked)
         results.append(
             Result(
-                rid,
+                picked.data,
                 inline_render.title(lang, offer),
                 inline_render.description(lang, offer),
                 inline_render.announcement(ctx.language, seat.name, offer, link),
@@ -266,23 +254,8 @@ def _page(
     return InlineAnswer([*(first or []), *results], str(end) if end < len(found) else "")
 
 
-#: The posted message's 🎯 links to the game's panel and carries the pick after this mark, so the
-#: message alone can play the move when inline feedback is off.
-PICK_MARK = "#pick="
-
-
-def pick_link(env: Env, game_id: int, rid: str) -> str:
-    return f"https://t.me/{env.bot_username}?start=g{game_id}{PICK_MARK}{rid.replace(' ', '_')}"
-
-
-def picked_from_link(url: str) -> str | None:
-    if PICK_MARK not in url:
-        return None
-    return url.split(PICK_MARK, 1)[1].replace("_", " ")
-
-
-def _info(key: str, title: str, message: str, description: str = "") -> Result:
-    return Result(f"info:{key}", title, description, message)
+def _info(line: InfoLine, title: str, message: str, description: str = "") -> Result:
+    return Result(line.data, title, description, message)
 
 
 @pick_service
@@ -299,21 +272,15 @@ def pick(call: PickCall) -> Noted:
     reached, its turn but another player's, moves that do not decode) is forged and says nothing.
     """
     session, env = call.session, call.env
-    person, picked, chat_id = call.origin.person, call.origin.result_id, call.origin.chat_id
-    parsed = parse_result_id(picked)
-    if parsed is None:
+    person, picked, chat_id = call.origin.person, call.origin.picked, call.origin.chat_id
+    if picked is None:
         return Noted("ignored")
-    game_id, version, codes = parsed
-    ctx = load_game(session, game_id, lock=True) if game_id < 2**31 else None
+    game_id, version, codes = picked.game_id, picked.version, picked.codes
+    ctx = load_game(session, game_id, lock=True)
     if ctx is None or (chat_id is not None and ctx.game.chat_id != chat_id):
         return Noted("ignored", game_id)
     seat = ctx.seat_of(person.id)
     if seat is None or ctx.state is None:
-        return Noted("ignored", game_id)
-    try:
-        for code in codes:
-            decode(code)
-    except Exception:
         return Noted("ignored", game_id)
     if not 1 <= version <= ctx.game.version:
         return Noted("forged", game_id)  # a version the game never had: no list offered it

@@ -23,8 +23,9 @@ from engine.config import MAX_PLAYERS, MIN_PLAYERS
 from .. import callbacks as cb
 from .. import pacing
 from ..errors import Refusal, ServiceError
-from ..game_settings import GameSettings, SettingKey
+from ..game_settings import GameSettings
 from ..i18n import M_, _
+from ..pacing import PaceName
 from ..render import cards as cards_render
 from ..render import private_turns as private_turns_render
 from ..store import move_log
@@ -286,25 +287,23 @@ def change_setting(call: KeyCall, key: cb.Setting) -> Answer:
     if tap.chat_id is not None and ctx.game.chat_id != tap.chat_id:
         raise ServiceError(Refusal.MALFORMED)  # forged into another chat
     if ctx.game.status != LOBBY:
-        if key.key is not SettingKey.PACE:
+        if not isinstance(key, cb.SetPace):
             raise ServiceError(Refusal.NOT_LOBBY)
         return change_pace(session, env, ctx, tap, key.value, bool(tap.admin), call.language)
-    if key.key is SettingKey.PACE and not pacing.is_known(key.value, env.custom_pace):
+    if isinstance(key, cb.SetPace) and not pacing.is_known(key.value, env.custom_pace):
         raise ServiceError(Refusal.BAD_SETTING)
-    settings = ctx.settings.with_change(key.key, key.value, max(MIN_PLAYERS, len(ctx.seats)))
-    if settings is None:
-        raise ServiceError(Refusal.BAD_SETTING)
+    settings = key.change(ctx.settings, max(MIN_PLAYERS, len(ctx.seats)))
     ctx.game.settings = settings.to_json()
     _changed(session, env, ctx, settings_screen=True)
     return Answer()
 
 
 def change_pace(
-    session: Session, env: Env, ctx: GameContext, tap: Tap, pace: str, admin: bool, lang: str
+    session: Session, env: Env, ctx: GameContext, tap: Tap, pace: PaceName | None, admin: bool, lang: str
 ) -> Answer:
     """A pace key under /settings of a running game: the turn clock starts again. Here, with the
     lobby's settings, because the same key changes the pace before the start and after it."""
-    if not pacing.is_known(pace, env.custom_pace):
+    if pace is None or not pacing.is_known(pace, env.custom_pace):
         raise ServiceError(Refusal.BAD_SETTING)
     if ctx.game.status not in (PLAYING, PAUSED):
         raise ServiceError(Refusal.NOT_PLAYING)

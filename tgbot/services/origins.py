@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..inline_data import PickedMoves
 from .people import Person
 
 
@@ -58,11 +59,12 @@ class InlineQuery:
 
 @dataclass(frozen=True)
 class Pick:
-    """An inline result a person picked: `result_id` as the bot gave it, and the chat it was
-    posted in when the bot saw the message itself (None: from `chosen_inline_result`)."""
+    """An inline result a person picked: the moves its id carries (None: a line that plays
+    nothing, or an id no version of the bot gave), and the chat it was posted in when the bot saw
+    the message itself (None: from `chosen_inline_result`)."""
 
     person: Person
-    result_id: str
+    picked: PickedMoves | None
     chat_id: int | None = None
     admin: bool | None = None
 

@@ -15,12 +15,13 @@ from sqlmodel import Session
 
 from ..render.keys import Keyboard
 from ..store import notices, outbox
-from ..store.outbox import Message, Priority
+from ..store.outbox import Message, Payload, Priority
+from ..store.surfaces import KeyEdit, Said, Surface
 from . import surfaces
 from .context import GameContext
 from .env import Env
 
-#: A refusal or a reply repeated within this window (sixty /newgame in a row) is answered once.
+#: A refusal repeated within this window (sixty /newgame in a row) is answered once.
 REPEAT_WINDOW = timedelta(minutes=1)
 
 
@@ -31,9 +32,20 @@ def drop_reminder(session: Session, ctx: GameContext) -> None:
     outbox.discard_surface(session, ctx.game.chat_id, surfaces.reminder(ctx.game_id))
 
 
-def to_group(ctx: GameContext, text: str, **kw: Any) -> Message:
+def to_group(
+    ctx: GameContext,
+    text: str,
+    *,
+    keys: Keyboard | None = None,
+    surface: Surface | None = None,
+    priority: Priority = Priority.TURN,
+    notify: bool = False,
+    reply_to: Surface | None = None,
+    media: dict[str, Any] | None = None,
+) -> Message:
     """A message into the game's group (and forum topic)."""
-    return Message(ctx.game.chat_id, text, thread_id=ctx.game.thread_id, game_id=ctx.game_id, **kw)
+    payload = Payload(text, keys, ctx.game.thread_id, reply_to=reply_to, media=media, notify=notify)
+    return Message(ctx.game.chat_id, payload, surface, priority, ctx.game_id)
 
 
 def say(
@@ -46,13 +58,11 @@ def say(
     keys: Keyboard | None = None,
     notify: bool = False,
     priority: Priority = Priority.TURN,
-    surface: str | None = None,
+    surface: Surface | None = None,
 ) -> None:
     """A plain message into a chat (a reply to a command, a notice)."""
-    message = Message(
-        chat_id, text, keys, thread_id=thread_id, notify=notify, priority=priority, surface=surface
-    )
-    outbox.put(session, message, env.now)
+    payload = Payload(text, keys, thread_id, notify=notify)
+    outbox.put(session, Message(chat_id, payload, surface, priority), env.now)
 
 
 def send_file(
@@ -63,8 +73,8 @@ def send_file(
     media: dict[str, Any],
     thread_id: int | None = None,
 ) -> None:
-    message = Message(chat_id, caption, thread_id=thread_id, priority=Priority.INFO, media=media)
-    outbox.put(session, message, env.now)
+    payload = Payload(caption, thread_id=thread_id, media=media)
+    outbox.put(session, Message(chat_id, payload, priority=Priority.INFO), env.now)
 
 
 def say_once(
@@ -75,14 +85,14 @@ def say_once(
     text: str,
     *,
     thread_id: int | None = None,
-    reply_to: str | None = None,
+    reply_to: Surface | None = None,
     window: timedelta = REPEAT_WINDOW,
 ) -> bool:
     """Say `text` unless the same `key` was said in this chat within `window`; True when said."""
     if not notices.claim(session, chat_id, key, env.now, window):
         return False
-    message = Message(chat_id, text, thread_id=thread_id, reply_to=reply_to)
-    outbox.put(session, message, env.now)
+    payload = Payload(text, thread_id=thread_id, reply_to=reply_to)
+    outbox.put(session, Message(chat_id, payload), env.now)
     return True
 
 
@@ -109,14 +119,14 @@ def say_capped(
     A later one in the window coalesces into it: the message said (or still waiting) comes to
     show the newest text, as a cosmetic edit (spare budget only, and none when nothing changed),
     so a burst of one command costs the group one message, however many times it is sent."""
-    surface = surfaces.said(key)
+    surface = Said(key[:59])
     if notices.claim(session, chat_id, key, env.now, window):
         outbox.forget_shown(session, chat_id, surface)  # the one said before stays as it is
-        message = Message(chat_id, text, keys, thread_id=thread_id, notify=notify, surface=surface)
-        outbox.put(session, message, env.now)
+        payload = Payload(text, keys, thread_id, notify=notify)
+        outbox.put(session, Message(chat_id, payload, surface), env.now)
         return True
-    message = Message(chat_id, text, keys, thread_id=thread_id, surface=surface, priority=Priority.COSMETIC)
-    outbox.put(session, message, env.now)
+    payload = Payload(text, keys, thread_id)
+    outbox.put(session, Message(chat_id, payload, surface, Priority.COSMETIC), env.now)
     return False
 
 
@@ -135,10 +145,8 @@ def edit_message(
 ) -> None:
     """Change the message a key was tapped on (a rules page, the language picker). In a group
     such an edit is cosmetic (`priority`): a person paging to and fro never delays a board."""
-    message = Message(
-        chat_id, text, keys, message_id=message_id, surface=f"msg:{message_id}", priority=priority
-    )
-    outbox.put(session, message, env.now)
+    payload = Payload(text, keys, message_id=message_id)
+    outbox.put(session, Message(chat_id, payload, KeyEdit(message_id), priority), env.now)
 
 
 def drop_keys(session: Session, env: Env, chat_id: int, message_id: int, game_id: int | None = None) -> None:

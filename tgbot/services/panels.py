@@ -19,8 +19,8 @@ from ..render.keys import Keyboard
 from ..render.limits import chunks
 from ..store import outbox
 from ..store.models import PLAYING
-from ..store.outbox import Message, Priority
-from . import surfaces
+from ..store.outbox import Message, Payload, Priority
+from . import output, surfaces
 from .context import GameContext, SeatInfo
 from .env import Env
 from .table_view import table_of
@@ -60,18 +60,9 @@ def show(
     one notification)."""
     assert seat.user_id is not None
     text, keys = view(ctx, env, seat, draft)
-    message = Message(
-        seat.user_id,
-        text,
-        keys,
-        surface=surfaces.panel(ctx.game_id, seat.seat),
-        bottom=True,
-        fresh=fresh,
-        notify=notify,
-        priority=priority,
-        game_id=ctx.game_id,
-        fallback=group_call(ctx, seat) if notify else None,
-    )
+    fallback = group_call(ctx, seat).as_fallback() if notify else None
+    payload = Payload(text, keys, bottom=True, fresh=fresh, notify=notify, fallback=fallback)
+    message = Message(seat.user_id, payload, surfaces.panel(ctx.game_id, seat.seat), priority, ctx.game_id)
     outbox.put(session, message, env.now)
 
 
@@ -88,29 +79,15 @@ def ping(
     mention (`fallback`) notifies them instead."""
     assert seat.user_id is not None
     text = text or _(seat.language, "🔔 Your move in <b>{chat}</b>.", chat=name(ctx.chat_title, 40))
-    message = Message(
-        seat.user_id,
-        text,
-        notify=True,
-        priority=Priority.TURN,
-        game_id=ctx.game_id,
-        fallback=fallback or group_call(ctx, seat),
-    )
-    outbox.put(session, message, env.now)
+    payload = Payload(text, notify=True, fallback=(fallback or group_call(ctx, seat)).as_fallback())
+    outbox.put(session, Message(seat.user_id, payload, priority=Priority.TURN, game_id=ctx.game_id), env.now)
 
 
 def group_call(ctx: GameContext, seat: SeatInfo) -> Message:
     """The mention that notifies the player in the group, under the board: what a private
     notification falls back to when the private chat refuses the bot."""
     text = _(ctx.language, "👉 {mention}, your move!", mention=mention(seat.user_id, seat.name))
-    return Message(
-        ctx.game.chat_id,
-        text,
-        thread_id=ctx.game.thread_id,
-        notify=True,
-        reply_to=surfaces.board(ctx.game),
-        game_id=ctx.game_id,
-    )
+    return output.to_group(ctx, text, notify=True, reply_to=surfaces.board(ctx.game))
 
 
 def reached_privately(seat: SeatInfo | None) -> bool:
@@ -123,14 +100,7 @@ def close(session: Session, env: Env, ctx: GameContext, seat: SeatInfo, lines: l
     if seat.user_id is None:
         return
     text = board_render.closed_panel_text(seat.language, ctx.chat_title, chunks(lines)[-1])
-    message = Message(
-        seat.user_id,
-        text,
-        surface=surfaces.panel(ctx.game_id, seat.seat),
-        edit_only=True,
-        priority=Priority.INFO,
-    )
-    outbox.put(session, message, env.now)
+    _edit_only(session, env, ctx, seat, text)
 
 
 def retire(session: Session, env: Env, ctx: GameContext, seat: SeatInfo) -> None:
@@ -141,11 +111,11 @@ def retire(session: Session, env: Env, ctx: GameContext, seat: SeatInfo) -> None
         seat.language,
         "↪️ You play this game on the group board now. Tap 📱 Panel there to play here again.",
     )
-    message = Message(
-        seat.user_id,
-        text,
-        surface=surfaces.panel(ctx.game_id, seat.seat),
-        edit_only=True,
-        priority=Priority.INFO,
-    )
-    outbox.put(session, message, env.now)
+    _edit_only(session, env, ctx, seat, text)
+
+
+def _edit_only(session: Session, env: Env, ctx: GameContext, seat: SeatInfo, text: str) -> None:
+    """The panel, if it is shown, says `text` and loses its keys; nothing is posted."""
+    assert seat.user_id is not None
+    panel = surfaces.panel(ctx.game_id, seat.seat)
+    outbox.put(session, Message(seat.user_id, Payload(text, edit_only=True), panel, Priority.INFO), env.now)

@@ -27,19 +27,17 @@ from __future__ import annotations
 from sqlmodel import Session, col, select
 
 from engine import public_view
-from engine.events import GameEnded, RoundEnded, Summed, load_events
+from engine.events import GameEnded, RoundEnded, load_events
 
-from ..i18n import _
 from ..render import board as board_render
-from ..render import cards as cards_render
-from ..render import chart
 from ..render.keys import Keyboard
 from ..render.limits import chunks
 from ..render.results import final_standings, move_lines, round_summary, standings_keys
 from ..store import move_log, outbox
 from ..store.models import PLAYING, Game, Move
 from ..store.outbox import Message, Priority
-from . import drafts, output, panels, surfaces
+from ..store.surfaces import Board
+from . import drafts, game_end, output, panels, surfaces
 from .context import GameContext
 from .env import Env
 from .moves import MoveOutcome, PlayResult
@@ -233,7 +231,7 @@ def report(session: Session, env: Env, result: PlayResult) -> None:
         lines += report_lines(lang, ctx, [outcome])
         for event in outcome.events:
             if isinstance(event, RoundEnded):
-                won = won_cards(outcomes, event.round, len(ctx.seats))
+                won = game_end.won_cards(outcomes, event.round, len(ctx.seats))
                 summary = round_summary(lang, ctx.seats, event, won, ctx.settings.threshold(len(ctx.seats)))
                 _put(session, env, ctx, lines, body=summary)
                 lines = []
@@ -242,9 +240,9 @@ def report(session: Session, env: Env, result: PlayResult) -> None:
                 standings = final_standings(lang, ctx.seats, event, rounds)
                 _put(session, env, ctx, lines, body=standings, keys=standings_keys(lang, ctx.game_id))
                 lines = []
-                score_chart(session, env, ctx, event)
+                game_end.score_chart(session, env, ctx, event)
     if result.abandoned:
-        _put(session, env, ctx, lines, body=abandoned_text(lang, ctx))
+        _put(session, env, ctx, lines, body=game_end.abandoned_text(lang, ctx))
     elif ctx.state is not None and not ctx.state.is_over and not bot_to_move(ctx):
         _board(session, env, ctx, lines)
 
@@ -280,64 +278,6 @@ def _close_panels(
             panels.close(session, env, ctx, seat, report_lines(seat.language, ctx, mine))
 
 
-def won_cards(outcomes: list[MoveOutcome], round_no: int, seats: int) -> list[int]:
-    """Cards each seat won in a round: read from the round's last move before it was played
-    (the next deal empties the piles), plus what that move itself won."""
-    last = next((o for o in reversed(outcomes) if o.before.round == round_no), None)
-    if last is None:
-        return [0] * seats
-    counts = [len(last.before.piles[s]) for s in range(seats)]
-    for event in last.events:
-        if isinstance(event, Summed):
-            counts[event.seat] += 1 + len(event.table_cards)
-    return counts
-
-
-def abandoned_text(lang: str, ctx: GameContext) -> str:
-    """The end of a game nobody plays any more, with the scores as they stood (this round included)."""
-    text = _(lang, "🛑 Every player has left or is away: the game is over, scores kept.")
-    state = ctx.state
-    if state is None:
-        return text
-    totals = state.scores_total()
-    scores = {s.seat: totals[s.seat] for s in ctx.seats}
-    order = sorted(ctx.seats, key=lambda s: (-scores[s.seat], s.seat))
-    return text + "\n\n" + "\n".join(f"{cards_render.name(s.name)} — {scores[s.seat]}" for s in order)
-
-
-def score_chart(session: Session, env: Env, ctx: GameContext, event: GameEnded) -> None:
-    """The final standings' picture, drawn by the sender just before it goes (never on a tap)."""
-    state = ctx.state
-    if state is None or not state.round_points:
-        return
-    lang = ctx.language
-    threshold = ctx.settings.threshold(len(ctx.seats))
-    spec = chart.spec(
-        chart_texts(lang, threshold),
-        chart_texts("en", threshold),
-        [s.name for s in ctx.seats],
-        state.round_points,
-        threshold,
-        list(event.winners),
-    )
-    message = output.to_group(
-        ctx,
-        _(lang, "📈 Scores per round"),
-        priority=Priority.INFO,
-        media={"kind": "photo", "filename": f"tweak-{ctx.game_id}.png", "chart": spec},
-    )
-    outbox.put(session, message, env.now)
-
-
-def chart_texts(lang: str, threshold: int) -> chart.ChartTexts:
-    return chart.ChartTexts(
-        title=_(lang, "Scores per round"),
-        round_label=_(lang, "Round"),
-        points_label=_(lang, "Points"),
-        goal_label=_(lang, "Goal {points}", points=threshold),
-    )
-
-
 # --- the next message of the record -------------------------------------------------------------
 
 
@@ -360,7 +300,7 @@ def _put(
     own, so no line is ever cut.
     """
     game = ctx.game
-    surface: str | None = None
+    surface: Board | None = None
     report = list(lines)
     retired = False
     if game.board_no:
@@ -400,7 +340,7 @@ def _put(
 
 
 def _message(
-    ctx: GameContext, text: str, keys: Keyboard | None, surface: str | None, notify: bool = False
+    ctx: GameContext, text: str, keys: Keyboard | None, surface: Board | None, notify: bool = False
 ) -> Message:
     return output.to_group(ctx, text, keys=keys, surface=surface, notify=notify, priority=Priority.BOARD)
 

@@ -33,7 +33,7 @@ from ..render import cards as cards_render
 from ..store import notices, outbox
 from ..store.db import is_postgres
 from ..store.models import LOBBY, PAUSED, PLAYING, Game, GamePlayer, SeenTap
-from ..store.outbox import Message
+from ..store.outbox import Message, Payload
 from ..turn_clock import Due, TurnClock
 from . import autoplay, lobby, moves, output, panels, record, surfaces, table_control
 from .context import GameContext, SeatInfo, contexts_of
@@ -162,16 +162,8 @@ def _private_reminder(session: Session, env: Env, ctx: GameContext, seat: SeatIn
         panels.ping(session, env, ctx, seat, text, fallback)
         return
     view, keys = panels.view(ctx, env, seat)
-    message = Message(
-        seat.user_id,
-        text + "\n\n" + view,
-        keys,
-        surface=surfaces.panel(ctx.game_id, seat.seat),
-        fresh=True,
-        notify=True,
-        game_id=ctx.game_id,
-        fallback=fallback,
-    )
+    payload = Payload(text + "\n\n" + view, keys, fresh=True, notify=True, fallback=fallback.as_fallback())
+    message = Message(seat.user_id, payload, surfaces.panel(ctx.game_id, seat.seat), game_id=ctx.game_id)
     outbox.put(session, message, env.now)
 
 
@@ -195,14 +187,7 @@ def _group_reminder(ctx: GameContext, env: Env, seat: SeatInfo, last_call: bool)
             if practice
             else _(lang, "⏳ {who}, it's your turn!", who=who)
         )
-    return Message(
-        ctx.game.chat_id,
-        text,
-        thread_id=ctx.game.thread_id,
-        notify=True,
-        reply_to=surfaces.board(ctx.game),
-        game_id=ctx.game_id,
-    )
+    return output.to_group(ctx, text, notify=True, reply_to=surfaces.board(ctx.game))
 
 
 def _deadline(session: Session, env: Env, ctx: GameContext, report: SweepReport) -> None:

@@ -114,7 +114,7 @@ def board(call: CommandCall) -> Replied:
     if is_held(ctx.game):
         people.bot_is_here(session, ctx.game.chat_id)
         go_on(session, env, ctx, _(ctx.language, "▶️ The game goes on!"))
-    elif not output.claim(session, env, ctx.game.chat_id, f"board:{ctx.game_id}"):
+    elif not output.claim(session, env, ctx.game.chat_id, f"reposted:{ctx.game_id}"):
         return Replied("recent", ctx.game_id)  # posted again within the minute: near the bottom still
     elif ctx.game.status == LOBBY:
         lobby_message.repost_lobby(session, env, ctx)

@@ -13,6 +13,8 @@ from datetime import datetime
 from sqlalchemy import BigInteger, Column, DateTime, Index, Integer, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
+from .surfaces import Surface, SurfaceColumn
+
 LOBBY = "lobby"
 PLAYING = "playing"
 PAUSED = "paused"
@@ -232,7 +234,7 @@ class OutboxRow(SQLModel, table=True):
 
     id: int | None = Field(default=None, primary_key=True)
     chat_id: int = Field(sa_column=Column(BigInteger, nullable=False))
-    surface: str | None = Field(default=None, max_length=64)
+    surface: Surface | None = Field(default=None, sa_column=Column(SurfaceColumn, nullable=True))
     priority: int = 0
     payload: str = Field(sa_column=Column(Text, nullable=False))
     rev: int = 0
@@ -247,7 +249,7 @@ class ShownMessage(SQLModel, table=True):
     __tablename__ = "shown_messages"
 
     chat_id: int = Field(sa_column=Column(BigInteger, primary_key=True, autoincrement=False))
-    surface: str = Field(primary_key=True, max_length=64)
+    surface: Surface = Field(sa_column=Column(SurfaceColumn, primary_key=True))
     message_id: int = Field(sa_column=Column(BigInteger, nullable=False))
     digest: str = Field(default="", max_length=32)
 
