@@ -1,7 +1,8 @@
 """Load benchmark: groups playing at human speed, with abuse, under Telegram's flood limits.
 
 ``python benchmarks/load_bench.py [--groups 4 50] [--seconds 150] [--db sqlite|postgres|both]
-[--runs 3] [--seed 1] [--abuse-every 6] [--players 0] [--json FILE] [--no-snapshot]``
+[--runs 3] [--seed 1] [--abuse-every 6] [--players 0] [--computers hard:3] [--json FILE]
+[--no-snapshot]``
 
 One process, in real time: the bot's real ``Application`` (handlers, services, database threads,
 senders, sweep) over the fake Bot API with Telegram's flood limits (20 writes a minute per group,
@@ -12,6 +13,11 @@ and the table cards of a sum 0.5–2 s apart and *✅ Claim* (*🗑 Discard* wit
 card first in a quarter of the turns that offer one; the others peek every 5–20 s. Abuse, a tap
 every ``--abuse-every`` s per group: forged data, stale keys, a bystander, taps out of turn; and
 double taps.
+
+``--computers LEVEL:N`` adds, next to each cell of people, a cell whose groups are one person
+(``--players`` people) and N computers at LEVEL: the person's answer time (the move taps' p99
+apart) against a table of people's, and the next board after their move, which comes after the
+computers' moves.
 
 Cold runs, interleaved across the cells so all see the machine's drift, on a copy of the code
 (``--no-snapshot``: the tree as it is). Per cell, median (min–max): answers and their latency, CPU
@@ -211,6 +217,8 @@ class Group:
     seen_versions: set[int] = field(default_factory=set)
     #: A turn stopped after some compose taps: the draft it left is cleared on the next try.
     dirty: bool = False
+    #: Computers added in the lobby: (level, how many).
+    computers: tuple[str, int] | None = None
 
 
 class Load:
@@ -347,6 +355,13 @@ class Load:
             await self.tap(g, member, lobby, join, "lobby")
             if double:
                 self.tap_nowait(g, member, lobby, join, "abuse:double")
+        if g.computers is not None:
+            from tgbot.callbacks import AddComputer
+
+            level, count = g.computers
+            for _ in range(count):
+                await self.pause(JOIN, g.rng)
+                await self.tap(g, creator, lobby, AddComputer(g.game_id, level).data, "lobby")
         await self.pause(JOIN, g.rng)
         start = next((d for _t, d in _keys(lobby) if d and d.startswith("ls:")), None)
         if start is None:
@@ -589,15 +604,25 @@ def _refused(text: str) -> bool:
 def make_groups(fake: Any, args: argparse.Namespace) -> list[Group]:
     """The N groups of a run: 3 or 4 players each (``args.players`` fixes it), and a bystander."""
     rng = random.Random(args.seed)
+    computers = computers_of(getattr(args, "computers", ""))
     groups: list[Group] = []
     for i in range(args.groups):
         chat = fake.group(f"Load {i}")
-        size = getattr(args, "players", 0) or rng.choice((3, 4))
+        size = getattr(args, "players", 0) or (1 if computers else rng.choice((3, 4)))
         base = 1_000_000 + i * 100
         players = [Member(fake.user(base + j, NAMES[j]), NAMES[j]) for j in range(size)]
         bystander = Member(fake.user(base + 9, BYSTANDER), BYSTANDER)
-        groups.append(Group(i, chat, players, bystander, random.Random(args.seed * 7919 + i)))
+        rng_i = random.Random(args.seed * 7919 + i)
+        groups.append(Group(i, chat, players, bystander, rng_i, computers=computers))
     return groups
+
+
+def computers_of(option: str) -> tuple[str, int] | None:
+    """``--computers hard:3`` -> ("hard", 3); "" -> None."""
+    if not option:
+        return None
+    level, _sep, count = option.partition(":")
+    return level, int(count or 1)
 
 
 def _waiting_for_a_core() -> float:
@@ -717,7 +742,7 @@ def _figures(
     """What a run measured, from the taps, the fake's writes and the bot's move log."""
     answers = fake.answers
     steady_from = started + min(STEADY_FROM, 0.4 * (window_end - started))
-    latencies, steady, turn_waits = [], [], []
+    latencies, steady, turn_waits, move_answers = [], [], [], []
     kinds: dict[str, int] = {}
     played: dict[str, int] = {}
     by_chat: dict[int, list[Write]] = {}
@@ -737,6 +762,7 @@ def _figures(
             continue
         if tap.op in ("c", "d", "jc", "tc") and _move_accepted(tap.op, answer):
             played[tap.op] = played.get(tap.op, 0) + 1 + (tap.op == "jc")
+            move_answers.append(took)
             writes = by_chat.get(groups[tap.group].chat.id, [])
             version = tap.version
             nxt = next((w for w in writes if w.at >= answer.answered_at and (w.version or 0) > version), None)
@@ -760,6 +786,8 @@ def _figures(
         "latency_p99_ms": 1000 * (pct(latencies, 0.99) or 0),
         "latency_max_ms": 1000 * max(latencies, default=0),
         "latency_p99_steady_ms": 1000 * (pct(steady, 0.99) or 0),
+        "move_answer_p50_ms": 1000 * (pct(move_answers, 0.5) or 0),
+        "move_answer_p99_ms": 1000 * (pct(move_answers, 0.99) or 0),
         "count_429": fake.count_429(),
         "flood_rejections_overall": sum(1 for r in fake.flood_rejections if r.limit == "overall"),
         "not_modified_edits": sum(
@@ -804,6 +832,8 @@ ROWS: list[Row] = [
     ("Answer latency p50", lambda f: f["latency_p50_ms"], "{:,.0f} ms"),
     ("**Answer latency p99**", lambda f: f["latency_p99_ms"], "{:,.0f} ms"),
     ("Answer latency p99, taps after the first 25 s", lambda f: f["latency_p99_steady_ms"], "{:,.0f} ms"),
+    ("Answer latency of the moves (Claim, Discard) p50", lambda f: f.get("move_answer_p50_ms"), "{:,.0f} ms"),
+    ("**Answer latency of the moves p99**", lambda f: f.get("move_answer_p99_ms"), "{:,.0f} ms"),
     ("**CPU per tap answered** (bot, fake and players)", _per_tap, "{:.1f} ms"),
     ("CPU of the process (share of one core)", lambda f: f["cpu_percent"], "{:.0f} %"),
     ("RSS once started, before the load", lambda f: f.get("rss_ready_mb"), "{:.1f} MB"),
@@ -871,6 +901,13 @@ def run_parent(args: argparse.Namespace) -> int:
     cells = [
         (f"{common.label(db)}, {n} groups", f"--db {db} --groups {n}") for n in args.groups for db in dbs
     ]
+    computers = args.computers
+    if computers:  # each cell of people, then the same groups with the computers
+        cells = [
+            cell
+            for name, options in cells
+            for cell in ((name, options), (f"{name}, {computers}", f"{options} --computers {computers}"))
+        ]
     code, results = run_cells(args, Path(__file__).resolve(), cells)
     runs = [r for rs in results.values() for r in rs]
     print(
@@ -895,7 +932,9 @@ def parser(doc: str | None, groups: list[int], seconds: float, db: bool = True) 
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parser(__doc__, [4, 50], 150.0).parse_args(argv)
+    options = parser(__doc__, [4, 50], 150.0)
+    options.add_argument("--computers", default="", help="LEVEL:N (hard:3): a person and N computers too")
+    args = options.parse_args(argv)
     if args.child:
         args.groups = args.groups[0]
         from tgbot import event_loop

@@ -56,11 +56,12 @@ from tgbot import pacing, turn_clock
 from tgbot.game_settings import GameSettings
 from tgbot.store.db import create_all, make_engine
 from tgbot.store.models import Chat, Game, GamePlayer, Move, OutboxRow, ShownMessage, User
+from tgbot.store.surfaces import Board, Lobby
 
 NOW = datetime(2026, 6, 1, 12, 0, 0)
 CHUNK = 2_000
 NAMES = ("Ana", "Ben", "Chi", "Dev", "Eli", "Fay", "Gus", "Hal")
-PACES = ("live", "quick", "casual", "casual", "slow", "relaxed")
+PACES = tuple(pacing.PaceName(p) for p in ("live", "quick", "casual", "casual", "slow", "relaxed"))
 LEVELS = ("normal",) * 7 + ("easy",) * 2 + ("hard",)
 SIM_GAMES = 40  # simulated games per player count, the source of the due games' states and logs
 
@@ -124,9 +125,10 @@ class Built:
 
 
 def row(model: Any, **fields: Any) -> dict[str, Any]:
-    """A table row as the bot writes it: the model's defaults, `fields` over them, no generated id."""
+    """A table row as the bot writes it: the model's defaults, `fields` over them (as given: a
+    surface stays a surface), no generated id."""
     found: dict[str, Any] = model(**fields).model_dump(exclude={"id"} if "id" not in fields else set())
-    return found
+    return {**found, **fields}
 
 
 def timing(kind: str, pace: Any, late: timedelta, rnd: random.Random) -> dict[str, Any]:
@@ -195,7 +197,7 @@ def build(db: Engine, games: int, due: int, seed: int) -> Built:
         chat_id = -100_000_000 - rnd.randrange(chats)
         pace_key = rnd.choice(PACES)
         if kind in ("first", "last", "deadline") and pacing.PACES[pace_key].deadline is None:
-            pace_key = "casual"  # a deadline needs one; a last call too
+            pace_key = pacing.PaceName.CASUAL  # a deadline needs one; a last call too
         pace, players = pacing.PACES[pace_key], rnd.choice((2, 2, 3, 3, 4))
         created, late = NOW - timedelta(days=rnd.randrange(1, 60)), timedelta(seconds=rnd.randrange(0, 30))
         game: dict[str, Any] = {
@@ -218,12 +220,12 @@ def build(db: Engine, games: int, due: int, seed: int) -> Built:
             game.update(seed=sim.seed, state=dumps(state), version=1 + cut, current_seat=state.current)
             built.due[kind] += 1
             shown_rows.append(
-                row(ShownMessage, chat_id=chat_id, surface=f"board:{gid}:1", message_id=10 + gid)
+                row(ShownMessage, chat_id=chat_id, surface=Board(gid, 1), message_id=10 + gid)
             )
         elif kind in ("lobby", "future_lobby"):
             wake = NOW - late if kind == "lobby" else NOW + timedelta(hours=rnd.uniform(1, 20))
             game.update(status="lobby", version=0, board_no=0, seed=0, state=None, wake_at=wake)
-            shown_rows.append(row(ShownMessage, chat_id=chat_id, surface=f"lobby:{gid}", message_id=10 + gid))
+            shown_rows.append(row(ShownMessage, chat_id=chat_id, surface=Lobby(gid), message_id=10 + gid))
             built.due[kind] += kind == "lobby"
         if kind in ("first", "last", "deadline", "future"):
             game.update(timing(kind, pace, late, rnd), current_seat=game.get("current_seat", 0))

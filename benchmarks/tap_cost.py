@@ -10,7 +10,9 @@ played at once to the final standings. Per tap: the statements and transactions 
 bot's foreground database threads (``db_*``; senders and sweep run on ``db-bg_*``) while it was
 handled, SQLite's ``BEGIN IMMEDIATE`` apart, and its answer time. Per turn and way: the group's
 writes (lobbies and keys taken off old boards apart), the players' private writes, and the
-notifications (sends without ``disable_notification``) in the group and in private.
+notifications (sends without ``disable_notification``) in the group and in private, and per
+person (a group's counts for its 3 players). ``--notifications``: board games only, where all, one
+or none of the 3 players started the bot (and so are told of their turns in private).
 
 The players (also `bot_bench.py`'s) use only what the bot showed them (keys, popups, the *🎯 Play*
 list), now and then a [T!] card first or a refused tap, at human pace (1–4 s reading, 0.5–2 s
@@ -69,6 +71,7 @@ OUT_OF_TURN = STALE = 0.08  # per turn: the board tapped out of turn, a key of a
 PATIENCE, POLL = 600.0, 0.5
 WAYS = ("board", "panel", "inline")
 DUPLICATE = "inline: pick (chosen result, a duplicate)"
+REACH = {"all": 3, "one": 1, "none": 0}  # --notifications: how many players of a table started the bot
 
 
 # --- the books ----------------------------------------------------------------------------------
@@ -241,13 +244,13 @@ def pace(rng: random.Random, span: tuple[float, float]) -> Wait:
 _user_ids = iter(range(10_001, 10**7))
 
 
-async def new_table(rig: Any, way: str, seed: int) -> Table:
+async def new_table(rig: Any, way: str, seed: int, started: int = 3) -> Table:
     """A game of 3 players to 40 points in a new group, started (set up with the test client: not
-    measured). Every player sends /start in private first; panel players open their panel."""
+    measured). The first `started` players send /start in private; panel players open their panel."""
     fake, tg = rig.fake, rig.tg
     rng = random.Random(seed)
     users = [fake.user(next(_user_ids), NAMES[i]) for i in range(3)]
-    for user in users:
+    for user in users[:started]:
         await tg.send(fake.private(user), user, "/start")
     group = fake.group(f"{way.title()} table {seed}")
     await tg.send(group, users[0], f"/newgame{BOT}")
@@ -535,7 +538,7 @@ def per_way(driver: Driver, tables: list[Table], first_write: int) -> dict[str, 
     """The group's and the players' writes and notifications per turn, by way of playing."""
     sorted_writes = load_bench.sort_writes(driver.fake.writes)[first_write:]
     out: dict[str, Any] = {}
-    for way in WAYS:
+    for way in dict.fromkeys(t.way for t in tables):
         mine = [t for t in tables if t.way == way]
         groups = {t.group.id for t in mine}
         people = {s.user.id for t in mine for s in t.seats}
@@ -560,15 +563,20 @@ def per_way(driver: Driver, tables: list[Table], first_write: int) -> dict[str, 
             "group_noise": sum(1 for w, _s in sorted_writes if w.chat_id in groups and w.notify) / n,
             "private_noise": sum(1 for w, _s in sorted_writes if w.chat_id in people and w.notify) / n,
         }
+        # each game's first turn was told before `first_write`: per turn told while measured
+        per_person = out[way]["group_noise"] + out[way]["private_noise"] / 3
+        out[way]["per_person"] = per_person * n / (n - len(mine))
     return out
 
 
-async def play(url: str, games: int, seed: int) -> dict[str, Any]:
-    """`games` games of each way at once, to the end; what they cost (also `bot_bench.py`'s)."""
+async def play(url: str, games: int, seed: int, reach: bool = False) -> dict[str, Any]:
+    """`games` games of each way at once (`reach`: of each `REACH`, on the board), to the end; what
+    they cost (also `bot_bench.py`'s)."""
+    ways = [(f"board, {k} started the bot", n) for k, n in REACH.items()] if reach else [(w, 3) for w in WAYS]
     async with running(url, seed) as driver:
         tables = [
-            await new_table(driver.rig, way, seed * 100 + 10 * w + g)
-            for w, way in enumerate(WAYS)
+            await new_table(driver.rig, way, seed * 100 + 10 * w + g, started)
+            for w, (way, started) in enumerate(ways)
             for g in range(games)
         ]
         await driver.tg.advance(61.0)  # the lobbies' writes leave the budget window
@@ -601,7 +609,7 @@ async def play(url: str, games: int, seed: int) -> dict[str, Any]:
 
 def child(args: argparse.Namespace) -> None:
     with fresh_database(args.db) as url:
-        emit(asyncio.run(play(url, args.games, args.run + 1)))
+        emit(asyncio.run(play(url, args.games, args.run + 1, args.notifications)))
 
 
 def fmt(v: float) -> str:
@@ -622,17 +630,17 @@ def report(name: str, results: list[dict[str, Any]]) -> None:
     print(
         "\n| Per turn | Turns (all runs) | Taps | **Group writes** | without the boards a Thief, Shifter or "
         "Bomb brings | of them round summaries, standings, charts | Keys-off edits | Private writes "
-        "| Notifications: group / private |\n|---|---|---|---|---|---|---|---|---|"
+        "| Notifications: group / private | per person |\n|---|---|---|---|---|---|---|---|---|---|"
     )
-    for way in WAYS:
+    for way in dict.fromkeys(way for r in results for way in r["ways"]):
         got = [r["ways"][way] for r in results if way in r["ways"]]
-        if got:
-            cells = [
-                spread([g[k] for g in got], fmt)
-                for k in ("taps", "writes", "no_t_boards", "records", "keys_off", "private")
-            ]
-            noise = " / ".join(spread([g[k] for g in got], fmt) for k in ("group_noise", "private_noise"))
-            print(f"| {way} | {sum(int(g['turns']) for g in got):,} | " + " | ".join(cells) + f" | {noise} |")
+        cells = [
+            spread([g[k] for g in got], fmt)
+            for k in ("taps", "writes", "no_t_boards", "records", "keys_off", "private")
+        ]
+        noise = " / ".join(spread([g[k] for g in got], fmt) for k in ("group_noise", "private_noise"))
+        person = spread([g["per_person"] for g in got], fmt)
+        print(f"| {way} | {sum(int(g['turns']) for g in got):,} | {' | '.join(cells)} | {noise} | {person} |")
     print(
         f"\n429s {fig(results, 'flood_rejections', f=fmt)}; "
         f"edits refused as not modified {fig(results, 'not_modified', f=fmt)}."
@@ -642,13 +650,14 @@ def report(name: str, results: list[dict[str, Any]]) -> None:
 def main(argv: list[str] | None = None) -> int:
     options = parser(__doc__)
     options.add_argument("--games", type=int, default=3, help="games of each way of playing per run")
+    options.add_argument("--notifications", action="store_true", help="all, one or none started the bot")
     args = options.parse_args(argv)
     if args.child:
         child(args)
         return 0
     everything = {}
     for db in databases(args.db):
-        passed = [f"--db={db}", f"--games={args.games}"]
+        passed = [f"--db={db}", f"--games={args.games}", *["--notifications"][: args.notifications]]
         everything[db] = cold_runs(__file__, passed, args.runs, f"tap_cost {label(db)}")
         report(label(db), everything[db])
     write_json(args.json, {"machine": machine([r for rs in everything.values() for r in rs]), **everything})

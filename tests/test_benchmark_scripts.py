@@ -237,6 +237,19 @@ def test_the_tap_cost_players_play_every_way_to_the_end(tmp_path: Path) -> None:
     assert figures["actions"] == sum(int(got["n"]) for got in figures["taps"].values())
 
 
+def test_the_notifications_option_plays_the_board_with_all_one_or_none_in_private(tmp_path: Path) -> None:
+    """``--notifications``: board games where all, one or none of the 3 players started the bot.
+    Each turn notifies its mover once, in private, when all did (a third of a notification per
+    person); every board rings all three when none did; one in private lies between."""
+    figures = asyncio.run(tap_cost.play(f"sqlite:///{tmp_path / 'bot.sqlite3'}", 1, seed=3, reach=True))
+    ways = {way.split(", ")[1].split()[0]: got["per_person"] for way, got in figures["ways"].items()}
+    assert list(ways) == ["all", "one", "none"]
+    assert ways["all"] == pytest.approx(1 / 3)
+    assert ways["none"] == pytest.approx(1.0)
+    assert 1 / 3 < ways["one"] < 1
+    assert figures["flood_rejections"] == 0
+
+
 def test_one_sweep_pass_over_a_small_database(tmp_path: Path) -> None:
     from tgbot.store.db import create_all, make_engine
 

@@ -46,9 +46,9 @@ from engine.events import (
 from engine.game import t_actions
 from tgbot.callbacks import MAX_BYTES, MAX_GAME_ID
 from tgbot.errors import Refusal, ServiceError
-from tgbot.game_settings import GameSettings
+from tgbot.game_settings import Colours, Edition, GameSettings
 from tgbot.i18n import DEFAULT_LANGUAGE, DOMAIN, LANGUAGES, LOCALES_DIR, _, _n, normalize
-from tgbot.pacing import Pace, custom_pace, pace_keys
+from tgbot.pacing import Pace, PaceName, custom_pace, pace_keys
 from tgbot.render import board, glance, info, lobby, results, stats
 from tgbot.render.cards import COLOUR_NAMES, T_NAMES
 from tgbot.render.keys import Keyboard
@@ -226,6 +226,14 @@ def test_plural_forms_follow_the_language(lang: str) -> None:
 
 # --- the same names everywhere ----------------------------------------------------------------
 
+#: The practice table's texts that name its keys.
+PRACTICE_HOW = (
+    "You against the computer: add {low} to {high} computer players with 🤖 Add computer "
+    "(Easy, Normal or Hard in ⚙️ Settings), then tap ▶️ Start."
+)
+PRACTICE_REMATCH = "🔁 A new practice game with the same computers: tap ▶️ Start."
+NO_COMPUTER = "Add a computer player first: 🤖 Add computer, or Easy, Normal or Hard in ⚙️ Settings."
+
 #: Key label -> the texts that tell people to tap it (they must use the key's translated name).
 KEY_MENTIONS: dict[str, list[str]] = {
     "✋ Join": [
@@ -235,13 +243,15 @@ KEY_MENTIONS: dict[str, list[str]] = {
         "🔁 The new lobby is open and you're in. The others join with ✋ Join.",
     ],
     "🚪 Leave": [HELP_TEXT],
-    "▶️ Start": [HELP_TEXT],
+    "▶️ Start": [HELP_TEXT, PRACTICE_HOW, PRACTICE_REMATCH],
     "⚙️ Settings": [
         HELP_TEXT,
         "Use the ⚙️ Settings key of the lobby.",
         "Not enough cards for this many players: pick more colours in Settings.",
+        PRACTICE_HOW,
+        NO_COMPUTER,
     ],
-    "🤖 Add computer": [HELP_TEXT],
+    "🤖 Add computer": [HELP_TEXT, PRACTICE_HOW, NO_COMPUTER],
     "👀 My hand": [HELP_TEXT],
     "🎯 Play": ["⚠️ {name}, that pick came from an old list: nothing was played. Tap 🎯 Play again."],
     "📱 Panel": [HELP_TEXT, WELCOME_TEXT],
@@ -249,6 +259,10 @@ KEY_MENTIONS: dict[str, list[str]] = {
     "🗑 Discard": [HELP_TEXT],
     "↩️ Clear": [HELP_TEXT],
     "➕ Add to a group": [WELCOME_TEXT],
+    "🔔 Get my turns in private": [
+        "You're in! Tap 🔔 Get my turns in private: your turns then come to you in private and "
+        "the chat stays quiet."
+    ],
 }
 
 
@@ -351,7 +365,7 @@ def worst_players() -> tuple[board.Player, ...]:
 
 
 def worst_settings(face_down: bool = False) -> GameSettings:
-    return GameSettings(edition="extended", colours=6, target=300, face_down=face_down, pace="relaxed")
+    return GameSettings(Edition.EXTENDED, Colours.SIX, 300, face_down=face_down, pace=PaceName.RELAXED)
 
 
 def worst_table(state: GameState, viewer: int | None, face_down: bool = False) -> board.Table:
@@ -429,8 +443,11 @@ def test_popups_fit_in_every_language(lang: str) -> None:
         "That key is not valid any more.",
         "A computer player joined.",
         "You're in!",
+        "You're in! Tap 🔔 Get my turns in private: your turns then come to you in private and "
+        "the chat stays quiet.",
         "You left the lobby.",
         "🔁 The new lobby is open and you're in. The others join with ✋ Join.",
+        PRACTICE_REMATCH,
         "Done!",
     ):
         popups[text] = _(lang, text)
@@ -465,6 +482,7 @@ def test_messages_fit_in_every_language(lang: str, face_down: bool) -> None:
     messages: dict[str, str] = {
         "report": header,
         "lobby": lobby.lobby_text(lang, worst_lobby(face_down)),
+        "practice lobby": lobby.lobby_text(lang, replace(worst_lobby(face_down), practice=True)),
         "round": results.round_summary(
             lang,
             seats,
@@ -514,7 +532,12 @@ def test_keyboards_in_every_language(lang: str) -> None:
         for keys in keyboards:
             labels += keyboard_labels(keys)
             data += keyboard_data(keys)
-    for keys in (lobby.lobby_keyboard(lang, worst_lobby()), lobby.settings_keyboard(lang, worst_lobby())):
+    practice = replace(worst_lobby(), practice=True)
+    for keys in (
+        lobby.lobby_keyboard(lang, worst_lobby()),
+        lobby.lobby_keyboard(lang, practice),
+        lobby.settings_keyboard(lang, worst_lobby()),
+    ):
         labels += keyboard_labels(keys)
         data += keyboard_data(keys)
     assert all(0 < utf16(text) <= 64 for text in labels), labels
@@ -529,6 +552,7 @@ def test_keyboards_in_every_language(lang: str) -> None:
         "🃏 " + _(lang, "Joker"),
         "✋ Join",
         "🤖 Hard",
+        "🔔 Get my turns in private",
     ):
         assert _(lang, key) in labels, f"{key} is missing in {lang}"
 
@@ -599,7 +623,11 @@ def lobby_keyboards(lang: str, custom: Pace | None = None) -> Iterator[tuple[str
     """The lobby; its settings screen with every choice ticked (✅) in turn; /settings' pace keys."""
     yield "lobby", lobby.lobby_keyboard(lang, worst_lobby())
     for edition, colours, target, face_down, pace in product(
-        ("classic", "extended"), (0, 3, 6), (None, 300), (False, True), pace_keys(custom)
+        tuple(Edition),
+        (Colours.AUTO, Colours.THREE, Colours.SIX),
+        (None, 300),
+        (False, True),
+        pace_keys(custom),
     ):
         settings = GameSettings(edition, colours, target, face_down, pace)
         view = lobby.LobbyView(MAX_GAME_ID, worst_players(), settings)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from tgbot.store.outbox import Fallback, Message, Payload, Priority
+from tgbot.store.surfaces import Board
 
 OLD_ROWS = [
     '{"text":"🃏 Board","keys":[[{"text":"👀","callback_data":"h:1"}]],"thread_id":5,"bottom":true}',
@@ -24,11 +25,13 @@ def test_a_row_from_another_version_with_unknown_fields_still_loads() -> None:
     assert payload == Payload(text="hi", message_id=7)
 
 
-def test_a_message_with_a_fallback_becomes_its_payload() -> None:
-    group = Message(-100, "@ana, your turn", reply_to="board:1:2", notify=True)
-    message = Message(1, "Your turn", notify=True, priority=Priority.TURN, fallback=group)
-    payload = message.payload()
+def test_a_message_with_a_fallback_keeps_it_in_its_payload() -> None:
+    group = Message(-100, Payload("@ana, your turn", reply_to=Board(1, 2), notify=True))
+    message = Message(
+        1, Payload("Your turn", notify=True, fallback=group.as_fallback()), priority=Priority.TURN
+    )
+    payload = message.payload
     assert payload.fallback == Fallback(
-        -100, None, Payload("@ana, your turn", reply_to="board:1:2", notify=True)
+        -100, None, Payload("@ana, your turn", reply_to=Board(1, 2), notify=True)
     )
     assert payload.to_json() == OLD_ROWS[2]

@@ -14,9 +14,9 @@ from datetime import timedelta
 import pytest
 
 from tests.test_i18n import ALL_LANGUAGES, TRANSLATED, catalog, forms, template_messages
-from tgbot.game_settings import GameSettings
+from tgbot.game_settings import Colours, Edition, GameSettings
 from tgbot.i18n import _
-from tgbot.pacing import custom_pace
+from tgbot.pacing import PaceName, custom_pace
 from tgbot.render import lobby
 from tgbot.render.board import Player
 
@@ -67,7 +67,7 @@ def test_no_two_keys_of_a_lobby_screen_read_the_same(lang: str) -> None:
     same words: in Japanese the colours' and the goal's "auto" were both 自動."""
     custom = custom_pace(timedelta(minutes=30), timedelta(hours=2))
     everything_auto = GameSettings()
-    everything_set = GameSettings("extended", 4, 100, True, "slow")
+    everything_set = GameSettings(Edition.EXTENDED, Colours.FOUR, 100, True, PaceName.SLOW)
     for settings in (everything_auto, everything_set):
         view = lobby.LobbyView(1, (Player("Ana", 1, None),), settings)
         for screen in (lobby.lobby_keyboard(lang, view), lobby.settings_keyboard(lang, view, custom)):

@@ -2,7 +2,8 @@
 
 The pieces meet here and nowhere else: handlers parse updates and call services in database
 transactions (`store.db.Database`), and each commit hands its outbox chats to the senders
-(`delivery.Delivery`) and its next due time to the clock (`jobs`).
+(`delivery.Delivery`), its next due time to the clock and the turns the bot plays at once to
+their task (`jobs`).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from . import jobs, logs, pacing
 from .clock import Clock, SystemClock, SystemTimer, Timer
 from .config import Settings
 from .delivery.budget import Limits
-from .delivery.sender import Delivery
+from .delivery.process import Delivery
 from .deps import DEPS_KEY, Deps, get_deps
 from .handlers import chat_events, commands, inline, keys
 from .handlers.context import TweakContext
@@ -154,6 +155,8 @@ def _after_commit(application: Application, deps: Deps, notes: AfterCommit) -> N
         deps.delivery.wake(notes.chats)
     if notes.wake_at is not None and application.running:
         jobs.schedule_wake(application, deps, notes.wake_at)
+    if notes.autoplay:
+        jobs.autoplay(application, deps, notes.autoplay)
 
 
 async def _post_init(application: Application) -> None:  # type: ignore[type-arg]

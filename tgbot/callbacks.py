@@ -1,15 +1,17 @@
 """Callback data: one typed class per kind of key, short ASCII, at most 64 bytes.
 
-Anyone can forge callback data, so each kind parses strictly (a full match of its pattern and
-range checks) and the services check everything again against the stored game. A kind declares
-its wire layout once (`wire="h:{game_id}"`) and the type of each field (`GameId`, `Index`, an
-enum…); its pattern, `parse` and `data` are derived from them, so the three can never disagree.
-Each class's `PATTERN` routes its taps to its one handler (`CallbackQueryHandler(pattern=…)`).
+Each kind declares its layout and field types on `tgbot.wire` (as inline result ids and deep
+links do), which derives its strict parser and formatter. Each class's `PATTERN` routes its taps
+to its one handler (`CallbackQueryHandler(pattern=…)`).
 
 The layouts are those of the bot's first versions: keys already in chats still parse.
 
   lj|ll|ls|lc|lo|lb:<game>          lobby: join, leave, start, cancel, settings, back
-  ln:<game>:<key>:<value>           a setting (lobby; the pace also in a running game)
+  ln:<game>:e:c|x                   edition: classic, extended  (the settings: lobby; the pace
+  ln:<game>:c:0|3|4|5|6             colours: auto or a count     also in a running game)
+  ln:<game>:t:+|-|d                 goal: up, down, automatic
+  ln:<game>:f|h:0|1                 [T!] face down, sum hints: off, on
+  ln:<game>:p:<pace>                pace: its name
   la:<game>:<level>[:s]             lobby: add a computer player (s: from the settings screen)
   h:<game>                          "my hand" popup
   k:<game>:<ver>:h:<i>|t:<i>        compose on the server's draft: hand card i, table card i
@@ -24,62 +26,41 @@ The layouts are those of the bot's first versions: keys already in chats still p
 
 from __future__ import annotations
 
-import dataclasses
-import re
-import string
-from collections.abc import Callable
-from dataclasses import dataclass
-from enum import Enum, StrEnum
-from typing import Annotated, Any, ClassVar, Self, get_args, get_origin, get_type_hints
+from dataclasses import dataclass, replace
+from enum import StrEnum
+from typing import Annotated, ClassVar
 
 from engine.ai import LEVELS
 from engine.cards import T_KINDS, TKind
 
-from .game_settings import SettingKey as SettingKey  # the keys of `Setting`, re-exported
+from .game_settings import Colours, Edition, GameSettings, GoalStep
+from .pacing import PaceName
+from .wire import (
+    CALLBACK_DATA,
+    BadData,
+    Codec,
+    GameId,
+    Lang,
+    Limit,
+    Small,
+    Version,
+    Wire,
+    choice,
+    coded,
+    flag,
+)
+from .wire import MAX_GAME_ID as MAX_GAME_ID
 
-MAX_BYTES = 64
-#: Game ids are a 32-bit integer column (PostgreSQL): a larger, forged one never reaches a query.
-MAX_GAME_ID = 2**31 - 1
+MAX_BYTES = CALLBACK_DATA.size
+#: Data no kind of key accepts.
+BadCallback = BadData
 
-
-class BadCallback(ValueError):
-    pass
-
-
-@dataclass(frozen=True)
-class Codec:
-    """How one field travels: the text it matches, and the value that text stands for."""
-
-    regex: str
-    read: Callable[[str], Any] = str
-    write: Callable[[Any], str] = str
-
-
-def _game_id(text: str) -> int:
-    value = int(text)
-    if not 0 < value <= MAX_GAME_ID:
-        raise BadCallback("game id out of range")
-    return value
-
-
-def _choice(values: tuple[str, ...], read: Callable[[str], Any] = str) -> Codec:
-    return Codec("|".join(re.escape(v) for v in values), read, str)
-
-
-#: A game's id (a positive 32-bit integer).
-GAME_ID = Codec(r"\d{1,10}", _game_id)
-#: A game version.
-VERSION = Codec(r"\d{1,10}", int)
-#: A hand or table position, a rules page.
-SMALL = Codec(r"\d{1,2}", int)
-LANG = Codec(r"[a-z]{2}")
-
-GameId = Annotated[int, GAME_ID]
-Version = Annotated[int, VERSION]
-Small = Annotated[int, SMALL]
-Lang = Annotated[str, LANG]
-Level = Annotated[str, _choice(tuple(LEVELS))]
-SettingValue = Annotated[str, Codec(r"[a-z0-9+-]{1,8}")]
+Level = Annotated[str, choice(tuple(LEVELS))]
+#: A setting that is on or off.
+OnOff = Annotated[bool, coded({"0": False, "1": True})]
+#: A pace by its name; a name the bot does not offer (an older version's, or forged) reads as
+#: None, which the service refuses as a setting not available.
+PaceValue = Annotated[PaceName | None, Codec(r"[a-z]{1,8}", PaceName.known)]
 
 
 class TChoiceKind(StrEnum):
@@ -104,108 +85,10 @@ class TChoiceKind(StrEnum):
 assert {k.value for k in T_KINDS} | {"any"} == {k.value for k in TChoiceKind}
 
 
-def _flag(text: str) -> Codec:
-    """A field present (as `text`) or absent: True or False."""
-    return Codec(re.escape(text), lambda _text: True, lambda _value: text)
+class Callback(Wire):
+    """A kind of key: its data is at most 64 bytes of ASCII."""
 
-
-def _enum_codec(kind: type[Enum]) -> Codec:
-    return _choice(tuple(str(member.value) for member in kind), kind)
-
-
-def _codec_of(hint: Any) -> Codec:
-    if get_origin(hint) is Annotated:
-        return next(a for a in get_args(hint)[1:] if isinstance(a, Codec))
-    if isinstance(hint, type) and issubclass(hint, Enum):
-        return _enum_codec(hint)
-    raise TypeError(f"callback field of type {hint!r} has no codec")
-
-
-@dataclass(frozen=True)
-class _Part:
-    """One piece of a layout: text as it is, or a field (optional: left out at its default)."""
-
-    literal: str = ""
-    field: str = ""
-    optional: bool = False
-
-
-def _layout(wire: str) -> list[_Part]:
-    """Parse a layout such as ``la:{game_id}:{level}[:{stay}]``: a bracketed tail is optional."""
-    parts: list[_Part] = []
-    optional = False
-    for literal, field, _spec, _conv in string.Formatter().parse(wire):
-        for char in literal:
-            if char == "[":
-                optional = True
-            elif char != "]":
-                parts.append(_Part(literal=char, optional=optional))
-        if field:
-            parts.append(_Part(field=field, optional=optional))
-    return parts
-
-
-class Callback:
-    """A kind of key. Subclasses are frozen dataclasses declared with their layout."""
-
-    WIRE: ClassVar[str]
-    PATTERN: ClassVar[re.Pattern[str]]
-    _PARTS: ClassVar[list[_Part]]
-    _CODECS: ClassVar[dict[str, Codec]]
-
-    def __init_subclass__(cls, wire: str = "", **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        if not wire:
-            return
-        hints = get_type_hints(cls, include_extras=True)
-        parts = _layout(wire)
-        codecs = {p.field: _codec_of(hints[p.field]) for p in parts if p.field}
-        regex, tail = "", ""
-        for part in parts:
-            if part.literal:
-                piece = re.escape(part.literal)
-            else:
-                piece = f"(?P<{part.field}>{codecs[part.field].regex})"
-            if part.optional:
-                tail += piece
-            else:
-                regex += piece
-        cls.WIRE, cls._PARTS, cls._CODECS = wire, parts, codecs
-        cls.PATTERN = re.compile(regex + (f"(?:{tail})?" if tail else ""))
-
-    @classmethod
-    def parse(cls, data: str | None) -> Self:
-        if not data or not data.isascii() or len(data) > MAX_BYTES:
-            raise BadCallback("bad callback data")
-        match = cls.PATTERN.fullmatch(data)
-        if match is None:
-            raise BadCallback(f"not a {cls.__name__} key")
-        found = {name: text for name in cls._CODECS if (text := match[name]) is not None}
-        values = {name: cls._CODECS[name].read(text) for name, text in found.items()}
-        try:
-            return cls(**values)
-        except (TypeError, ValueError) as exc:
-            raise BadCallback(str(exc)) from exc
-
-    @property
-    def data(self) -> str:
-        defaults = {f.name: f.default for f in dataclasses.fields(self)}  # type: ignore[arg-type]
-        head, tail, tail_set = "", "", False
-        for part in self._PARTS:
-            if part.literal:
-                piece = part.literal
-            else:
-                value = getattr(self, part.field)
-                tail_set = tail_set or (part.optional and value != defaults[part.field])
-                piece = self._CODECS[part.field].write(value)
-            if part.optional:
-                tail += piece
-            else:
-                head += piece
-        data = head + tail if tail_set else head
-        if len(data.encode()) > MAX_BYTES:
-            raise ValueError(f"callback data too long: {data!r}")
-        return data
+    LIMIT: ClassVar[Limit] = CALLBACK_DATA
 
 
 # The lobby.
@@ -242,19 +125,75 @@ class CloseSettings(Callback, wire="lb:{game_id}"):
 
 
 @dataclass(frozen=True)
-class Setting(Callback, wire="ln:{game_id}:{key}:{value}"):
-    """A setting's key (in a running game, the pace only); the value is checked by the setting."""
+class Setting(Callback):
+    """A settings key, one kind per setting with its value typed by it: in the lobby, and the
+    pace also under /settings of a running game."""
 
     game_id: GameId
-    key: SettingKey
-    value: SettingValue
+
+    def change(self, settings: GameSettings, players: int) -> GameSettings:
+        """The settings with this key applied, for a game of `players` seats so far."""
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class SetEdition(Setting, wire="ln:{game_id}:e:{value}"):
+    value: Annotated[Edition, coded({"c": Edition.CLASSIC, "x": Edition.EXTENDED})]
+
+    def change(self, settings: GameSettings, players: int) -> GameSettings:
+        return replace(settings, edition=self.value)
+
+
+@dataclass(frozen=True)
+class SetColours(Setting, wire="ln:{game_id}:c:{value}"):
+    value: Annotated[Colours, coded({str(c.value): c for c in Colours})]
+
+    def change(self, settings: GameSettings, players: int) -> GameSettings:
+        return replace(settings, colours=self.value)
+
+
+@dataclass(frozen=True)
+class SetGoal(Setting, wire="ln:{game_id}:t:{value}"):
+    value: GoalStep
+
+    def change(self, settings: GameSettings, players: int) -> GameSettings:
+        return settings.with_goal(self.value, players)
+
+
+@dataclass(frozen=True)
+class SetFaceDown(Setting, wire="ln:{game_id}:f:{value}"):
+    value: OnOff  # won [T!] cards kept face down
+
+    def change(self, settings: GameSettings, players: int) -> GameSettings:
+        return replace(settings, face_down=self.value)
+
+
+@dataclass(frozen=True)
+class SetHints(Setting, wire="ln:{game_id}:h:{value}"):
+    value: OnOff
+
+    def change(self, settings: GameSettings, players: int) -> GameSettings:
+        return replace(settings, hints=self.value)
+
+
+@dataclass(frozen=True)
+class SetPace(Setting, wire="ln:{game_id}:p:{value}"):
+    value: PaceValue
+
+    def change(self, settings: GameSettings, players: int) -> GameSettings:
+        assert self.value is not None, "a pace the bot does not offer is refused before"
+        return replace(settings, pace=self.value)
+
+
+#: Every kind of settings key.
+SETTINGS: tuple[type[Setting], ...] = (SetEdition, SetColours, SetGoal, SetFaceDown, SetHints, SetPace)
 
 
 @dataclass(frozen=True)
 class AddComputer(Callback, wire="la:{game_id}:{level}[:{stay}]"):
     game_id: GameId
     level: Level
-    stay: Annotated[bool, _flag("s")] = False  # tapped on the settings screen, which stays open
+    stay: Annotated[bool, flag("s")] = False  # tapped on the settings screen, which stays open
 
 
 # A running game.
@@ -362,13 +301,3 @@ class PostedLobby(Callback, wire="nl[:{step}]"):
     inline id) became. Once the bot has redrawn the lobby, its keys are the usual ones."""
 
     step: LobbyStep = LobbyStep.JOIN
-
-
-def inline_query(game_id: int) -> str:
-    """What the 🎯 Play key types into inline mode: which game the moves are for."""
-    return f"g{game_id}"
-
-
-def rematch_query(game_id: int) -> str:
-    """What the 🔁 Rematch key of a game in a chat the bot is not in types into inline mode."""
-    return f"rematch g{game_id}"

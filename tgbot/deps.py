@@ -5,6 +5,7 @@ Handlers reach it through the custom context (`handlers.context.TweakContext.dep
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -13,9 +14,9 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 from sqlmodel import Session
 
 from .clock import Clock, SystemClock, SystemTimer, Timer
-from .delivery.sender import Delivery
+from .delivery.process import Delivery
 from .delivery.webhook_replies import WebhookReplies
-from .pacing import DEFAULT_PACE, Pace
+from .pacing import DEFAULT_PACE, Pace, PaceName
 from .services.env import Env, random_seed
 from .store.db import Database
 from .turn_clock import LOBBY_TTL, PAUSE_MAX
@@ -30,13 +31,23 @@ Service = Callable[Concatenate[Session, Env, P], T]
 
 
 @dataclass
+class Autoplaying:
+    """The games whose bot-played seats this process is playing now (`jobs.autoplay`): one task a
+    game, and the newest version a turn was asked for at. Only a way to play each game's turns
+    one after the other here: what is due lives in the game rows (`services.autoplay`)."""
+
+    tasks: dict[int, asyncio.Task[None]] = field(default_factory=dict)
+    wanted: dict[int, int] = field(default_factory=dict)
+
+
+@dataclass
 class Deps:
     db: Database
     delivery: Delivery
     clock: Clock = field(default_factory=SystemClock)
     timer: Timer = field(default_factory=SystemTimer)
     custom_pace: Pace | None = None
-    default_pace: str = DEFAULT_PACE
+    default_pace: PaceName = DEFAULT_PACE
     lobby_ttl: timedelta = LOBBY_TTL
     pause_max: timedelta = PAUSE_MAX
     seed_source: Callable[[], int] = random_seed
@@ -47,6 +58,7 @@ class Deps:
     #: Taps whose webhook request waits for their answer (tgbot/delivery/webhook_replies.py);
     #: always empty in polling mode.
     webhook_replies: WebhookReplies = field(default_factory=WebhookReplies)
+    autoplaying: Autoplaying = field(default_factory=Autoplaying)
 
     async def run(self, service: Service[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         """`service(session, env, *args)` in one transaction, off the event loop (DatabaseTrouble

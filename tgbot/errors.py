@@ -24,6 +24,7 @@ class Refusal(StrEnum):
     NOT_CREATOR = "not_creator"
     TOO_FEW = "too_few"
     NO_HUMANS = "no_humans"
+    NO_COMPUTER = "no_computer"
     BAD_CONFIG = "bad_config"
     GAME_EXISTS = "game_exists"
     LOBBY_OPEN = "lobby_open"
@@ -59,9 +60,11 @@ class Refusal(StrEnum):
     SETTINGS_IN_LOBBY = "settings_in_lobby"
     TOP_IN_GROUP = "top_in_group"
     HISTORY_IN_GROUP = "history_in_group"
-    NEWGAME_IN_GROUP = "newgame_in_group"
     UNKNOWN_LANGUAGE = "unknown_language"
     UNKNOWN_COMMAND = "unknown_command"
+    # Deep links (/start <payload>).
+    UNKNOWN_LINK = "unknown_link"
+    NOT_YOUR_LINK = "not_your_link"
 
     @classmethod
     def of_engine(cls, code: str) -> Refusal:

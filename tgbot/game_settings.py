@@ -4,37 +4,49 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field, replace
-from enum import StrEnum
+from enum import IntEnum, StrEnum
 from typing import Any
 
 from engine import GameConfig
 from engine.cards import COLOUR_ORDER
 from engine.config import MAX_PLAYERS, MIN_PLAYERS, THRESHOLDS
 
-from .pacing import DEFAULT_PACE
+from .pacing import DEFAULT_PACE, PaceName
 
-EDITIONS = ("classic", "extended")
-COLOUR_CHOICES = (0, 3, 4, 5, 6)  # 0 = by player count (RULES §2.2)
 TARGET_STEP = 20
 TARGET_MIN = 20
 TARGET_MAX = 300
 
 
-class SettingKey(StrEnum):
-    """A lobby setting, as its keys name it (one letter: the keys' data is short)."""
+class Edition(StrEnum):
+    """Which [T!] deck the game plays with (RULES A24)."""
 
-    EDITION = "e"  # c(lassic) | x (extended)
-    COLOURS = "c"  # one of COLOUR_CHOICES
-    GOAL = "t"  # + | - | d (back to the automatic goal)
-    FACE_DOWN = "f"  # 0 | 1
-    HINTS = "h"  # 0 | 1
-    PACE = "p"  # a pace's name (checked against the known paces by the caller)
+    CLASSIC = "classic"
+    EXTENDED = "extended"
+
+
+class Colours(IntEnum):
+    """How many colours the game plays with; `AUTO`: as many as its player count needs (RULES §2.2)."""
+
+    AUTO = 0
+    THREE = 3
+    FOUR = 4
+    FIVE = 5
+    SIX = 6
+
+
+class GoalStep(StrEnum):
+    """What a goal key does: 20 up, 20 down, or back to the automatic goal."""
+
+    UP = "+"
+    DOWN = "-"
+    AUTO = "d"
 
 
 @dataclass(frozen=True)
 class GameSettings:
-    edition: str = "classic"
-    colours: int = 0
+    edition: Edition = Edition.CLASSIC
+    colours: Colours = Colours.AUTO
     target: int | None = None  # a fixed goal (games set up before goal_offset); None: by player count
     #: The lobby's *Goal ±20* keys move the goal from the automatic one of the seat count the game
     #: starts with (RULES §5.4), not of the count when they were tapped.
@@ -44,16 +56,21 @@ class GameSettings:
     #: types its values, and only exact legal matches are offered.
     hints: bool = field(default=False, kw_only=True)
     face_down: bool = False
-    pace: str = DEFAULT_PACE
+    pace: PaceName = DEFAULT_PACE
 
     def to_json(self) -> str:
+        """The enums are written as their values: the JSON every version has stored."""
         return json.dumps(asdict(self), sort_keys=True)
 
     @classmethod
-    def from_json(cls, text: str | None, default_pace: str = DEFAULT_PACE) -> GameSettings:
+    def from_json(cls, text: str | None, default_pace: PaceName = DEFAULT_PACE) -> GameSettings:
         data: dict[str, Any] = json.loads(text) if text else {}
         known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
-        known.setdefault("pace", default_pace)
+        known["pace"] = PaceName.known(str(known.get("pace", ""))) or default_pace
+        if "edition" in known:
+            known["edition"] = Edition(known["edition"])
+        if "colours" in known:
+            known["colours"] = Colours(known["colours"])
         # Tables set up before the setting existed played with the hints: they keep them.
         known.setdefault("hints", bool(data))
         return cls(**known)
@@ -84,26 +101,13 @@ class GameSettings:
     def goal_is_auto(self) -> bool:
         return self.target is None and not self.goal_offset
 
-    def with_change(self, key: SettingKey, value: str, players: int) -> GameSettings | None:
-        """Apply one lobby key; None when the value is not acceptable."""
-        match key:
-            case SettingKey.EDITION if value in ("c", "x"):
-                return replace(self, edition="classic" if value == "c" else "extended")
-            case SettingKey.COLOURS if value.isdigit() and int(value) in COLOUR_CHOICES:
-                return replace(self, colours=int(value))
-            case SettingKey.GOAL if value == "d":
-                return replace(self, target=None, goal_offset=0)
-            case SettingKey.GOAL if value in ("+", "-"):
-                step = TARGET_STEP if value == "+" else -TARGET_STEP
-                goal = max(TARGET_MIN, min(TARGET_MAX, self.threshold(players) + step))
-                return replace(self, target=None, goal_offset=goal - _auto_goal(players))
-            case SettingKey.FACE_DOWN if value in ("0", "1"):
-                return replace(self, face_down=value == "1")
-            case SettingKey.HINTS if value in ("0", "1"):
-                return replace(self, hints=value == "1")
-            case SettingKey.PACE if value.isalpha() and len(value) <= 8:
-                return replace(self, pace=value)  # checked against known paces by the caller
-        return None
+    def with_goal(self, step: GoalStep, players: int) -> GameSettings:
+        """A goal key applied to a game of `players` seats (so far)."""
+        if step is GoalStep.AUTO:
+            return replace(self, target=None, goal_offset=0)
+        change = TARGET_STEP if step is GoalStep.UP else -TARGET_STEP
+        goal = max(TARGET_MIN, min(TARGET_MAX, self.threshold(players) + change))
+        return replace(self, target=None, goal_offset=goal - _auto_goal(players))
 
 
 def _auto_goal(players: int) -> int:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from enum import StrEnum
 from functools import cache
 from typing import Literal
 
@@ -17,32 +18,54 @@ from .duration_units import PATTERNS, PLURAL_RULES, UNITS
 from .i18n import M_, _, normalize
 
 
+class PaceName(StrEnum):
+    """The paces a game can choose (`CUSTOM`: the operator's, when one is set)."""
+
+    LIVE = "live"
+    QUICK = "quick"
+    CASUAL = "casual"
+    SLOW = "slow"
+    RELAXED = "relaxed"
+    CUSTOM = "custom"
+
+    @classmethod
+    def known(cls, text: str) -> PaceName | None:
+        """The pace so named, if the bot has one (None: another version's, or a forged name)."""
+        try:
+            return cls(text)
+        except ValueError:
+            return None
+
+
 @dataclass(frozen=True)
 class Pace:
-    key: str
+    key: PaceName
     label: str
     nudge: timedelta
     deadline: timedelta | None  # None: never auto-play
     repeat: timedelta | None = None  # relaxed: one reminder a day, forever
 
 
-PACES: dict[str, Pace] = {
-    "live": Pace("live", M_("live"), timedelta(minutes=1), timedelta(minutes=3)),
-    "quick": Pace("quick", M_("quick"), timedelta(minutes=10), timedelta(hours=1)),
-    "casual": Pace("casual", M_("casual"), timedelta(hours=2), timedelta(hours=12)),
-    "slow": Pace("slow", M_("slow"), timedelta(hours=12), timedelta(hours=48)),
-    "relaxed": Pace("relaxed", M_("relaxed"), timedelta(hours=24), None, repeat=timedelta(hours=24)),
+PACES: dict[PaceName, Pace] = {
+    PaceName.LIVE: Pace(PaceName.LIVE, M_("live"), timedelta(minutes=1), timedelta(minutes=3)),
+    PaceName.QUICK: Pace(PaceName.QUICK, M_("quick"), timedelta(minutes=10), timedelta(hours=1)),
+    PaceName.CASUAL: Pace(PaceName.CASUAL, M_("casual"), timedelta(hours=2), timedelta(hours=12)),
+    PaceName.SLOW: Pace(PaceName.SLOW, M_("slow"), timedelta(hours=12), timedelta(hours=48)),
+    PaceName.RELAXED: Pace(
+        PaceName.RELAXED, M_("relaxed"), timedelta(hours=24), None, repeat=timedelta(hours=24)
+    ),
 }
-CUSTOM = "custom"
-DEFAULT_PACE = "casual"
+CUSTOM = PaceName.CUSTOM
+DEFAULT_PACE = PaceName.CASUAL
 
 
-def pace_keys(custom: Pace | None) -> list[str]:
+def pace_keys(custom: Pace | None) -> list[PaceName]:
     """The paces a game can choose, in display order (the operator's custom one last)."""
     return [*PACES, CUSTOM] if custom is not None else list(PACES)
 
 
-def is_known(key: str, custom: Pace | None) -> bool:
+def is_known(key: PaceName | None, custom: Pace | None) -> bool:
+    """The pace is one a game can choose now (the custom one only while the operator sets it)."""
     return key in PACES or (key == CUSTOM and custom is not None)
 
 
@@ -76,7 +99,7 @@ def _plural_rule(lang: str) -> PluralRule:
     return PluralRule(PLURAL_RULES[lang])
 
 
-def pace_label(lang: str, key: str, custom: Pace | None = None) -> str:
+def pace_label(lang: str, key: PaceName, custom: Pace | None = None) -> str:
     pace = PACES.get(key)
     if pace is not None:
         return _(lang, pace.label)
@@ -101,7 +124,7 @@ def custom_pace(nudge: timedelta | None, deadline: timedelta | None) -> Pace | N
     return Pace(CUSTOM, M_("custom"), nudge, deadline)
 
 
-def resolve(key: str, custom: Pace | None) -> Pace:
+def resolve(key: PaceName, custom: Pace | None) -> Pace:
     if key == CUSTOM and custom is not None:
         return custom
     return PACES.get(key, PACES[DEFAULT_PACE])

@@ -156,6 +156,12 @@ RULES_PAGES: tuple[str, ...] = (
     ),
 )
 
+#: The help's part on games in any chat (inline mode), said only when the bot has inline mode.
+ANYWHERE_HELP = M_(
+    "<b>In any chat</b>\n"
+    "With a friend, or in a group I am not in: type @{bot} there and pick 🎴 New game here."
+)
+
 HELP_TEXT = M_(
     "<b>❓ Playing TWEAK! with the bot</b>\n"
     "\n"
@@ -163,7 +169,11 @@ HELP_TEXT = M_(
     "Send /newgame in a group. Players tap <b>Join</b> or <b>Leave</b> on the lobby message. When 2 to "
     "6 players are in, the creator can adjust the <b>Settings</b> and tap <b>Start</b>.\n"
     "<b>🤖 Add computer</b> fills a seat with a computer player (Easy, Normal or Hard in "
-    "<b>Settings</b>), so you can even practise alone.\n"
+    "<b>Settings</b>).\n"
+    "\n"
+    "<b>Practise alone</b>\n"
+    "Send /newgame in our private chat: you against 1 to 5 computers, with your real cards on the "
+    "keys.\n"
     "\n"
     "<b>Whose turn?</b>\n"
     "Each turn the bot posts the board and mentions the player to move. Tap <b>👀 My hand</b> to see "
@@ -219,6 +229,7 @@ WELCOME_TEXT = M_(
     "✅ <b>I can write to you here now.</b> In a game, tap <b>📱 Panel</b> on its board and your "
     "turns come here too, with your real cards on the keys.\n"
     "\n"
-    "To play, add me to a group with the <b>Add to a group</b> key below and send /newgame there. "
+    "To play with friends, add me to a group with the <b>Add to a group</b> key below and send "
+    "/newgame there. To practise alone against the computer, send /newgame right here. "
     "/rules explains the game and /help shows how the keys work."
 )

@@ -14,6 +14,10 @@ A turn's clock (DESIGN §4):
 * a last call in the group at 80% of the time to the deadline;
 * at the deadline the engine's idle default is played for the player.
 
+A turn of a seat that does not wait for a person (a computer, a person who left or is away) has
+none of these: the bot plays it at once, after the commit that gave it the turn, in a
+transaction of its own (`autoplayed`; `services.autoplay`).
+
 Relaxed games have no deadline: one reminder a day, forever. Quiet hours hold reminders to their
 end and move a deadline that falls inside them to their end; the last call is 80% of the way to
 the (moved) deadline, and is dropped when it could only come at the deadline itself. A pause
@@ -27,7 +31,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from enum import Enum
 
-from .pacing import Pace, QuietHours, resolve
+from .pacing import Pace, PaceName, QuietHours, resolve
 
 LAST_CALL_FRACTION = 0.8
 MAX_REMINDERS = 2  # per turn, except relaxed (one a day)
@@ -35,6 +39,10 @@ MAX_REMINDERS = 2  # per turn, except relaxed (one a day)
 #: expires after a day; a /pause lifts itself after a week.
 LOBBY_TTL = timedelta(hours=24)
 PAUSE_MAX = timedelta(days=7)
+#: A turn the bot plays at once is played by the process whose commit gave it the turn; its
+#: `wake_at` lies this far ahead, so that only a process that finds it still due then (the first
+#: one stopped, or failed) takes it over, and no two play it side by side in the meantime.
+AUTOPLAY_TAKEOVER = timedelta(seconds=5)
 
 
 @dataclass(frozen=True)
@@ -54,6 +62,20 @@ class ClockState:
         """A turn is on, but its clock waits until its player can see it."""
         return self.current_seat is not None and self.turn_started_at is None
 
+    @property
+    def autoplay(self) -> bool:
+        """The bot plays this turn at once (`TurnClock.autoplayed`): it started, no reminder and
+        no deadline will come, yet the sweep is to look (a turn of a person always has one of the
+        two when it has a wake-up, and a pause has its end)."""
+        return (
+            self.current_seat is not None
+            and self.turn_started_at is not None
+            and self.next_nudge_at is None
+            and self.deadline_at is None
+            and self.paused_until is None
+            and self.wake_at is not None
+        )
+
 
 NO_CLOCK = ClockState()
 
@@ -63,6 +85,7 @@ class Due(Enum):
 
     PAUSE_OVER = "pause_over"  # the pause ran out: the game goes on
     DEADLINE = "deadline"  # the idle default is played for the player to move
+    AUTOPLAY = "autoplay"  # the bot's turn (a computer's, an away player's) was not played in time
     REMINDER = "reminder"  # the turn's next reminder
 
 
@@ -93,7 +116,7 @@ class TurnClock:
     quiet: QuietHours | None = None
 
     @classmethod
-    def of(cls, pace_key: str, custom: Pace | None, quiet: QuietHours | None) -> TurnClock:
+    def of(cls, pace_key: PaceName, custom: Pace | None, quiet: QuietHours | None) -> TurnClock:
         return cls(resolve(pace_key, custom), quiet)
 
     # --- a lobby, a turn, the end -----------------------------------------------------------
@@ -109,6 +132,14 @@ class TurnClock:
         has (`start`), so nobody is reminded of, or played for, a turn they cannot see (a busy
         group's next board may wait a minute for Telegram's budget)."""
         return replace(NO_CLOCK, current_seat=seat, paused_until=state.paused_until)
+
+    @staticmethod
+    def autoplayed(state: ClockState, seat: int, now: datetime) -> ClockState:
+        """A turn the bot plays at once (a computer's, or that of a person who left or is away):
+        no reminder, no idle default, nothing to wait for. The process that gives it the turn
+        plays it straight after its commit; `wake_at` is the safety net, a little later, for a
+        process that stopped before it could (`AUTOPLAY_TAKEOVER`)."""
+        return replace(NO_CLOCK, current_seat=seat, turn_started_at=now, wake_at=now + AUTOPLAY_TAKEOVER)
 
     @staticmethod
     def stop() -> ClockState:
@@ -133,7 +164,9 @@ class TurnClock:
 
     def restart(self, state: ClockState, seat: int, now: datetime) -> ClockState:
         """The clock of the running turn starts again (a new pace); a turn still waiting to be
-        seen keeps waiting."""
+        seen keeps waiting, and one the bot plays at once has no clock to start."""
+        if state.autoplay:
+            return state
         return self.waiting(state, seat) if state.waiting else self.start(state, seat, now)
 
     def acted(self, state: ClockState) -> ClockState:
@@ -219,9 +252,9 @@ class TurnClock:
 
     def rederive(self, state: ClockState) -> ClockState:
         """The running turn's reminder and deadline, as if these quiet hours had applied from its
-        start (they were just changed)."""
+        start (they were just changed). A turn the bot plays at once has neither."""
         started = state.turn_started_at
-        if started is None:
+        if started is None or state.autoplay:
             return state
         deadline = shift(started + self.pace.deadline, self.quiet) if self.pace.deadline is not None else None
         if self.pace.repeat is None and state.nudges_sent >= MAX_REMINDERS:
@@ -244,12 +277,16 @@ class TurnClock:
         return replace(TurnClock.waiting(state, seat), paused_until=None)
 
     @staticmethod
-    def due(state: ClockState, now: datetime, *, paused: bool) -> Due | None:
-        """What is due at `now`: in a paused game only its end; in a running one the deadline
-        before any reminder (a late sweep plays the turn rather than remind of it). None: the
-        sweep woke early, or for a rule that no longer applies."""
+    def due(state: ClockState, now: datetime, *, paused: bool, autoplayed: bool = False) -> Due | None:
+        """What is due at `now`: in a paused game only its end; in a running one, a turn the bot
+        plays (`autoplayed`: the seat to move does not wait for a person; or the clock says so)
+        when its wake-up has come, else the deadline before any reminder (a late sweep plays the
+        turn rather than remind of it). None: the sweep woke early, or for a rule that no longer
+        applies."""
         if paused:
             return Due.PAUSE_OVER if state.paused_until is not None and state.paused_until <= now else None
+        if autoplayed or state.autoplay:
+            return Due.AUTOPLAY if state.wake_at is not None and state.wake_at <= now else None
         if state.deadline_at is not None and state.deadline_at <= now:
             return Due.DEADLINE
         if state.next_nudge_at is not None and state.next_nudge_at <= now:
@@ -262,6 +299,8 @@ class TurnClock:
         pause, the next reminder or the deadline), or never for a game that is not running."""
         if paused:
             return replace(state, wake_at=state.paused_until)
+        if running and state.autoplay:
+            return state  # its wake-up is the safety net of a turn the bot plays at once
         if not running:
             return replace(state, wake_at=None)
         return replace(state, wake_at=earliest(state.next_nudge_at, state.deadline_at))

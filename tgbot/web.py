@@ -38,6 +38,7 @@ log = logging.getLogger("tweakbot.web")
 
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
 DB_TIMEOUT_SECONDS = 2.0
+HEALTH_PATH = "/healthz"
 MAX_BODY_BYTES = 1_000_000
 #: What a request in flight gets when the server stops: a webhook request has queued its update
 #: already, and a tap's answer not yet carried back goes out as a call of its own.
@@ -79,8 +80,21 @@ def webhook_handler(
 def health_handler(
     deps: Deps, sweep_interval: timedelta, started: float
 ) -> Callable[[web.Request], Awaitable[web.Response]]:
+    """/healthz. Its 503 is an answer, not a failure of the server: an operator reads one line
+    when the database goes away (`store.outage`) and one when the sweep falls behind, not one
+    per poll of a monitor."""
+    late = False
+
     async def get(_request: web.Request) -> web.Response:
+        nonlocal late
         body = await health(deps, sweep_interval, started)
+        if (body["sweep"] == "late") != late:
+            late = not late
+            if late:
+                overdue = int(sweep_overdue_after(sweep_interval))
+                log.warning(
+                    "health check: no sweep for over %d s; /healthz answers 503 until one runs", overdue
+                )
         return web.Response(
             status=200 if body["status"] == "ok" else 503,
             text=json.dumps(body),
@@ -104,6 +118,8 @@ def sweep_overdue_after(interval: timedelta) -> float:
 async def health(deps: Deps, sweep_interval: timedelta, started: float) -> dict[str, Any]:
     """What /healthz answers: the database's reachability and the last sweep's time."""
     waiting: int | None = None
+    outage = deps.db.outage
+    began = outage.now()
     try:
         waiting = await asyncio.wait_for(
             asyncio.to_thread(outbox_waiting, deps.db.engine), DB_TIMEOUT_SECONDS
@@ -111,7 +127,7 @@ async def health(deps: Deps, sweep_interval: timedelta, started: float) -> dict[
         database = "ok"
         metrics.set_outbox_waiting(waiting)
     except Exception as exc:  # whatever the driver raises, the answer is "not reachable"
-        log.warning("health check: database unreachable (%s)", type(exc).__name__)
+        outage.failed(exc, began)  # the outage's one line, whoever meets it first
         database = "unreachable"
     last = deps.stats.get("last_sweep_at")
     age: float | None = None
@@ -150,7 +166,7 @@ class BotServer:
         self.port = port
         started = time.monotonic()
         app = web.Application(client_max_size=MAX_BODY_BYTES, middlewares=[_failures_logged])
-        app.router.add_get("/healthz", health_handler(deps, sweep_interval, started))
+        app.router.add_get(HEALTH_PATH, health_handler(deps, sweep_interval, started))
         app.router.add_get("/metrics", metrics_handler)
         if webhook_path is not None:
             if webhook_path in ("/healthz", "/metrics"):
@@ -215,6 +231,6 @@ async def _failures_logged(
         if refused.status >= 500:
             log.warning("%s %s -> %d", request.method, request.path, refused.status)
         raise
-    if response.status >= 500:
+    if response.status >= 500 and request.path != HEALTH_PATH:  # its own lines: `health_handler`
         log.warning("%s %s -> %d", request.method, request.path, response.status)
     return response

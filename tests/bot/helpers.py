@@ -6,6 +6,7 @@ import asyncio
 import json
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
+from datetime import timedelta
 from typing import Any, TypeVar
 
 from sqlmodel import Session, col, select
@@ -24,7 +25,9 @@ from tests.fakes.telegram import (
 )
 from tgbot.render.cards import card as card_label
 from tgbot.services.env import Env
+from tgbot.services.output import REPEAT_WINDOW
 from tgbot.store.models import Game, GamePlayer, Move, OutboxRow, ShownMessage
+from tgbot.store.surfaces import Board, Lobby, Panel, Surface
 
 BOT = "@tweak_test_bot"
 
@@ -49,7 +52,7 @@ def game_row(rig: BotRig, game_id: int) -> Game:
         return game
 
 
-def shown_id(rig: BotRig | Any, chat_id: int, surface: str) -> int | None:
+def shown_id(rig: BotRig | Any, chat_id: int, surface: Surface) -> int | None:
     """The message that shows a surface now (the outbox's record), or None."""
     engine = rig.deps.db.engine if isinstance(rig, BotRig) else rig
     with Session(engine) as session:
@@ -59,15 +62,17 @@ def shown_id(rig: BotRig | Any, chat_id: int, surface: str) -> int | None:
 
 def board_id(rig: BotRig | Any, game: Game) -> int | None:
     """The live board's message id (None before the first board is shown)."""
-    return shown_id(rig, game.chat_id, f"board:{game.id}:{game.board_no}") if game.board_no else None
+    assert game.id is not None
+    return shown_id(rig, game.chat_id, Board(game.id, game.board_no)) if game.board_no else None
 
 
 def lobby_id(rig: BotRig | Any, game: Game) -> int | None:
-    return shown_id(rig, game.chat_id, f"lobby:{game.id}")
+    assert game.id is not None
+    return shown_id(rig, game.chat_id, Lobby(game.id))
 
 
 def panel_id(rig: BotRig | Any, game_id: int, seat: int, user_id: int) -> int | None:
-    return shown_id(rig, user_id, f"panel:{game_id}:{seat}")
+    return shown_id(rig, user_id, Panel(game_id, seat))
 
 
 def board_of(rig: BotRig, game: Game) -> StoredMessage:
@@ -133,7 +138,7 @@ async def new_lobby(
     lobby = rig.fake.last_message(group.id)
     for user in joiners:
         answer = await rig.tg.tap(user, lobby, "✋ Join")
-        assert answer.text == "You're in!"
+        assert answer.text.startswith("You're in!")
     return lobby
 
 
@@ -319,6 +324,14 @@ def seat_panel(rig: BotRig | Any, game_id: int, seat: int, user: FakeUser) -> St
     found = panel_id(rig, game_id, seat, user.id)
     assert found is not None, f"{user.first_name} has no private panel of game {game_id}"
     return rig.fake.message(user.id, found)
+
+
+async def board_again(rig: BotRig, chat: FakeChat, user: FakeUser) -> None:
+    """/board sent a minute after the one before: the board (or lobby) is posted again at most
+    once a minute (`table_control.board`), and a test that wants a board each time lets the game
+    clock move on first."""
+    rig.clock.advance(REPEAT_WINDOW + timedelta(seconds=1))
+    await rig.tg.send(chat, user, "/board@tweak_test_bot")
 
 
 def waiting_rows(rig: BotRig) -> list[OutboxRow]:

@@ -10,7 +10,7 @@ import pytest
 
 from tgbot.delivery import charts
 from tgbot.render import chart
-from tgbot.services.record import chart_texts
+from tgbot.services.game_end import chart_texts
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -40,7 +40,7 @@ def test_the_bot_imports_no_matplotlib() -> None:
 
 def test_the_bot_draws_its_charts_apart_by_default() -> None:
     from tests.fakes.timer import VirtualTimer
-    from tgbot.delivery.sender import Delivery
+    from tgbot.delivery.process import Delivery
 
     delivery = Delivery(None, VirtualTimer(), None, None)  # type: ignore[arg-type]
     assert delivery.draw_chart is charts.draw_apart

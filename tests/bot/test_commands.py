@@ -26,6 +26,8 @@ from tgbot.render.cards import card, cards
 from tgbot.store.models import Chat
 
 CREATOR_ONLY = "Only the creator or a group admin can do that."
+#: Past the minute in which a group gets one answer of a kind (`output.say_capped`).
+REPEAT = timedelta(seconds=61)
 NO_GAME = "There is no game here. Start one with /newgame."
 POINTER = "A game is already running here. Scroll up to its board, or send /board."
 
@@ -96,14 +98,6 @@ async def test_repeated_newgame_gets_one_pointer_a_minute(rig: BotRig) -> None:
     assert not tg.errors
 
 
-async def test_newgame_in_private_says_to_use_a_group(rig: BotRig) -> None:
-    ana = rig.fake.user(1, "Ana")
-    chat = rig.fake.private(ana)
-    await rig.tg.send(chat, ana, "/newgame")
-    assert last_text(rig, chat) == "TWEAK! is played in groups: add me to a group and send /newgame there."
-    assert rig.fake.messages(chat.id)[-1].buttons == []
-
-
 async def test_commands_for_another_bot_are_ignored(rig: BotRig) -> None:
     fake = rig.fake
     ana = fake.user(1, "Ana")
@@ -156,7 +150,7 @@ async def test_board_in_the_lobby_reposts_the_lobby(rig: BotRig) -> None:
     assert fresh is not lobby and "New game of TWEAK!" in fresh.text
     assert lobby_id(rig, current_game(rig)) == fresh.message_id
     answer = await rig.tg.tap(fake.user(2, "Ben"), fresh, "✋ Join")
-    assert answer.text == "You're in!" and "• Ben" in fresh.text
+    assert answer.text.startswith("You're in!") and "• Ben" in fresh.text
 
 
 async def test_board_without_a_game(rig: BotRig) -> None:
@@ -315,6 +309,7 @@ async def test_quiet_needs_the_creator_of_a_running_game_or_an_admin(rig: BotRig
     await start_game(rig, group, ana, [ben])
     # A player who did not create the game, and someone outside it: refused, nothing changes.
     for user in (ben, cai):
+        rig.clock.advance(REPEAT)  # (the same refusal within a minute stands in the one above)
         await tg.send(group, user, f"/quiet{BOT} 23-08 +2")
         assert last_text(rig, group) == CREATOR_ONLY
         assert quiet_hours_of(rig, group) == (None, None)
@@ -324,6 +319,7 @@ async def test_quiet_needs_the_creator_of_a_running_game_or_an_admin(rig: BotRig
     assert quiet_hours_of(rig, group) == (23, 8)
     # So may a group admin.
     fake.mark_admin(group.id, cai.id)
+    rig.clock.advance(REPEAT)
     await tg.send(group, cai, f"/quiet{BOT} off")
     assert last_text(rig, group) == "🔔 Quiet hours are off."
     assert quiet_hours_of(rig, group) == (None, None)
@@ -597,7 +593,7 @@ async def test_newgame_with_the_lobby_deleted_still_answers_without_a_reply(rig:
     assert fresh.message_id > pointers[0].message_id and lobby_id(rig, current_game(rig)) == fresh.message_id
     assert "• Ana" in fresh.text and "• Ben" in fresh.text
     answer = await tg.tap(fake.user(3, "Cai"), fresh, "✋ Join")
-    assert answer.text == "You're in!" and "• Cai" in fresh.text
+    assert answer.text.startswith("You're in!") and "• Cai" in fresh.text
     assert not tg.errors
 
 

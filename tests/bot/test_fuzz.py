@@ -40,6 +40,8 @@ from tests.bot.conftest import BotRig
 from tests.bot.helpers import BOT, board_id, lobby_id, panel_id, state_of
 from tests.fakes.telegram import ApiCall, FakeChat, FakeTelegram, FakeUser, StoredMessage
 from tgbot import callbacks as cb
+from tgbot.game_settings import GoalStep
+from tgbot.pacing import PaceName
 from tgbot.store.models import ACTIVE_STATUSES, Game, GamePlayer
 
 SEED = int(os.environ.get("TWEAK_FUZZ_SEED", "20260101"))
@@ -315,9 +317,9 @@ async def lobby_life(world: World, table: Table) -> None:
     if creator is None or creator not in members:
         return
     await tap_key(world, creator, lobby, cb.OpenSettings(gid).data)
-    await tap_key(world, creator, lobby, cb.Setting(gid, cb.SettingKey.PACE, "live").data)
+    await tap_key(world, creator, lobby, cb.SetPace(gid, PaceName.LIVE).data)
     for _ in range(rng.randint(4, 6)):
-        await tap_key(world, creator, lobby, cb.Setting(gid, cb.SettingKey.GOAL, "-").data)
+        await tap_key(world, creator, lobby, cb.SetGoal(gid, GoalStep.DOWN).data)
     if rng.random() < 0.4:  # from the settings screen, which stays open
         level = rng.choice(("easy", "normal", "hard"))
         await tap_key(world, creator, lobby, cb.AddComputer(gid, level, stay=True).data)

@@ -18,7 +18,7 @@ from tgbot.clock import Wakeup
 from tgbot.delivery import telegram_io as io
 from tgbot.delivery.budget import GLOBAL_RATE, GlobalBudget
 from tgbot.store import outbox
-from tgbot.store.outbox import Message, Priority
+from tgbot.store.outbox import Message, Payload, Priority
 
 
 async def settle() -> None:
@@ -151,7 +151,7 @@ async def test_calls_that_reach_telegram_late_never_bunch_past_the_rate(
     groups = [rig.fake.group(f"Table {i}") for i in range(3 * GLOBAL_RATE)]
     with Session(rig.deps.db.engine) as session:
         for group in groups:
-            outbox.put(session, Message(group.id, f"Board of {group.title}"), rig.clock.now())
+            outbox.put(session, Message(group.id, Payload(f"Board of {group.title}")), rig.clock.now())
         session.commit()
     rig.deps.delivery.wake([g.id for g in groups])
     for _ in range(30):

@@ -25,6 +25,7 @@ from tests.fakes.flood import FloodLimits
 from tests.fakes.telegram import FakeChat, FakeTelegram, FakeUser, StoredMessage
 from tests.fakes.timer import VirtualTimer
 from tgbot.clock import ManualClock
+from tgbot.inline_data import BoardHere, PickedMoves
 from tgbot.render.inline_table import DIVIDER
 from tgbot.store.models import FINISHED, Game
 from tgbot.tables import TableKind
@@ -114,7 +115,7 @@ class Table:
         state = state_of(game)
         mover = next(p for p in self.people if p.id == _user_of(self.rig, game_id, state.current))
         answer = await self.rig.tg.tap_switch_inline(mover, self.live(), PLAY)
-        move = next(rid for rid in answer.result_ids if not rid.startswith(("info:", "board:")))
+        move = next(rid for rid in answer.result_ids if PickedMoves.read(rid) is not None)
         for code in move.split(":", 1)[1].split(" "):
             decode(code)  # a move, as the engine writes it
         await self.rig.tg.pick(mover, self.chat, answer, move)
@@ -165,6 +166,20 @@ async def test_two_friends_play_a_whole_game_in_their_own_chat(rig: BotRig) -> N
     # Only the last message keeps keys (the standings' rematch); every older one lost them.
     assert [m.buttons for m in via_bot(fake, chat)[:-1] if m.buttons] == []
     assert [t for t, _d in table.live().buttons] == ["🔁 Rematch"]
+
+    # 🔁 Rematch types its query: the list offers the rematch, posted as a new lobby with the same
+    # settings (goal 20), which the other player joins.
+    listed = await rig.tg.tap_switch_inline(ben, table.live(), "🔁 Rematch")
+    assert listed.titles == ["🔁 Rematch here"]
+    await rig.tg.pick(ben, chat, listed, listed.result_ids[0])
+    await drain(rig)
+    rematch = table.live()
+    assert "goal: 20" in rematch.content and "Players (1/6)" in rematch.content
+    await rig.tg.tap(ana, rematch, "✋ Join")
+    await drain(rig)
+    assert "Players (2/6)" in rematch.content
+    newest = games(rig)[-1]
+    assert newest.creator_id == ben.id and newest.chat_instance == fake.chat_instance(chat.id)
 
 
 async def test_a_group_without_the_bot_plays_with_a_computer_and_re_adds(rig: BotRig) -> None:
@@ -281,7 +296,7 @@ async def test_a_deleted_board_leaves_the_game_going_and_comes_back_from_the_lis
     mover = next(p for p in (ana, ben) if p.id == _user_of(rig, gid, state_of(game_row(rig, gid)).current))
     listed = await tg.inline_query(mover, "", chat=chat)
     assert "📋 Board here" in listed.titles
-    await tg.pick(mover, chat, listed, f"board:{gid}")
+    await tg.pick(mover, chat, listed, BoardHere(gid).data)
     await drain(rig)
     back = table.live()
     assert back.message_id != board.message_id and PLAY in [t for t, _d in back.buttons]
@@ -326,3 +341,15 @@ async def test_fast_taps_on_an_inline_lobby_are_paced_not_stormed(rig: BotRig) -
     assert fake.count_429() == 0
     assert fake.max_writes_in_window(chat.id, 1.0) <= 1
     assert fake.count_calls(chat.id, {"editMessageText"}, only_ok=True) <= 3  # the edits coalesced
+
+
+async def test_the_help_tells_how_to_play_in_any_chat_only_with_inline_mode(
+    db_url: str, seeds: Callable[[], int]
+) -> None:
+    for inline, said in ((True, True), (False, False)):
+        fake = inline_fake() if inline else FakeTelegram(timer=VirtualTimer(), flood=FloodLimits())
+        async with running_bot(db_url, seeds, fake=fake) as rig:
+            ana = rig.fake.user(1, "Ana")
+            await rig.tg.send(rig.fake.private(ana), ana, "/help")
+            text = rig.fake.last_message(ana.id).content
+            assert ("🎴 New game here" in text and "@tweak_test_bot" in text) is said, text[-200:]

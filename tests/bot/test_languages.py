@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from datetime import timedelta
 
 from engine import legal_actions
 from engine.actions import Discard, Sum
@@ -183,7 +184,7 @@ async def test_group_default_is_the_first_creators_language(rig: BotRig) -> None
     await tg.send(group, kiran, f"/newgame{BOT}")
     lobby = fake.last_message(group.id)
     assert lobby.content.startswith("🃏 TWEAK! का नया खेल")
-    assert (await tg.tap(ana, lobby, "✋ जुड़ें")).text == "You're in!"
+    assert (await tg.tap(ana, lobby, "✋ जुड़ें")).text.startswith("You're in!")
     await tg.tap(kiran, lobby, "✖️ रद्द करें")
     assert lobby.content == "✖️ खेल रद्द कर दिया गया।"
     # The next game, created by an English speaker, keeps the group's language.
@@ -200,12 +201,14 @@ async def test_group_default_is_the_first_creators_language(rig: BotRig) -> None
     assert picker.content == "इस ग्रुप के खेलों की भाषा चुनिए:"
     await tg.tap(ana, picker, "English")
     assert lobby.content.startswith("🃏 New game of TWEAK!")
-    assert (await tg.tap(kiran, lobby, "✋ Join")).text == "आप जुड़ गए!"
+    assert (await tg.tap(kiran, lobby, "✋ Join")).text.startswith("आप जुड़ गए!")
     await tg.tap(ana, lobby, "▶️ Start")
     board = board_of(rig, current_game(rig, group.id))
     assert "your move!" in board.content
+    rig.clock.advance(timedelta(seconds=61))  # a second picker within the minute: the first again
     await tg.send(group, kiran, f"/language{BOT}")
     await tg.tap(kiran, fake.last_message(group.id), "Español")
+    await tg.advance(61)  # the redraw is cosmetic: it waits for the group's spare budget
     assert "¡te toca!" in board.content and "partida 1" in board.content
     assert "👀 Mi mano" in [t for t, _d in fake.buttons(board)]
 
@@ -220,9 +223,9 @@ async def test_private_language_overrides_telegram_and_unknown_codes_are_english
     await tg.send(group, pedro, f"/newgame{BOT}")  # an unknown language: the group is English
     lobby = fake.last_message(group.id)
     assert lobby.content.startswith("🃏 New game of TWEAK!")
-    assert (await tg.tap(ana, lobby, "✋ Join")).text == "参加しました！"
-    assert (await tg.tap(xavi, lobby, "✋ Join")).text == "You're in!"
-    assert (await tg.tap(nobody, lobby, "✋ Join")).text == "You're in!"
+    assert (await tg.tap(ana, lobby, "✋ Join")).text.startswith("参加しました！")
+    assert (await tg.tap(xavi, lobby, "✋ Join")).text.startswith("You're in!")
+    assert (await tg.tap(nobody, lobby, "✋ Join")).text.startswith("You're in!")
     assert (await tg.tap(pedro, lobby, "✋ Join")).text == "You're already in."
 
     # Ana picks Vietnamese in private: her popups and private messages switch, the group does not.

@@ -20,7 +20,7 @@ from tgbot.clock import Wakeup
 from tgbot.delivery.budget import GlobalBudget, Slot
 from tgbot.delivery.sender import LEASE_SECONDS
 from tgbot.store import outbox
-from tgbot.store.outbox import Message, Priority
+from tgbot.store.outbox import Message, Payload, Priority
 
 
 class SlowSlot(GlobalBudget):
@@ -45,7 +45,7 @@ async def queue_and_wait_for_a_slot(
     delivery = rig.deps.delivery
     slot = delivery.global_budget = SlowSlot(delivery.global_budget)
     with Session(rig.deps.db.engine) as session:
-        outbox.put(session, Message(chat_id, text, priority=Priority.COSMETIC), rig.clock.now())
+        outbox.put(session, Message(chat_id, Payload(text), priority=Priority.COSMETIC), rig.clock.now())
         session.commit()
     delivery.wake([chat_id])
     task = delivery._senders[chat_id].task

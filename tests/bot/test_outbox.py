@@ -16,7 +16,7 @@ from sqlmodel import Session, select
 from engine import Sum, legal_actions, seat_view
 from engine.cards import VALUE
 from tests.bot.conftest import BotRig
-from tests.bot.helpers import board_id, board_of, current_game, start_game, state_of
+from tests.bot.helpers import board_again, board_id, board_of, current_game, start_game, state_of
 from tests.fakes.telegram import FakeChat, FakeUser
 from tgbot.store.models import Draft, OutboxRow
 
@@ -90,7 +90,7 @@ async def spend_the_budget(rig: BotRig, group: FakeChat, user: FakeUser, boards:
     """`boards` times /board in a few seconds: each posts the board again, and the old one's keys
     wait to be taken off (the group's budget is 18 writes a minute)."""
     for _ in range(boards):
-        await rig.tg.send(group, user, "/board@tweak_test_bot")
+        await board_again(rig, group, user)
         await rig.tg.advance(0.2)
 
 
@@ -232,7 +232,7 @@ async def test_a_sender_waiting_for_the_budget_is_not_stirred_by_clean_ups(rig: 
     # 8 boards in a few seconds, each but the last leaving keys to take off: 14 writes, past the
     # 12 a minute clean-ups may use, below the 18 of the game's record; the last old boards' keys wait
     for _ in range(8):
-        await rig.tg.send(group, other, "/board@tweak_test_bot")
+        await board_again(rig, group, other)
         await rig.tg.advance(0.2)
     keyed = [m for m in rig.fake.messages(group.id) if any(d for _t, d in m.buttons)]
     old_boards = [m for m in keyed if any(d.startswith("k:") for _t, d in m.buttons if d)]

@@ -19,7 +19,8 @@ from tests.statements import recorded
 from tgbot.store import move_log, outbox
 from tgbot.store.db import create_all, make_engine
 from tgbot.store.models import DeliveryChat, Game, Move, OutboxRow
-from tgbot.store.outbox import Message, Priority
+from tgbot.store.outbox import Message, Payload, Priority
+from tgbot.store.surfaces import Board, Panel
 
 NOW = datetime(2026, 12, 2, 6, 0, tzinfo=UTC).replace(tzinfo=None)
 GROUP, ANA = -100, 7
@@ -46,13 +47,19 @@ def text(row: OutboxRow) -> str:
 
 
 def test_a_transactions_rows_go_out_in_one_statement_in_the_order_put(engine: Engine) -> None:
-    board = "board:1:1"
+    board = Board(1, 1)
     with Session(engine) as session, recorded(engine) as statements:
-        outbox.put(session, Message(GROUP, "the report", priority=Priority.BOARD), NOW)
-        outbox.put(session, Message(GROUP, "board, first draw", surface=board, priority=Priority.INFO), NOW)
-        outbox.put(session, Message(ANA, "your panel", surface="panel:1:0", priority=Priority.INFO), NOW)
-        outbox.put(session, Message(GROUP, "board, redrawn", surface=board, priority=Priority.BOARD), NOW)
-        outbox.put(session, Message(GROUP, "a notice"), NOW)
+        outbox.put(session, Message(GROUP, Payload("the report"), priority=Priority.BOARD), NOW)
+        outbox.put(
+            session, Message(GROUP, Payload("board, first draw"), surface=board, priority=Priority.INFO), NOW
+        )
+        outbox.put(
+            session, Message(ANA, Payload("your panel"), surface=Panel(1, 0), priority=Priority.INFO), NOW
+        )
+        outbox.put(
+            session, Message(GROUP, Payload("board, redrawn"), surface=board, priority=Priority.BOARD), NOW
+        )
+        outbox.put(session, Message(GROUP, Payload("a notice")), NOW)
         assert statements == []  # nothing is written before the commit
         session.commit()
     assert len(statements) == 1 and statements[0].startswith("INSERT INTO outbox")
@@ -62,21 +69,21 @@ def test_a_transactions_rows_go_out_in_one_statement_in_the_order_put(engine: En
     assert [(r.chat_id, r.surface, text(r)) for r in found] == [
         (GROUP, None, "the report"),
         (GROUP, board, "board, redrawn"),
-        (ANA, "panel:1:0", "your panel"),
+        (ANA, Panel(1, 0), "your panel"),
         (GROUP, None, "a notice"),
     ]
     assert found[1].priority == Priority.BOARD and found[1].rev == 0
 
 
 def test_a_waiting_surface_takes_the_new_content_in_its_place_in_the_queue(engine: Engine) -> None:
-    panel = "panel:1:0"
+    panel = Panel(1, 0)
     with Session(engine) as session:
-        outbox.put(session, Message(ANA, "draft 1", surface=panel, priority=Priority.TURN), NOW)
-        outbox.put(session, Message(ANA, "a reply"), NOW)
+        outbox.put(session, Message(ANA, Payload("draft 1"), surface=panel, priority=Priority.TURN), NOW)
+        outbox.put(session, Message(ANA, Payload("a reply")), NOW)
         session.commit()
     before = rows(engine)
     with Session(engine) as session:
-        outbox.put(session, Message(ANA, "draft 2", surface=panel, priority=Priority.COSMETIC), NOW)
+        outbox.put(session, Message(ANA, Payload("draft 2"), surface=panel, priority=Priority.COSMETIC), NOW)
         session.commit()
     after = rows(engine)
     assert [r.id for r in after] == [r.id for r in before]
@@ -85,7 +92,7 @@ def test_a_waiting_surface_takes_the_new_content_in_its_place_in_the_queue(engin
     assert replaced.priority == Priority.TURN  # the more urgent of the two stays
     assert replaced.rev == 1  # a sender delivering "draft 1" leaves it queued
     with Session(engine) as session:
-        outbox.put(session, Message(ANA, "draft 3", surface=panel, priority=Priority.BOARD), NOW)
+        outbox.put(session, Message(ANA, Payload("draft 3"), surface=panel, priority=Priority.BOARD), NOW)
         session.commit()
     first = rows(engine)[0]
     assert (text(first), first.priority, first.rev) == ("draft 3", Priority.BOARD, 2)
@@ -93,7 +100,7 @@ def test_a_waiting_surface_takes_the_new_content_in_its_place_in_the_queue(engin
 
 def test_a_transaction_reads_the_rows_it_put(engine: Engine) -> None:
     with Session(engine) as session:
-        outbox.put(session, Message(ANA, "hello"), NOW)
+        outbox.put(session, Message(ANA, Payload("hello")), NOW)
         found = outbox.next_row(session, ANA)
         assert found is not None and text(found[0]) == "hello" and found[1] is None
         session.commit()
@@ -101,25 +108,67 @@ def test_a_transaction_reads_the_rows_it_put(engine: Engine) -> None:
 
 
 def test_a_rolled_back_savepoint_forgets_what_was_put_inside_it(engine: Engine) -> None:
-    panel = "panel:1:0"
+    panel = Panel(1, 0)
     with Session(engine) as session:
-        outbox.put(session, Message(ANA, "before", surface=panel), NOW)
+        outbox.put(session, Message(ANA, Payload("before"), surface=panel), NOW)
         try:
             with session.begin_nested():
-                outbox.put(session, Message(ANA, "inside, replaced", surface=panel), NOW)
-                outbox.put(session, Message(GROUP, "inside, new"), NOW)
+                outbox.put(session, Message(ANA, Payload("inside, replaced"), surface=panel), NOW)
+                outbox.put(session, Message(GROUP, Payload("inside, new")), NOW)
                 raise LookupError("refused")
         except LookupError:
             pass
         with session.begin_nested():
-            outbox.put(session, Message(GROUP, "kept"), NOW)
+            outbox.put(session, Message(GROUP, Payload("kept")), NOW)
         session.commit()
     assert [(r.chat_id, text(r)) for r in rows(engine)] == [(ANA, "before"), (GROUP, "kept")]
 
 
+def test_rows_written_inside_a_rolled_back_savepoint_are_written_again(engine: Engine) -> None:
+    """A row put before a savepoint, written inside it (the transaction read the queue), is
+    undone with the savepoint by the database, and still goes out at the commit."""
+    with Session(engine) as session:
+        outbox.put(session, Message(ANA, Payload("before")), NOW)
+        try:
+            with session.begin_nested():
+                assert outbox.next_row(session, ANA) is not None  # written now, inside
+                outbox.put(session, Message(ANA, Payload("inside")), NOW)
+                raise LookupError("refused")
+        except LookupError:
+            pass
+        session.commit()
+    assert [text(r) for r in rows(engine)] == ["before"]
+
+
+def test_what_a_rolled_back_savepoint_read_or_changed_goes_back(engine: Engine) -> None:
+    """The shown message it remembered and the chat's delivery row it changed: the transaction
+    reads them as they were before the savepoint."""
+    board = Board(1, 1)
+    with Session(engine) as session:
+        outbox.remember_shown(session, GROUP, board, 10, "d10")
+        session.commit()
+    with Session(engine) as session:
+        assert outbox.shown_message(session, GROUP, board) == outbox.Shown(board, 10, "d10")
+        chat = outbox.delivery_chat(session, GROUP)
+        chat.last_message_id = 10
+        try:
+            with session.begin_nested():
+                outbox.remember_shown(session, GROUP, board, 11, "d11")
+                outbox.delivery_chat(session, GROUP).last_message_id = 11
+                raise LookupError("refused")
+        except LookupError:
+            pass
+        assert outbox.shown_message(session, GROUP, board) == outbox.Shown(board, 10, "d10")
+        assert outbox.delivery_chat(session, GROUP).last_message_id == 10
+        session.commit()
+    with Session(engine) as session:
+        found = session.get(DeliveryChat, GROUP)
+        assert found is not None and found.last_message_id == 10
+
+
 def test_a_rolled_back_transaction_writes_nothing(engine: Engine) -> None:
     with Session(engine) as session:
-        outbox.put(session, Message(ANA, "never"), NOW)
+        outbox.put(session, Message(ANA, Payload("never")), NOW)
         session.rollback()
         session.commit()
     assert rows(engine) == []
@@ -179,7 +228,7 @@ def test_several_rows_reuse_one_compiled_statement(engine: Engine) -> None:
     for count in (2, 3, 1, 3):
         with Session(engine) as session:
             for i in range(count):
-                outbox.put(session, Message(GROUP, f"{count}.{i}", surface=f"panel:1:{i}"), NOW)
+                outbox.put(session, Message(GROUP, Payload(f"{count}.{i}"), surface=Panel(1, i)), NOW)
                 seq += 1
                 move_log.add(session, game_id=game_id, seq=seq, seat=0, code="D0", source="player", at=NOW)
             session.commit()
@@ -231,7 +280,7 @@ def test_a_sender_takes_a_free_chat_in_one_statement_and_never_a_held_one(engine
 def test_a_shown_message_read_in_a_transaction_follows_what_it_writes(engine: Engine) -> None:
     """What shows a surface is read once per transaction and kept; the transaction's own writes
     (a new message remembered, one forgotten) change what it reads next, before any commit."""
-    board = "board:1:1"
+    board = Board(1, 1)
     with Session(engine) as session:
         outbox.remember_shown(session, GROUP, board, 10, "d10")
         session.commit()
@@ -243,15 +292,17 @@ def test_a_shown_message_read_in_a_transaction_follows_what_it_writes(engine: En
         assert outbox.shown_message(session, GROUP, board) == outbox.Shown(board, 11, "d11")
         outbox.forget_shown(session, GROUP, board)
         assert outbox.shown_message(session, GROUP, board) is None
-        outbox.remember_shown(session, GROUP, "panel:1:0", 12, "d12")
+        outbox.remember_shown(session, GROUP, Panel(1, 0), 12, "d12")
         session.commit()
     with Session(engine) as session:
         assert outbox.shown_message(session, GROUP, board) is None
-        assert outbox.shown_message(session, GROUP, "panel:1:0") == outbox.Shown("panel:1:0", 12, "d12")
+        assert outbox.shown_message(session, GROUP, Panel(1, 0)) == outbox.Shown(Panel(1, 0), 12, "d12")
         # the next row of a surface comes with the message that shows it
-        outbox.put(session, Message(GROUP, "panel again", surface="panel:1:0", priority=Priority.INFO), NOW)
+        outbox.put(
+            session, Message(GROUP, Payload("panel again"), surface=Panel(1, 0), priority=Priority.INFO), NOW
+        )
         found = outbox.next_row(session, GROUP)
-        assert found is not None and found[1] == outbox.Shown("panel:1:0", 12, "d12")
+        assert found is not None and found[1] == outbox.Shown(Panel(1, 0), 12, "d12")
 
 
 def test_a_chats_delivery_row_is_read_once_and_written_once_if_changed(engine: Engine) -> None:

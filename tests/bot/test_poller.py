@@ -23,7 +23,7 @@ from tests.fakes.timer import VirtualTimer
 from tgbot.delivery import sender
 from tgbot.delivery.sender import LEASE_SECONDS, POLL_IDLE_SECONDS, POLL_SECONDS
 from tgbot.store import outbox
-from tgbot.store.outbox import Message, Priority
+from tgbot.store.outbox import Message, Payload, Priority
 
 
 class Passes:
@@ -65,7 +65,7 @@ def queue_unannounced(rig: BotRig, chat_id: int, text: str) -> None:
     """A row committed without waking this process: as another instance, or one that stopped,
     leaves it."""
     with Session(rig.deps.db.engine) as session:
-        outbox.put(session, Message(chat_id, text, priority=Priority.TURN), rig.clock.now())
+        outbox.put(session, Message(chat_id, Payload(text), priority=Priority.TURN), rig.clock.now())
         session.commit()
 
 
@@ -122,7 +122,7 @@ async def test_a_chat_another_instance_holds_is_looked_at_quickly_and_taken_when
     now = rig.timer.time()
     with Session(rig.deps.db.engine) as session:  # another instance holds the chat for 5 s more
         assert outbox.claim(session, group.id, "another instance", now - LEASE_SECONDS + 5, LEASE_SECONDS)
-        outbox.put(session, Message(group.id, "Your turn", priority=Priority.TURN), rig.clock.now())
+        outbox.put(session, Message(group.id, Payload("Your turn"), priority=Priority.TURN), rig.clock.now())
         session.commit()
     start = rig.timer.monotonic()
     rig.deps.delivery.wake([group.id])  # this instance wrote it, but cannot have the chat yet

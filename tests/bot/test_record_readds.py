@@ -27,6 +27,11 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, col, select
 
 from engine import GameState, apply, sum_options
 from engine.actions import Discard, PlayJoker, Sum, decode, encode
@@ -819,10 +824,29 @@ def best_main(state: GameState, seat: int, delta: int = 0) -> Sum | Discard:
     return Discard(min(range(len(hand)), key=lambda i: (POINTS[hand[i]], i)))
 
 
+class AnswerWatch(FakeTelegram):
+    """The fake Telegram, reading the move log the moment the bot answers a callback query: what
+    the tapper's transaction had committed by the time their popup came."""
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.engine: Engine | None = None
+        #: query id -> the sources of the logged moves, in order, when it was answered
+        self.log_at_answer: dict[str, list[str]] = {}
+
+    def _api_answerCallbackQuery(self, params: dict[str, Any], files: list[Any]) -> bool:
+        if self.engine is not None:
+            with Session(self.engine) as session:
+                sources = session.exec(select(Move.source).order_by(col(Move.game_id), col(Move.seq))).all()
+            self.log_at_answer[str(params.get("callback_query_id"))] = list(sources)
+        return super()._api_answerCallbackQuery(params, files)
+
+
 class Match:
     """People and computers play one game in a group, every tap through the fake Telegram; the bot
     can be restarted between any two taps (a new Application over the same database and the same
-    Telegram, as tests/bot/test_restart.py does)."""
+    Telegram, as tests/bot/test_restart.py does). A key that plays a move is answered before any
+    computer moves after it: the mover's popup never waits for them."""
 
     def __init__(
         self,
@@ -833,7 +857,7 @@ class Match:
         hints: bool = False,
     ) -> None:
         self.clock = ManualClock()
-        self.fake = FakeTelegram(
+        self.fake = AnswerWatch(
             clock=self.clock.now,
             timer=VirtualTimer(),
             flood=FloodLimits(),
@@ -862,6 +886,7 @@ class Match:
     async def start_bot(self) -> None:
         self.bot = running_bot(self.db_url, self.seeds, clock=self.clock, fake=self.fake)
         self.rig = await self.bot.__aenter__()
+        self.fake.engine = self.rig.deps.db.engine
 
     async def stop_bot(self, failed: BaseException | None = None) -> None:
         """Stop the bot; unless the test already failed, it must have had no error and no 429."""
@@ -907,13 +932,13 @@ class Match:
         late = {key.split(" ", 1)[1] for key in settings if key.startswith("join ")}
         for person in self.people[1:]:
             if person.name not in late:
-                assert (await tg.tap(person.user, lobby, "✋ Join")).text == "You're in!"
+                assert (await tg.tap(person.user, lobby, "✋ Join")).text.startswith("You're in!")
         await tg.tap(creator, lobby, "⚙️ Settings")
         for key in settings:
             if key.startswith("join "):
                 joiner = next(p.user for p in self.people if p.name == key.split(" ", 1)[1])
                 await tg.tap(creator, lobby, "↩️ Back")
-                assert (await tg.tap(joiner, lobby, "✋ Join")).text == "You're in!"
+                assert (await tg.tap(joiner, lobby, "✋ Join")).text.startswith("You're in!")
                 await tg.tap(creator, lobby, "⚙️ Settings")
                 continue
             answer = await tg.tap(creator, lobby, key)
@@ -1125,6 +1150,11 @@ class Match:
     async def tap(self, person: Person, way: str, data: str) -> str:
         answer = await self.rig.tg.tap(person.user, self.surface(person, way), lambda _t, d: d == data)
         assert not answer.show_alert, (data, answer.text)
+        if data.endswith((":c", ":d")):  # Claim, Discard: a move
+            # its popup came when the move log ended with the mover's own move (and the
+            # computers after it moved later, in transactions of their own)
+            logged = self.fake.log_at_answer[answer.query_id]
+            assert logged[-1] == "player", (data, logged[-8:])
         return answer.text or ""
 
     def t_label(self, code: str) -> str:
@@ -1373,6 +1403,28 @@ async def test_three_ways_to_play_a_computer_and_a_restart_re_add_to_every_summa
     # set-up only lets it win kinds the people do not need any more)
     assert computers, "the computer played no [T!] card"
     assert any(m.text.startswith("🤖 ") and " plays " in m.text for m in record.moves)
+
+
+@pytest.mark.parametrize("face_down", [False, True], ids=["open", "face-down"])
+async def test_three_hard_computers_move_after_each_commit_and_re_add_to_every_summary(
+    db_url: str, seeds: Callable[[], int], face_down: bool
+) -> None:
+    """Ana alone against three Hard computers, on the board, in her panel and by inline picks (sum
+    hints on with [T!] cards face down, off with them open): her popup comes before any computer
+    moves (each of theirs is a transaction of its own, after her commit), and the board after
+    them reports her move and theirs in one message; the record re-adds to every summary and to
+    the standings."""
+    match = Match(db_url, seeds, "Hard table", face_down=face_down, hints=face_down)
+    match.people = [Person(match.fake.user(6, "Ana"), ("board", "panel", "inline"))]
+    options = ["[T!] face down", "💡 Hints on"] if face_down else []
+    await match.play([*options, "🤖 Hard", "🤖 Hard", "🤖 Hard", "Goal −20", "Goal −20"])
+
+    record = match.check_record()
+    match.check_messages()
+    assert {m.seat for m in match.moves if m.source == "ai"} == {1, 2, 3}
+    assert sum(1 for m in record.moves if m.text.startswith("🤖 ")) > len(match.turns)
+    # every move of hers was answered before the computers moved, whichever way she played
+    assert {t.way for t in match.turns} == set(WAYS)
 
 
 async def test_face_down_cards_and_the_one_t_key_re_add_too(db_url: str, seeds: Callable[[], int]) -> None:

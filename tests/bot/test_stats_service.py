@@ -29,7 +29,7 @@ from tgbot.render.chart import (
     score_chart_png,
     spec,
 )
-from tgbot.services import history, lobby, moves, play, record, stats, table_control
+from tgbot.services import history, lobby, lobby_keys, moves, play, record, stats, table_control
 from tgbot.services.call import KeyService
 from tgbot.services.context import load_game
 from tgbot.services.env import Env
@@ -37,7 +37,7 @@ from tgbot.services.moves import MoveOutcome
 from tgbot.services.origins import Command, Tap
 from tgbot.services.people import Person
 from tgbot.store.db import create_all, make_engine, session_scope
-from tgbot.store.models import ComputerStats, Game, Move, PlayerStats
+from tgbot.store.models import ComputerStats, Game, Move, PlayerStats, PracticeStats
 
 NOW = datetime(2026, 1, 1, 12, 0)
 CHAT = -100
@@ -80,12 +80,14 @@ def new_game(db: Engine, seed: int = 5, computer: str | None = None, goal: int =
         session.add(game)
     with session_scope(db) as session:
         if computer:
-            answer = lobby.add_computer(session, env(seed), tap(ANA), cb.AddComputer(game_id, computer))
+            answer = lobby_keys.add_computer(session, env(seed), tap(ANA), cb.AddComputer(game_id, computer))
             assert answer.text == "A computer player joined."
         else:
-            assert lobby.join(session, env(seed), tap(BEN), cb.Join(game_id)).text == "You're in!"
+            assert lobby_keys.join(session, env(seed), tap(BEN), cb.Join(game_id)).text.startswith(
+                "You're in!"
+            )
     with session_scope(db) as session:
-        assert not lobby.start_game(session, env(seed), tap(ANA), cb.Start(game_id)).alert
+        assert not lobby_keys.start_game(session, env(seed), tap(ANA), cb.Start(game_id)).alert
     with Session(db) as session:
         game = session.get(Game, game_id)
         assert game is not None and game.status == "playing" and game.seed == seed
@@ -267,6 +269,60 @@ def test_a_game_ends_with_one_stats_statement_per_table_two_computers_of_a_level
         machines = session.exec(select(ComputerStats)).all()
     assert [(p.user_id, p.games, p.wins) for p in people] == [(1, 5, 3), (2, 1, 0)]
     assert [(c.level, c.games) for c in machines] == [("easy", 2)]
+
+
+def practice_table(db: Engine, seed: int, levels: tuple[str, ...]) -> int:
+    """Ana's practice table in her chat with the bot (its id is hers), with these computers."""
+    here = Tap(ANA, ANA.id, None, private=True)
+    with session_scope(db) as session:
+        game_id = lobby.newgame(session, env(seed), Command(ANA, ANA.id, private=True)).game_id
+        assert game_id is not None
+        game = session.get(Game, game_id)
+        assert game is not None
+        game.settings = GameSettings(target=20).to_json()
+    for level in levels:
+        with session_scope(db) as session:
+            assert lobby_keys.add_computer(session, env(seed), here, cb.AddComputer(game_id, level)).text
+    with session_scope(db) as session:
+        assert not lobby_keys.start_game(session, env(seed), here, cb.Start(game_id)).alert
+    return game_id
+
+
+def practice_rows(db: Engine) -> list[tuple[int, str, int, int]]:
+    with Session(db) as session:
+        rows = session.exec(select(PracticeStats)).all()
+    return sorted((r.user_id, r.level, r.games, r.wins) for r in rows)
+
+
+def test_practice_counts_per_computer_level_and_in_no_groups_stats(db: Engine) -> None:
+    """A practice game counts once for each level at its table (two Easy computers: one game
+    against Easy), a win when its person won; it enters neither a person's nor a computer's
+    group stats."""
+    finished = practice_table(db, 5, ("easy", "easy", "hard"))
+    for _ in range(2000):
+        with session_scope(db) as session:
+            ctx = load_game(session, finished, lock=True)
+            assert ctx is not None and ctx.state is not None
+            if ctx.state.is_over:
+                break
+            seat = ctx.seats[ctx.state.current]
+            action = choose_action(ctx.state, seat.seat, "normal", seed=1)
+            record.report(session, env(), moves.play(session, env(), ctx, seat, action))
+    with Session(db) as session:
+        game = session.get(Game, finished)
+        assert game is not None and game.status == "finished" and game.state is not None
+        won = int(0 in engine.GameState.from_json(json.loads(game.state)).winners)
+    assert practice_rows(db) == [(ANA.id, "easy", 1, won), (ANA.id, "hard", 1, won)]
+    practice_table(db, 6, ("hard",))
+    with session_scope(db) as session:
+        assert table_control.leave(session, env(), Command(ANA, ANA.id, private=True)).outcome == "left"
+    assert practice_rows(db) == [(ANA.id, "easy", 1, won), (ANA.id, "hard", 2, won)]
+    with Session(db) as session:
+        assert (
+            session.exec(select(PlayerStats)).all() == [] and session.exec(select(ComputerStats)).all() == []
+        )
+        lines = stats.practice_lines(session, ANA.id)
+    assert [(line.level, line.games, line.wins) for line in lines] == [("easy", 1, won), ("hard", 2, won)]
 
 
 def test_download_callback_data_is_strict() -> None:

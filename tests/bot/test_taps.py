@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from sqlalchemy import delete
-from sqlmodel import Session, col
+from sqlalchemy import text as sql
+from sqlmodel import Session
 
 from engine import Sum, legal_actions
 from engine.actions import encode
@@ -17,7 +17,6 @@ from tests.bot.conftest import BotRig, running_bot
 from tests.bot.helpers import board_id, board_of, current_game, moves_of, snapshot, start_game, state_of
 from tests.fakes.telegram import CallbackAnswer, FakeUser, StoredMessage
 from tests.pg import pg_url  # noqa: F401  (pytest fixture)
-from tgbot.store.models import ShownMessage
 
 CREATOR_ONLY = "Only the creator or a group admin can do that."
 
@@ -160,7 +159,7 @@ async def test_a_stale_key_left_on_an_old_message_loses_its_keys(rig: BotRig) ->
     old = rig.fake.message(board.chat_id, board.message_id)
     old.reply_markup = {"inline_keyboard": [[{"text": "🂠1", "callback_data": f"k:{gid}:1:h:0"}]]}
     with Session(rig.deps.db.engine) as session:  # no record of its keys being taken
-        session.execute(delete(ShownMessage).where(col(ShownMessage.surface).startswith("keys:")))
+        session.execute(sql("DELETE FROM shown_messages WHERE surface LIKE 'keys:%'"))
         session.commit()
     answer = await rig.tg.tap_data(mover, old, f"k:{gid}:1:h:0")
     assert answer.text == "This board is out of date: the live one is at the bottom of the chat."
@@ -218,9 +217,11 @@ async def test_forged_game_ids_are_refused_on_postgresql(pg_url: str, seeds: Cal
         for data in ("h:999999999999", f"k:2147483648:{v}:h:0", "lj:99999999999", "ln:999999999999:t:-"):
             await assert_refused(rig, mover, board, data, invalid)
         await assert_refused(rig, other, board, f"h:{gid + 1000}", "This game no longer exists.")
-        # The board's 📱 Panel deep link with a forged id beyond the column: a plain answer.
+        # The board's 📱 Panel and the lobby's 🔔 deep links with a forged id beyond the column: a
+        # plain answer (they parse as strictly as keys).
         chat = rig.fake.private(mover)
-        for forged in ("g2147483648", "g99999999999"):
+        unknown = "I don't know that link, so nothing changed. /help lists what I can do."
+        for forged in ("g2147483648", "g99999999999", "p2147483648"):
             await rig.tg.send(chat, mover, f"/start {forged}")
-            assert rig.fake.last_message(chat.id).text == "That game is not running any more."
+            assert rig.fake.last_message(chat.id).text == unknown
         assert not rig.tg.errors

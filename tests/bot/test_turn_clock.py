@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from tgbot.pacing import PACES, QuietHours
-from tgbot.turn_clock import NO_CLOCK, ClockState, Due, TurnClock
+from tgbot.turn_clock import AUTOPLAY_TAKEOVER, NO_CLOCK, ClockState, Due, TurnClock
 
 T0 = datetime(2026, 3, 1, 12, 0, 0)
 MIN = timedelta(minutes=1)
@@ -100,6 +100,28 @@ def test_what_is_due_when_the_sweep_wakes() -> None:
     assert TurnClock.due(paused, T0 + 59 * MIN, paused=True) is None
     assert TurnClock.due(paused, T0 + HOUR, paused=True) is Due.PAUSE_OVER
     assert TurnClock.due(TurnClock.pause(turn, T0, None), T0 + 1000 * HOUR, paused=True) is None
+
+
+def test_a_turn_the_bot_plays_has_no_reminder_nor_deadline_and_a_wake_up_for_a_takeover() -> None:
+    bots = TurnClock.autoplayed(running(1), 2, T0)
+    assert bots == ClockState(2, T0, 0, None, None, None, T0 + AUTOPLAY_TAKEOVER)
+    assert bots.autoplay and not bots.waiting
+    # a person's turns are never taken for one: waiting, running, after a reminder or a [T!]
+    # card, paused (its end is its wake-up), or held
+    assert not TurnClock.waiting(running(), 2).autoplay and not running().autoplay
+    assert not QUICK.acted(running()).autoplay and not QUICK.remind(running(), T0 + 10 * MIN)[1].autoplay
+    assert not TurnClock.pause(running(), T0, HOUR).autoplay and not TurnClock.pause(bots, T0, HOUR).autoplay
+    assert not TurnClock.pause(running(), T0, None).autoplay
+    # due at its wake-up, for whoever's sweep finds it still unplayed then
+    assert TurnClock.due(bots, T0 + AUTOPLAY_TAKEOVER - MIN / 60, paused=False) is None
+    assert TurnClock.due(bots, T0 + AUTOPLAY_TAKEOVER, paused=False) is Due.AUTOPLAY
+    # a seat the bot plays is due at its wake-up whatever the clock says (never its deadline)
+    assert TurnClock.due(running(), T0 + 2 * HOUR, paused=False, autoplayed=True) is Due.AUTOPLAY
+    assert TurnClock.due(running(), T0 + 9 * MIN, paused=False, autoplayed=True) is None
+    # a new pace, new quiet hours or a sweep that woke early leave it as it is
+    assert TurnClock(PACES["live"]).restart(bots, 2, T0 + MIN) == bots
+    assert TurnClock(PACES["quick"], QuietHours(12, 14)).rederive(bots) == bots
+    assert TurnClock.rearm(bots, paused=False, running=True) == bots
 
 
 # --- one place applies the clock ---------------------------------------------------------------

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import dataclasses
 import itertools
 import json
 import logging
@@ -35,14 +36,15 @@ from tests.fakes import FakeTelegram, TelegramTestClient
 from tests.fakes.telegram import CallbackAnswer, FakeChat, FakeUser, StoredMessage
 from tests.pg import create_database, drop_database
 from tgbot import callbacks as cb
-from tgbot import metrics, migrations
+from tgbot import jobs, metrics, migrations
 from tgbot.app import build_application, make_deps
 from tgbot.clock import ManualClock
 from tgbot.delivery.budget import Limits
 from tgbot.game_settings import GameSettings
 from tgbot.jobs import run_sweep
-from tgbot.store.db import make_engine
+from tgbot.store.db import AfterCommit, make_engine
 from tgbot.store.models import PLAYING, Game, GamePlayer, Move, OutboxRow
+from tgbot.turn_clock import AUTOPLAY_TAKEOVER
 
 T = TypeVar("T")
 GAMES = 12  # all swept by both instances
@@ -328,5 +330,125 @@ async def test_two_instances_apply_every_move_exactly_once(
             assert total >= GAMES * RACE_ROUNDS
             # The moves metric agrees: each move was committed once (start moves are not moves).
             assert metrics.total("tweakbot_moves_applied_total") - moves_counted == total
+    finally:
+        db.dispose()
+
+
+# --- computers after the commit ---------------------------------------------------------------
+
+COMPUTER_TABLES = 4
+COMPUTER_ROUNDS = 3
+
+
+class Forgetful:
+    """An instance's after-commit work, which can lose the turns the bot plays at once that its
+    commits leave to it: the instance dies right after such a commit, as far as they know."""
+
+    def __init__(self, instance: Instance) -> None:
+        self.original = instance.deps.db.on_commit
+        self.losing = False
+        self.lost: dict[int, int] = {}
+        instance.deps.db.on_commit = self
+
+    def __call__(self, notes: AfterCommit) -> None:
+        assert self.original is not None
+        if self.losing and notes.autoplay:
+            self.lost.update(notes.autoplay)
+            notes = dataclasses.replace(notes, autoplay={})
+        self.original(notes)
+
+
+async def race_computers(instance: Instance, due: dict[int, int]) -> None:
+    """This instance plays the turns the bot owes in `due`, as a commit of its own would ask."""
+    jobs.autoplay(instance.app, instance.deps, due)
+    playing = list(instance.deps.autoplaying.tasks.values())
+    if playing:
+        await asyncio.wait(playing)
+
+
+async def test_two_instances_play_each_computer_move_once_after_a_lost_commit(
+    pg_database: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A person and three Hard computers at each table; every update goes to both instances. Each
+    person's move commits, and the instance that committed it dies before playing the computers
+    after it (what the commit asked of the process is lost). With those turns past their wake-up,
+    both instances' sweeps and both instances' turn-players go at once, on every game: each
+    computer move is applied exactly once (the log is 1..version and replays to the stored state,
+    each move's line is in the group once), and each table is back at its person's turn."""
+    caplog.set_level(logging.ERROR)
+    migrations.upgrade(pg_database)
+    fake = SharedFake()
+    clock = ManualClock()
+    fake.clock = clock.now  # type: ignore[assignment]
+    counter = itertools.count(1)
+    instances = [Instance(pg_database, fake, clock, lambda: 9000 + next(counter)) for _ in range(2)]
+    for instance in instances:
+        instance.start()
+    forgetful = [Forgetful(i) for i in instances]
+    both = Both(fake, instances)
+    first = instances[0]
+    try:
+        tables: list[tuple[FakeChat, Player]] = []
+        for n in range(COMPUTER_TABLES):
+            group = fake.group(f"Computers {n}")
+            user = fake.user(5000 + n, f"Solo{n}")
+            await both.send(group, user, "/newgame@tweak_test_bot")
+            created = [g for g in games_of(first) if g.chat_id == group.id]
+            lobby = fake.message(group.id, lobby_id(first.deps.db.engine, created[0]) or 0)
+            # the lobby's keys on one instance (adding a computer is not a move: no version guards it)
+            for key in ("⚙️ Settings", "🤖 Hard", "🤖 Hard", "🤖 Hard", "↩️ Back", "▶️ Start"):
+                await all_done([first.submit(first.tg.tap(user, lobby, key))])
+            await until_delivered(first)
+            tables.append((group, Player(user, random.Random(n))))
+        games = games_of(first)
+        assert len(games) == COMPUTER_TABLES and all(g.status == PLAYING for g in games)
+
+        for _round in range(COMPUTER_ROUNDS):
+            for f in forgetful:
+                f.losing = True
+            for group, player in tables:
+                game = next(g for g in games_of(first) if g.chat_id == group.id)
+                live = board_id(first.deps.db.engine, game)
+                if game.status != PLAYING or live is None:
+                    continue
+                with fake.lock:
+                    board = fake.message(group.id, live)
+                assert to_move(board.text, [player]) is player, board.text
+                await play_turn(both, fake, board, player, private=False)  # type: ignore[arg-type]
+            for f in forgetful:
+                f.losing = False
+            due = {gid: v for f in forgetful for gid, v in f.lost.items()}
+            for f in forgetful:
+                f.lost.clear()
+            running = [g for g in games_of(first) if g.status == PLAYING]
+            assert {g.id for g in running} <= set(due), "every person's move left the computers due"
+            clock.advance(AUTOPLAY_TAKEOVER)
+            futures: list[Future[Any]] = [i.submit(run_sweep(i.deps)) for i in instances]
+            futures += [i.submit(race_computers(i, due)) for i in instances]
+            await all_done(futures)
+            await until_delivered(first)
+            for game in games_of(first):
+                if game.status == PLAYING:
+                    assert game.state is not None
+                    assert GameState.from_json(json.loads(game.state)).current == 0, "the person's turn"
+    finally:
+        for instance in instances:
+            instance.stop()
+
+    assert not [i.tg.errors for i in instances if i.tg.errors]
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
+    db = make_engine(pg_database)
+    try:
+        with Session(db) as session:
+            computer_moves = 0
+            for game in session.exec(select(Game)).all():
+                state, moves = replay(session, game)
+                assert [m.seq for m in moves] == list(range(1, game.version + 1)), game.id
+                assert game.state is not None and state.to_json() == json.loads(game.state)
+                computer_moves += sum(1 for m in moves if m.source == "ai")
+                group = next(g for g, _p in tables if g.id == game.chat_id)
+                shown = sum(count_move_lines(m.text or "") for m in fake.messages(group.id) if m.from_bot)
+                assert shown == sum(count_main_events(m) for m in moves), game.id
+            assert computer_moves >= COMPUTER_TABLES * COMPUTER_ROUNDS * 3
     finally:
         db.dispose()

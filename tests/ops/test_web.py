@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import json
+import logging
 import sys
 from datetime import timedelta
 from pathlib import Path
@@ -18,7 +19,7 @@ from tgbot.config import ConfigError
 from tgbot.jobs import run_sweep
 from tgbot.runner import serve
 from tgbot.store.db import make_engine
-from tgbot.web import MAX_BODY_BYTES, SECRET_HEADER, BotServer, health
+from tgbot.web import MAX_BODY_BYTES, SECRET_HEADER, BotServer, health, health_handler
 
 from .conftest import build, served
 
@@ -140,6 +141,26 @@ async def test_health_reports_a_stalled_sweep(db_url: str) -> None:
     deps.stats["last_sweep_at"] = deps.clock.now() - timedelta(minutes=1)
     body = await health(deps, timedelta(seconds=30), started=0.0)
     assert (body["status"], body["sweep"]) == ("ok", "ok")
+
+
+async def test_healthz_polled_while_unhealthy_logs_one_line_per_episode(
+    db_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A monitor polls /healthz every few seconds: its 503 is an answer, said in the log once when
+    the sweep falls behind and once when the database stops answering, not once a poll."""
+    caplog.set_level(logging.INFO)
+    fake = FakeTelegram()
+    _app, deps, _settings = build(db_url, fake)
+    get = health_handler(deps, timedelta(seconds=30), started=0.0)
+    deps.stats["last_sweep_at"] = deps.clock.now() - timedelta(minutes=10)
+    assert [(await get(None)).status for _ in range(3)] == [503] * 3  # type: ignore[arg-type]
+    deps.db.engine = make_engine("postgresql+psycopg://postgres@127.0.0.1:1/nothing")
+    deps.stats["last_sweep_at"] = deps.clock.now()
+    assert [(await get(None)).status for _ in range(3)] == [503] * 3  # type: ignore[arg-type]
+    said = [(r.levelname, r.getMessage()) for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(said) == 2, said
+    assert said[0][0] == "WARNING" and "no sweep for over 300 s" in said[0][1]
+    assert said[1][0] == "WARNING" and "the database is not answering" in said[1][1]
 
 
 async def test_a_started_bot_takes_its_start_up_objects_out_of_full_collections(db_url: str) -> None:

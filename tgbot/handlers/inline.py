@@ -21,6 +21,7 @@ from telegram.error import TelegramError
 from telegram.ext import BaseHandler, ChosenInlineResultHandler, InlineQueryHandler, MessageHandler, filters
 
 from .. import logs
+from ..inline_data import InfoLine, InfoTopic, PickedMoves, picked_from_link, posted
 from ..services import inline, inline_posts
 from ..services.call import Result
 from ..services.origins import InlineQuery, Pick
@@ -53,7 +54,8 @@ async def on_inline_query(update: Update, context: TweakContext) -> None:
     found = await serve(context, inline_posts.answer, asked, action="inline")
     if found is None:
         sorry = trouble_text(own_language(update))
-        results, next_offset = [_article(Result("trouble", sorry, "", sorry))], ""
+        trouble = Result(InfoLine(InfoTopic.TROUBLE).data, sorry, "", sorry)
+        results, next_offset = [_article(trouble)], ""
     else:
         results, next_offset = [_article(r) for r in found.results], found.next_offset
     try:
@@ -68,7 +70,12 @@ async def on_chosen(update: Update, context: TweakContext) -> None:
     chosen = update.chosen_inline_result
     if chosen is None:
         return
-    picked = Pick(person(chosen.from_user), chosen.result_id, inline_id=chosen.inline_message_id)
+    picked = Pick(
+        person(chosen.from_user),
+        PickedMoves.read(chosen.result_id),
+        inline_id=chosen.inline_message_id,
+        posted=posted(chosen.result_id),
+    )
     await serve(context, inline_posts.chosen, picked, action="inline_pick")
 
 
@@ -84,10 +91,10 @@ async def on_via_message(update: Update, context: TweakContext) -> None:
     await serve(context, inline.pick, Pick(person(user), picked, message.chat.id), action="inline_message")
 
 
-def _picked_id(entities: Any) -> str | None:
+def _picked_id(entities: Any) -> PickedMoves | None:
     for entity in entities:
         if entity.type == MessageEntity.TEXT_LINK and entity.url:
-            found = inline.picked_from_link(entity.url)
+            found = picked_from_link(entity.url)
             if found is not None:
                 return found
     return None

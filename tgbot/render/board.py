@@ -1,8 +1,9 @@
-"""The game board: the public message in the group and a player's private panel.
+"""The game board: the public message in the group, a player's private panel, and the board of a
+practice table (in the player's own chat with the bot).
 
-Both are drawn from the engine's views (engine/views.py), never from a game state: the group
-board from the public view, which holds no hand card, and a panel from its player's own view.
-So a render cannot show a card its reader may not see, by construction.
+All are drawn from the engine's views (engine/views.py), never from a game state: the group
+board from the public view, which holds no hand card, a panel and a practice board from their
+player's own view. So a render cannot show a card its reader may not see, by construction.
 
 The keys carry one step each (pick this hand card, toggle that table card, choose a [T!] play,
 claim…) with the game version; the draft they build up is kept on the server (`services.drafts`),
@@ -22,6 +23,7 @@ from engine.errors import MalformedActionError
 
 from .. import callbacks as cb
 from ..i18n import M_, _
+from ..inline_data import GameQuery, OpenPanel
 from .cards import HIDDEN_CARD, T_EMOJI, card, cards, mention, name, plain_name, t_label, t_list
 from .glance import t_news
 from .keys import Keyboard, button, link, rows_of, switch_inline
@@ -72,6 +74,8 @@ class Player:
     computer: str | None  # the computer's level
     left: bool = False
     away: bool = False
+    #: The bot may write to them in private (they started it): their turns are told there.
+    can_dm: bool = False
 
 
 @dataclass(frozen=True)
@@ -89,6 +93,9 @@ class Table:
     t_choices: tuple[str, ...] = ()
     #: The table plays with sum hints (a game setting).
     hints: bool = False
+    #: A practice table: the board is in the player's own chat with the bot and shows their cards
+    #: (no line naming the group, no 👀 My hand key: the board is their hand).
+    practice: bool = False
 
 
 def computer_label(lang: str, level: str) -> str:
@@ -201,10 +208,11 @@ def _draft_lines(lang: str, v: View, table: Table, draft: Draft) -> list[str]:
 
 
 def board_text(lang: str, v: View, table: Table, draft: Draft | None = None, header: str = "") -> str:
-    """The group board (public view) or a private panel (a seat's view)."""
+    """The group board (public view), or a private panel or practice board (a seat's view)."""
     lines = status_lines(lang, v, table)
     if v.seat is not None:
-        lines.insert(0, _(lang, "🎲 Your game in <b>{chat}</b>", chat=name(table.chat_title, 40)))
+        if not table.practice:
+            lines.insert(0, _(lang, "🎲 Your game in <b>{chat}</b>", chat=name(table.chat_title, 40)))
         lines.append("")
         lines.append(_(lang, "Your hand: {cards}", cards=cards(v.hand or ())))
         held = v.holdings[v.seat]
@@ -271,12 +279,13 @@ def keyboard(lang: str, v: View, table: Table, draft: Draft | None = None) -> Ke
             button(_(lang, "↩️ Clear"), cb.Clear(gid, ver).data),
         ]
     )
-    utility = [button(_(lang, "👀 My hand"), cb.Hand(gid).data)]
+    utility = [] if table.practice else [button(_(lang, "👀 My hand"), cb.Hand(gid).data)]
     if table.inline:
-        utility.insert(0, switch_inline(_(lang, "🎯 Play"), cb.inline_query(gid)))
+        utility.insert(0, switch_inline(_(lang, "🎯 Play"), GameQuery(gid).data))
     if v.seat is None:
-        utility.append(link(_(lang, "📱 Panel"), f"https://t.me/{table.bot_username}?start=g{gid}"))
-    rows.append(utility)
+        utility.append(link(_(lang, "📱 Panel"), OpenPanel(gid).link(table.bot_username)))
+    if utility:
+        rows.append(utility)
     return rows
 
 

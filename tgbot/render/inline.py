@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine import View
+from engine.actions import Action
 from engine.cards import POINTS, T_POINTS, VALUE, TKind
 
 from ..i18n import _
@@ -22,7 +23,7 @@ MARK = "🎯"
 class Offer:
     """One legal move (or a [T!] card to play first), as the inline list shows it."""
 
-    codes: tuple[str, ...]  # engine action codes, played in this order
+    moves: tuple[Action, ...]  # played in this order
     hand_card: str | None = None  # a sum's or a discard's hand card
     table_cards: tuple[str, ...] = ()
     tweak: bool = False

@@ -16,6 +16,7 @@ from engine.config import MAX_PLAYERS, MIN_PLAYERS
 
 from .. import callbacks as cb
 from ..i18n import _
+from ..inline_data import GameQuery, RematchQuery
 from ..pacing import Pace
 from .board import Table, board_text
 from .keys import Keyboard, button, switch_inline
@@ -28,7 +29,7 @@ def board_keys(lang: str, table: Table) -> Keyboard:
     gid = table.game_id
     return [
         [
-            switch_inline(_(lang, "🎯 Play"), cb.inline_query(gid)),
+            switch_inline(_(lang, "🎯 Play"), GameQuery(gid).data),
             button(_(lang, "👀 My hand"), cb.Hand(gid).data),
         ]
     ]
@@ -104,7 +105,7 @@ def rematch_title(lang: str) -> tuple[str, str]:
 def rematch_keys(lang: str, game_id: int) -> Keyboard:
     """Under the final standings of a game in a chat the bot is not in: the rematch is posted from
     the inline list, as every game message there is."""
-    return [[switch_inline(_(lang, "🔁 Rematch"), cb.rematch_query(game_id))]]
+    return [[switch_inline(_(lang, "🔁 Rematch"), RematchQuery(game_id).data)]]
 
 
 #: Between the parts of a game message in a chat the bot is not in, where a group would have had

@@ -8,12 +8,13 @@ from engine.cards import COLOUR_ORDER
 from engine.config import MAX_PLAYERS, MIN_PLAYERS
 
 from .. import callbacks as cb
-from ..game_settings import GameSettings, SettingKey
+from ..game_settings import Colours, Edition, GameSettings, GoalStep
 from ..i18n import _
-from ..pacing import Pace, pace_keys, pace_label
+from ..pacing import Pace, PaceName, pace_keys, pace_label
 from .board import Player, computer_label
 from .cards import COLOUR_EMOJI, name
 from .keys import Keyboard, button
+from .private_turns import marked, private_turns
 
 
 @dataclass(frozen=True)
@@ -23,6 +24,9 @@ class LobbyView:
     game_id: int
     players: tuple[Player, ...]
     settings: GameSettings
+    bot_username: str = "tweakbot"
+    #: A practice table (the bot's private chat): its person and the computers they add.
+    practice: bool = False
 
 
 def _colours_text(lang: str, ctx: LobbyView) -> str:
@@ -52,23 +56,40 @@ def hints_text(lang: str, on: bool) -> str:
 def lobby_text(lang: str, ctx: LobbyView, custom: Pace | None = None) -> str:
     s = ctx.settings
     players = max(MIN_PLAYERS, len(ctx.players))
-    lines = [
-        _(lang, "🃏 <b>New game of TWEAK!</b>"),
-        _(lang, "Tap Join to play ({low}–{high} players).", low=MIN_PLAYERS, high=MAX_PLAYERS),
+    if ctx.practice:
+        lines = [
+            _(lang, "🃏 <b>Practice game of TWEAK!</b>"),
+            _(
+                lang,
+                "You against the computer: add {low} to {high} computer players with 🤖 Add computer "
+                "(Easy, Normal or Hard in ⚙️ Settings), then tap ▶️ Start.",
+                low=MIN_PLAYERS - 1,
+                high=MAX_PLAYERS - 1,
+            ),
+        ]
+    else:
+        lines = [
+            _(lang, "🃏 <b>New game of TWEAK!</b>"),
+            _(lang, "Tap Join to play ({low}–{high} players).", low=MIN_PLAYERS, high=MAX_PLAYERS),
+        ]
+    lines += [
         "",
         _(lang, "Players ({n}/{high}):", n=len(ctx.players), high=MAX_PLAYERS),
     ]
     for seat in ctx.players:
         tag = " " + computer_label(lang, seat.computer) if seat.computer else ""
-        lines.append(f"• {name(seat.name)}{tag}")
+        lines.append(f"• {name(seat.name)}{tag}{'' if ctx.practice else marked(seat)}")
     if not ctx.players:
         lines.append(_(lang, "(nobody yet)"))
+    told = None if ctx.practice else private_turns(lang, ctx.game_id, ctx.players, ctx.bot_username).line
+    if told:
+        lines.append(told)
     lines.append("")
     lines.append(
         _(
             lang,
             "Edition: {edition} · colours: {colours} · goal: {goal} · pace: {pace}",
-            edition=_(lang, "classic") if s.edition == "classic" else _(lang, "extended"),
+            edition=_(lang, "classic") if s.edition == Edition.CLASSIC else _(lang, "extended"),
             colours=_colours_text(lang, ctx),
             goal=_goal_text(lang, s, players),
             pace=pace_label(lang, s.pace, custom),
@@ -77,24 +98,32 @@ def lobby_text(lang: str, ctx: LobbyView, custom: Pace | None = None) -> str:
     if s.face_down:
         lines.append(_(lang, "Won [T!] cards are kept face down."))
     lines.append(hints_text(lang, s.hints))
-    lines.append(_(lang, "The creator or a group admin starts the game."))
+    if not ctx.practice:
+        lines.append(_(lang, "The creator or a group admin starts the game."))
     return "\n".join(lines)
 
 
 def lobby_keyboard(lang: str, ctx: LobbyView, posted: bool = False) -> Keyboard:
-    """The lobby's keys; `posted`: as drawn into a lobby posted via inline mode, before its game
-    exists (keys that name no game: `callbacks.PostedLobby`)."""
+    """Join and Leave (not at a practice table: nobody else is in its chat), the 🔔 key for
+    those the bot cannot write to, Start and Settings, a computer and Cancel. `posted`: as drawn
+    into a lobby posted via inline mode, before its game exists (keys that name no game:
+    `callbacks.PostedLobby`; the 🔔 key, which names it, comes with the first redraw)."""
     gid = ctx.game_id
     step = cb.LobbyStep
 
     def data(key: cb.Callback, posted_as: cb.LobbyStep) -> str:
         return cb.PostedLobby(posted_as).data if posted else key.data
 
+    joining = [
+        button(_(lang, "✋ Join"), data(cb.Join(gid), step.JOIN)),
+        button(_(lang, "🚪 Leave"), data(cb.Leave(gid), step.LEAVE)),
+    ]
+    # (at a practice table the bot's chat is its person's, who is told of every turn there)
+    told = ctx.practice or posted
+    private_key = None if told else private_turns(lang, gid, ctx.players, ctx.bot_username).key
     rows = [
-        [
-            button(_(lang, "✋ Join"), data(cb.Join(gid), step.JOIN)),
-            button(_(lang, "🚪 Leave"), data(cb.Leave(gid), step.LEAVE)),
-        ],
+        *([] if ctx.practice else [joining]),
+        *([[private_key]] if private_key else []),
         [
             button(_(lang, "▶️ Start"), data(cb.Start(gid), step.START)),
             button(_(lang, "⚙️ Settings"), data(cb.OpenSettings(gid), step.SETTINGS)),
@@ -111,18 +140,14 @@ def _mark(label: str, on: bool) -> str:
     return f"✅ {label}" if on else label
 
 
-def pace_rows(lang: str, game_id: int, current: str, custom: Pace | None = None) -> Keyboard:
+def pace_rows(lang: str, game_id: int, current: PaceName, custom: Pace | None = None) -> Keyboard:
     """The pace keys, ✅ on the current one: in the lobby's settings and under /settings of a running game."""
     keys = [
         # The key names the pace only: the lobby's text and /settings spell out its durations.
-        button(_mark(pace_label(lang, p), p == current), cb.Setting(game_id, SettingKey.PACE, p).data)
+        button(_mark(pace_label(lang, p), p == current), cb.SetPace(game_id, p).data)
         for p in pace_keys(custom)
     ]
     return [keys[:3], keys[3:]]
-
-
-def _set(game_id: int, key: SettingKey, value: str) -> str:
-    return cb.Setting(game_id, key, value).data
 
 
 def settings_keyboard(lang: str, ctx: LobbyView, custom: Pace | None = None) -> Keyboard:
@@ -132,37 +157,40 @@ def settings_keyboard(lang: str, ctx: LobbyView, custom: Pace | None = None) -> 
     rows = [
         [
             button(
-                _mark(_(lang, "Classic"), s.edition == "classic"),
-                _set(gid, SettingKey.EDITION, "c"),
+                _mark(_(lang, "Classic"), s.edition == Edition.CLASSIC),
+                cb.SetEdition(gid, Edition.CLASSIC).data,
             ),
             button(
-                _mark(_(lang, "Extended"), s.edition == "extended"),
-                _set(gid, SettingKey.EDITION, "x"),
+                _mark(_(lang, "Extended"), s.edition == Edition.EXTENDED),
+                cb.SetEdition(gid, Edition.EXTENDED).data,
             ),
         ],
-        [button(_mark(_(lang, "Auto colours"), s.colours == 0), _set(gid, SettingKey.COLOURS, "0"))],
         [
-            button(_mark(f"{n}🎨", s.colours == n), _set(gid, SettingKey.COLOURS, str(n)))
-            for n in (3, 4, 5, 6)
+            button(
+                _mark(_(lang, "Auto colours"), s.colours == Colours.AUTO),
+                cb.SetColours(gid, Colours.AUTO).data,
+            )
         ],
         [
-            button(_(lang, "Goal −20"), _set(gid, SettingKey.GOAL, "-")),
+            button(_mark(f"{n.value}🎨", s.colours == n), cb.SetColours(gid, n).data)
+            for n in Colours
+            if n is not Colours.AUTO
+        ],
+        [
+            button(_(lang, "Goal −20"), cb.SetGoal(gid, GoalStep.DOWN).data),
             button(
                 _mark(_(lang, "Goal auto"), True) if s.goal_is_auto else str(s.threshold(players)),
-                _set(gid, SettingKey.GOAL, "d"),
+                cb.SetGoal(gid, GoalStep.AUTO).data,
             ),
-            button(_(lang, "Goal +20"), _set(gid, SettingKey.GOAL, "+")),
+            button(_(lang, "Goal +20"), cb.SetGoal(gid, GoalStep.UP).data),
         ],
         [
-            button(
-                _mark(_(lang, "[T!] face up"), not s.face_down),
-                _set(gid, SettingKey.FACE_DOWN, "0"),
-            ),
-            button(_mark(_(lang, "[T!] face down"), s.face_down), _set(gid, SettingKey.FACE_DOWN, "1")),
+            button(_mark(_(lang, "[T!] face up"), not s.face_down), cb.SetFaceDown(gid, False).data),
+            button(_mark(_(lang, "[T!] face down"), s.face_down), cb.SetFaceDown(gid, True).data),
         ],
         [
-            button(_mark(_(lang, "🧠 Hints off"), not s.hints), _set(gid, SettingKey.HINTS, "0")),
-            button(_mark(_(lang, "💡 Hints on"), s.hints), _set(gid, SettingKey.HINTS, "1")),
+            button(_mark(_(lang, "🧠 Hints off"), not s.hints), cb.SetHints(gid, False).data),
+            button(_mark(_(lang, "💡 Hints on"), s.hints), cb.SetHints(gid, True).data),
         ],
         *pace_rows(lang, gid, s.pace, custom),
         [

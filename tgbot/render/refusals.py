@@ -35,6 +35,9 @@ REFUSAL_TEXT: dict[Refusal, str] = {
     Refusal.NOT_CREATOR: M_("Only the creator or a group admin can do that."),
     Refusal.TOO_FEW: M_("At least {low} players are needed."),
     Refusal.NO_HUMANS: M_("At least one human player is needed."),
+    Refusal.NO_COMPUTER: M_(
+        "Add a computer player first: 🤖 Add computer, or Easy, Normal or Hard in ⚙️ Settings."
+    ),
     Refusal.BAD_CONFIG: M_("Not enough cards for this many players: pick more colours in Settings."),
     Refusal.GAME_EXISTS: M_("A game is already running here."),
     Refusal.LOBBY_OPEN: M_("A lobby is already open here: tap ✋ Join on it."),
@@ -71,9 +74,13 @@ REFUSAL_TEXT: dict[Refusal, str] = {
     Refusal.SETTINGS_IN_LOBBY: M_("Use the ⚙️ Settings key of the lobby."),
     Refusal.TOP_IN_GROUP: M_("Send /top in a group to see its leaderboard."),
     Refusal.HISTORY_IN_GROUP: M_("Send /history in a group to see its games."),
-    Refusal.NEWGAME_IN_GROUP: M_("TWEAK! is played in groups: add me to a group and send /newgame there."),
     Refusal.UNKNOWN_LANGUAGE: M_("Unknown language."),
     Refusal.UNKNOWN_COMMAND: M_("I don't know that command. /help lists what I can do."),
+    Refusal.UNKNOWN_LINK: M_("I don't know that link, so nothing changed. /help lists what I can do."),
+    Refusal.NOT_YOUR_LINK: M_(
+        "That link is for the players of a game you're not in (or one that is over), so nothing "
+        "changed. Join its lobby with ✋ Join first."
+    ),
 }
 
 #: Refusals shown as an alert the person dismisses: a move the rules forbid, and keys that can

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from engine.cards import POINTS, T_POINTS, VALUE
+from engine.cards import POINTS, T_POINTS, VALUE, TKind
 from engine.events import (
     Discarded,
     Event,
@@ -73,8 +73,9 @@ def event_line(lang: str, seats: Sequence[Named], event: Event, face_down: bool)
     """One line of the group's move report, or None for bookkeeping events."""
     if isinstance(event, TPlayed):
         who = name(seats[event.seat].name)
-        label = t_label(lang, event.kind)
-        if event.kind == "thief" and event.victim is not None and event.card:
+        kind = TKind(event.kind)
+        label = t_label(lang, kind)
+        if kind is TKind.THIEF and event.victim is not None and event.card:
             return _(
                 lang,
                 "{who} plays {t} on {victim}: {card} goes to the table",
@@ -83,11 +84,11 @@ def event_line(lang: str, seats: Sequence[Named], event: Event, face_down: bool)
                 victim=name(seats[event.victim].name),
                 card=card(event.card),
             )
-        if event.kind == "joker":
+        if kind is TKind.JOKER:
             return _(
                 lang, "{who} plays {t}: target {delta:+d} this turn", who=who, t=label, delta=event.delta
             )
-        if event.kind == "shifter" and event.card:
+        if kind is TKind.SHIFTER and event.card:
             return _(
                 lang,
                 "{who} plays {t}: {card} goes to the table, new target {target}",

@@ -7,7 +7,7 @@ from datetime import datetime
 
 from .. import callbacks as cb
 from ..i18n import _, _n
-from .board import COMPUTER_LEVELS
+from .board import COMPUTER_LEVELS, computer_label
 from .cards import name
 from .keys import Keyboard, button, rows_of
 
@@ -32,6 +32,19 @@ class StatLine:
     @property
     def points_per_round(self) -> float:
         return self.points / self.rounds if self.rounds else 0.0
+
+
+@dataclass(frozen=True)
+class PracticeLine:
+    """A person's practice games against one computer level (each level at the table counts)."""
+
+    level: str
+    games: int
+    wins: int
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.games if self.games else 0.0
 
 
 @dataclass(frozen=True)
@@ -71,8 +84,35 @@ def rounds_text(lang: str, rounds: int) -> str:
     return _n(lang, "{n} round", "{n} rounds", rounds)
 
 
-def stats_text(lang: str, who: str, line: StatLine | None, everywhere: bool) -> str:
-    """A person's numbers: games, wins, win rate, points per round, TWEAKs, [T!] cards."""
+def stats_text(
+    lang: str, who: str, line: StatLine | None, everywhere: bool, practice: list[PracticeLine] | None = None
+) -> str:
+    """A person's numbers: games, wins, win rate, points per round, TWEAKs, [T!] cards; then, apart,
+    their practice games against each computer level."""
+    text = _group_stats(lang, who, line, everywhere)
+    if practice:
+        text += "\n\n" + practice_text(lang, practice)
+    return text
+
+
+def practice_text(lang: str, lines: list[PracticeLine]) -> str:
+    """Practice games and wins per computer level: never part of a group's numbers."""
+    rows = [_(lang, "🎯 <b>Practice</b> against the computer (not counted in any group)")]
+    for line in lines:
+        rows.append(
+            _(
+                lang,
+                "{level}: {wins} / {games} ({rate})",
+                level=computer_label(lang, line.level) if line.level in COMPUTER_LEVELS else line.level,
+                wins=_n(lang, "{n} win", "{n} wins", line.wins),
+                games=_n(lang, "{n} game", "{n} games", line.games),
+                rate=percent(line.win_rate),
+            )
+        )
+    return "\n".join(rows)
+
+
+def _group_stats(lang: str, who: str, line: StatLine | None, everywhere: bool) -> str:
     title = (
         _(lang, "📊 <b>{name}</b> in all groups", name=name(who))
         if everywhere

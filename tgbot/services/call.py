@@ -182,20 +182,33 @@ class CommandCall(Call[Command, Replied]):
         own = self.language
         return own if command.private else people.chat_language(self.session, command.chat_id, own)
 
-    def reply(self, text: str, keys: Keyboard | None = None, notify: bool = True) -> None:
+    def reply(
+        self, text: str, keys: Keyboard | None = None, notify: bool = True, once: str | None = None
+    ) -> None:
+        """The command's answer in its chat. `once` names an answer a group needs once in a
+        while, not once per command (its help, its leaderboard): sent again within a minute in
+        that chat and topic, it comes to stand in the answer already given (`output.say_capped`)."""
         command = self.command
-        output.say(
-            self.session,
-            self.env,
-            command.chat_id,
-            text,
-            thread_id=command.thread_id,
-            keys=keys,
-            notify=notify,
-        )
+        session, env = self.session, self.env
+        if once is not None and not command.private:
+            key = f"{once}:{command.thread_id or 0}"
+            output.say_capped(
+                session,
+                env,
+                command.chat_id,
+                key,
+                text,
+                thread_id=command.thread_id,
+                keys=keys,
+                notify=notify,
+            )
+            return
+        output.say(session, env, command.chat_id, text, thread_id=command.thread_id, keys=keys, notify=notify)
 
     def refused(self, error: ServiceError) -> Replied:
-        self.reply(refusal(self.reply_language, error))
+        """A refusal is said once in a while in a group: sixty refused commands (a non-admin's
+        /pause, /foo@bot) would spend the group's budget on sixty copies of one answer."""
+        self.reply(refusal(self.reply_language, error), once=f"no:{error.reason.value}")
         return Replied(error.reason.value)
 
     def ask_admin(self) -> Replied:

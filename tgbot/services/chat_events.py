@@ -8,7 +8,9 @@
   state kept; nothing can be shown there meanwhile. **Bot back**: the group is told to send
   /board, which lets a held game go on (so does /resume).
 * **A player left the group**: their seat is left, exactly like /leave.
-* A **private chat that blocks the bot** gets no more panels; the group board still works.
+* A **private chat that blocks the bot** gets no more panels; the group board still works. A
+  practice table in that chat is held like a game of a group the bot left, until the person
+  opens the chat again and sends /board.
 * A **board deleted** by an admin is posted again when a reminder finds it gone.
 
 `SenderTrouble` is how the delivery side reports these (it never touches the games itself).
@@ -30,8 +32,9 @@ from ..i18n import _
 from ..render import cards as cards_render
 from ..store import outbox
 from ..store.models import ACTIVE_STATUSES, LOBBY, PAUSED, PLAYING, Chat, Game, OutboxRow
+from ..store.surfaces import Board, Lobby, Surface
 from ..turn_clock import TurnClock
-from . import lobby, lobby_message, output, people, record, stats, surfaces, table_control
+from . import lobby, lobby_message, output, people, private_turns, record, stats, surfaces, table_control
 from .call import EventCall, Noted, event_service
 from .context import GameContext, SeatInfo, context_of, load_game
 from .env import Env
@@ -81,12 +84,12 @@ def migrate_chat(session: Session, env: Env, old_id: int, new_id: int) -> list[i
     return sorted(moved)
 
 
-def _live_surfaces(game: Game) -> list[str]:
+def _live_surfaces(game: Game) -> list[Surface]:
     assert game.id is not None
     return [surfaces.board(game), surfaces.lobby(game.id)]
 
 
-def _carry_waiting(session: Session, chat_id: int, live: set[str]) -> None:
+def _carry_waiting(session: Session, chat_id: int, live: set[Surface]) -> None:
     """Before the rows move: a live board or lobby is drawn afresh in the new chat (its waiting
     content is dropped); any other waiting surface (an old board becoming a move report) goes
     as a plain message, keys taken off, so no move line is lost."""
@@ -225,13 +228,25 @@ def person_left(call: EventCall) -> Noted:
 @event_service
 def private_chat(call: EventCall, open_now: bool) -> Noted:
     """The person started (`open_now`) or blocked their private chat with the bot: panels and
-    reminders may go there, or not."""
-    people.set_can_dm(call.session, call.origin.chat_id, open_now)
+    reminders may go there, or not; a practice table there is held, or says how to go on."""
+    session, env, chat_id = call.session, call.env, call.origin.chat_id
+    private_turns.set_reach(session, env, chat_id, open_now)
+    if open_now and any(is_held(game) for game in lobby.active_games(session, chat_id)):
+        bot_added(session, env, chat_id, None)
+    elif not open_now:
+        hold_practice(session, env, chat_id)
     return Noted("open" if open_now else "blocked")
 
 
+def hold_practice(session: Session, env: Env, user_id: int) -> None:
+    """The person's chat with the bot refuses it: a practice table there is held (nothing of it
+    could be seen), as a group's games are when the bot is removed."""
+    if lobby.active_games(session, user_id):
+        bot_removed(session, env, user_id)
+
+
 class SenderTrouble:
-    """The services' answers to what Telegram told a sender (`delivery.sender.ChatTrouble`)."""
+    """The services' answers to what Telegram told a sender (`delivery.recording.ChatTrouble`)."""
 
     def __init__(self, make_env: Callable[[], Env]) -> None:
         self.make_env = make_env
@@ -240,7 +255,9 @@ class SenderTrouble:
         bot_removed(session, self.make_env(), chat_id)
 
     def private_blocked(self, session: Session, user_id: int) -> None:
-        people.set_can_dm(session, user_id, False)
+        env = self.make_env()
+        private_turns.set_reach(session, env, user_id, False)
+        hold_practice(session, env, user_id)
 
     def migrated(self, session: Session, old_id: int, new_id: int) -> None:
         """A send found the group migrated: its games follow. A supergroup that says it migrated
@@ -254,7 +271,7 @@ class SenderTrouble:
             return
         migrate_chat(session, self.make_env(), old_id, new_id)
 
-    def surface_shown(self, session: Session, chat_id: int, surface: str) -> None:
+    def surface_shown(self, session: Session, chat_id: int, surface: Surface) -> None:
         start_when_shown(session, self.make_env(), chat_id, surface)
 
     def inline_gone(self, session: Session, game_id: int, inline_id: str) -> None:
@@ -265,18 +282,16 @@ class SenderTrouble:
             game.inline_id = None
             session.add(game)
 
-    def surface_lost(self, session: Session, chat_id: int, surface: str) -> None:
+    def surface_lost(self, session: Session, chat_id: int, surface: Surface) -> None:
         """A message a reminder answered is gone (deleted by an admin): the live board or lobby
         is posted again."""
-        kind, _sep, rest = surface.partition(":")
-        if kind not in ("board", "lobby"):
+        if not isinstance(surface, Board | Lobby):
             return
-        game_id = int(rest.split(":")[0])
-        ctx = load_game(session, game_id, lock=True)
+        ctx = load_game(session, surface.game_id, lock=True)
         if ctx is None or ctx.game.chat_id != chat_id:
             return
         env = self.make_env()
-        if kind == "lobby" and ctx.game.status == LOBBY:
+        if isinstance(surface, Lobby) and ctx.game.status == LOBBY:
             lobby_message.show_lobby(session, env, ctx)
-        elif kind == "board" and surface == surfaces.board(ctx.game) and ctx.game.status == PLAYING:
+        elif surface == surfaces.board(ctx.game) and ctx.game.status == PLAYING:
             record.post_board(session, env, ctx)

@@ -26,6 +26,7 @@ from ..i18n import normalize
 from ..pacing import QuietHours
 from ..store.db import is_postgres
 from ..store.models import Chat, Draft, Game, GamePlayer, User
+from ..tables import TableKind
 from . import drafts
 
 
@@ -75,6 +76,18 @@ class GameContext:
     def language(self) -> str:
         """The group's language: boards, lobby and reports."""
         return self.game.language or "en"
+
+    @property
+    def table(self) -> TableKind:
+        """Where the game is played: a group, practice in the bot's private chat, or inline."""
+        return TableKind.of_chat(self.game.chat_id)
+
+    @property
+    def practising(self) -> SeatInfo | None:
+        """At a practice table, the person's seat (the chat is theirs: its id is their id)."""
+        if self.table is not TableKind.PRACTICE:
+            return None
+        return self.seat_of(self.game.chat_id)
 
     def with_seat(self, seat: SeatInfo) -> GameContext:
         """The game with one seat as this transaction has just changed it."""

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from ..pacing import DEFAULT_PACE, Pace
+from ..pacing import DEFAULT_PACE, Pace, PaceName
 from ..turn_clock import LOBBY_TTL, PAUSE_MAX
 
 
@@ -22,7 +22,7 @@ def random_seed() -> int:
 class Env:
     now: datetime
     custom_pace: Pace | None = None
-    default_pace: str = DEFAULT_PACE
+    default_pace: PaceName = DEFAULT_PACE
     lobby_ttl: timedelta = LOBBY_TTL
     pause_max: timedelta = PAUSE_MAX
     bot_username: str = "tweakbot"

@@ -15,8 +15,8 @@ from sqlmodel import Session
 
 from ..store.db import after_commit
 from ..store.models import PAUSED, PLAYING, Game
+from ..store.surfaces import Board, Panel, Surface
 from ..turn_clock import ClockState, TurnClock
-from . import surfaces
 from .context import GameContext, game_and_chat, parse_settings
 from .env import Env
 
@@ -41,14 +41,30 @@ def clock_of(game: Game) -> ClockState:
 
 
 def set_clock(session: Session, game: Game, state: ClockState) -> None:
-    """Write the clock on the game row and wake this process when it is next due."""
+    """Write the clock on the game row and wake this process when it is next due: a turn the bot
+    plays at once is played right after the commit (`AfterCommit.autoplay`, at the version the
+    game has then); its `wake_at` is only the safety net of a process that stopped first."""
     for column, value in asdict(state).items():
         setattr(game, column, value)
     session.add(game)
-    if isinstance(state.wake_at, datetime):
-        notes = after_commit(session)
-        if notes.wake_at is None or state.wake_at < notes.wake_at:
-            notes.wake_at = state.wake_at
+    notes = after_commit(session)
+    if game.id is not None and state.autoplay and game.status == PLAYING:
+        notes.autoplay[game.id] = game.version
+        return
+    if game.id is not None:
+        notes.autoplay.pop(game.id, None)
+    if isinstance(state.wake_at, datetime) and (notes.wake_at is None or state.wake_at < notes.wake_at):
+        notes.wake_at = state.wake_at
+
+
+def turn_clock(session: Session, env: Env, ctx: GameContext, seat: int) -> None:
+    """The clock of a turn that begins: played by the bot at once when its seat does not wait for
+    a person (a computer, a person who left or is away), else waiting until its player can see it."""
+    game = ctx.game
+    if ctx.seats[seat].autoplayed:
+        set_clock(session, game, TurnClock.autoplayed(clock_of(game), seat, env.now))
+    else:
+        set_clock(session, game, TurnClock.waiting(clock_of(game), seat))
 
 
 def is_waiting(game: Game) -> bool:
@@ -61,26 +77,25 @@ def is_held(game: Game) -> bool:
     return game.status == PAUSED and game.paused_until is None
 
 
-def start_when_shown(session: Session, env: Env, chat_id: int, surface: str) -> None:
+def start_when_shown(session: Session, env: Env, chat_id: int, surface: Surface) -> None:
     """A board or a panel reached its chat: the turn it shows starts its clock, if it waits.
 
     Only the live board of the game counts (an older one shows an older turn), or the panel of
     the player to move.
     """
-    named = surfaces.parse(surface)
-    if named is None or named.kind not in ("board", "panel"):
+    if not isinstance(surface, Board | Panel):
         return
     # The game comes with its chat's row (the quiet hours) in one statement: a board reaching the
     # group is the most frequent write a sender records, and most of them start a clock.
-    found = game_and_chat(session, named.game_id, lock=True)
+    found = game_and_chat(session, surface.game_id, lock=True)
     if found is None:
         return
     game, chat = found
     if not is_waiting(game):
         return
-    if named.kind == "board" and (named.number != game.board_no or game.chat_id != chat_id):
+    if isinstance(surface, Board) and (surface.number != game.board_no or game.chat_id != chat_id):
         return
-    if named.kind == "panel" and named.number != game.current_seat:
+    if isinstance(surface, Panel) and surface.seat != game.current_seat:
         return
     assert game.current_seat is not None
     clock = TurnClock.of(parse_settings(game.settings).pace, env.custom_pace, chat.quiet)

@@ -2,33 +2,44 @@
 
 from __future__ import annotations
 
+from sqlmodel import Session
+
 from .. import callbacks as cb
 from ..errors import Refusal, ServiceError
 from ..i18n import LANGUAGES, _
+from ..inline_data import OpenPanel, PrivateTurns, start_link
 from ..render.info import language_keyboard, rules_page, welcome_keys
 from ..store.models import LOBBY, PAUSED, PLAYING
 from ..store.outbox import Priority
-from ..texts import HELP_TEXT, WELCOME_TEXT
-from . import drafts, inline_table, lobby_message, output, panels, people, record
+from ..texts import ANYWHERE_HELP, HELP_TEXT, WELCOME_TEXT
+from . import drafts, inline_table, lobby_message, output, panels, people, private_turns, record
 from .call import Answer, CommandCall, KeyCall, Replied, command_service, key_service
 from .context import load_game
+from .env import Env
 from .lobby import active_games
 from .play import use_panel
 
 
 @command_service
 def start(call: CommandCall) -> Replied:
-    """/start in private: the bot may write to this person now. ``/start g<id>`` (the board's
-    📱 Panel key) turns on that game's private panel and shows it. In a group: /help."""
+    """/start in private: the bot may write to this person now. A deep link's payload says more:
+    ``g<id>`` (the board's 📱 Panel key) turns on that game's private panel and shows it (a
+    practice table's: its board again, it has no panel), ``p<id>`` (the lobby's 🔔 key) confirms
+    their turns come in private. Anything else is refused, and changes nothing. In a group:
+    /help."""
     command = call.command
     if not command.private:
-        call.reply(_(call.reply_language, HELP_TEXT))
+        call.reply(help_for(call.reply_language, call.env), once="help")
         return Replied(action="help")
     payload = command.args.split(maxsplit=1)[0] if command.args else ""
-    people.upsert_user(call.session, command.person, call.env, can_dm=True)
-    digits = payload[1:]
-    if payload.startswith("g") and digits.isascii() and digits.isdigit() and len(digits) <= 12:
-        return _open_panel(call, int(digits))
+    link = start_link(payload) if payload else None
+    if payload and link is None:
+        raise ServiceError(Refusal.UNKNOWN_LINK)  # forged, or a link of a bot long gone
+    private_turns.open_chat(call.session, call.env, command.person)
+    if isinstance(link, OpenPanel):
+        return _open_panel(call, link.game_id)
+    if isinstance(link, PrivateTurns):
+        return private_turns.confirm(call, link.game_id)
     lang = call.reply_language
     call.reply(
         _(lang, WELCOME_TEXT, bot_name=call.env.bot_username), welcome_keys(lang, call.env.bot_username)
@@ -38,7 +49,7 @@ def start(call: CommandCall) -> Replied:
 
 def _open_panel(call: CommandCall, game_id: int) -> Replied:
     session, env = call.session, call.env
-    ctx = load_game(session, game_id, lock=True) if game_id < 2**31 else None
+    ctx = load_game(session, game_id, lock=True)
     if ctx is None or ctx.game.status not in (PLAYING, PAUSED) or ctx.state is None:
         raise ServiceError(Refusal.NOT_RUNNING)
     seat = ctx.seat_of(call.command.person.id)
@@ -46,22 +57,32 @@ def _open_panel(call: CommandCall, game_id: int) -> Replied:
         raise ServiceError(Refusal.NOT_IN_GAME)
     if inline_table.is_inline(ctx):
         raise ServiceError(Refusal.PLAYED_IN_ITS_CHAT)  # each turn is a post there (inline_table)
+    if ctx.practising is not None:  # played in this very chat: no panel, its board again
+        if ctx.game.status == PLAYING:
+            record.post_board(session, env, ctx)
+        return Replied(game_id=game_id)
     ctx, seat = use_panel(session, env, ctx, seat, True)
-    draft = drafts.load(session, game_id, seat.seat, ctx.game.version)  # a move begun on the board
+    draft = drafts.load(session, ctx.game_id, seat.seat, ctx.game.version)  # a move begun on the board
     panels.show(session, env, ctx, seat, draft, priority=Priority.TURN, fresh=True)
-    return Replied(game_id=game_id)
+    return Replied(game_id=ctx.game_id)
+
+
+def help_for(lang: str, env: Env) -> str:
+    """The help, with games in any chat when the bot has inline mode (they need it)."""
+    text = _(lang, HELP_TEXT)
+    return text + "\n\n" + _(lang, ANYWHERE_HELP, bot=env.bot_username) if env.inline else text
 
 
 @command_service
 def help_text(call: CommandCall) -> Replied:
-    call.reply(_(call.reply_language, HELP_TEXT))
+    call.reply(help_for(call.reply_language, call.env), once="help")
     return Replied()
 
 
 @command_service
 def rules(call: CommandCall) -> Replied:
     text, keys = rules_page(call.reply_language, 0)
-    call.reply(text, keys)
+    call.reply(text, keys, once="rules")
     return Replied()
 
 
@@ -72,7 +93,8 @@ def rules_key(call: KeyCall, key: cb.Rules) -> Answer:
     if tap.chat_id is None or tap.message_id is None:
         return Answer()
     text, keys = rules_page(key.lang or call.language, key.page)
-    output.edit_message(call.session, call.env, tap.chat_id, tap.message_id, text, keys)
+    priority = Priority.TURN if tap.private else Priority.COSMETIC
+    output.edit_message(call.session, call.env, tap.chat_id, tap.message_id, text, keys, priority)
     return Answer()
 
 
@@ -85,7 +107,7 @@ def unknown_command(call: CommandCall) -> Replied:
 def private_text(call: CommandCall) -> Replied:
     text = _(
         call.reply_language,
-        "I only understand commands and keys. /help lists them; games are played in groups.",
+        "I only understand commands and keys. /help lists them; /newgame here starts a practice game.",
     )
     output.say_once(call.session, call.env, call.command.chat_id, "text", text)
     return Replied("text")
@@ -98,14 +120,15 @@ def language_menu(call: CommandCall) -> Replied:
         text = _(lang, "Choose your language for private messages and popups:")
     else:
         text = _(lang, "Choose the language of this group's games:")
-    call.reply(text, language_keyboard())
+    call.reply(text, language_keyboard(), once="language")
     return Replied()
 
 
 @key_service(KeyCall)
 def choose_language(call: KeyCall, key: cb.Language) -> Answer:
-    """A language key: the group's language (its lobbies and boards redrawn at once), or, in
-    private, the person's own."""
+    """A language key: the group's language (its lobbies and boards redrawn), or, in private, the
+    person's own. In a group anyone may tap it, so its redraws are cosmetic (spare budget only,
+    coalesced per message): taps to and fro never delay a board."""
     session, env, tap, code = call.session, call.env, call.tap, key.code
     if code not in LANGUAGES:
         raise ServiceError(Refusal.UNKNOWN_LANGUAGE)
@@ -115,22 +138,29 @@ def choose_language(call: KeyCall, key: cb.Language) -> Answer:
         user = people.upsert_user(session, tap.person, env)
         user.language = code
         session.add(user)
+        _speak(session, env, tap.chat_id, code)  # a practice table speaks its person's language
     else:
         chat = people.upsert_chat(session, tap.chat_id, None, env)
         chat.language = code
         session.add(chat)
-        for game in active_games(session, tap.chat_id):
-            game.language = code
-            session.add(game)
-            session.flush()
-            ctx = load_game(session, game.id or 0)
-            if ctx is None:
-                continue
-            if game.status == LOBBY:
-                lobby_message.show_lobby(session, env, ctx)
-            elif game.status == PLAYING and game.board_no:
-                record.redraw_board(session, env, ctx)
+        _speak(session, env, tap.chat_id, code)
     done = _(code, "Language: {name}", name=LANGUAGES[code])
     if tap.message_id is not None:
-        output.edit_message(session, env, tap.chat_id, tap.message_id, done, None)
+        priority = Priority.TURN if tap.private else Priority.COSMETIC
+        output.edit_message(session, env, tap.chat_id, tap.message_id, done, None, priority)
     return Answer(done)
+
+
+def _speak(session: Session, env: Env, chat_id: int, code: str) -> None:
+    """The chat's games speak `code` from now on: their lobbies and boards are redrawn at once."""
+    for game in active_games(session, chat_id):
+        game.language = code
+        session.add(game)
+        session.flush()
+        ctx = load_game(session, game.id or 0)
+        if ctx is None:
+            continue
+        if game.status == LOBBY:
+            lobby_message.show_lobby(session, env, ctx)
+        elif game.status == PLAYING and game.board_no:
+            record.redraw_board(session, env, ctx)

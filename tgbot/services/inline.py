@@ -16,24 +16,25 @@ whole even if the pick was posted elsewhere.
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from itertools import combinations, product
 
 from sqlmodel import Session, select
 
 from engine import View, seat_view, sum_options
-from engine.actions import Discard, PlayJoker, PlayThief, Sum, decode, encode, t_kind
+from engine.actions import T_ACTION_KIND, Discard, PlayJoker, PlayThief, Sum
 from engine.cards import POINTS, VALUE
 from engine.game import t_actions
 from engine.sums import realise
 
 from ..errors import ServiceError
+from ..inline_data import BoardHere, GameQuery, InfoLine, InfoTopic, PickedMoves, pick_link
 from ..render import glance
 from ..render import inline as inline_render
 from ..render import inline_table as inline_table_render
 from ..render.cards import plain_name
 from ..store.models import PLAYING, Game, GamePlayer
+from ..tables import TableKind
 from . import drafts, inline_table, moves, output, play, record
 from .call import InlineAnswer, InlineCall, Noted, PickCall, Result, inline_service, pick_service
 from .context import GameContext, SeatInfo, load_game
@@ -42,22 +43,16 @@ from .people import Person
 
 #: Telegram shows at most 50 results per answer; more come with `next_offset`.
 PAGE = 50
-_ID = re.compile(r"g(\d{1,10})v(\d{1,10}):([A-Za-z0-9.+ -]{1,40})")
-_QUERY = re.compile(r"\s*g(\d{1,10})\b")
 GROUP_CHATS = ("group", "supergroup")
-#: Where a game played via inline mode may be: any chat but a person's own with the bot.
-ANY_CHATS = ("private", "group", "supergroup")
-
-
-def result_id(game_id: int, version: int, codes: tuple[str, ...]) -> str:
-    return f"g{game_id}v{version}:{' '.join(codes)}"
-
-
-def parse_result_id(text: str) -> tuple[int, int, tuple[str, ...]] | None:
-    match = _ID.fullmatch(text)
-    if match is None:
-        return None
-    return int(match.group(1)), int(match.group(2)), tuple(match.group(3).split(" "))
+#: Where a table's moves may be picked (Telegram's `chat_type` of the query): a group's in a group,
+#: a practice table's in the bot's own chat with its person ("sender"), a game posted via inline
+#: mode in any other.
+PLAYED_IN = {
+    TableKind.GROUP: GROUP_CHATS,
+    TableKind.PRACTICE: ("sender",),
+    # a game played via inline mode: any chat but a person's own with the bot
+    TableKind.INLINE: ("private", *GROUP_CHATS),
+}
 
 
 def offers(ctx: GameContext, seat: SeatInfo) -> list[inline_render.Offer]:
@@ -82,10 +77,10 @@ def _jokers(ctx: GameContext, seat: SeatInfo) -> list[int]:
 
 def _sum_offer(view: View, hand_index: int, positions: tuple[int, ...], delta: int) -> inline_render.Offer:
     hand, table = view.hand or (), view.table
-    joker = (encode(PlayJoker(delta)),) if delta else ()
+    joker = (PlayJoker(delta),) if delta else ()
     tweak = len(positions) == len(table)
     return inline_render.Offer(
-        (*joker, encode(Sum(hand_index, positions))),
+        (*joker, Sum(hand_index, positions)),
         hand[hand_index],
         tuple(table[p] for p in positions),
         tweak,
@@ -101,14 +96,14 @@ def plays_and_discards(ctx: GameContext, seat: SeatInfo) -> list[inline_render.O
     held = t_actions(state, seat.seat)
     cards_first = [
         inline_render.Offer(
-            (encode(a),),
-            t_kind=t_kind(encode(a)),
+            (a,),
+            t_kind=T_ACTION_KIND[type(a)],
             victim=plain_name(ctx.seats[a.victim].name, 16) if isinstance(a, PlayThief) else None,
         )
         for a in held
         if not isinstance(a, PlayJoker)
     ]
-    discards = [inline_render.Offer((encode(Discard(i)),), hand_card=c) for i, c in enumerate(hand)]
+    discards = [inline_render.Offer((Discard(i),), hand_card=c) for i, c in enumerate(hand)]
     discards.sort(key=lambda o: POINTS[o.hand_card or ""])
     return cards_first + discards
 
@@ -116,8 +111,8 @@ def plays_and_discards(ctx: GameContext, seat: SeatInfo) -> list[inline_render.O
 def typed_values(query: str) -> list[int] | None:
     """The card values typed after the game the key filled in: every decimal digit, in any
     script (५ ३ १, ５３１), spaces and signs ignored. None when nothing was typed."""
-    match = _QUERY.match(query)
-    rest = query[match.end() :] if match is not None else query
+    named = GameQuery.of(query)
+    rest = named.typed if named is not None else query
     digits = [unicodedata.decimal(ch) for ch in rest if unicodedata.decimal(ch, None) is not None]
     return digits or None
 
@@ -189,10 +184,9 @@ def _face(card: str) -> str:
 def _game_for(session: Session, person: Person, query: str) -> GameContext | None:
     """The game named in the query (the 🎯 Play key types `g<id>`), else the person's newest
     running game."""
-    match = _QUERY.match(query)
-    if match is not None:
-        game_id = int(match.group(1))
-        return load_game(session, game_id) if game_id < 2**31 else None
+    named = GameQuery.of(query)
+    if named is not None:
+        return load_game(session, named.game_id) if named.game_id is not None else None
     newest = session.exec(
         select(Game)
         .join(GamePlayer, GamePlayer.game_id == Game.id)  # type: ignore[arg-type]
@@ -204,20 +198,20 @@ def _game_for(session: Session, person: Person, query: str) -> GameContext | Non
 
 @inline_service
 def answer(call: InlineCall) -> InlineAnswer:
-    """The inline list for the person typing: their moves when it is their turn in a group, else
-    one line saying whose turn it is."""
+    """The inline list for the person typing: their moves when it is their turn, typed in the
+    game's own chat (a group, or the bot's chat for a practice table), else one line saying whose
+    turn it is."""
     session, env, origin = call.session, call.env, call.origin
     query, offset = origin.query, origin.offset
     lang = call.language
     ctx = _game_for(session, origin.person, query)
     seat = ctx.seat_of(origin.person.id) if ctx is not None else None
     if ctx is None or seat is None or ctx.state is None or ctx.game.status != PLAYING:
-        return InlineAnswer([_info("none", *inline_render.no_game(lang))])
+        return InlineAnswer([_info(InfoLine(InfoTopic.NONE), *inline_render.no_game(lang))])
     current = ctx.seats[ctx.state.current]
-    inline = inline_table.is_inline(ctx)
-    if current.seat != seat.seat or origin.chat_type not in (ANY_CHATS if inline else GROUP_CHATS):
-        turn = _info(f"turn{ctx.game_id}", *inline_render.not_your_turn(lang, current.name))
-        return InlineAnswer([turn, board_result(lang, ctx)] if inline else [turn])
+    if current.seat != seat.seat or origin.chat_type not in PLAYED_IN.get(ctx.table, ()):
+        turn = _info(InfoLine(InfoTopic.TURN, ctx.game_id), *inline_render.not_your_turn(lang, current.name))
+        return InlineAnswer([turn, board_result(lang, ctx)] if ctx.table is TableKind.INLINE else [turn])
     start = int(offset) if offset.isdigit() else 0
     if ctx.settings.hints:
         found = offers(ctx, seat)
@@ -230,12 +224,13 @@ def answer(call: InlineCall) -> InlineAnswer:
         checked = typed_sums(ctx, seat, typed) if typed is not None else None
         if isinstance(checked, str):
             table = glance.description(lang, view, with_target=True)
-            why = _info(f"sum{ctx.game_id}", checked, thinking, table)
+            why = _info(InfoLine(InfoTopic.SUM, ctx.game_id), checked, thinking, table)
             return InlineAnswer([why])
         found = checked if checked is not None else plays_and_discards(ctx, seat)
         if typed is None and start == 0:
             table = glance.description(lang, view, with_target=False)
-            hint = [_info(f"how{ctx.game_id}", inline_render.how_to_type(lang, view), thinking, table)]
+            how = InfoLine(InfoTopic.HOW, ctx.game_id)
+            hint = [_info(how, inline_render.how_to_type(lang, view), thinking, table)]
             return _page(env, ctx, seat, lang, found, start, hint)
     return _page(env, ctx, seat, lang, found, start)
 
@@ -254,13 +249,13 @@ def _page(
     results = []
     # In a chat the bot is not in, the posted pick becomes the next board: with a key, so that
     # Telegram gives the bot its inline id.
-    keys = inline_table_render.pick_keys(lang, ctx.game_id) if inline_table.is_inline(ctx) else None
+    keys = inline_table_render.pick_keys(lang, ctx.game_id) if ctx.table is TableKind.INLINE else None
     for offer in page:
-        rid = result_id(ctx.game_id, ctx.game.version, offer.codes)
-        link = pick_link(env, ctx.game_id, rid)
+        picked = PickedMoves(ctx.game_id, ctx.game.version, offer.moves)
+        link = pick_link(env.bot_username, picked)
         results.append(
             Result(
-                rid,
+                picked.data,
                 inline_render.title(lang, offer),
                 inline_render.description(lang, offer),
                 inline_render.announcement(ctx.language, seat.name, offer, link),
@@ -271,94 +266,100 @@ def _page(
     return InlineAnswer([*(first or []), *results], str(end) if end < len(found) else "")
 
 
-#: The posted message's 🎯 links to the game's panel and carries the pick after this mark, so the
-#: message alone can play the move when inline feedback is off.
-PICK_MARK = "#pick="
-
-
-def pick_link(env: Env, game_id: int, rid: str) -> str:
-    return f"https://t.me/{env.bot_username}?start=g{game_id}{PICK_MARK}{rid.replace(' ', '_')}"
-
-
-def picked_from_link(url: str) -> str | None:
-    if PICK_MARK not in url:
-        return None
-    return url.split(PICK_MARK, 1)[1].replace("_", " ")
-
-
 def board_result(lang: str, ctx: GameContext) -> Result:
     """The line that posts the live board of a game played via inline mode here again."""
     title, description = inline_table_render.board_title(lang, [s.name for s in ctx.seats])
     keys = inline_table_render.pick_keys(lang, ctx.game_id)
     message = inline_table_render.board_posted(lang)
-    return Result(f"board:{ctx.game_id}", title, description, message, keys)
+    return Result(BoardHere(ctx.game_id).data, title, description, message, keys)
 
 
-def _info(key: str, title: str, message: str, description: str = "") -> Result:
-    return Result(f"info:{key}", title, description, message)
+def _info(line: InfoLine, title: str, message: str, description: str = "") -> Result:
+    return Result(line.data, title, description, message)
 
 
 @pick_service
 def pick(call: PickCall) -> Noted:
-    """Play a picked result; the outcome for the log ("ok", "stale", "ignored", ...).
+    """Play a picked result; the outcome for the log ("ok", "stale", "forged", "ignored", ...).
 
     The same pick arrives twice when inline feedback is on (the chosen result and the posted
     message): the second finds its move already played by this very pick and does nothing. A
     pick from an old list of the move its player has meanwhile played another way (the keys, the
     panel) is stale like any other: its posted message stands in the chat after the report of
     that move, and would read as the move made twice without the note that it played nothing.
+    That note is said once per player and turn (`_stale`), and only for a pick the bot saw posted
+    in the game's own group; a pick no list of this game ever offered (a version the game has not
+    reached, its turn but another player's, moves that do not decode) is forged and says nothing.
     """
     session, env = call.session, call.env
-    person, picked, chat_id = call.origin.person, call.origin.result_id, call.origin.chat_id
-    parsed = parse_result_id(picked)
-    if parsed is None:
+    person, picked, chat_id = call.origin.person, call.origin.picked, call.origin.chat_id
+    if picked is None:
         return Noted("ignored")
-    game_id, version, codes = parsed
-    ctx = load_game(session, game_id, lock=True) if game_id < 2**31 else None
+    game_id = picked.game_id
+    ctx = load_game(session, game_id, lock=True)
     if ctx is None or (chat_id is not None and ctx.game.chat_id != chat_id):
         return Noted("ignored", game_id)
     seat = ctx.seat_of(person.id)
     if seat is None or ctx.state is None:
         return Noted("ignored", game_id)
-    # In a chat the bot is not in, the posted pick is the game's next message (`inline_table`).
-    post = call.origin.inline_id if inline_table.is_inline(ctx) else None
-    if inline_table.is_inline(ctx) and post is None:
+    if ctx.table is not TableKind.INLINE:
+        return _pick(call, ctx, seat, picked, None)
+    # In a chat the bot is not in, the posted pick is the game's next message (`inline_table`);
+    # one that plays nothing stands there too, and says so (its own edit: never a bot message).
+    post = call.origin.inline_id
+    if post is None:
         return Noted("ignored", game_id)
+    try:
+        noted = _pick(call, ctx, seat, picked, post)
+    except ServiceError:
+        noted = Noted("illegal", game_id)
+    if noted.outcome not in ("ok", "duplicate"):
+        notice = inline_render.stale_pick(ctx.language, seat.name)
+        inline_table.correct_post(session, env, ctx, post, notice)
+    return noted
+
+
+def _pick(call: PickCall, ctx: GameContext, seat: SeatInfo, picked: PickedMoves, post: str | None) -> Noted:
+    session, env = call.session, call.env
+    game_id, version, codes = picked.game_id, picked.version, picked.codes
+    if not 1 <= version <= ctx.game.version:
+        return Noted("forged", game_id)  # a version the game never had: no list offered it
     key = _pick_key(game_id, version, seat.seat, codes)
-    if ctx.game.version != version or ctx.game.status != PLAYING or ctx.state.current != seat.seat:
+    playing = ctx.game.status == PLAYING
+    assert ctx.state is not None
+    if ctx.game.version != version or not playing or ctx.state.current != seat.seat:
         if play.seen(session, key):
             return Noted("duplicate", game_id)  # this very pick was played: its second arrival
-        if not play.remember(session, env, f"stale:{key}"):
-            return Noted("duplicate", game_id)  # the stale pick's second arrival: the group was told once
-        notice = inline_render.stale_pick(ctx.language, seat.name)
-        if post is not None:
-            inline_table.correct_post(session, env, ctx, post, notice)  # the post itself says so
-        else:
-            output.say_in_game(session, env, ctx, notice)
-        return Noted("stale", game_id)
-    try:
-        for code in codes:
-            decode(code)
-    except Exception:
-        return Noted("ignored", game_id)
+        if ctx.game.version == version and playing:
+            return Noted("forged", game_id)  # this turn's list is only its mover's
+        return Noted("stale", game_id) if post is not None else _stale(call, ctx, seat)
     # The engine checks the whole pick before any of it is recorded (a forged list: a Joker, then
     # a sum it does not make), so a refused pick writes nothing.
     state = ctx.playing_state()
-    try:
-        for code in codes:
-            state, _events = moves.apply_action(state, seat.seat, code)
-    except ServiceError:
-        if post is not None:  # it stands in the chat: it must not read as a move
-            inline_table.correct_post(
-                session, env, ctx, post, inline_render.stale_pick(ctx.language, seat.name)
-            )
-        raise
+    for code in codes:
+        state, _events = moves.apply_action(state, seat.seat, code)
     with session.no_autoflush:  # the game's changes go out as one UPDATE at the end
         if post is not None:
             inline_table.on_post(session, env, ctx, post)
         _play(session, env, ctx, seat, codes)
         play.remember(session, env, key)
     return Noted("ok", game_id)
+
+
+def _stale(call: PickCall, ctx: GameContext, seat: SeatInfo) -> Noted:
+    """A pick from an old list: the group hears it played nothing at most once per player and
+    turn of the game as it stands, however many old picks they post (each would spend the
+    group's budget and delay the next board). Only the posted message, which names its chat,
+    can say it: a chosen result does not tell where it was posted (another chat, where the
+    group has nothing to correct), and the message comes too when it was this game's group."""
+    if call.origin.chat_id is None:
+        return Noted("stale", ctx.game_id)
+    state = ctx.playing_state()
+    turn = f"stale:{ctx.game_id}:{state.round}.{state.turn}:{seat.seat}"
+    if not play.remember(call.session, call.env, turn):
+        return Noted("stale_again", ctx.game_id)  # the note of this turn stands for it
+    output.say_in_game(call.session, call.env, ctx, inline_render.stale_pick(ctx.language, seat.name))
+    return Noted("stale", ctx.game_id)
 
 
 def _pick_key(game_id: int, version: int, seat: int, codes: tuple[str, ...]) -> str:
@@ -383,6 +384,6 @@ def _play(session: Session, env: Env, ctx: GameContext, seat: SeatInfo, codes: t
     result.outcomes = outcomes
     drafts.clear(session, ctx.game_id)
     record.report(session, env, result)
-    if inline_table.is_inline(ctx) and not result.turn_over:
+    if ctx.table is TableKind.INLINE and not result.turn_over:
         # A [T!] card alone: the post is the live board now, and shows the table it left.
         record.post_board(session, env, result.ctx, result.outcomes)

@@ -14,7 +14,6 @@ the posted message's inline id). A move picked from 🎯 Play is `inline.pick`'s
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 
 from sqlmodel import Session, col, select
@@ -24,6 +23,7 @@ from engine.ai import ALIASES, LEVELS
 from .. import pacing
 from ..errors import Refusal, ServiceError
 from ..game_settings import GameSettings
+from ..inline_data import BoardHere, NewLobby, RematchHere, RematchQuery
 from ..render import board as board_render
 from ..render import inline_table as render
 from ..render import lobby as lobby_render
@@ -35,10 +35,6 @@ from .call import InlineAnswer, InlineCall, Noted, PickCall, Result, inline_serv
 from .context import GameContext, load_game
 from .env import Env
 
-NEW_GAME = "new"
-_BOARD = re.compile(r"board:(\d{1,10})")
-_REMATCH = re.compile(r"rematch:(\d{1,10})")
-REMATCH_QUERY = re.compile(r"\s*rematch\s+g(\d{1,10})\s*")
 #: Inline games listed for 📋 Board here at most (the newest).
 BOARDS_LISTED = 5
 #: Where a person may post a game's messages: any chat but their own with the bot (that is
@@ -56,9 +52,9 @@ def listed(call: InlineCall) -> InlineAnswer | None:
     """The list for a query that is no game's moves: the lines that post a lobby or a board, or
     a rematch's; None for a query naming a game (its moves, `inline.answer`)."""
     origin = call.origin
-    rematch = REMATCH_QUERY.fullmatch(origin.query)
+    rematch = RematchQuery.of(origin.query)
     if rematch is not None:
-        return InlineAnswer(_rematch_results(call, int(rematch.group(1))))
+        return InlineAnswer(_rematch_results(call, rematch.game_id))
     if origin.query.strip():
         return None
     if origin.chat_type not in POSTABLE_CHATS:
@@ -66,7 +62,7 @@ def listed(call: InlineCall) -> InlineAnswer | None:
     lang = call.language
     title, description = render.new_game_title(lang)
     text, keys = _posted_lobby(call, GameSettings(pace=call.env.default_pace), ())
-    results = [Result(NEW_GAME, title, description, text, keys)]
+    results = [Result(NewLobby().data, title, description, text, keys)]
     for game_id in _inline_games_of(call.session, origin.person.id):
         ctx = load_game(call.session, game_id)
         if ctx is not None:
@@ -91,12 +87,12 @@ def _inline_games_of(session: Session, user_id: int) -> list[int]:
 
 def _rematch_results(call: InlineCall, game_id: int) -> list[Result]:
     lang = call.language
-    ctx = load_game(call.session, game_id) if game_id < 2**31 else None
+    ctx = load_game(call.session, game_id)
     if ctx is None or ctx.game.status != FINISHED or ctx.seat_of(call.origin.person.id) is None:
         raise ServiceError(Refusal.REMATCH_NOT_PLAYER)
     title, description = render.rematch_title(lang)
     text, keys = _posted_lobby(call, *_rematch_table(ctx, call.env))
-    return [Result(f"rematch:{game_id}", title, description, text, keys)]
+    return [Result(RematchHere(game_id).data, title, description, text, keys)]
 
 
 def _posted_lobby(
@@ -127,16 +123,14 @@ def _rematch_table(ctx: GameContext, env: Env) -> tuple[GameSettings, tuple[str,
 @pick_service
 def chosen(call: PickCall) -> Noted:
     """A result of the bot's inline list was posted: a lobby, a board or a move."""
-    origin = call.origin
-    board = _BOARD.fullmatch(origin.result_id)
-    rematch = _REMATCH.fullmatch(origin.result_id)
-    if origin.result_id == NEW_GAME:
+    posted = call.origin.posted
+    if isinstance(posted, NewLobby):
         return _new_lobby(call, GameSettings(pace=call.env.default_pace), ())
-    if board is not None:
-        return _board_here(call, int(board.group(1)))
-    if rematch is not None:
-        return _rematch_here(call, int(rematch.group(1)))
-    return inline.pick(call.session, call.env, origin)
+    if isinstance(posted, BoardHere):
+        return _board_here(call, posted.game_id)
+    if isinstance(posted, RematchHere):
+        return _rematch_here(call, posted.game_id)
+    return inline.pick(call.session, call.env, call.origin)
 
 
 def _new_lobby(call: PickCall, settings: GameSettings, computers: tuple[str, ...]) -> Noted:
@@ -151,7 +145,7 @@ def _new_lobby(call: PickCall, settings: GameSettings, computers: tuple[str, ...
 
 def _board_here(call: PickCall, game_id: int) -> Noted:
     session, env, inline_id = call.session, call.env, call.origin.inline_id
-    ctx = load_game(session, game_id, lock=True) if game_id < 2**31 else None
+    ctx = load_game(session, game_id, lock=True)
     if ctx is None or inline_id is None or not inline_table.is_inline(ctx):
         return Noted("ignored")
     if ctx.seat_of(call.origin.person.id) is None or ctx.game.status not in (PLAYING, PAUSED):
@@ -162,7 +156,7 @@ def _board_here(call: PickCall, game_id: int) -> Noted:
 
 
 def _rematch_here(call: PickCall, game_id: int) -> Noted:
-    ctx = load_game(call.session, game_id) if game_id < 2**31 else None
+    ctx = load_game(call.session, game_id)
     if ctx is None or ctx.seat_of(call.origin.person.id) is None or ctx.game.status != FINISHED:
         return Noted("ignored")
     return _new_lobby(call, *_rematch_table(ctx, call.env))

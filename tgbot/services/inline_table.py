@@ -35,7 +35,8 @@ from ..render import inline_table as render
 from ..render.keys import Keyboard
 from ..store import outbox
 from ..store.models import ACTIVE_STATUSES, CANCELLED, PAUSED, PLAYING, Chat, Game, SeenTap
-from ..store.outbox import Message, Priority
+from ..store.outbox import Message, Payload, Priority
+from ..store.surfaces import InlineKeysOff
 from ..tables import TableKind, inline_chat_id
 from ..turn_clock import TurnClock
 from . import people, surfaces
@@ -43,7 +44,6 @@ from .context import GameContext
 from .env import Env
 from .game_clock import set_clock
 from .origins import Tap
-from .people import Person
 from .table_view import table_of
 
 
@@ -114,21 +114,14 @@ def close_second_lobby(session: Session, env: Env, game_id: int, chat_instance: 
     game.finished_at = game.updated_at = env.now
     set_clock(session, game, TurnClock.stop())
     session.add(game)
-    message = Message(
-        chat_id,
-        render.second_lobby(game.language, env.bot_username),
-        inline_id=game.inline_id,
-        game_id=game_id,
-    )
-    outbox.put(session, message, env.now)
+    payload = Payload(render.second_lobby(game.language, env.bot_username), inline_id=game.inline_id)
+    outbox.put(session, Message(chat_id, payload, game_id=game_id), env.now)
 
 
 def correct_post(session: Session, env: Env, ctx: GameContext, inline_id: str, text: str) -> None:
     """A posted pick that played nothing stands in the chat: it is edited to say so (its own
     message, so a burst of old picks costs one edit each, never a message of the bot's)."""
-    message = Message(
-        ctx.game.chat_id, text, inline_id=inline_id, priority=Priority.TURN, game_id=ctx.game_id
-    )
+    message = Message(ctx.game.chat_id, Payload(text, inline_id=inline_id), game_id=ctx.game_id)
     outbox.put(session, message, env.now)
 
 
@@ -139,15 +132,8 @@ def is_live(ctx: GameContext, tap: Tap) -> bool:
 
 def drop_keys(session: Session, env: Env, ctx: GameContext, inline_id: str) -> None:
     """An older message of the game, tapped: it loses its keys, last of all."""
-    message = Message(
-        ctx.game.chat_id,
-        "",
-        inline_id=inline_id,
-        keys_only=True,
-        priority=Priority.CLEANUP,
-        surface=f"keys:{inline_id}"[:64],
-        game_id=ctx.game_id,
-    )
+    payload = Payload(inline_id=inline_id, keys_only=True)
+    message = Message(ctx.game.chat_id, payload, InlineKeysOff(inline_id), Priority.CLEANUP, ctx.game_id)
     outbox.put(session, message, env.now)
 
 
@@ -225,16 +211,10 @@ def _redraw(session: Session, env: Env, ctx: GameContext, record: render.Record,
 def _edit(session: Session, env: Env, ctx: GameContext, text: str, keys: Keyboard | None) -> None:
     """The live board's message shows `text` (and `keys`): its next edit (a waiting one gives way)."""
     game = ctx.game
-    message = Message(
-        game.chat_id,
-        text,
-        keys,
-        surface=surfaces.board(game),
-        inline_id=game.inline_id,
-        priority=Priority.BOARD,
-        game_id=ctx.game_id,
+    payload = Payload(text, keys, inline_id=game.inline_id)
+    outbox.put(
+        session, Message(game.chat_id, payload, surfaces.board(game), Priority.BOARD, ctx.game_id), env.now
     )
-    outbox.put(session, message, env.now)
 
 
 def _board_text(ctx: GameContext, env: Env) -> str:
@@ -247,15 +227,8 @@ def _board_text(ctx: GameContext, env: Env) -> str:
 
 def lobby_message(ctx: GameContext, text: str, keys: Keyboard | None) -> Message:
     """The lobby's content, edited into the message it was posted as."""
-    return Message(
-        ctx.game.chat_id,
-        text,
-        keys,
-        surface=surfaces.lobby(ctx.game_id),
-        inline_id=ctx.game.inline_id,
-        priority=Priority.TURN,
-        game_id=ctx.game_id,
-    )
+    payload = Payload(text, keys, inline_id=ctx.game.inline_id)
+    return Message(ctx.game.chat_id, payload, surfaces.lobby(ctx.game_id), Priority.TURN, ctx.game_id)
 
 
 def started(session: Session, ctx: GameContext, header: str) -> None:
@@ -282,9 +255,4 @@ def say_feedback_off(session: Session, env: Env, inline_id: str, lang: str) -> N
         return
     session.add(SeenTap(query_id=said, seen_at=env.now))
     text = render.feedback_off(lang, env.bot_username)
-    outbox.put(session, Message(inline_chat_id(inline_id), text, inline_id=inline_id), env.now)
-
-
-def rematch_ok(ctx: GameContext, person: Person) -> None:
-    if ctx.seat_of(person.id) is None:
-        raise ServiceError(Refusal.REMATCH_NOT_PLAYER)
+    outbox.put(session, Message(inline_chat_id(inline_id), Payload(text, inline_id=inline_id)), env.now)

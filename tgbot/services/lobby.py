@@ -3,23 +3,24 @@
 One game (lobby or running) per chat and forum topic. The creator, or a group admin, starts and
 cancels; anyone may change the settings before the start. Each change redraws the lobby message
 through the outbox, where a quick series of joins becomes one edit.
+
+/newgame in the bot's private chat opens a practice table (`tables.TableKind.PRACTICE`): its
+person against computers. Nobody else can be in that chat, so it has no Join or Leave, and it
+starts with at least one computer.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
 
 from sqlmodel import Session, col, select
 
 import engine
 from engine import EngineError
-from engine.config import MAX_PLAYERS, MIN_PLAYERS
+from engine.config import MIN_PLAYERS
 
-from .. import callbacks as cb
-from .. import pacing
 from ..errors import Refusal, ServiceError
-from ..game_settings import GameSettings, SettingKey
+from ..game_settings import GameSettings
 from ..i18n import M_, _
 from ..render import cards as cards_render
 from ..store import move_log
@@ -28,21 +29,19 @@ from ..store.models import (
     CANCELLED,
     EXPIRED,
     LOBBY,
-    PAUSED,
     PLAYING,
     Chat,
     Game,
     GamePlayer,
 )
 from ..store.outbox import Priority
-from ..tables import inline_chat_id
+from ..tables import TableKind, inline_chat_id
 from ..turn_clock import TurnClock
-from . import inline_table, lobby_message, moves, output, people, record, surfaces
-from .call import Answer, CommandCall, KeyCall, Replied, command_service, key_service
-from .context import GameContext, context_of, dump_state, player_rows, require_game
+from . import inline_table, lobby_message, output, people, record, surfaces
+from .call import CommandCall, Replied, command_service
+from .context import GameContext, context_of, dump_state, player_rows
 from .env import Env
-from .game_clock import clock_of, rules_of, set_clock
-from .origins import Tap
+from .game_clock import set_clock, turn_clock
 from .people import Person
 
 COMPUTER_NAMES = {"easy": M_("Bot Easy"), "normal": M_("Bot Normal"), "hard": M_("Bot Hard")}
@@ -70,11 +69,9 @@ def can_manage(game: Game, user_id: int, admin: bool) -> bool:
 
 @command_service
 def newgame(call: CommandCall) -> Replied:
-    """/newgame: a lobby in a group (one per chat and topic), unless a game is already here; in
-    private, where to send it."""
+    """/newgame: a lobby (one per chat and topic), unless a game is already here. In a group, for
+    its members; in the bot's private chat, a practice table for its person and computers."""
     session, env, command = call.session, call.env, call.command
-    if command.private:
-        raise ServiceError(Refusal.NEWGAME_IN_GROUP)
     chat = people.lock_chat(session, command.chat_id, env)  # another instance may be creating one too
     if command.chat_title:
         chat.title = command.chat_title[:128]
@@ -101,18 +98,18 @@ def open_lobby(
 ) -> Game:
     """A new lobby in `chat` (locked by the caller, with no game open in that topic): the creator
     in the first seat, then a computer player of each level in `computers`. A chat new to the bot
-    speaks the creator's `language`. `inline_id`: the message a person posted the lobby as, in a
-    chat the bot is not in (`inline_table`)."""
+    speaks the creator's `language`; a practice table always speaks its person's. `inline_id`:
+    the message a person posted the lobby as, in a chat the bot is not in (`inline_table`)."""
     people.note_user(session, creator, env)
-    if not chat.language:
-        chat.language = language
+    if not chat.language and TableKind.of_chat(chat.id) is not TableKind.PRACTICE:
+        chat.language = language  # (a practice table takes its person's language each time)
     session.add(chat)
     game = Game(
         chat_id=chat.id,
         thread_id=thread_id,
         status=LOBBY,
         creator_id=creator.id,
-        language=chat.language,
+        language=chat.language or language,
         settings=settings.to_json(),
         created_at=env.now,
         updated_at=env.now,
@@ -168,146 +165,14 @@ def _point_at(session: Session, env: Env, game: Game) -> None:
     )
 
 
-def _lobby(session: Session, env: Env, tap: Tap, game_id: int) -> GameContext:
-    ctx = require_game(session, game_id, lock=True)
-    if tap.private or (tap.chat_id is not None and ctx.game.chat_id != tap.chat_id):
-        raise ServiceError(Refusal.MALFORMED)  # a lobby key forged into another chat
-    inline_table.check_tap(session, env, ctx, tap, lobby=True)
-    if ctx.game.status != LOBBY:
-        raise ServiceError(Refusal.NOT_LOBBY)
-    return ctx
-
-
-@dataclass
-class LobbyKey(KeyCall):
-    """A lobby key: a lobby posted via inline mode in a chat where a game is open already is
-    closed (its message points at the other game) when its first tap refuses it."""
-
-    def refused(self, error: ServiceError) -> Answer:
-        game_id, inline_id, instance = (
-            error.details.get("game_id"),
-            self.tap.inline_id,
-            self.tap.chat_instance,
-        )
-        if error.reason is Refusal.SECOND_LOBBY and isinstance(game_id, int) and instance is not None:
-            inline_table.close_second_lobby(self.session, self.env, game_id, instance)
-        elif error.reason is Refusal.UNKNOWN_LOBBY and inline_id is not None:
-            inline_table.say_feedback_off(self.session, self.env, inline_id, self.language)
-        return super().refused(error)
-
-
-def _lobby_key(call: KeyCall, game_id: int) -> tuple[GameContext, list[GamePlayer]]:
-    """The lobby a join/leave/start/cancel/settings key is for, with its players; the tapper is
-    known to the bot from then on."""
-    ctx = _lobby(call.session, call.env, call.tap, game_id)
-    people.note_user(call.session, call.tap.person, call.env)
-    return ctx, player_rows(call.session, game_id)
-
-
-@key_service(LobbyKey)
-def join(call: LobbyKey, key: cb.Join) -> Answer:
-    return _join(call, key.game_id)
-
-
-@key_service(LobbyKey)
-def leave(call: LobbyKey, key: cb.Leave) -> Answer:
-    return _leave(call, key.game_id)
-
-
-@key_service(LobbyKey)
-def open_settings(call: LobbyKey, key: cb.OpenSettings) -> Answer:
-    return _settings_screen(call, key.game_id, True)
-
-
-@key_service(LobbyKey)
-def close_settings(call: LobbyKey, key: cb.CloseSettings) -> Answer:
-    return _settings_screen(call, key.game_id, False)
-
-
-@key_service(LobbyKey)
-def start_game(call: LobbyKey, key: cb.Start) -> Answer:
-    return _start(call, key.game_id)
-
-
-@key_service(LobbyKey)
-def cancel_lobby(call: LobbyKey, key: cb.Cancel) -> Answer:
-    return _cancel(call, key.game_id)
-
-
-@key_service(LobbyKey)
-def posted_step(call: LobbyKey, key: cb.PostedLobby) -> Answer:
-    """A key of a lobby as it was posted from the inline list (drawn before its game existed):
-    the game is the one that message became; none did when inline feedback is off (the message
-    then says what to turn on)."""
-    tap = call.tap
-    game = inline_table.by_message(call.session, tap.inline_id) if tap.inline_id else None
-    if game is None or game.id is None:
-        raise ServiceError(Refusal.UNKNOWN_LOBBY)
-    game_id = game.id
-    if key.step is cb.LobbyStep.SETTINGS:
-        return _settings_screen(call, game_id, True)
-    if key.step is cb.LobbyStep.COMPUTER:
-        return _add_computer(call, game_id, "normal", False)
-    steps = {
-        cb.LobbyStep.JOIN: _join,
-        cb.LobbyStep.LEAVE: _leave,
-        cb.LobbyStep.START: _start,
-        cb.LobbyStep.CANCEL: _cancel,
-    }
-    return steps[key.step](call, game_id)
-
-
-def _join(call: LobbyKey, game_id: int) -> Answer:
-    ctx, players = _lobby_key(call, game_id)
-    person = call.tap.person
-    if any(p.user_id == person.id for p in players):
-        raise ServiceError(Refusal.ALREADY_JOINED)
-    if len(players) >= MAX_PLAYERS:
-        raise ServiceError(Refusal.LOBBY_FULL)
-    call.session.add(
-        GamePlayer(game_id=ctx.game_id, seat=len(players), user_id=person.id, name=person.first_name[:128])
-    )
-    _changed(call.session, call.env, ctx)
-    return Answer(_(call.language, "You're in!"))
-
-
-def _leave(call: LobbyKey, game_id: int) -> Answer:
-    ctx, _players = _lobby_key(call, game_id)
-    leave_lobby(call.session, call.env, ctx, call.tap.person.id)
-    return Answer(_(call.language, "You left the lobby."))
-
-
-def _settings_screen(call: LobbyKey, game_id: int, shown: bool) -> Answer:
-    ctx, _players = _lobby_key(call, game_id)
-    lobby_message.show_lobby(call.session, call.env, ctx, settings_screen=shown)
-    return Answer()
-
-
-def _managed_lobby_key(call: KeyCall, game_id: int) -> tuple[GameContext, list[GamePlayer]]:
-    """As `_lobby_key`, for the keys only the creator (or a group admin) may use."""
-    ctx, players = _lobby_key(call, game_id)
-    if not can_manage(ctx.game, call.tap.person.id, bool(call.tap.admin)):
-        raise ServiceError(Refusal.NOT_CREATOR)
-    return ctx, players
-
-
-def _start(call: LobbyKey, game_id: int) -> Answer:
-    ctx, players = _managed_lobby_key(call, game_id)
-    start(call.session, call.env, ctx, players)
-    return Answer()
-
-
-def _cancel(call: LobbyKey, game_id: int) -> Answer:
-    ctx, _players = _managed_lobby_key(call, game_id)
-    cancel(call.session, call.env, ctx)
-    return Answer()
-
-
-def _changed(session: Session, env: Env, ctx: GameContext, settings_screen: bool = False) -> None:
+def changed(session: Session, env: Env, ctx: GameContext, settings_screen: bool = False) -> GameContext:
+    """The lobby redrawn as it is now; the game as it was drawn."""
     ctx.game.updated_at = env.now
     session.add(ctx.game)
     session.flush()
-    lobby_message.show_lobby(session, env, context_of(session, ctx.game), settings_screen)
+    drawn = context_of(session, ctx.game)
+    lobby_message.show_lobby(session, env, drawn, settings_screen)
+    return drawn
 
 
 def leave_lobby(session: Session, env: Env, ctx: GameContext, user_id: int) -> None:
@@ -325,74 +190,7 @@ def leave_lobby(session: Session, env: Env, ctx: GameContext, user_id: int) -> N
     for seat, p in enumerate(rest):
         p.seat = seat
         session.add(p)
-    _changed(session, env, ctx)
-
-
-@key_service(LobbyKey)
-def add_computer(call: LobbyKey, key: cb.AddComputer) -> Answer:
-    return _add_computer(call, key.game_id, key.level, key.stay)
-
-
-def _add_computer(call: LobbyKey, game_id: int, level: str, stay: bool) -> Answer:
-    session = call.session
-    ctx = _lobby(session, call.env, call.tap, game_id)
-    players = player_rows(session, game_id)
-    if len(players) >= MAX_PLAYERS:
-        raise ServiceError(Refusal.LOBBY_FULL)
-    label = computer_name(ctx.language, [p.ai_level for p in players], level)
-    session.add(GamePlayer(game_id=game_id, seat=len(players), user_id=None, name=label, ai_level=level))
-    _changed(session, call.env, ctx, stay)
-    return Answer(_(call.language, "A computer player joined."))
-
-
-@key_service(LobbyKey)
-def change_setting(call: LobbyKey, key: cb.Setting) -> Answer:
-    """A settings key: in the lobby anyone may; the pace of a running game, its manager only."""
-    session, env, tap = call.session, call.env, call.tap
-    ctx = require_game(session, key.game_id, lock=True)
-    if tap.chat_id is not None and not tap.private and ctx.game.chat_id != tap.chat_id:
-        raise ServiceError(Refusal.MALFORMED)
-    inline_table.check_tap(session, env, ctx, tap, lobby=ctx.game.status == LOBBY)
-    if ctx.game.status != LOBBY:
-        if key.key is not SettingKey.PACE:
-            raise ServiceError(Refusal.NOT_LOBBY)
-        return change_pace(session, env, ctx, tap, key.value, bool(tap.admin), call.language)
-    if key.key is SettingKey.PACE and not pacing.is_known(key.value, env.custom_pace):
-        raise ServiceError(Refusal.BAD_SETTING)
-    settings = ctx.settings.with_change(key.key, key.value, max(MIN_PLAYERS, len(ctx.seats)))
-    if settings is None:
-        raise ServiceError(Refusal.BAD_SETTING)
-    ctx.game.settings = settings.to_json()
-    _changed(session, env, ctx, settings_screen=True)
-    return Answer()
-
-
-def change_pace(
-    session: Session, env: Env, ctx: GameContext, tap: Tap, pace: str, admin: bool, lang: str
-) -> Answer:
-    """A pace key under /settings of a running game: the turn clock starts again. Here, with the
-    lobby's settings, because the same key changes the pace before the start and after it."""
-    if not pacing.is_known(pace, env.custom_pace):
-        raise ServiceError(Refusal.BAD_SETTING)
-    if ctx.game.status not in (PLAYING, PAUSED):
-        raise ServiceError(Refusal.NOT_PLAYING)
-    if not can_manage(ctx.game, tap.person.id, admin):
-        raise ServiceError(Refusal.NOT_CREATOR)
-    settings = replace(ctx.settings, pace=pace)
-    ctx.game.settings = settings.to_json()
-    session.add(ctx.game)
-    ctx = replace(ctx, settings=settings)
-    if ctx.game.status == PLAYING:
-        clock = rules_of(ctx, env).restart(clock_of(ctx.game), ctx.playing_state().current, env.now)
-        set_clock(session, ctx.game, clock)
-    glang = ctx.language
-    label = pacing.pace_label(glang, pace, env.custom_pace)
-    text = _(glang, "⚙️ The pace of this game is now {pace}; the turn clock starts again.", pace=label)
-    output.say_in_game(session, env, ctx, text)
-    on_board = tap.message_id == record.live_board(session, ctx)  # a forged key: the board keeps its own
-    if tap.chat_id is not None and tap.message_id is not None and not on_board:
-        output.drop_keys(session, env, tap.chat_id, tap.message_id)  # the /settings message
-    return Answer(_(lang, "Pace: {pace}", pace=pacing.pace_label(lang, pace, env.custom_pace)))
+    changed(session, env, ctx)
 
 
 def start(session: Session, env: Env, ctx: GameContext, players: list[GamePlayer]) -> None:
@@ -415,22 +213,19 @@ def start(session: Session, env: Env, ctx: GameContext, players: list[GamePlayer
     game.updated_at = env.now
     start = f"start:{seed}"
     move_log.add(session, game_id=ctx.game_id, seq=1, seat=None, code=start, source="system", at=env.now)
-    # The turn starts when the board is seen.
-    set_clock(session, game, TurnClock.waiting(clock_of(game), state.current))
     session.flush()
     ctx = context_of(session, game)
+    # A person's turn starts when the board is seen; a computer first to move plays after the
+    # commit, and the first board comes under its moves (`services.autoplay`).
+    turn_clock(session, env, ctx, state.current)
     lang = ctx.language
     names = ", ".join(cards_render.name(s.name) for s in ctx.seats)
     started = _(lang, "🃏 <b>TWEAK!</b> has started: {names}", names=names)
-    if inline_table.is_inline(ctx):  # no message can be posted there: the lobby's is the first board
+    if ctx.table is TableKind.INLINE:  # no message can be posted there: the lobby's is the first board
         inline_table.started(session, ctx, started)
     else:
         lobby_message.close_lobby(session, env, ctx, started, Priority.COSMETIC)  # the board goes first
-    result = moves.PlayResult(ctx)
-    moves.autoplay(session, env, result)  # a computer may be first to move
-    if result.outcomes or result.abandoned:
-        record.report(session, env, result)  # the first board, under the computers' moves
-    else:
+    if not record.bot_to_move(ctx):
         record.post_board(session, env, ctx)
 
 

@@ -2,8 +2,11 @@
 on its version, and the move log keeps the action with the events `apply` returned.
 
 Everything in one transaction with the caller's other writes: the next turn's clock, the stats
-when the game ends, and what the group will read (`output`). Seats that do not wait for a person
-(computers, players who left or are away) are played right after (`autoplay`).
+when the game ends, and what the group will read (`record`). A move never plays the seats after
+it that do not wait for a person (computers, players who left or are away): it gives them the
+turn with a clock the bot plays at once (`game_clock.turn_clock`), and `services.autoplay`
+plays each of them after the commit, in a transaction of its own, so whoever moved is answered
+without waiting for a computer to think.
 """
 
 from __future__ import annotations
@@ -16,20 +19,17 @@ from sqlmodel import Session, col
 import engine
 from engine import EngineError, GameState, IllegalActionError
 from engine.actions import Action, encode
-from engine.ai import choose_action
 from engine.events import Event, GameEnded, TurnStarted, dump_events
 
 from .. import metrics
 from ..errors import Refusal, ServiceError
 from ..store import move_log
-from ..store.models import ABANDONED, FINISHED, PLAYING, GamePlayer
+from ..store.models import ABANDONED, FINISHED, GamePlayer
 from ..turn_clock import TurnClock
 from . import stats
 from .context import GameContext, SeatInfo, dump_state
 from .env import Env
-from .game_clock import clock_of, rules_of, set_clock
-
-MAX_AUTOPLAY = 400  # a burst of computer/idle moves never runs away
+from .game_clock import clock_of, rules_of, set_clock, turn_clock
 
 
 @dataclass
@@ -96,8 +96,9 @@ def commit(session: Session, env: Env, ctx: GameContext, outcome: MoveOutcome) -
         game.status = FINISHED
         game.finished_at = env.now
         set_clock(session, game, TurnClock.stop())
-    elif outcome.main:  # it starts when its player can see the turn
-        set_clock(session, game, TurnClock.waiting(clock_of(game), after.current))
+    elif outcome.main or ctx.seats[after.current].autoplayed:
+        # a person's turn starts when they can see it; the bot's is played after the commit
+        turn_clock(session, env, ctx, after.current)
     else:
         set_clock(session, game, rules_of(ctx, env).acted(clock_of(game)))
     move_log.add(
@@ -129,40 +130,9 @@ def clear_idle(session: Session, ctx: GameContext, seat: SeatInfo) -> GameContex
     return ctx.with_seat(replace(ctx.seats[seat.seat], timeouts=0, away=False))
 
 
-def autoplay_action(ctx: GameContext, seat: SeatInfo) -> Action:
-    """What the bot plays for a computer seat, or for an idle, away or departed person."""
-    state = ctx.playing_state()
-    if seat.ai_level is not None:
-        # Seeded from public facts (the game and its version), never from the hidden deal.
-        seed = ctx.game_id * 1_000_003 + ctx.game.version
-        return choose_action(state, seat.seat, seat.ai_level, seed=seed)
-    return engine.default_action(state, seat.seat)
-
-
-def autoplay(session: Session, env: Env, result: PlayResult) -> None:
-    """Play at once for seats that do not wait: computers, and people who left or are away.
-
-    With no active person left, the game ends as abandoned (scores kept).
-    """
-    ctx = result.ctx
-    for _ in range(MAX_AUTOPLAY):
-        state = ctx.state
-        if ctx.game.status != PLAYING or state is None or state.is_over:
-            break
-        seat = ctx.seats[state.current]
-        if not seat.autoplayed:
-            break
-        if not any(s.is_human and not s.left and not s.away for s in ctx.seats):
-            abandon(session, env, ctx)
-            result.abandoned = True
-            break
-        source = "ai" if seat.ai_level else ("left" if seat.left else "away")
-        action = autoplay_action(ctx, seat)
-        after, events = apply_action(state, seat.seat, action)
-        outcome = MoveOutcome(seat.seat, encode(action), source, state, after, events)
-        ctx = commit(session, env, ctx, outcome)
-        result.outcomes.append(outcome)
-    result.ctx = ctx
+def nobody_plays(ctx: GameContext) -> bool:
+    """Every person at the table left or is away: nobody would ever move again."""
+    return not any(s.is_human and not s.left and not s.away for s in ctx.seats)
 
 
 def abandon(session: Session, env: Env, ctx: GameContext) -> None:
@@ -176,15 +146,14 @@ def abandon(session: Session, env: Env, ctx: GameContext) -> None:
 
 
 def play(session: Session, env: Env, ctx: GameContext, seat: SeatInfo, action: Action | str) -> PlayResult:
-    """A person's own action (a key, an inline pick): apply, write, bring them back from idle,
-    then let the seats that do not wait reply."""
+    """A person's own action (a key, an inline pick): apply, bring them back from idle, write.
+    The seats after it that do not wait are played after the commit (`services.autoplay`)."""
     state = ctx.playing_state()
     after, events = apply_action(state, seat.seat, action)
     code = action if isinstance(action, str) else encode(action)
     outcome = MoveOutcome(seat.seat, code, "player", state, after, events)
     result = PlayResult(ctx)
-    ctx = commit(session, env, ctx, outcome)
-    result.ctx = clear_idle(session, ctx, seat)
+    ctx = clear_idle(session, ctx, seat)  # before the clock: the turn may go on with them
+    result.ctx = commit(session, env, ctx, outcome)
     result.outcomes.append(outcome)
-    autoplay(session, env, result)
     return result

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..inline_data import PickedMoves, Posted
 from .people import Person
 
 
@@ -64,15 +65,17 @@ class InlineQuery:
 
 @dataclass(frozen=True)
 class Pick:
-    """An inline result a person picked: `result_id` as the bot gave it, and the chat it was
-    posted in when the bot saw the message itself (None: from `chosen_inline_result`). A result
-    with keys is an inline message the bot may edit: its `inline_id` comes with the chosen
-    result."""
+    """An inline result a person picked: the moves its id carries (`picked`; None: a line that
+    plays nothing, or an id no version of the bot gave), or the game message it posts in a chat
+    the bot is not in (`posted`: a lobby, a board); and the chat it was posted in when the bot saw
+    the message itself (None: from `chosen_inline_result`). A result with keys is a message the
+    bot may edit: its `inline_id` comes with the chosen result."""
 
     person: Person
-    result_id: str
+    picked: PickedMoves | None
     chat_id: int | None = None
     inline_id: str | None = None
+    posted: Posted | None = None
     admin: bool | None = None
 
 

@@ -14,9 +14,10 @@ from typing import Any
 from sqlmodel import Session
 
 from ..render.keys import Keyboard
-from ..store import outbox
-from ..store.models import Notice
-from ..store.outbox import Message, Priority
+from ..store import notices, outbox
+from ..store.outbox import Message, Payload, Priority
+from ..store.surfaces import KeyEdit, Said, Surface
+from ..tables import TableKind
 from . import inline_table, surfaces
 from .context import GameContext
 from .env import Env
@@ -32,9 +33,20 @@ def drop_reminder(session: Session, ctx: GameContext) -> None:
     outbox.discard_surface(session, ctx.game.chat_id, surfaces.reminder(ctx.game_id))
 
 
-def to_group(ctx: GameContext, text: str, **kw: Any) -> Message:
+def to_group(
+    ctx: GameContext,
+    text: str,
+    *,
+    keys: Keyboard | None = None,
+    surface: Surface | None = None,
+    priority: Priority = Priority.TURN,
+    notify: bool = False,
+    reply_to: Surface | None = None,
+    media: dict[str, Any] | None = None,
+) -> Message:
     """A message into the game's group (and forum topic)."""
-    return Message(ctx.game.chat_id, text, thread_id=ctx.game.thread_id, game_id=ctx.game_id, **kw)
+    payload = Payload(text, keys, ctx.game.thread_id, reply_to=reply_to, media=media, notify=notify)
+    return Message(ctx.game.chat_id, payload, surface, priority, ctx.game_id)
 
 
 def say(
@@ -47,13 +59,11 @@ def say(
     keys: Keyboard | None = None,
     notify: bool = False,
     priority: Priority = Priority.TURN,
-    surface: str | None = None,
+    surface: Surface | None = None,
 ) -> None:
     """A plain message into a chat (a reply to a command, a notice)."""
-    message = Message(
-        chat_id, text, keys, thread_id=thread_id, notify=notify, priority=priority, surface=surface
-    )
-    outbox.put(session, message, env.now)
+    payload = Payload(text, keys, thread_id, notify=notify)
+    outbox.put(session, Message(chat_id, payload, surface, priority), env.now)
 
 
 def send_file(
@@ -64,8 +74,8 @@ def send_file(
     media: dict[str, Any],
     thread_id: int | None = None,
 ) -> None:
-    message = Message(chat_id, caption, thread_id=thread_id, priority=Priority.INFO, media=media)
-    outbox.put(session, message, env.now)
+    payload = Payload(caption, thread_id=thread_id, media=media)
+    outbox.put(session, Message(chat_id, payload, priority=Priority.INFO), env.now)
 
 
 def say_once(
@@ -76,38 +86,73 @@ def say_once(
     text: str,
     *,
     thread_id: int | None = None,
-    reply_to: str | None = None,
+    reply_to: Surface | None = None,
     window: timedelta = REPEAT_WINDOW,
 ) -> bool:
     """Say `text` unless the same `key` was said in this chat within `window`; True when said."""
-    notice = session.get(Notice, (chat_id, key))
-    if notice is not None and env.now - notice.said_at < window:
+    if not notices.claim(session, chat_id, key, env.now, window):
         return False
-    if notice is None:
-        notice = Notice(chat_id=chat_id, key=key, said_at=env.now)
-    notice.said_at = env.now
-    session.add(notice)
-    message = Message(chat_id, text, thread_id=thread_id, reply_to=reply_to)
-    outbox.put(session, message, env.now)
+    payload = Payload(text, thread_id=thread_id, reply_to=reply_to)
+    outbox.put(session, Message(chat_id, payload), env.now)
     return True
 
 
+def claim(session: Session, env: Env, chat_id: int, key: str, window: timedelta = REPEAT_WINDOW) -> bool:
+    """True, and `key` noted as done now in the chat, unless it was done there within `window`:
+    for what a burst of updates should do once (a board posted again at the bottom)."""
+    return notices.claim(session, chat_id, key, env.now, window)
+
+
+def say_capped(
+    session: Session,
+    env: Env,
+    chat_id: int,
+    key: str,
+    text: str,
+    *,
+    thread_id: int | None = None,
+    keys: Keyboard | None = None,
+    notify: bool = False,
+    window: timedelta = REPEAT_WINDOW,
+) -> bool:
+    """At most one new message for `key` in this chat within `window`; True when said anew.
+
+    A later one in the window coalesces into it: the message said (or still waiting) comes to
+    show the newest text, as a cosmetic edit (spare budget only, and none when nothing changed),
+    so a burst of one command costs the group one message, however many times it is sent."""
+    surface = Said(key[:59])
+    if notices.claim(session, chat_id, key, env.now, window):
+        outbox.forget_shown(session, chat_id, surface)  # the one said before stays as it is
+        payload = Payload(text, keys, thread_id, notify=notify)
+        outbox.put(session, Message(chat_id, payload, surface), env.now)
+        return True
+    payload = Payload(text, keys, thread_id)
+    outbox.put(session, Message(chat_id, payload, surface, Priority.COSMETIC), env.now)
+    return False
+
+
 def say_in_game(session: Session, env: Env, ctx: GameContext, text: str, *, notify: bool = False) -> None:
-    """A notice of the game in its chat; where the bot cannot post (inline mode), a line of the
-    live board's report."""
-    if inline_table.is_inline(ctx):
+    """A notice of the game in its chat; where the bot cannot post (inline mode), a part of the
+    live board's record."""
+    if ctx.table is TableKind.INLINE:
         inline_table.note(session, env, ctx, text)
         return
     outbox.put(session, to_group(ctx, text, notify=notify), env.now)
 
 
 def edit_message(
-    session: Session, env: Env, chat_id: int, message_id: int, text: str, keys: Keyboard | None
+    session: Session,
+    env: Env,
+    chat_id: int,
+    message_id: int,
+    text: str,
+    keys: Keyboard | None,
+    priority: Priority = Priority.TURN,
 ) -> None:
-    """Change the message a key was tapped on (a rules page, the language picker)."""
-    outbox.put(
-        session, Message(chat_id, text, keys, message_id=message_id, surface=f"msg:{message_id}"), env.now
-    )
+    """Change the message a key was tapped on (a rules page, the language picker). In a group
+    such an edit is cosmetic (`priority`): a person paging to and fro never delays a board."""
+    payload = Payload(text, keys, message_id=message_id)
+    outbox.put(session, Message(chat_id, payload, KeyEdit(message_id), priority), env.now)
 
 
 def drop_keys(session: Session, env: Env, chat_id: int, message_id: int, game_id: int | None = None) -> None:

@@ -19,23 +19,31 @@ from ..render.keys import Keyboard
 from ..render.limits import chunks
 from ..store import outbox
 from ..store.models import PLAYING
-from ..store.outbox import Message, Priority
-from . import inline_table, surfaces
+from ..store.outbox import Message, Payload, Priority
+from ..tables import TableKind
+from . import output, surfaces
 from .context import GameContext, SeatInfo
 from .env import Env
 from .table_view import table_of
 
 
 def view(
-    ctx: GameContext, env: Env, seat: SeatInfo, draft: board_render.Draft | None = None
+    ctx: GameContext,
+    env: Env,
+    seat: SeatInfo,
+    draft: board_render.Draft | None = None,
+    header: str = "",
+    lang: str | None = None,
 ) -> tuple[str, Keyboard | None]:
-    """The panel's text and keys (keys only while it is this player's move)."""
+    """The panel's text and keys (keys only while it is this player's move). A practice table's
+    board is drawn the same way, under its report (`header`), in the game's language (`lang`)."""
+    lang = lang or seat.language
     state = ctx.playing_state()
     seen = seat_view(state, seat.seat)
     table = table_of(ctx, env, seat.seat)
-    text = board_render.board_text(seat.language, seen, table, draft)
+    text = board_render.board_text(lang, seen, table, draft, header)
     my_move = state.current == seat.seat and not state.is_over and ctx.game.status == PLAYING
-    return text, board_render.keyboard(seat.language, seen, table, draft) if my_move else None
+    return text, board_render.keyboard(lang, seen, table, draft) if my_move else None
 
 
 def show(
@@ -53,18 +61,9 @@ def show(
     one notification)."""
     assert seat.user_id is not None
     text, keys = view(ctx, env, seat, draft)
-    message = Message(
-        seat.user_id,
-        text,
-        keys,
-        surface=surfaces.panel(ctx.game_id, seat.seat),
-        bottom=True,
-        fresh=fresh,
-        notify=notify,
-        priority=priority,
-        game_id=ctx.game_id,
-        fallback=group_call(ctx, seat) if notify else None,
-    )
+    fallback = group_call(ctx, seat).as_fallback() if notify else None
+    payload = Payload(text, keys, bottom=True, fresh=fresh, notify=notify, fallback=fallback)
+    message = Message(seat.user_id, payload, surfaces.panel(ctx.game_id, seat.seat), priority, ctx.game_id)
     outbox.put(session, message, env.now)
 
 
@@ -81,22 +80,16 @@ def ping(
     mention (`fallback`) notifies them instead."""
     assert seat.user_id is not None
     text = text or _(seat.language, "🔔 Your move in <b>{chat}</b>.", chat=name(where(ctx), 40))
-    inline = inline_table.is_inline(ctx)  # there is no group mention to fall back on
-    message = Message(
-        seat.user_id,
-        text,
-        notify=True,
-        priority=Priority.TURN,
-        game_id=ctx.game_id,
-        fallback=None if inline else fallback or group_call(ctx, seat),
-    )
-    outbox.put(session, message, env.now)
+    # (a chat the bot is not in has no group mention to fall back on)
+    call = None if ctx.table is TableKind.INLINE else fallback or group_call(ctx, seat)
+    payload = Payload(text, notify=True, fallback=call.as_fallback() if call is not None else None)
+    outbox.put(session, Message(seat.user_id, payload, priority=Priority.TURN, game_id=ctx.game_id), env.now)
 
 
 def where(ctx: GameContext) -> str:
     """How a private message names the game's chat: its title; a chat the bot is not in has none
     the bot may know, so the game's players name it."""
-    if ctx.chat_title or not inline_table.is_inline(ctx):
+    if ctx.chat_title or ctx.table is not TableKind.INLINE:
         return ctx.chat_title
     return _(ctx.language, "TWEAK! with {names}", names=", ".join(s.name for s in ctx.seats if s.is_human))
 
@@ -105,14 +98,7 @@ def group_call(ctx: GameContext, seat: SeatInfo) -> Message:
     """The mention that notifies the player in the group, under the board: what a private
     notification falls back to when the private chat refuses the bot."""
     text = _(ctx.language, "👉 {mention}, your move!", mention=mention(seat.user_id, seat.name))
-    return Message(
-        ctx.game.chat_id,
-        text,
-        thread_id=ctx.game.thread_id,
-        notify=True,
-        reply_to=surfaces.board(ctx.game),
-        game_id=ctx.game_id,
-    )
+    return output.to_group(ctx, text, notify=True, reply_to=surfaces.board(ctx.game))
 
 
 def reached_privately(seat: SeatInfo | None) -> bool:
@@ -125,14 +111,7 @@ def close(session: Session, env: Env, ctx: GameContext, seat: SeatInfo, lines: l
     if seat.user_id is None:
         return
     text = board_render.closed_panel_text(seat.language, ctx.chat_title, chunks(lines)[-1])
-    message = Message(
-        seat.user_id,
-        text,
-        surface=surfaces.panel(ctx.game_id, seat.seat),
-        edit_only=True,
-        priority=Priority.INFO,
-    )
-    outbox.put(session, message, env.now)
+    _edit_only(session, env, ctx, seat, text)
 
 
 def retire(session: Session, env: Env, ctx: GameContext, seat: SeatInfo) -> None:
@@ -143,11 +122,11 @@ def retire(session: Session, env: Env, ctx: GameContext, seat: SeatInfo) -> None
         seat.language,
         "↪️ You play this game on the group board now. Tap 📱 Panel there to play here again.",
     )
-    message = Message(
-        seat.user_id,
-        text,
-        surface=surfaces.panel(ctx.game_id, seat.seat),
-        edit_only=True,
-        priority=Priority.INFO,
-    )
-    outbox.put(session, message, env.now)
+    _edit_only(session, env, ctx, seat, text)
+
+
+def _edit_only(session: Session, env: Env, ctx: GameContext, seat: SeatInfo, text: str) -> None:
+    """The panel, if it is shown, says `text` and loses its keys; nothing is posted."""
+    assert seat.user_id is not None
+    panel = surfaces.panel(ctx.game_id, seat.seat)
+    outbox.put(session, Message(seat.user_id, Payload(text, edit_only=True), panel, Priority.INFO), env.now)

@@ -97,8 +97,11 @@ class GameKey(KeyCall):
         """The game, locked, and the tapper's seat, after the checks every game key gets."""
         ctx = self.ctx = require_game(self.session, game_id, lock=True)
         tap = self.tap
-        if tap.chat_id is not None and not tap.private and ctx.game.chat_id != tap.chat_id:
-            raise ServiceError(Refusal.MALFORMED)  # a forged key from another chat
+        elsewhere = tap.chat_id is not None and ctx.game.chat_id != tap.chat_id
+        if elsewhere and (not tap.private or ctx.practising is not None):
+            # a forged key from another chat (a group's keys are in its private panels too; a
+            # practice table's only in its own chat)
+            raise ServiceError(Refusal.MALFORMED)
         inline_table.check_tap(self.session, self.env, ctx, tap)
         seat = self.seat = ctx.seat_of(tap.person.id)
         if seat is None:
@@ -128,11 +131,17 @@ class GameKey(KeyCall):
             if not inline_table.is_live(ctx, tap):  # an older message of a game played via inline mode
                 inline_table.drop_keys(session, env, ctx, tap.inline_id)
         elif ctx is not None and error.reason is Refusal.STALE and on_message:
-            if not tap.private and record.board_on_its_way(session, ctx):
+            if not in_panel(ctx, tap) and record.board_on_its_way(session, ctx):
                 error = ServiceError(Refusal.ON_ITS_WAY)
             else:
                 _drop_dead_keys(session, env, ctx, tap)
         return super().refused(error)
+
+
+def in_panel(ctx: GameContext, tap: Tap) -> bool:
+    """The tap is on its player's private panel: in private, for a game played elsewhere (a
+    practice table's board is in that very chat, and it has no panel)."""
+    return tap.private and ctx.practising is None
 
 
 def _turn(ctx: GameContext, seat: SeatInfo, version: int) -> None:
@@ -150,7 +159,7 @@ def _turn(ctx: GameContext, seat: SeatInfo, version: int) -> None:
 def _drop_dead_keys(session: Session, env: Env, ctx: GameContext, tap: Tap) -> None:
     """A tap on an old board or panel: that message loses its keys (the live one keeps its own)."""
     assert tap.chat_id is not None and tap.message_id is not None
-    if tap.private:
+    if in_panel(ctx, tap):
         seat = ctx.seat_of(tap.person.id)
         shown = (
             outbox.shown_message(session, tap.chat_id, surfaces.panel(ctx.game_id, seat.seat))
@@ -206,7 +215,7 @@ def _once(call: GameKey) -> None:
 
 # The compose keys change the draft as it is now, or play it (claim, discard). On the group
 # board the popup is the only thing that changes: the board is not redrawn, so composing costs
-# the group nothing. A private panel shows the draft.
+# the group nothing. A private panel shows the draft, and so does a practice table's board.
 
 
 @key_service(GameKey)
@@ -255,17 +264,19 @@ def _edit_draft(
     draft = drafts.load(session, ctx.game_id, seat.seat, ctx.game.version)
     if once:
         _once(call)
-    ctx, seat = use_panel(session, env, ctx, seat, tap.private)
+    ctx, seat = use_panel(session, env, ctx, seat, in_panel(ctx, tap))
     draft = change(draft)
-    _save_draft(session, env, ctx, seat, draft, tap.private)
+    _save_draft(session, env, ctx, seat, draft, tap)
     return Answer(popups.sum_hint(ctx, seat, draft))
 
 
-def _save_draft(
-    session: Session, env: Env, ctx: GameContext, seat: SeatInfo, draft: Draft, private: bool
-) -> None:
+def _save_draft(session: Session, env: Env, ctx: GameContext, seat: SeatInfo, draft: Draft, tap: Tap) -> None:
+    """The draft is kept; a surface that shows it follows: the private panel, or a practice
+    table's board (both in a private chat, with its own budget). The group board does not."""
     drafts.save(session, env, ctx.game_id, seat.seat, ctx.game.version, draft)
-    if private:
+    if ctx.practising is not None:
+        record.redraw_board(session, env, ctx, draft, Priority.COSMETIC)
+    elif tap.private:
         panels.show(session, env, ctx, seat, draft, Priority.COSMETIC)
 
 
@@ -286,11 +297,11 @@ def choose_t(call: GameKey, key: cb.TChoice) -> Answer:
     if not options:
         raise ServiceError(Refusal.ILLEGAL, rule="t_not_held")
     _once(call)
-    ctx, seat = use_panel(session, env, ctx, seat, tap.private)
+    ctx, seat = use_panel(session, env, ctx, seat, in_panel(ctx, tap))
     draft = drafts.load(session, key.game_id, seat.seat, ctx.game.version)
     chosen = _next_choice(options, draft.t_code)
     draft = replace(draft, t_code=chosen)
-    _save_draft(session, env, ctx, seat, draft, tap.private)
+    _save_draft(session, env, ctx, seat, draft, tap)
     view = seat_view(state, seat.seat)
     more = len(options) > 1 and chosen != options[-1]
     table = table_of(ctx, env, seat.seat)
@@ -320,7 +331,7 @@ def _play_draft(call: GameKey, ctx: GameContext, seat: SeatInfo, draft: Draft, c
         raise ServiceError(Refusal.ILLEGAL, rule="no_table_cards")
     action = Sum(draft.hand, chosen) if claim else Discard(draft.hand)
     result = moves.play(session, env, ctx, seat, action)
-    result.ctx, _seat = use_panel(session, env, result.ctx, seat, tap.private)
+    result.ctx, _seat = use_panel(session, env, result.ctx, seat, in_panel(ctx, tap))
     drafts.clear(session, ctx.game_id)
     record.report(session, env, result)
     return Answer(_(call.language, "Done!"))
@@ -331,7 +342,7 @@ def _play_t(call: GameKey, ctx: GameContext, seat: SeatInfo, draft: Draft) -> An
     checked first, so a wrong sum plays nothing). Alone, the turn goes on: the popup says what
     happened, a panel shows it, and on the group board a card that changed the table brings a
     new board (the player needs its keys); a Joker does not (the popups count with the new
-    target)."""
+    target). A practice table's board is redrawn in place, as a panel is."""
     session, env, tap = call.session, call.env, call.tap
     assert draft.t_code is not None
     state = ctx.playing_state()
@@ -341,7 +352,7 @@ def _play_t(call: GameKey, ctx: GameContext, seat: SeatInfo, draft: Draft) -> An
         after_joker, _events = moves.apply_action(state, seat.seat, draft.t_code)
         moves.apply_action(after_joker, seat.seat, Sum(draft.hand, chosen))
     result = moves.play(session, env, ctx, seat, draft.t_code)
-    result.ctx, seat = use_panel(session, env, result.ctx, seat, tap.private)
+    result.ctx, seat = use_panel(session, env, result.ctx, seat, in_panel(ctx, tap))
     drafts.clear(session, ctx.game_id)
     if with_sum and draft.hand is not None:
         after = moves.play(session, env, result.ctx, seat, Sum(draft.hand, chosen))
@@ -352,7 +363,9 @@ def _play_t(call: GameKey, ctx: GameContext, seat: SeatInfo, draft: Draft) -> An
     me = ctx.seats[seat.seat]
     kept = Draft(draft.hand, draft.mask)  # the cards chosen keep their places on the table
     drafts.save(session, env, ctx.game_id, me.seat, ctx.game.version, kept)
-    if tap.private:
+    if ctx.practising is not None:  # its board is the player's own: it shows what the card did
+        record.redraw_board(session, env, ctx, kept, Priority.BOARD)
+    elif tap.private:
         panels.show(session, env, ctx, me, kept, Priority.TURN)
     elif not draft.joker:
         record.post_board(session, env, ctx, result.outcomes)

@@ -16,6 +16,10 @@ record must re-add to every round summary:
   one message where a quiet one would have had two, and no line is lost or doubled.
 
 Round summaries, the standings and the chart are messages of their own, sent silently.
+
+A practice table keeps its record the same way in its player's own chat with the bot; only its
+board differs (`board_view`): it shows that player's real cards, redrawn as they compose, and it
+is their turn's notification (no panel, no note).
 """
 
 from __future__ import annotations
@@ -23,19 +27,18 @@ from __future__ import annotations
 from sqlmodel import Session, col, select
 
 from engine import public_view
-from engine.events import GameEnded, RoundEnded, Summed, load_events
+from engine.events import GameEnded, RoundEnded, load_events
 
-from ..i18n import _
 from ..render import board as board_render
-from ..render import cards as cards_render
-from ..render import chart
 from ..render.keys import Keyboard
 from ..render.limits import chunks
 from ..render.results import final_standings, move_lines, round_summary, standings_keys
 from ..store import move_log, outbox
-from ..store.models import Game, Move
+from ..store.models import PLAYING, Game, Move
 from ..store.outbox import Message, Priority
-from . import drafts, inline_table, output, panels, surfaces
+from ..store.surfaces import Board
+from ..tables import TableKind
+from . import drafts, game_end, inline_table, output, panels, surfaces
 from .context import GameContext
 from .env import Env
 from .moves import MoveOutcome, PlayResult
@@ -87,6 +90,24 @@ def group_board(ctx: GameContext, env: Env, header: list[str]) -> tuple[str, Key
     )
 
 
+def board_view(
+    session: Session,
+    ctx: GameContext,
+    env: Env,
+    header: list[str],
+    draft: board_render.Draft | None = None,
+) -> tuple[str, Keyboard | None]:
+    """The board as its chat sees it: a group's (`group_board`), or a practice table's, drawn as
+    its player's private panel is (their real cards on the keys, the move they are composing:
+    `draft`, else the one kept for them), under its report."""
+    seat = ctx.practising
+    if seat is None:
+        return group_board(ctx, env, header)
+    if draft is None:
+        draft = drafts.load(session, ctx.game_id, seat.seat, ctx.game.version)
+    return panels.view(ctx, env, seat, draft, "\n".join(header), ctx.language)
+
+
 def post_board(
     session: Session,
     env: Env,
@@ -108,8 +129,11 @@ def _board(session: Session, env: Env, ctx: GameContext, lines: list[str]) -> No
     board's mention. A board in the middle of a turn (after a [T!] card) notifies nobody."""
     mover = ctx.current
     new_turn = mover is not None and not mover.autoplayed and not ctx.playing_state().t_played
+    if ctx.practising is not None:  # the board is in the player's own chat: it notifies them
+        _put(session, env, ctx, lines, board=True, notify=new_turn)
+        return
     private = new_turn and panels.reached_privately(mover)
-    if inline_table.is_inline(ctx):  # an edit notifies nobody: privately, or not at all
+    if ctx.table is TableKind.INLINE:  # an edit notifies nobody: privately, or not at all
         inline_table.show(session, env, ctx, lines)
         if private and mover is not None:
             panels.ping(session, env, ctx, mover)
@@ -122,13 +146,22 @@ def _board(session: Session, env: Env, ctx: GameContext, lines: list[str]) -> No
         panels.ping(session, env, ctx, mover)
 
 
-def redraw_board(session: Session, env: Env, ctx: GameContext) -> None:
-    """The live board again in place, its report kept (the group's language changed)."""
+def redraw_board(
+    session: Session,
+    env: Env,
+    ctx: GameContext,
+    draft: board_render.Draft | None = None,
+    priority: Priority = Priority.COSMETIC,
+) -> None:
+    """The live board again in place, its report kept: the group's language changed (a cosmetic
+    edit, which a board still waiting to be sent takes in and keeps its own place for), or, at a
+    practice table, its player composes (`draft`) or played a [T!] card alone."""
     if not ctx.game.board_no or ctx.state is None or ctx.state.is_over:
         return
     header = _lines(ctx.game.board_report)
-    text, keys = group_board(ctx, env, header)
-    outbox.put(session, _message(ctx, text, keys, surfaces.board(ctx.game)), env.now)
+    text, keys = board_view(session, ctx, env, header, draft)
+    message = output.to_group(ctx, text, keys=keys, surface=surfaces.board(ctx.game), priority=priority)
+    outbox.put(session, message, env.now)
 
 
 def pause_board(session: Session, env: Env, ctx: GameContext) -> None:
@@ -172,20 +205,24 @@ def _shown_board(session: Session, game: Game) -> outbox.Shown | None:
 
 
 def board_on_its_way(session: Session, ctx: GameContext) -> bool:
-    """The game's next board waits to be sent (the group's budget): a tap on the board before it
-    is early, not stale. (In a chat the bot is not in, the live board is the newest post.)"""
-    if inline_table.is_inline(ctx):
-        return False
-    return bool(ctx.game.board_no) and live_board(session, ctx) is None
+    """The game's next board waits to be sent (the group's budget), or for the bot's moves before
+    it: a tap on the board before it is early, not stale. (In a chat the bot is not in, the live
+    board is the newest post: only the bot's moves can be on their way.)"""
+    if ctx.table is TableKind.INLINE:
+        return bot_to_move(ctx)
+    return bot_to_move(ctx) or (bool(ctx.game.board_no) and live_board(session, ctx) is None)
 
 
 # --- after moves ------------------------------------------------------------------------------
 
 
 def report(session: Session, env: Env, result: PlayResult) -> None:
-    """After a turn: panels closed, then the record: a summary for each round that ended (each
-    under the report of its last moves), the standings and the chart at the end of the game, and
-    the next board under the report of the moves after the last round end.
+    """After a turn: the panels of those who moved closed, then the record: a summary for each
+    round that ended (each under the report of its last moves), the standings and the chart at
+    the end of the game, and the next board under the report of the moves after the last round
+    end — once the turn is a person's. While the bot still has seats to play after the commit
+    (`services.autoplay`), the moves wait for the board that follows them, so a person's move
+    and the computers' after it cost the group one message, as one transaction's did.
 
     A [T!] card alone does not end the turn: it waits for the report of the turn (the caller
     posts a board when the player needs one to go on).
@@ -197,13 +234,13 @@ def report(session: Session, env: Env, result: PlayResult) -> None:
         return
     lang = ctx.language
     outcomes = unreported(session, ctx, result.outcomes)
-    _close_panels(session, env, ctx, outcomes)
+    _close_panels(session, env, ctx, result.outcomes, outcomes)
     lines: list[str] = []
     for outcome in outcomes:
         lines += report_lines(lang, ctx, [outcome])
         for event in outcome.events:
             if isinstance(event, RoundEnded):
-                won = won_cards(outcomes, event.round, len(ctx.seats))
+                won = game_end.won_cards(outcomes, event.round, len(ctx.seats))
                 summary = round_summary(lang, ctx.seats, event, won, ctx.settings.threshold(len(ctx.seats)))
                 _put(session, env, ctx, lines, body=summary)
                 lines = []
@@ -212,11 +249,18 @@ def report(session: Session, env: Env, result: PlayResult) -> None:
                 standings = final_standings(lang, ctx.seats, event, rounds)
                 _put(session, env, ctx, lines, body=standings, keys=standings_keys(lang, ctx.game_id))
                 lines = []
-                score_chart(session, env, ctx, event)
+                game_end.score_chart(session, env, ctx, event)
     if result.abandoned:
-        _put(session, env, ctx, lines, body=abandoned_text(lang, ctx))
-    elif ctx.state is not None and not ctx.state.is_over:
+        _put(session, env, ctx, lines, body=game_end.abandoned_text(lang, ctx))
+    elif ctx.state is not None and not ctx.state.is_over and not bot_to_move(ctx):
         _board(session, env, ctx, lines)
+
+
+def bot_to_move(ctx: GameContext) -> bool:
+    """The bot plays the next move, after the commit (a computer, a person who left or is away):
+    the board waits for the turn of a person."""
+    mover = ctx.current
+    return ctx.game.status == PLAYING and mover is not None and mover.autoplayed
 
 
 def close(session: Session, env: Env, ctx: GameContext, text: str) -> None:
@@ -228,73 +272,19 @@ def close(session: Session, env: Env, ctx: GameContext, text: str) -> None:
     _put(session, env, ctx, lines, body=text)
 
 
-def _close_panels(session: Session, env: Env, ctx: GameContext, outcomes: list[MoveOutcome]) -> None:
-    """Panels of players whose turn is over (a move, or the idle default at the deadline) say what
-    was played, [T!] card included, and lose their keys."""
+def _close_panels(
+    session: Session, env: Env, ctx: GameContext, played: list[MoveOutcome], outcomes: list[MoveOutcome]
+) -> None:
+    """Panels of players whose turn is over in this transaction (`played`: a move, or the idle
+    default at the deadline) say what was played (of `outcomes`, the moves not yet reported),
+    [T!] card included, and lose their keys: at the mover's own commit, not with the board that
+    comes after the computers."""
     closing = ("player", "idle")
-    movers = {o.seat for o in outcomes if o.source in closing and o.main}
+    movers = {o.seat for o in played if o.source in closing and o.main}
     for seat in ctx.seats:
         if seat.seat in movers and seat.panel and seat.user_id is not None:
             mine = [o for o in outcomes if o.seat == seat.seat and o.source in closing]
             panels.close(session, env, ctx, seat, report_lines(seat.language, ctx, mine))
-
-
-def won_cards(outcomes: list[MoveOutcome], round_no: int, seats: int) -> list[int]:
-    """Cards each seat won in a round: read from the round's last move before it was played
-    (the next deal empties the piles), plus what that move itself won."""
-    last = next((o for o in reversed(outcomes) if o.before.round == round_no), None)
-    if last is None:
-        return [0] * seats
-    counts = [len(last.before.piles[s]) for s in range(seats)]
-    for event in last.events:
-        if isinstance(event, Summed):
-            counts[event.seat] += 1 + len(event.table_cards)
-    return counts
-
-
-def abandoned_text(lang: str, ctx: GameContext) -> str:
-    """The end of a game nobody plays any more, with the scores as they stood (this round included)."""
-    text = _(lang, "🛑 Every player has left or is away: the game is over, scores kept.")
-    state = ctx.state
-    if state is None:
-        return text
-    totals = state.scores_total()
-    scores = {s.seat: totals[s.seat] for s in ctx.seats}
-    order = sorted(ctx.seats, key=lambda s: (-scores[s.seat], s.seat))
-    return text + "\n\n" + "\n".join(f"{cards_render.name(s.name)} — {scores[s.seat]}" for s in order)
-
-
-def score_chart(session: Session, env: Env, ctx: GameContext, event: GameEnded) -> None:
-    """The final standings' picture, drawn by the sender just before it goes (never on a tap)."""
-    state = ctx.state
-    if state is None or not state.round_points or inline_table.is_inline(ctx):
-        return  # (a chat the bot cannot post in gets no picture)
-    lang = ctx.language
-    threshold = ctx.settings.threshold(len(ctx.seats))
-    spec = chart.spec(
-        chart_texts(lang, threshold),
-        chart_texts("en", threshold),
-        [s.name for s in ctx.seats],
-        state.round_points,
-        threshold,
-        list(event.winners),
-    )
-    message = output.to_group(
-        ctx,
-        _(lang, "📈 Scores per round"),
-        priority=Priority.INFO,
-        media={"kind": "photo", "filename": f"tweak-{ctx.game_id}.png", "chart": spec},
-    )
-    outbox.put(session, message, env.now)
-
-
-def chart_texts(lang: str, threshold: int) -> chart.ChartTexts:
-    return chart.ChartTexts(
-        title=_(lang, "Scores per round"),
-        round_label=_(lang, "Round"),
-        points_label=_(lang, "Points"),
-        goal_label=_(lang, "Goal {points}", points=threshold),
-    )
 
 
 # --- the next message of the record -------------------------------------------------------------
@@ -316,13 +306,14 @@ def _put(
 
     If the live board has not reached the chat, this message takes its place and opens with
     that board's report too. A report too long for one message goes first as messages of its
-    own, so no line is ever cut.
+    own, so no line is ever cut. (In a chat the bot is not in, all of it goes in the live board:
+    `inline_table`.)
     """
-    if inline_table.is_inline(ctx):
+    if ctx.table is TableKind.INLINE:
         inline_table.show(session, env, ctx, lines, body=body, final=keys is not None)
         return
     game = ctx.game
-    surface: str | None = None
+    surface: Board | None = None
     report = list(lines)
     retired = False
     if game.board_no:
@@ -333,6 +324,8 @@ def _put(
             game.board_report = ""  # its lines are in this message now
         else:  # the board the game leaves: its keys were never taken (it was live)
             chat, message_id = game.chat_id, shown.message_id
+            if ctx.practising is not None:  # a draft of the turn now over, not sent yet: void
+                outbox.discard_surface(session, chat, live)
             outbox.drop_keys(session, chat, message_id, env.now, game_id=ctx.game_id, first=True)
             retired = True
     *before, report = chunks(report)
@@ -346,7 +339,7 @@ def _put(
             _new_board(session, game)
             surface = surfaces.board(game)
         game.board_report = "\n".join(report)
-        text, keys = group_board(ctx, env, report)
+        text, keys = board_view(session, ctx, env, report)
     else:
         if surface is not None or retired:
             # the surface now holds this text, or the board before it is not live any more: the
@@ -360,7 +353,7 @@ def _put(
 
 
 def _message(
-    ctx: GameContext, text: str, keys: Keyboard | None, surface: str | None, notify: bool = False
+    ctx: GameContext, text: str, keys: Keyboard | None, surface: Board | None, notify: bool = False
 ) -> Message:
     return output.to_group(ctx, text, keys=keys, surface=surface, notify=notify, priority=Priority.BOARD)
 

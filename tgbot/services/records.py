@@ -15,16 +15,18 @@ from .call import Answer, CommandCall, KeyCall, Replied, command_service, key_se
 
 @command_service
 def my_stats(call: CommandCall) -> Replied:
-    """Someone's stats in this group (in private: in every group): the sender's, or, sent in
-    reply to a person's message, that person's."""
+    """Someone's stats in this group (in private: in every group, then their practice games
+    apart): the sender's, or, sent in reply to a person's message, that person's."""
     session, command = call.session, call.command
     subject = command.replied_to or command.person
     lang = call.reply_language
     line = stats.user_stats(session, None if command.private else command.chat_id, subject.id)
+    practice = stats.practice_lines(session, subject.id) if command.private else []
     stored = session.get(User, subject.id)
     name = stored.first_name if stored is not None and stored.first_name else subject.first_name
-    call.reply(stats_render.stats_text(lang, name, line, command.private))
-    return Replied("ok" if line else "empty")
+    text = stats_render.stats_text(lang, name, line, command.private, practice)
+    call.reply(text, once=f"stats:{subject.id}")
+    return Replied("ok" if line or practice else "empty")
 
 
 @command_service
@@ -36,7 +38,7 @@ def top(call: CommandCall) -> Replied:
         stats.leaderboard(session, command.chat_id),
         stats.computer_lines(session, command.chat_id),
     )
-    call.reply(stats_render.top_text(call.reply_language, leaders, computers))
+    call.reply(stats_render.top_text(call.reply_language, leaders, computers), once="top")
     return Replied()
 
 
@@ -46,14 +48,17 @@ def recent(call: CommandCall) -> Replied:
     if command.private:
         raise ServiceError(Refusal.HISTORY_IN_GROUP)
     entries = history.recent_games(call.session, command.chat_id)
-    call.reply(stats_render.history_text(lang, entries), stats_render.history_keyboard(lang, entries))
+    call.reply(
+        stats_render.history_text(lang, entries), stats_render.history_keyboard(lang, entries), once="history"
+    )
     return Replied()
 
 
 @key_service(KeyCall)
 def download(call: KeyCall, key: cb.Download) -> Answer:
     """A finished game's replay file: in private when the tapper opened a chat with the bot, else
-    in the group the key was tapped in. Only that group's games can be fetched."""
+    in the group the key was tapped in, once a minute at most (the file just sent is a little
+    above). Only that group's games can be fetched."""
     session, env, tap, game_id, lang = call.session, call.env, call.tap, key.game_id, call.language
     where = tap.chat_id
     if where is None:
@@ -66,6 +71,8 @@ def download(call: KeyCall, key: cb.Download) -> Answer:
         caption = _replay_caption(lang, game_id, filename)
         output.send_file(session, env, tap.person.id, caption, media)
         return Answer(_(lang, "Sent to you in our private chat."))
+    if not output.claim(session, env, where, f"replay:{game_id}"):
+        return Answer(_(lang, "The replay was just sent in this chat: it is a little above."))
     group_lang = people.chat_language(session, where, lang)
     output.send_file(
         session, env, where, _replay_caption(group_lang, game_id, filename), media, thread_id=tap.thread_id

@@ -5,6 +5,9 @@ computer players (same levels), with the tapper in the first seat as its creator
 players join with ✋ Join like in any lobby: nobody is seated in a game they did not ask for. From
 then on it is an ordinary lobby (it expires, its creator or an admin starts or cancels it).
 
+At a practice table (the bot's private chat) the rematch is the same: a practice lobby with the
+same computers, its person in it, one tap on ▶️ Start away.
+
 Refused (decision B15): to someone who did not play that game; while a game (lobby or running) is
 open in that chat or topic, so a double tap opens one lobby; and, once that is over, if a newer
 game was played there: those standings are old, and their key goes.
@@ -24,6 +27,7 @@ from ..errors import Refusal, ServiceError
 from ..game_settings import GameSettings
 from ..i18n import _
 from ..store.models import FINISHED, LOBBY, Game
+from ..tables import TableKind
 from . import lobby, output, people
 from .call import Answer, KeyCall, key_service
 from .context import GameContext, player_rows, require_game
@@ -48,7 +52,7 @@ def rematch(call: RematchKey, key: cb.Rematch) -> Answer:
     session, env, tap = call.session, call.env, call.tap
     ctx = require_game(session, key.game_id)
     game = ctx.game
-    if tap.private or tap.chat_id != game.chat_id or game.status != FINISHED:
+    if tap.chat_id != game.chat_id or game.status != FINISHED:
         raise ServiceError(Refusal.MALFORMED)  # forged: another chat, or a game that did not finish
     if ctx.seat_of(tap.person.id) is None:
         raise ServiceError(Refusal.REMATCH_NOT_PLAYER)
@@ -68,6 +72,8 @@ def rematch(call: RematchKey, key: cb.Rematch) -> Answer:
     lobby.open_lobby(
         session, env, chat, game.thread_id, tap.person, call.language, _settings(ctx, env), computers
     )
+    if ctx.table is TableKind.PRACTICE:
+        return Answer(_(call.language, "🔁 A new practice game with the same computers: tap ▶️ Start."))
     return Answer(_(call.language, "🔁 The new lobby is open and you're in. The others join with ✋ Join."))
 
 

@@ -14,6 +14,11 @@ What counts (README "Stats, history and computer players"):
   person's numbers and are counted apart, per difficulty, in `computer_stats`.
   A seat that a person left (played by the idle default afterwards) still
   counts for that person.
+* A **practice** game (the bot's private chat: a person against computers) is
+  no group's: it enters neither table, so it never shows in a group's /top nor
+  in a person's totals over their groups. It counts in `practice_stats`, per
+  person and computer level: played, and won if the person won (a shared win
+  too), once for each level that sat at the table.
 
 TWEAKs and [T!] plays are read from the events stored with each move (what the
 engine's `apply` reported), so a game's end is a read, not a replay. Moves logged
@@ -33,14 +38,25 @@ from sqlmodel import Session, SQLModel, col, select
 
 import engine
 from engine import EngineError, GameState
-from engine.ai import LEVELS
+from engine.ai import ALIASES, LEVELS
 from engine.events import Event, load_events
 from engine.tally import tally_events
 
-from ..render.stats import StatLine
+from ..render.stats import PracticeLine, StatLine
 from ..store import move_log
-from ..store.models import ABANDONED, FINISHED, ComputerStats, Game, GamePlayer, Move, PlayerStats, User
+from ..store.models import (
+    ABANDONED,
+    FINISHED,
+    ComputerStats,
+    Game,
+    GamePlayer,
+    Move,
+    PlayerStats,
+    PracticeStats,
+    User,
+)
 from ..store.upsert import insert_for
+from ..tables import TableKind
 from .context import parse_state
 
 log = logging.getLogger("tweakbot.stats")
@@ -114,13 +130,7 @@ def tally_game(
     """Each seat's contribution, from the final (or last) state and the move log; `seats` when
     the caller holds them already (read from the database otherwise)."""
     assert game.id is not None
-    players: Sequence[Seat] = (
-        seats
-        if seats is not None
-        else session.exec(
-            select(GamePlayer).where(GamePlayer.game_id == game.id).order_by(col(GamePlayer.seat))
-        ).all()
-    )
+    players = seats if seats is not None else _stored_seats(session, game)
     n = state.players
     try:
         tweaks, t_played = _plays(session, game, state)
@@ -144,6 +154,12 @@ def tally_game(
         for p in players
         if p.seat < n
     ]
+
+
+def _stored_seats(session: Session, game: Game) -> Sequence[Seat]:
+    return session.exec(
+        select(GamePlayer).where(GamePlayer.game_id == game.id).order_by(col(GamePlayer.seat))
+    ).all()
 
 
 # --- writing --------------------------------------------------------------
@@ -201,6 +217,12 @@ def record_game_end(
         if not game.state:
             return False
         state = parse_state(game.state)
+    if TableKind.of_chat(game.chat_id) is TableKind.PRACTICE:
+        with session.no_autoflush:
+            _add_all(
+                session, PracticeStats, ("user_id", "level"), practice_tally(session, game, state, seats), now
+            )
+        return True
     computers: Sums = {}
     people: Sums = {}
     with session.no_autoflush:
@@ -216,6 +238,23 @@ def record_game_end(
 
 #: Counters to add, per row key (its key columns' values, in order).
 Sums = dict[tuple[Any, ...], dict[str, int]]
+
+
+def practice_tally(
+    session: Session, game: Game, state: GameState, seats: Sequence[Seat] | None = None
+) -> Sums:
+    """What a practice game adds, per (person, computer level): a game, and a win when the
+    person is among the winners of a finished game; once per level at the table."""
+    players = seats if seats is not None else _stored_seats(session, game)
+    winners = set(state.winners) if state.is_over else set()
+    levels = sorted({ALIASES.get(p.ai_level, p.ai_level) for p in players if p.ai_level is not None})
+    sums: Sums = {}
+    for person in players:
+        if person.user_id is None or person.ai_level is not None:
+            continue
+        for level in levels:
+            _sum_into(sums, (person.user_id, level), {"games": 1, "wins": int(person.seat in winners)})
+    return sums
 
 
 def _sum_into(sums: Sums, key: tuple[Any, ...], add: dict[str, int]) -> None:
@@ -302,6 +341,14 @@ def leaderboard(session: Session, chat_id: int, limit: int = LEADERBOARD_SIZE) -
 
 
 LEVEL_ORDER = LEVELS
+
+
+def practice_lines(session: Session, user_id: int) -> list[PracticeLine]:
+    """A person's practice games per computer level, easiest first."""
+    rows = session.exec(select(PracticeStats).where(PracticeStats.user_id == user_id)).all()
+    found = {r.level: r for r in rows if r.games > 0}
+    order = [*(level for level in LEVEL_ORDER if level in found), *sorted(set(found) - set(LEVEL_ORDER))]
+    return [PracticeLine(level, found[level].games, found[level].wins) for level in order]
 
 
 def computer_lines(session: Session, chat_id: int) -> list[StatLine]:

@@ -1,50 +1,25 @@
-"""The names of the messages the bot keeps up to date (outbox surfaces), made and read here only.
-
-``board:<game>:<n>`` is a game's n-th board in its group (a new board takes the next n),
-``lobby:<game>`` its lobby, ``panel:<game>:<seat>`` a player's private panel, and
-``reminder:<game>`` a group reminder while it waits to be sent.
-"""
+"""A game's surfaces as the services name them, from what they hold (the kinds, and their text
+in the database: `store.surfaces`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ..store.models import Game
+from ..store.surfaces import Board, Lobby, Panel, Reminder
 
 
-def board(game: Game) -> str:
+def board(game: Game) -> Board:
     """The game's live board (the newest)."""
-    return f"board:{game.id}:{game.board_no}"
+    assert game.id is not None
+    return Board(game.id, game.board_no)
 
 
-def lobby(game_id: int) -> str:
-    return f"lobby:{game_id}"
+def lobby(game_id: int) -> Lobby:
+    return Lobby(game_id)
 
 
-def panel(game_id: int, seat: int) -> str:
-    return f"panel:{game_id}:{seat}"
+def panel(game_id: int, seat: int) -> Panel:
+    return Panel(game_id, seat)
 
 
-def reminder(game_id: int) -> str:
-    return f"reminder:{game_id}"
-
-
-@dataclass(frozen=True)
-class Named:
-    """A surface name read back: its kind, its game, and the board's number or the panel's seat."""
-
-    kind: str
-    game_id: int
-    number: int | None = None
-
-
-def parse(surface: str) -> Named | None:
-    """The parts of a game's surface name; None for any other surface (a rules page, old keys)."""
-    kind, _sep, rest = surface.partition(":")
-    if kind not in ("board", "lobby", "panel", "reminder"):
-        return None
-    parts = rest.split(":")
-    if not all(p.isdigit() for p in parts) or len(parts) > 2:
-        return None
-    number = int(parts[1]) if len(parts) == 2 else None
-    return Named(kind, int(parts[0]), number)
+def reminder(game_id: int) -> Reminder:
+    return Reminder(game_id)

@@ -3,9 +3,11 @@
 * a lobby nobody started expires;
 * a pause that ran out lifts, and the game goes on;
 * a reminder (private panel for a player who uses it, else a mention under the board; the last
-  call always in the group);
+  call always in the group; at a practice table, a word under its board, in its own chat);
 * at the deadline the engine's idle default is played for the player; two in a row mark them
-  away (their turns are then played at once until they come back).
+  away (their turns are then played at once until they come back);
+* a turn the bot plays at once (`services.autoplay`) still unplayed at its wake-up (the process
+  that owed it stopped) is taken over: this process plays it after the batch's commit.
 
 The process wakes for the next due game on time (`tgbot.jobs`, a one-off "wake" job) and sweeps
 every few seconds as a safety net; both run `sweep`. Due games are taken in batches, each in one
@@ -28,12 +30,13 @@ import engine
 from .. import pacing
 from ..i18n import _
 from ..render import cards as cards_render
-from ..store import outbox
+from ..store import notices, outbox
 from ..store.db import is_postgres
 from ..store.models import LOBBY, PAUSED, PLAYING, Game, GamePlayer, SeenTap
-from ..store.outbox import Message
+from ..store.outbox import Message, Payload
+from ..tables import TableKind
 from ..turn_clock import Due, TurnClock
-from . import inline_table, lobby, moves, output, panels, record, surfaces, table_control
+from . import autoplay, lobby, moves, output, panels, record, surfaces, table_control
 from .context import GameContext, SeatInfo, contexts_of
 from .env import Env
 from .game_clock import clock_of, rules_of, set_clock
@@ -51,12 +54,15 @@ class SweepReport:
     examined: int = 0
     reminders: int = 0
     idle_moves: int = 0
+    #: Turns the bot plays that the process owing them had not played: taken over here.
+    taken_over: int = 0
     failed: list[int] = field(default_factory=list)
 
     def merge(self, other: SweepReport) -> None:
         self.examined += other.examined
         self.reminders += other.reminders
         self.idle_moves += other.idle_moves
+        self.taken_over += other.taken_over
         self.failed.extend(other.failed)
 
 
@@ -67,8 +73,9 @@ def due(session: Session, now: datetime, limit: int = 500) -> list[int]:
 
 
 def forget_old_taps(session: Session, env: Env) -> None:
-    """Taps are remembered for a day: enough for any duplicate delivery."""
+    """Taps are remembered for a day: enough for any duplicate delivery; notices too."""
     session.execute(delete(SeenTap).where(col(SeenTap.seen_at) < env.now - TAPS_KEPT))
+    notices.forget_before(session, env.now - TAPS_KEPT)
 
 
 def next_wake(session: Session) -> datetime | None:
@@ -97,11 +104,16 @@ def handle(session: Session, env: Env, ctx: GameContext, report: SweepReport) ->
     clock = clock_of(game)
     paused = game.status == PAUSED
     running = game.status == PLAYING and ctx.state is not None
-    due = TurnClock.due(clock, env.now, paused=paused)
+    mover = ctx.current
+    autoplayed = running and mover is not None and mover.autoplayed
+    due = TurnClock.due(clock, env.now, paused=paused, autoplayed=autoplayed)
     if game.status == LOBBY:
         lobby.expire(session, env, ctx)
     elif paused and due is Due.PAUSE_OVER:
         table_control.go_on(session, env, ctx, _(ctx.language, "▶️ The pause is over: the game goes on."))
+    elif running and due is Due.AUTOPLAY:
+        autoplay.claim(session, env, ctx)
+        report.taken_over += 1
     elif running and due is Due.DEADLINE:
         _deadline(session, env, ctx, report)
     elif running and due is Due.REMINDER:
@@ -119,11 +131,11 @@ def _remind(session: Session, env: Env, ctx: GameContext) -> bool:
     seat = ctx.current
     if seat is None or seat.autoplayed:
         return False  # nobody waits to be told
-    if panels.reached_privately(seat):
+    if ctx.practising is None and panels.reached_privately(seat):
         # In private, like the turn's own notification: the group is not woken for one player.
         _private_reminder(session, env, ctx, seat, reminder.last_call)
         return True
-    if inline_table.is_inline(ctx):
+    if ctx.table is TableKind.INLINE:
         return False  # a chat the bot cannot post in: the idle default keeps the game going
     # Each reminder is a message of its own (a waiting one is replaced, and dropped if the turn
     # moves on before it is sent: `output.drop_reminder`).
@@ -148,71 +160,67 @@ def _private_reminder(session: Session, env: Env, ctx: GameContext, seat: SeatIn
         text = _(lang, "⏳ Reminder: it's your turn!")
     else:
         text = _(lang, "⏳ Reminder: it's your move in <b>{chat}</b>.", chat=chat)
-    fallback = None if inline_table.is_inline(ctx) else _group_reminder(ctx, env, seat, last_call)
+    # (in a chat the bot is not in, there is no group mention to fall back on)
+    fallback = None if ctx.table is TableKind.INLINE else _group_reminder(ctx, env, seat, last_call)
     if not seat.gets_panel:
         panels.ping(session, env, ctx, seat, text, fallback)
         return
     view, keys = panels.view(ctx, env, seat)
-    message = Message(
-        seat.user_id,
-        text + "\n\n" + view,
-        keys,
-        surface=surfaces.panel(ctx.game_id, seat.seat),
-        fresh=True,
-        notify=True,
-        game_id=ctx.game_id,
-        fallback=fallback,
-    )
+    back = fallback.as_fallback() if fallback is not None else None
+    payload = Payload(text + "\n\n" + view, keys, fresh=True, notify=True, fallback=back)
+    message = Message(seat.user_id, payload, surfaces.panel(ctx.game_id, seat.seat), game_id=ctx.game_id)
     outbox.put(session, message, env.now)
 
 
 def _group_reminder(ctx: GameContext, env: Env, seat: SeatInfo, last_call: bool) -> Message:
+    """A reminder in the game's chat, under its board: a mention in a group; at a practice table,
+    its person's own chat, a word to them."""
     lang = ctx.language
+    practice = ctx.practising is not None
     who = cards_render.mention(seat.user_id, seat.name)
     if last_call and ctx.game.deadline_at is not None:
         left = pacing.format_duration(ctx.game.deadline_at - env.now, lang)
-        text = _(lang, "⏰ Last call, {who}: your turn will be played for you in {left}.", who=who, left=left)
+        if practice:
+            text = _(lang, "⏰ Last call: your turn will be played for you in {left}.", left=left)
+        else:
+            text = _(
+                lang, "⏰ Last call, {who}: your turn will be played for you in {left}.", who=who, left=left
+            )
     else:
-        text = _(lang, "⏳ {who}, it's your turn!", who=who)
-    return Message(
-        ctx.game.chat_id,
-        text,
-        thread_id=ctx.game.thread_id,
-        notify=True,
-        reply_to=surfaces.board(ctx.game),
-        game_id=ctx.game_id,
-    )
+        text = (
+            _(lang, "⏳ Reminder: it's your turn!")
+            if practice
+            else _(lang, "⏳ {who}, it's your turn!", who=who)
+        )
+    return output.to_group(ctx, text, notify=True, reply_to=surfaces.board(ctx.game))
 
 
 def _deadline(session: Session, env: Env, ctx: GameContext, report: SweepReport) -> None:
-    """The idle default is played for the player to move; two in a row make them away."""
+    """The idle default is played for the player to move; two in a row make them away. The seats
+    after them that do not wait are played after the commit (`services.autoplay`); with no
+    person left who plays, the game ends as abandoned at once."""
     state = ctx.playing_state()
     seat = ctx.seats[state.current]
+    timeouts = seat.timeouts + 1
+    away = seat.away or timeouts >= AWAY_AFTER_TIMEOUTS
+    session.execute(
+        update(GamePlayer)
+        .where(col(GamePlayer.game_id) == ctx.game_id, col(GamePlayer.seat) == seat.seat)
+        .values(timeouts=timeouts, away=away)
+    )
+    # (before the move: the turn after it may be theirs again, and then the bot's to play)
+    ctx = ctx.with_seat(replace(seat, timeouts=timeouts, away=away))
+    action = engine.default_action(state, seat.seat)
+    after, events = moves.apply_action(state, seat.seat, action)
+    outcome = moves.MoveOutcome(seat.seat, engine.encode(action), "idle", state, after, events)
     result = moves.PlayResult(ctx)
-    if not seat.autoplayed:
-        action = engine.default_action(state, seat.seat)
-        after, events = moves.apply_action(state, seat.seat, action)
-        outcome = moves.MoveOutcome(seat.seat, engine.encode(action), "idle", state, after, events)
-        ctx = moves.commit(session, env, ctx, outcome)
-        result.outcomes.append(outcome)
-        report.idle_moves += 1
-        timeouts = seat.timeouts + 1
-        away = seat.away or timeouts >= AWAY_AFTER_TIMEOUTS
-        session.execute(
-            update(GamePlayer)
-            .where(col(GamePlayer.game_id) == ctx.game_id, col(GamePlayer.seat) == seat.seat)
-            .values(timeouts=timeouts, away=away)
-        )
-        ctx = replace(
-            ctx,
-            seats=[replace(s, timeouts=timeouts, away=away) if s.seat == seat.seat else s for s in ctx.seats],
-        )
-        result.ctx = ctx
-        went_away = away and not seat.away
-    else:
-        went_away = False
-    moves.autoplay(session, env, result)
-    if went_away and not result.ended and not result.abandoned:
+    result.ctx = moves.commit(session, env, ctx, outcome)
+    result.outcomes.append(outcome)
+    report.idle_moves += 1
+    if not result.ended and moves.nobody_plays(result.ctx):
+        moves.abandon(session, env, result.ctx)
+        result.abandoned = True
+    elif away and not seat.away and not result.ended:
         # (when the game is over, its end says it all)
         text = _(
             ctx.language,
@@ -221,8 +229,4 @@ def _deadline(session: Session, env: Env, ctx: GameContext, report: SweepReport)
             name=cards_render.name(seat.name),
         )
         output.say_in_game(session, env, result.ctx, text)
-    if not result.outcomes and not result.abandoned:
-        # Nothing could be played (should not happen): look again after a fresh turn clock.
-        set_clock(session, ctx.game, rules_of(ctx, env).start(clock_of(ctx.game), state.current, env.now))
-        return
     record.report(session, env, result)

@@ -1,5 +1,5 @@
 """Keeping an asynchronous table moving: /pause, /resume, /back, /quiet, /settings (the pace;
-its keys are `lobby.change_setting`'s), /leave, /board and /cancel.
+its keys are `lobby_keys.change_setting`'s), /leave, /board and /cancel.
 
 Pausing, resuming, quiet hours, the pace and cancelling belong to the game's creator or a group
 admin; the rest to each player. Every clock change goes through the `TurnClock`.
@@ -23,7 +23,7 @@ from . import lobby, lobby_message, moves, output, people, record
 from .call import CommandCall, Replied, command_service
 from .context import GameContext, context_of, require_game
 from .env import Env
-from .game_clock import clock_of, is_held, rules_of, set_clock
+from .game_clock import clock_of, is_held, rules_of, set_clock, turn_clock
 
 _QUIET_RE = re.compile(r"(\d{1,2})-(\d{1,2})(?:\s+(?:UTC)?([+-]\d{1,2})(?::(\d{2}))?)?", re.IGNORECASE)
 SECONDS_PER_DAY = 86400
@@ -75,12 +75,19 @@ def pause(call: CommandCall) -> Replied:
 
 
 def go_on(session: Session, env: Env, ctx: GameContext, header: str) -> None:
-    """A paused game plays on: a fresh clock for the player to move, the board at the bottom."""
+    """A paused game plays on: a fresh clock for the player to move, the board at the bottom. When
+    the bot is to move (the pause came between a person's move and the computers' after it), it
+    plays after the commit and the board comes after its moves; the group is told now."""
     game = ctx.game
     game.status = PLAYING
     game.updated_at = env.now
-    set_clock(session, game, TurnClock.resume(clock_of(game), ctx.playing_state().current))
-    record.post_board(session, env, ctx, note=[header])
+    seat = ctx.playing_state().current
+    set_clock(session, game, TurnClock.resume(clock_of(game), seat))
+    if ctx.seats[seat].autoplayed:
+        turn_clock(session, env, ctx, seat)
+        output.say_in_game(session, env, ctx, header)
+    else:
+        record.post_board(session, env, ctx, note=[header])
 
 
 @command_service
@@ -99,15 +106,18 @@ def resume(call: CommandCall) -> Replied:
 
 @command_service
 def board(call: CommandCall) -> Replied:
-    """/board: the board (or lobby) again at the bottom. A game held since the bot was removed
-    from the group goes on: the command proves the bot is back."""
+    """/board: the board (or lobby) again at the bottom, once a minute at most (a burst of /board
+    would post a board for each). A game held since the bot was removed from the group goes on:
+    the command proves the bot is back."""
     session, env = call.session, call.env
     ctx = _here(call)
-    if ctx.game.status == LOBBY:
-        lobby_message.repost_lobby(session, env, ctx)
-    elif is_held(ctx.game):
+    if is_held(ctx.game):
         people.bot_is_here(session, ctx.game.chat_id)
         go_on(session, env, ctx, _(ctx.language, "▶️ The game goes on!"))
+    elif not output.claim(session, env, ctx.game.chat_id, f"reposted:{ctx.game_id}"):
+        return Replied("recent", ctx.game_id)  # posted again within the minute: near the bottom still
+    elif ctx.game.status == LOBBY:
+        lobby_message.repost_lobby(session, env, ctx)
     else:
         record.post_board(session, env, ctx)
     return Replied(game_id=ctx.game_id)
@@ -156,14 +166,13 @@ def leave_game(session: Session, env: Env, ctx: GameContext, user_id: int, notic
         name=cards_render.name(seat.name),
     )
     output.say_in_game(session, env, ctx, text)
-    result = moves.PlayResult(ctx)
-    if not any(s.is_human and not s.left for s in ctx.seats):
+    playing = ctx.game.status == PLAYING
+    if not any(s.is_human and not s.left for s in ctx.seats) or (playing and moves.nobody_plays(ctx)):
         moves.abandon(session, env, ctx)
-        result.abandoned = True
-    elif ctx.game.status == PLAYING:
-        moves.autoplay(session, env, result)
-    if result.outcomes or result.abandoned:
-        record.report(session, env, result)
+        record.report(session, env, moves.PlayResult(ctx, abandoned=True))
+    elif playing and ctx.playing_state().current == seat.seat:
+        # their turn: the bot plays it, after this commit (`services.autoplay`)
+        turn_clock(session, env, ctx, seat.seat)
     return seat.name
 
 
@@ -272,7 +281,7 @@ def quiet(call: CommandCall) -> Replied:
             set_clock(session, game, rules_of(ctx, env).rederive(clock_of(game)))
     lang = call.reply_language
     if hours is None:
-        call.reply(_(lang, "🔔 Quiet hours are off."))
+        call.reply(_(lang, "🔔 Quiet hours are off."), once="quiet")
     else:
         start, end, offset = hours
         text = _(
@@ -283,7 +292,7 @@ def quiet(call: CommandCall) -> Replied:
             end=end,
             utc=utc_label(offset),
         )
-        call.reply(text)
+        call.reply(text, once="quiet")  # a second /quiet in the minute: that answer shows the newest
     return Replied()
 
 
@@ -321,5 +330,5 @@ def settings(call: CommandCall) -> Replied:
         )
     lines.append(_(glang, "The creator or a group admin can change it; the turn clock starts again."))
     lines.append(hints_text(glang, ctx.settings.hints))  # chosen in the lobby, for the whole game
-    call.reply("\n".join(lines), pace_rows(glang, game.id, ctx.settings.pace, custom))
+    call.reply("\n".join(lines), pace_rows(glang, game.id, ctx.settings.pace, custom), once="settings")
     return Replied(game_id=game.id)

@@ -7,12 +7,15 @@ from engine.actions import encode
 from engine.game import t_actions
 
 from ..render import board as board_render
+from ..tables import TableKind
 from .context import GameContext
 from .env import Env
 
 
 def players(ctx: GameContext) -> tuple[board_render.Player, ...]:
-    return tuple(board_render.Player(s.name, s.user_id, s.ai_level, s.left, s.away) for s in ctx.seats)
+    return tuple(
+        board_render.Player(s.name, s.user_id, s.ai_level, s.left, s.away, can_dm=s.can_dm) for s in ctx.seats
+    )
 
 
 def table_of(ctx: GameContext, env: Env, viewer: int | None) -> board_render.Table:
@@ -33,4 +36,5 @@ def table_of(ctx: GameContext, env: Env, viewer: int | None) -> board_render.Tab
         inline=env.inline,
         t_choices=choices,
         hints=ctx.settings.hints,
+        practice=ctx.table is TableKind.PRACTICE,
     )

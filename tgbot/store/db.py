@@ -14,7 +14,6 @@ changes (`lock_game`) for the rest of its transaction.
 from __future__ import annotations
 
 import asyncio
-import logging
 import math
 import sqlite3
 import threading
@@ -34,10 +33,9 @@ from sqlalchemy.orm import Session as OrmSession
 from sqlmodel import Session, SQLModel, create_engine
 
 from ..errors import DatabaseTrouble
+from .outage import Outage, quiet_lost_pipelines
 
 __all__ = ["Database", "DatabaseTrouble"]
-
-log = logging.getLogger("tweakbot.db")
 
 T = TypeVar("T")
 
@@ -85,6 +83,7 @@ def make_engine(url: str, echo: bool = False) -> Engine:
                     raise DBAPIError.instance(begin, (), exc, sqlite3.Error) from exc
 
         return engine
+    quiet_lost_pipelines()  # a connection lost in a pipeline: the outage's own line says it
     return create_engine(
         url,
         echo=echo,
@@ -104,7 +103,12 @@ def make_engine(url: str, echo: bool = False) -> Engine:
 def outbox_waiting(engine: Engine) -> int:
     """Messages waiting to be sent (and so proof that the database answers), counted on the raw
     driver connection, outside any transaction: on SQLite the bot's transactions take the write
-    lock first (`BEGIN IMMEDIATE`), and a health check must not wait behind a writer."""
+    lock first (`BEGIN IMMEDIATE`), and a health check must not wait behind a writer.
+
+    A connection that failed is invalidated, not handed back: the pool would reset it, the reset
+    of a connection the server dropped fails too, and the pool logs that with a traceback (the
+    SQLAlchemy statements of a transaction invalidate such a connection themselves; this one
+    bypasses them)."""
     connection = engine.raw_connection()
     try:
         cursor = connection.cursor()
@@ -115,6 +119,9 @@ def outbox_waiting(engine: Engine) -> int:
         if engine.dialect.name != "sqlite":
             connection.rollback()
         return int(count)
+    except Exception as exc:
+        connection.invalidate(exc)
+        raise
     finally:
         connection.close()
 
@@ -159,12 +166,15 @@ _NOTES = "tweakbot.after_commit"
 @dataclass
 class AfterCommit:
     """Work a transaction leaves for after its commit: chats with new outbox rows to deliver,
-    and the earliest moment a game must be looked at again (the turn clock's next wake)."""
+    the earliest moment a game must be looked at again (the turn clock's next wake), and the
+    games whose next move the bot plays at once (a computer's, an away player's)."""
 
     #: chat id -> the most urgent priority written for it (a sender waiting for its budget is
     #: only disturbed by something more urgent than what it waits with)
     chats: dict[int, int] = field(default_factory=dict)
     wake_at: datetime | None = None
+    #: game id -> the version its move is to be played at (`services.autoplay`)
+    autoplay: dict[int, int] = field(default_factory=dict)
 
     def wrote(self, chat_id: int, priority: int) -> None:
         self.chats[chat_id] = min(priority, self.chats.get(chat_id, priority))
@@ -213,7 +223,9 @@ class Database:
         # writer before them is done, instead of polling the file lock in SQLite's busy handler.
         self._write_lock = threading.Lock() if sqlite else None
         self._local = threading.local()  # each worker thread's sessions (`_session_scope`)
-        self._trouble = False
+        #: Whether the database answers, for the one log line an outage gets (updates, the
+        #: senders, the sweep and /healthz all report to it).
+        self.outage = Outage()
         self._waiters: set[asyncio.Future[Any]] = set()
         self._count = threading.Lock()
         self._running = 0  # transactions inside worker threads now
@@ -236,6 +248,7 @@ class Database:
         pool = self._background if background else self._pool
         seconds = timeout or self.timeout
         # The worker does not begin work its caller has stopped waiting for (it queued too long).
+        began = self.outage.now()
         deadline = time.monotonic() + seconds
         future = loop.run_in_executor(pool, self._transaction, work, read_only, deadline)
         # The time limit (and `abandon`) cancel the future: a job not begun is dropped, a running
@@ -252,21 +265,19 @@ class Database:
                     raise  # the caller itself is being cancelled
                 raise TimeoutError("the database did not answer in time") from None
         except _OUTAGE_ERRORS as exc:
-            self._outage(exc)
+            self.outage.failed(exc, began)
             raise DatabaseTrouble(type(exc).__name__) from exc
         except DBAPIError as exc:
             if not exc.connection_invalidated:
                 raise
-            self._outage(exc)
+            self.outage.failed(exc, began)
             raise DatabaseTrouble(type(exc).__name__) from exc
         finally:
             timer.cancel()
             self._waiters.discard(future)
-        if self._trouble and not read_only:
-            # Only a write proves it: a locked SQLite file (or a read-only replica) still reads.
-            self._trouble = False
-            log.warning("the database answers again")
-        if self.on_commit is not None and (notes.chats or notes.wake_at is not None):
+        if self.outage.down and not read_only:
+            self.outage.answered(began)
+        if self.on_commit is not None and (notes.chats or notes.wake_at is not None or notes.autoplay):
             self.on_commit(notes)
         return result
 
@@ -310,12 +321,6 @@ class Database:
         session.info.clear()
         with transaction(session):
             yield session
-
-    def _outage(self, exc: BaseException) -> None:
-        """One log line per outage, not one per update."""
-        if not self._trouble:
-            self._trouble = True
-            log.error("the database is not answering (%s); updates get an apology until it is back", exc)
 
     def abandon(self) -> None:
         """Stop waiting for every transaction in flight (the bot is stopping and the database is

@@ -13,6 +13,8 @@ from datetime import datetime
 from sqlalchemy import BigInteger, Column, DateTime, Index, Integer, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
+from .surfaces import Surface, SurfaceColumn
+
 LOBBY = "lobby"
 PLAYING = "playing"
 PAUSED = "paused"
@@ -188,6 +190,20 @@ class ComputerStats(SQLModel, table=True):
     updated_at: datetime = Field(sa_column=_utc_column(nullable=False))
 
 
+class PracticeStats(SQLModel, table=True):
+    """A person's practice games (in their private chat with the bot) against one computer level,
+    updated when a game ends (same transaction): a game counts once for each level that sat at
+    its table. Kept apart from `player_stats`, so practice never enters a group's numbers."""
+
+    __tablename__ = "practice_stats"
+
+    user_id: int = Field(sa_column=Column(BigInteger, primary_key=True, autoincrement=False))
+    level: str = Field(primary_key=True, max_length=16)  # easy | normal | hard
+    games: int = 0
+    wins: int = 0
+    updated_at: datetime = Field(sa_column=_utc_column(nullable=False))
+
+
 class Draft(SQLModel, table=True):
     """The move a player is composing, kept on the server (DESIGN §3, §5).
 
@@ -227,7 +243,7 @@ class OutboxRow(SQLModel, table=True):
 
     id: int | None = Field(default=None, primary_key=True)
     chat_id: int = Field(sa_column=Column(BigInteger, nullable=False))
-    surface: str | None = Field(default=None, max_length=64)
+    surface: Surface | None = Field(default=None, sa_column=Column(SurfaceColumn, nullable=True))
     priority: int = 0
     payload: str = Field(sa_column=Column(Text, nullable=False))
     rev: int = 0
@@ -242,7 +258,7 @@ class ShownMessage(SQLModel, table=True):
     __tablename__ = "shown_messages"
 
     chat_id: int = Field(sa_column=Column(BigInteger, primary_key=True, autoincrement=False))
-    surface: str = Field(primary_key=True, max_length=64)
+    surface: Surface = Field(sa_column=Column(SurfaceColumn, primary_key=True))
     message_id: int = Field(sa_column=Column(BigInteger, nullable=False))
     digest: str = Field(default="", max_length=32)
 
