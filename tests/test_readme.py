@@ -57,10 +57,10 @@ def test_lobby_settings_table_names_every_pace_and_setting_key() -> None:
 
 def key_labels() -> set[str]:
     """Every key the bot shows in English: lobby, settings, boards (face up and down, with a draft),
-    [T!] plays chosen, the rules pages and the welcome."""
+    [T!] plays chosen, the rules pages, the welcome and the inline list's lines."""
     from engine import new_game, public_view
     from tgbot.game_settings import GameSettings
-    from tgbot.render import board, info, lobby, results
+    from tgbot.render import board, info, inline_table, lobby, results
 
     labels: set[str] = set()
 
@@ -81,6 +81,8 @@ def key_labels() -> set[str]:
         add(info.rules_page("en", page)[1])
     add(info.welcome_keys("en", "tweakbot"))
     add(results.standings_keys("en", 1))
+    labels.add(inline_table.new_game_title("en")[0])  # the inline list's lines read as keys
+    labels.add(inline_table.board_title("en", ["Ana"])[0])
     return labels
 
 

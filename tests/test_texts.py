@@ -15,7 +15,7 @@ from engine.ai import LEVELS
 from tgbot.i18n import DEFAULT_LANGUAGE, DOMAIN, LANGUAGES, LOCALES_DIR, _
 from tgbot.render.board import COMPUTER_LEVELS
 from tgbot.services.lobby import COMPUTER_NAMES
-from tgbot.texts import HELP_TEXT, RULES_PAGES, WELCOME_TEXT
+from tgbot.texts import ANYWHERE_HELP, HELP_TEXT, RULES_PAGES, WELCOME_TEXT
 
 PAGE_LIMIT = 1500
 HELP_LIMIT = 3000
@@ -26,6 +26,7 @@ ALLOWED_TAGS = {"b", "i"}
 TEXTS: dict[str, str] = {
     **{f"rules-{number}": page for number, page in enumerate(RULES_PAGES, start=1)},
     "help": HELP_TEXT,
+    "anywhere": ANYWHERE_HELP,
     "welcome": WELCOME_TEXT,
 }
 ALL_LANGUAGES = list(LANGUAGES)
@@ -113,7 +114,7 @@ def test_lengths(lang: str) -> None:
     for number, page in enumerate(RULES_PAGES, start=1):
         size = len(_(lang, page))
         assert size <= PAGE_LIMIT, f"rules page {number} is {size} characters in {lang}"
-    size = len(_(lang, HELP_TEXT))
+    size = len(_(lang, HELP_TEXT)) + 2 + len(_(lang, ANYWHERE_HELP, bot="a" * 32))
     assert size <= HELP_LIMIT, f"the help is {size} characters in {lang}"
 
 

@@ -21,12 +21,7 @@ The layouts are those of the bot's first versions: keys already in chats still p
   lg:<code>                         language choice
   dl:<game>                         a finished game's replay file
   rm:<game>                         a finished game's rematch: a lobby with its settings and computers
-
-Deep links (``https://t.me/<bot>?start=<payload>``: opening one sends ``/start <payload>`` in the
-person's private chat) are parsed the same way (`StartLink`), within Telegram's rule for them:
-
-  g<game>                           the board's 📱 Panel: that game's private panel
-  p<game>                           the lobby's 🔔 key: this person's turns in private
+  nl[:<step>]                       a key of a lobby as posted via inline mode (its game: the message's)
 """
 
 from __future__ import annotations
@@ -286,3 +281,23 @@ class Download(Callback, wire="dl:{game_id}"):
 @dataclass(frozen=True)
 class Rematch(Callback, wire="rm:{game_id}"):
     game_id: GameId  # the finished game whose standings carry the key
+
+
+class LobbyStep(StrEnum):
+    """What a key of a lobby does, on a lobby posted via inline mode (`PostedLobby`)."""
+
+    JOIN = "j"
+    LEAVE = "l"
+    START = "s"
+    SETTINGS = "o"
+    COMPUTER = "a"
+    CANCEL = "c"
+
+
+@dataclass(frozen=True)
+class PostedLobby(Callback, wire="nl[:{step}]"):
+    """A key of a lobby as a person posted it from the inline list: its text and keys were drawn
+    before the game existed, so the key names no game; its game is the one the posted message (its
+    inline id) became. Once the bot has redrawn the lobby, its keys are the usual ones."""
+
+    step: LobbyStep = LobbyStep.JOIN

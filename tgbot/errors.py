@@ -30,6 +30,9 @@ class Refusal(StrEnum):
     LOBBY_OPEN = "lobby_open"
     BAD_SETTING = "bad_setting"
     NOT_RUNNING = "not_running"
+    SECOND_LOBBY = "second_lobby"  # a lobby posted via inline mode where a game is open already
+    UNKNOWN_LOBBY = "unknown_lobby"  # a posted lobby no game took up (inline feedback is off)
+    PLAYED_IN_ITS_CHAT = "played_in_its_chat"  # no private panel for a game played via inline mode
     # A running game's keys.
     STALE = "stale"
     ON_ITS_WAY = "on_its_way"

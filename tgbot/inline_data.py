@@ -3,7 +3,10 @@
   g<game>v<version>:<code> <code>…    a listed move's result id, which its pick comes back with:
                                       the engine's action codes, in play order (a Joker first)
   info:<topic>[<game>]                a line of the list that plays nothing
+  new, here:<game>, rematch:<game>    the list's lines that post a lobby, a board, a rematch's
+                                      lobby in a chat the bot is not in (inline mode)
   g<game>[ <typed values>]            the query the 🎯 Play key types (the player types the values)
+  rematch g<game>                     the query of the 🔁 Rematch key of a game played via inline
   g<game>, p<game>                    the /start payloads of the 📱 Panel link and the lobby's 🔔
   …?start=g<game>#pick=g<game>v<version>:<code>_<code>
                                       a pick's posted message links to the panel and carries the
@@ -97,6 +100,33 @@ class InfoLine(ResultId, wire="info:{topic}[{game_id}]"):
     game_id: GameId | None = None
 
 
+@dataclass(frozen=True)
+class NewLobby(ResultId, wire="new"):
+    """The list's 🎴 New game here: posts a lobby in the chat (`services.inline_posts`)."""
+
+
+@dataclass(frozen=True)
+class BoardHere(ResultId, wire="here:{game_id}"):
+    """The list's 📋 Board here: posts the live board of a game played via inline mode."""
+
+    game_id: GameId
+
+
+@dataclass(frozen=True)
+class RematchHere(ResultId, wire="rematch:{game_id}"):
+    """The list's 🔁 Rematch here: posts a lobby with a finished game's settings and computers."""
+
+    game_id: GameId
+
+
+#: What a posted result of the list is, besides a listed move (`PickedMoves`).
+Posted = NewLobby | BoardHere | RematchHere
+
+
+def posted(result_id: str) -> Posted | None:
+    return NewLobby.read(result_id) or BoardHere.read(result_id) or RematchHere.read(result_id)
+
+
 class QueryText(Wire):
     """An inline query as a person types it (up to 256 characters)."""
 
@@ -114,6 +144,17 @@ class GameQuery(QueryText, wire="g{game_id}[{typed}]"):
     def of(cls, query: str) -> GameQuery | None:
         """The game a query names, spaces before it ignored; None when it names none."""
         return cls.read(query.lstrip())
+
+
+@dataclass(frozen=True)
+class RematchQuery(QueryText, wire="rematch g{game_id}"):
+    """What the 🔁 Rematch key of a game played via inline mode types: its rematch, to post."""
+
+    game_id: GameId
+
+    @classmethod
+    def of(cls, query: str) -> RematchQuery | None:
+        return cls.read(query.strip())
 
 
 class StartPayload(Wire):

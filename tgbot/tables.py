@@ -6,9 +6,9 @@
 * **Any other chat, through inline mode** (a private chat between friends, a group the bot is
   not in): the bot can neither post there nor learn the chat's id. It edits what people post
   "via" it, and knows the chat by the `chat_instance` Telegram puts on every tap there. Such a
-  chat is stored under an id of its own, derived from that `chat_instance`, below every id
-  Telegram gives (Telegram's ids have at most 52 significant bits), so it can never meet a real
-  chat's rows.
+  chat is stored under an id derived from that `chat_instance` (until a lobby's first tap tells
+  it, from the lobby's message), below every id Telegram gives (Telegram's ids have at most 52
+  significant bits), so it can never meet a real chat's rows.
 
 A table is a kind of surface, not a second game: the same engine, services and outbox serve all
 three.
@@ -37,8 +37,9 @@ class TableKind(StrEnum):
         return cls.GROUP
 
 
-def inline_chat_id(chat_instance: str) -> int:
-    """The id an inline chat is stored under: the same for every message of that chat, whichever
-    bot instance computes it (a hash, not a counter)."""
-    digest = hashlib.blake2b(chat_instance.encode(), digest_size=8).digest()
+def inline_chat_id(key: str) -> int:
+    """The chat id a chat reached by inline mode is stored under, derived from what names it (its
+    `chat_instance`, or a lobby's message until its first tap): every bot instance finds the same
+    (a hash, not a counter)."""
+    digest = hashlib.blake2b(key.encode(), digest_size=8).digest()
     return INLINE_CHAT_IDS_FROM - (int.from_bytes(digest, "big") >> 12)

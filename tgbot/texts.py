@@ -156,6 +156,12 @@ RULES_PAGES: tuple[str, ...] = (
     ),
 )
 
+#: The help's part on games in any chat (inline mode), said only when the bot has inline mode.
+ANYWHERE_HELP = M_(
+    "<b>In any chat</b>\n"
+    "With a friend, or in a group I am not in: type @{bot} there and pick 🎴 New game here."
+)
+
 HELP_TEXT = M_(
     "<b>❓ Playing TWEAK! with the bot</b>\n"
     "\n"

@@ -26,7 +26,7 @@ from tests.fakes.telegram import (
 from tgbot.render.cards import card as card_label
 from tgbot.services.env import Env
 from tgbot.services.output import REPEAT_WINDOW
-from tgbot.store.models import Game, GamePlayer, Move, ShownMessage
+from tgbot.store.models import Game, GamePlayer, Move, OutboxRow, ShownMessage
 from tgbot.store.surfaces import Board, Lobby, Panel, Surface
 
 BOT = "@tweak_test_bot"
@@ -332,3 +332,20 @@ async def board_again(rig: BotRig, chat: FakeChat, user: FakeUser) -> None:
     clock move on first."""
     rig.clock.advance(REPEAT_WINDOW + timedelta(seconds=1))
     await rig.tg.send(chat, user, "/board@tweak_test_bot")
+
+
+def waiting_rows(rig: BotRig) -> list[OutboxRow]:
+    """What the outbox still holds, oldest first."""
+    with Session(rig.deps.db.engine) as session:
+        return list(session.exec(select(OutboxRow).order_by(col(OutboxRow.id))).all())
+
+
+async def drain(rig: BotRig, seconds: int = 240) -> None:
+    """Let virtual time run until every outbox row is delivered."""
+    for _ in range(seconds):
+        await rig.tg.advance(1.0)
+        if not waiting_rows(rig):
+            return
+    raise AssertionError(
+        f"{len(waiting_rows(rig))} outbox rows still waiting after {seconds} virtual seconds"
+    )

@@ -27,7 +27,7 @@ from tests.fakes.telegram import ApiCall, FakeChat, FakeUser, StoredMessage
 from tgbot import callbacks as cb
 from tgbot import jobs
 from tgbot.pacing import PaceName
-from tgbot.services import lobby, play, surfaces
+from tgbot.services import lobby, lobby_keys, play, surfaces
 from tgbot.services.call import Answer
 from tgbot.services.context import load_game
 from tgbot.services.env import Env
@@ -176,10 +176,10 @@ def service_game(db: Engine, chat_id: int, pace: str, now: datetime) -> int:
     with session_scope(db) as session:
         created = lobby.newgame(session, env, Command(ANA, chat_id, chat_title="Friends"))
         assert created.game_id is not None
-        assert lobby.join(session, env, tap_by(BEN.id, chat_id), cb.Join(created.game_id)).text.startswith(
-            "You're in!"
-        )
-        lobby.start_game(session, env, tap_by(ANA.id, chat_id), cb.Start(created.game_id))
+        assert lobby_keys.join(
+            session, env, tap_by(BEN.id, chat_id), cb.Join(created.game_id)
+        ).text.startswith("You're in!")
+        lobby_keys.start_game(session, env, tap_by(ANA.id, chat_id), cb.Start(created.game_id))
         game = session.get(Game, created.game_id)
         assert game is not None and game.status == "playing", "the game started"
     board_seen(db, created.game_id, now)

@@ -29,7 +29,7 @@ from tgbot.render.chart import (
     score_chart_png,
     spec,
 )
-from tgbot.services import history, lobby, moves, play, record, stats, table_control
+from tgbot.services import history, lobby, lobby_keys, moves, play, record, stats, table_control
 from tgbot.services.call import KeyService
 from tgbot.services.context import load_game
 from tgbot.services.env import Env
@@ -80,12 +80,14 @@ def new_game(db: Engine, seed: int = 5, computer: str | None = None, goal: int =
         session.add(game)
     with session_scope(db) as session:
         if computer:
-            answer = lobby.add_computer(session, env(seed), tap(ANA), cb.AddComputer(game_id, computer))
+            answer = lobby_keys.add_computer(session, env(seed), tap(ANA), cb.AddComputer(game_id, computer))
             assert answer.text == "A computer player joined."
         else:
-            assert lobby.join(session, env(seed), tap(BEN), cb.Join(game_id)).text.startswith("You're in!")
+            assert lobby_keys.join(session, env(seed), tap(BEN), cb.Join(game_id)).text.startswith(
+                "You're in!"
+            )
     with session_scope(db) as session:
-        assert not lobby.start_game(session, env(seed), tap(ANA), cb.Start(game_id)).alert
+        assert not lobby_keys.start_game(session, env(seed), tap(ANA), cb.Start(game_id)).alert
     with Session(db) as session:
         game = session.get(Game, game_id)
         assert game is not None and game.status == "playing" and game.seed == seed
@@ -280,9 +282,9 @@ def practice_table(db: Engine, seed: int, levels: tuple[str, ...]) -> int:
         game.settings = GameSettings(target=20).to_json()
     for level in levels:
         with session_scope(db) as session:
-            assert lobby.add_computer(session, env(seed), here, cb.AddComputer(game_id, level)).text
+            assert lobby_keys.add_computer(session, env(seed), here, cb.AddComputer(game_id, level)).text
     with session_scope(db) as session:
-        assert not lobby.start_game(session, env(seed), here, cb.Start(game_id)).alert
+        assert not lobby_keys.start_game(session, env(seed), here, cb.Start(game_id)).alert
     return game_id
 
 

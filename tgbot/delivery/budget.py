@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from ..clock import Timer, Wakeup
 from ..config import DEFAULT_SEND_RATE
 from ..store.outbox import Priority
+from ..tables import TableKind
 
 GROUP_WINDOW = 60.0
 #: Writes per window in a group: Telegram's 20, less headroom for calls we do not pace (a 400,
@@ -78,10 +79,16 @@ def wait_before(
 ) -> float:
     """Seconds until a write of `priority` fits the chat's budget (0: now)."""
     recent = sorted(prune(recent, now))
+    gap = max(0.0, recent[-1] + limits.private_gap - now) if recent else 0.0
     if is_private(chat_id):
-        return max(0.0, recent[-1] + limits.private_gap - now) if recent else 0.0
+        return gap
     limit = limits.cosmetic if priority >= Priority.COSMETIC else limits.group
-    return until_room(recent, limit, GROUP_WINDOW + MARGIN, now)
+    room = until_room(recent, limit, GROUP_WINDOW + MARGIN, now)
+    if TableKind.of_chat(chat_id) is TableKind.INLINE:
+        # A chat reached through inline mode may be a group or a private chat between two people:
+        # Telegram counts edits of its messages on that chat, so both budgets hold.
+        return max(room, gap)
+    return room
 
 
 @dataclass(eq=False)

@@ -79,6 +79,8 @@ def plan(row: OutboxRow, payload: Payload, batch: Batch) -> Plan:
     if payload.message_id is not None:
         found.edit_id = payload.message_id
         return found
+    if payload.inline_id is not None:
+        return found  # a message posted via the bot: always an edit by its id (`telegram_io`)
     reply_to = payload.reply_to
     if reply_to and reply_to in batch.shown:
         found.reply_id = batch.shown[reply_to][0]

@@ -36,6 +36,11 @@ class ChatTrouble(Protocol):
 
     def surface_lost(self, session: Session, chat_id: int, surface: Surface) -> None: ...
 
+    def inline_gone(self, session: Session, game_id: int, inline_id: str) -> None:
+        """A message of a game in a chat the bot is not in was deleted: it cannot show the game
+        any more (a person brings the board back from the inline list)."""
+        ...
+
     def surface_shown(self, session: Session, chat_id: int, surface: Surface) -> None:
         """A board or panel reached the chat (or Telegram refused it for good): a turn it shows
         may start its clock now, never before its player can see it."""
@@ -80,6 +85,10 @@ def finish(
         if plan.replaces is not None:
             # the older message of the surface, posted again below: its keys go when budget allows
             outbox.drop_keys(session, chat_id, plan.replaces, clock.now(), game_id=row.game_id)
+    elif kind == OutcomeKind.GONE and payload.inline_id is not None:
+        outbox.drop(session, row.id)  # deleted by a person: the game goes on without it
+        if row.game_id is not None:
+            trouble.inline_gone(session, row.game_id, payload.inline_id)
     elif kind == OutcomeKind.GONE:
         if row.surface is not None and not payload.message_id:
             outbox.forget_shown(session, chat_id, row.surface)  # posted anew on the next round

@@ -86,7 +86,7 @@ async def deliver(
     except Forbidden as exc:
         return Outcome(OutcomeKind.BLOCKED, detail=exc.message)
     except BadRequest as exc:
-        return _bad_request(exc, chat_id, edit_id, reply_id)
+        return _bad_request(exc, chat_id, edit_id, reply_id, payload.inline_id is not None)
     except NetworkError as exc:  # TimedOut included
         return Outcome(OutcomeKind.NETWORK, detail=type(exc).__name__)
     except TelegramError as exc:
@@ -99,11 +99,13 @@ async def say(bot: Bot, chat_id: int, text: str, thread_id: int | None = None) -
     return await deliver(bot, chat_id, Payload(text=text, thread_id=thread_id))
 
 
-def _bad_request(exc: BadRequest, chat_id: int, edit_id: int | None, reply_id: int | None) -> Outcome:
+def _bad_request(
+    exc: BadRequest, chat_id: int, edit_id: int | None, reply_id: int | None, inline: bool = False
+) -> Outcome:
     text = exc.message.lower()
     if NOT_MODIFIED in text:
         return Outcome(OutcomeKind.EDITED, message_id=edit_id)
-    if edit_id is not None and any(reason in text for reason in EDIT_GONE):
+    if (edit_id is not None or inline) and any(reason in text for reason in EDIT_GONE):
         return Outcome(OutcomeKind.GONE)
     if reply_id is not None and REPLY_GONE in text:
         return Outcome(OutcomeKind.REPLY_MISSING)
@@ -124,6 +126,14 @@ async def _call(
     markup = keyboard(payload.keys, bot)
     text = payload.text
     media = payload.media
+    if payload.inline_id is not None:
+        # A message posted via the bot in a chat it is not in: edited by its inline id, which
+        # Telegram answers with True, not the message.
+        if payload.keys_only:
+            await bot.edit_message_reply_markup(inline_message_id=payload.inline_id, reply_markup=markup)
+        else:
+            await bot.edit_message_text(text, inline_message_id=payload.inline_id, reply_markup=markup)
+        return Outcome(OutcomeKind.EDITED)
     if edit_id is not None:
         if media is not None:
             await bot.edit_message_caption(

@@ -100,4 +100,6 @@ def tap_of(update: Update) -> Tap | None:
         private=chat is not None and chat.type == ChatType.PRIVATE,
         thread_id=getattr(message, "message_thread_id", None) if topic else None,
         query_id=query.id,
+        inline_id=query.inline_message_id,
+        chat_instance=query.chat_instance,
     )

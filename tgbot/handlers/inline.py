@@ -9,13 +9,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from telegram import InlineQueryResultArticle, InputTextMessageContent, MessageEntity, Update
+from telegram import (
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    InlineQueryResultArticle,
+    InputTextMessageContent,
+    MessageEntity,
+    Update,
+)
 from telegram.error import TelegramError
 from telegram.ext import BaseHandler, ChosenInlineResultHandler, InlineQueryHandler, MessageHandler, filters
 
 from .. import logs
-from ..inline_data import InfoLine, InfoTopic, PickedMoves, picked_from_link
-from ..services import inline
+from ..inline_data import InfoLine, InfoTopic, PickedMoves, picked_from_link, posted
+from ..services import inline, inline_posts
 from ..services.call import Result
 from ..services.origins import InlineQuery, Pick
 from .context import TweakContext, own_language, person
@@ -23,11 +30,19 @@ from .seam import serve, trouble_text
 
 
 def _article(result: Result) -> InlineQueryResultArticle:
+    keys = (
+        InlineKeyboardMarkup(
+            [[InlineKeyboardButton(**dict[str, Any](key)) for key in row] for row in result.keys]
+        )
+        if result.keys
+        else None
+    )
     return InlineQueryResultArticle(
         id=result.id,
         title=result.title,
         description=result.description or None,
         input_message_content=InputTextMessageContent(result.message),
+        reply_markup=keys,
     )
 
 
@@ -36,7 +51,7 @@ async def on_inline_query(update: Update, context: TweakContext) -> None:
     if query is None:
         return
     asked = InlineQuery(person(query.from_user), query.query, query.offset, query.chat_type)
-    found = await serve(context, inline.answer, asked, action="inline")
+    found = await serve(context, inline_posts.answer, asked, action="inline")
     if found is None:
         sorry = trouble_text(own_language(update))
         trouble = Result(InfoLine(InfoTopic.TROUBLE).data, sorry, "", sorry)
@@ -55,8 +70,13 @@ async def on_chosen(update: Update, context: TweakContext) -> None:
     chosen = update.chosen_inline_result
     if chosen is None:
         return
-    picked = PickedMoves.read(chosen.result_id)
-    await serve(context, inline.pick, Pick(person(chosen.from_user), picked), action="inline_pick")
+    picked = Pick(
+        person(chosen.from_user),
+        PickedMoves.read(chosen.result_id),
+        inline_id=chosen.inline_message_id,
+        posted=posted(chosen.result_id),
+    )
+    await serve(context, inline_posts.chosen, picked, action="inline_pick")
 
 
 async def on_via_message(update: Update, context: TweakContext) -> None:

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 from telegram.ext import BaseHandler, CallbackQueryHandler
 
 from .. import callbacks as cb
-from ..services import info, lobby, play, records, rematch
+from ..services import info, lobby_keys, play, records, rematch
 from ..services.call import KeyService
 from .seam import invalid_key, on_key, own_page
 
@@ -34,14 +34,15 @@ RULES_PAGE, LANGUAGE_PAGE = "r:", "lg:"
 
 
 ROUTES: list[Route] = [
-    route(cb.Join, lobby.join, "lobby"),
-    route(cb.Leave, lobby.leave, "lobby"),
-    route(cb.Start, lobby.start_game, "lobby"),
-    route(cb.Cancel, lobby.cancel_lobby, "lobby"),
-    route(cb.OpenSettings, lobby.open_settings, "lobby"),
-    route(cb.CloseSettings, lobby.close_settings, "lobby"),
-    *[route(kind, lobby.change_setting, "setting") for kind in cb.SETTINGS],
-    route(cb.AddComputer, lobby.add_computer, "add_computer"),
+    route(cb.Join, lobby_keys.join, "lobby"),
+    route(cb.PostedLobby, lobby_keys.posted_step, "lobby"),
+    route(cb.Leave, lobby_keys.leave, "lobby"),
+    route(cb.Start, lobby_keys.start_game, "lobby"),
+    route(cb.Cancel, lobby_keys.cancel_lobby, "lobby"),
+    route(cb.OpenSettings, lobby_keys.open_settings, "lobby"),
+    route(cb.CloseSettings, lobby_keys.close_settings, "lobby"),
+    *[route(kind, lobby_keys.change_setting, "setting") for kind in cb.SETTINGS],
+    route(cb.AddComputer, lobby_keys.add_computer, "add_computer"),
     route(cb.Hand, play.hand, "hand"),
     route(cb.PickHand, play.pick_hand, "compose"),
     route(cb.PickTable, play.pick_table, "compose"),

@@ -103,26 +103,34 @@ def lobby_text(lang: str, ctx: LobbyView, custom: Pace | None = None) -> str:
     return "\n".join(lines)
 
 
-def lobby_keyboard(lang: str, ctx: LobbyView) -> Keyboard:
-    """Join and Leave (not at a practice table: nobody else is in its chat), Start and Settings,
-    a computer and Cancel."""
+def lobby_keyboard(lang: str, ctx: LobbyView, posted: bool = False) -> Keyboard:
+    """Join and Leave (not at a practice table: nobody else is in its chat), the 🔔 key for
+    those the bot cannot write to, Start and Settings, a computer and Cancel. `posted`: as drawn
+    into a lobby posted via inline mode, before its game exists (keys that name no game:
+    `callbacks.PostedLobby`; the 🔔 key, which names it, comes with the first redraw)."""
     gid = ctx.game_id
+    step = cb.LobbyStep
+
+    def data(key: cb.Callback, posted_as: cb.LobbyStep) -> str:
+        return cb.PostedLobby(posted_as).data if posted else key.data
+
     joining = [
-        button(_(lang, "✋ Join"), cb.Join(gid).data),
-        button(_(lang, "🚪 Leave"), cb.Leave(gid).data),
+        button(_(lang, "✋ Join"), data(cb.Join(gid), step.JOIN)),
+        button(_(lang, "🚪 Leave"), data(cb.Leave(gid), step.LEAVE)),
     ]
     # (at a practice table the bot's chat is its person's, who is told of every turn there)
-    private_key = None if ctx.practice else private_turns(lang, gid, ctx.players, ctx.bot_username).key
+    told = ctx.practice or posted
+    private_key = None if told else private_turns(lang, gid, ctx.players, ctx.bot_username).key
     rows = [
         *([] if ctx.practice else [joining]),
         *([[private_key]] if private_key else []),
         [
-            button(_(lang, "▶️ Start"), cb.Start(gid).data),
-            button(_(lang, "⚙️ Settings"), cb.OpenSettings(gid).data),
+            button(_(lang, "▶️ Start"), data(cb.Start(gid), step.START)),
+            button(_(lang, "⚙️ Settings"), data(cb.OpenSettings(gid), step.SETTINGS)),
         ],
         [
-            button(_(lang, "🤖 Add computer"), cb.AddComputer(gid, "normal").data),
-            button(_(lang, "✖️ Cancel"), cb.Cancel(gid).data),
+            button(_(lang, "🤖 Add computer"), data(cb.AddComputer(gid, "normal"), step.COMPUTER)),
+            button(_(lang, "✖️ Cancel"), data(cb.Cancel(gid), step.CANCEL)),
         ],
     ]
     return rows

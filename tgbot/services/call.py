@@ -76,12 +76,14 @@ class Replied:
 
 @dataclass(frozen=True)
 class Result:
-    """One line of an inline list."""
+    """One line of an inline list: what it posts if picked, and the keys that message has (with
+    keys, a posted message is one the bot can edit: Telegram gives its inline id)."""
 
     id: str
     title: str
     description: str
     message: str
+    keys: Keyboard | None = None
 
 
 @dataclass(frozen=True)

@@ -274,6 +274,14 @@ class SenderTrouble:
     def surface_shown(self, session: Session, chat_id: int, surface: Surface) -> None:
         start_when_shown(session, self.make_env(), chat_id, surface)
 
+    def inline_gone(self, session: Session, game_id: int, inline_id: str) -> None:
+        """A person deleted a message of a game played via inline mode: if it was the live one,
+        the game goes on without a board until someone posts one (📋 Board here, or a pick)."""
+        game = session.get(Game, game_id)
+        if game is not None and game.inline_id == inline_id:
+            game.inline_id = None
+            session.add(game)
+
     def surface_lost(self, session: Session, chat_id: int, surface: Surface) -> None:
         """A message a reminder answered is gone (deleted by an admin): the live board or lobby
         is posted again."""

@@ -11,8 +11,8 @@ from ..inline_data import OpenPanel, PrivateTurns, start_link
 from ..render.info import language_keyboard, rules_page, welcome_keys
 from ..store.models import LOBBY, PAUSED, PLAYING
 from ..store.outbox import Priority
-from ..texts import HELP_TEXT, WELCOME_TEXT
-from . import drafts, lobby_message, output, panels, people, private_turns, record
+from ..texts import ANYWHERE_HELP, HELP_TEXT, WELCOME_TEXT
+from . import drafts, inline_table, lobby_message, output, panels, people, private_turns, record
 from .call import Answer, CommandCall, KeyCall, Replied, command_service, key_service
 from .context import load_game
 from .env import Env
@@ -29,7 +29,7 @@ def start(call: CommandCall) -> Replied:
     /help."""
     command = call.command
     if not command.private:
-        call.reply(_(call.reply_language, HELP_TEXT), once="help")
+        call.reply(help_for(call.reply_language, call.env), once="help")
         return Replied(action="help")
     payload = command.args.split(maxsplit=1)[0] if command.args else ""
     link = start_link(payload) if payload else None
@@ -55,6 +55,8 @@ def _open_panel(call: CommandCall, game_id: int) -> Replied:
     seat = ctx.seat_of(call.command.person.id)
     if seat is None:
         raise ServiceError(Refusal.NOT_IN_GAME)
+    if inline_table.is_inline(ctx):
+        raise ServiceError(Refusal.PLAYED_IN_ITS_CHAT)  # each turn is a post there (inline_table)
     if ctx.practising is not None:  # played in this very chat: no panel, its board again
         if ctx.game.status == PLAYING:
             record.post_board(session, env, ctx)
@@ -65,9 +67,15 @@ def _open_panel(call: CommandCall, game_id: int) -> Replied:
     return Replied(game_id=ctx.game_id)
 
 
+def help_for(lang: str, env: Env) -> str:
+    """The help, with games in any chat when the bot has inline mode (they need it)."""
+    text = _(lang, HELP_TEXT)
+    return text + "\n\n" + _(lang, ANYWHERE_HELP, bot=env.bot_username) if env.inline else text
+
+
 @command_service
 def help_text(call: CommandCall) -> Replied:
-    call.reply(_(call.reply_language, HELP_TEXT), once="help")
+    call.reply(help_for(call.reply_language, call.env), once="help")
     return Replied()
 
 

@@ -27,13 +27,15 @@ from engine.cards import POINTS, VALUE
 from engine.game import t_actions
 from engine.sums import realise
 
-from ..inline_data import GameQuery, InfoLine, InfoTopic, PickedMoves, pick_link
+from ..errors import ServiceError
+from ..inline_data import BoardHere, GameQuery, InfoLine, InfoTopic, PickedMoves, pick_link
 from ..render import glance
 from ..render import inline as inline_render
+from ..render import inline_table as inline_table_render
 from ..render.cards import plain_name
 from ..store.models import PLAYING, Game, GamePlayer
 from ..tables import TableKind
-from . import drafts, moves, output, play, record
+from . import drafts, inline_table, moves, output, play, record
 from .call import InlineAnswer, InlineCall, Noted, PickCall, Result, inline_service, pick_service
 from .context import GameContext, SeatInfo, load_game
 from .env import Env
@@ -43,8 +45,14 @@ from .people import Person
 PAGE = 50
 GROUP_CHATS = ("group", "supergroup")
 #: Where a table's moves may be picked (Telegram's `chat_type` of the query): a group's in a group,
-#: a practice table's in the bot's own chat with its person ("sender").
-PLAYED_IN = {TableKind.GROUP: GROUP_CHATS, TableKind.PRACTICE: ("sender",)}
+#: a practice table's in the bot's own chat with its person ("sender"), a game posted via inline
+#: mode in any other.
+PLAYED_IN = {
+    TableKind.GROUP: GROUP_CHATS,
+    TableKind.PRACTICE: ("sender",),
+    # a game played via inline mode: any chat but a person's own with the bot
+    TableKind.INLINE: ("private", *GROUP_CHATS),
+}
 
 
 def offers(ctx: GameContext, seat: SeatInfo) -> list[inline_render.Offer]:
@@ -202,8 +210,8 @@ def answer(call: InlineCall) -> InlineAnswer:
         return InlineAnswer([_info(InfoLine(InfoTopic.NONE), *inline_render.no_game(lang))])
     current = ctx.seats[ctx.state.current]
     if current.seat != seat.seat or origin.chat_type not in PLAYED_IN.get(ctx.table, ()):
-        turn = InfoLine(InfoTopic.TURN, ctx.game_id)
-        return InlineAnswer([_info(turn, *inline_render.not_your_turn(lang, current.name))])
+        turn = _info(InfoLine(InfoTopic.TURN, ctx.game_id), *inline_render.not_your_turn(lang, current.name))
+        return InlineAnswer([turn, board_result(lang, ctx)] if ctx.table is TableKind.INLINE else [turn])
     start = int(offset) if offset.isdigit() else 0
     if ctx.settings.hints:
         found = offers(ctx, seat)
@@ -239,6 +247,9 @@ def _page(
     """One page of offers (Telegram takes 50 results an answer), `first` above them."""
     page = found[start : start + PAGE - len(first or [])]
     results = []
+    # In a chat the bot is not in, the posted pick becomes the next board: with a key, so that
+    # Telegram gives the bot its inline id.
+    keys = inline_table_render.pick_keys(lang, ctx.game_id) if ctx.table is TableKind.INLINE else None
     for offer in page:
         picked = PickedMoves(ctx.game_id, ctx.game.version, offer.moves)
         link = pick_link(env.bot_username, picked)
@@ -248,10 +259,19 @@ def _page(
                 inline_render.title(lang, offer),
                 inline_render.description(lang, offer),
                 inline_render.announcement(ctx.language, seat.name, offer, link),
+                keys,
             )
         )
     end = start + len(page)
     return InlineAnswer([*(first or []), *results], str(end) if end < len(found) else "")
+
+
+def board_result(lang: str, ctx: GameContext) -> Result:
+    """The line that posts the live board of a game played via inline mode here again."""
+    title, description = inline_table_render.board_title(lang, [s.name for s in ctx.seats])
+    keys = inline_table_render.pick_keys(lang, ctx.game_id)
+    message = inline_table_render.board_posted(lang)
+    return Result(BoardHere(ctx.game_id).data, title, description, message, keys)
 
 
 def _info(line: InfoLine, title: str, message: str, description: str = "") -> Result:
@@ -275,29 +295,52 @@ def pick(call: PickCall) -> Noted:
     person, picked, chat_id = call.origin.person, call.origin.picked, call.origin.chat_id
     if picked is None:
         return Noted("ignored")
-    game_id, version, codes = picked.game_id, picked.version, picked.codes
+    game_id = picked.game_id
     ctx = load_game(session, game_id, lock=True)
     if ctx is None or (chat_id is not None and ctx.game.chat_id != chat_id):
         return Noted("ignored", game_id)
     seat = ctx.seat_of(person.id)
     if seat is None or ctx.state is None:
         return Noted("ignored", game_id)
+    if ctx.table is not TableKind.INLINE:
+        return _pick(call, ctx, seat, picked, None)
+    # In a chat the bot is not in, the posted pick is the game's next message (`inline_table`);
+    # one that plays nothing stands there too, and says so (its own edit: never a bot message).
+    post = call.origin.inline_id
+    if post is None:
+        return Noted("ignored", game_id)
+    try:
+        noted = _pick(call, ctx, seat, picked, post)
+    except ServiceError:
+        noted = Noted("illegal", game_id)
+    if noted.outcome not in ("ok", "duplicate"):
+        notice = inline_render.stale_pick(ctx.language, seat.name)
+        inline_table.correct_post(session, env, ctx, post, notice)
+    return noted
+
+
+def _pick(call: PickCall, ctx: GameContext, seat: SeatInfo, picked: PickedMoves, post: str | None) -> Noted:
+    session, env = call.session, call.env
+    game_id, version, codes = picked.game_id, picked.version, picked.codes
     if not 1 <= version <= ctx.game.version:
         return Noted("forged", game_id)  # a version the game never had: no list offered it
     key = _pick_key(game_id, version, seat.seat, codes)
     playing = ctx.game.status == PLAYING
+    assert ctx.state is not None
     if ctx.game.version != version or not playing or ctx.state.current != seat.seat:
         if play.seen(session, key):
             return Noted("duplicate", game_id)  # this very pick was played: its second arrival
         if ctx.game.version == version and playing:
             return Noted("forged", game_id)  # this turn's list is only its mover's
-        return _stale(call, ctx, seat)
+        return Noted("stale", game_id) if post is not None else _stale(call, ctx, seat)
     # The engine checks the whole pick before any of it is recorded (a forged list: a Joker, then
     # a sum it does not make), so a refused pick writes nothing.
     state = ctx.playing_state()
     for code in codes:
         state, _events = moves.apply_action(state, seat.seat, code)
     with session.no_autoflush:  # the game's changes go out as one UPDATE at the end
+        if post is not None:
+            inline_table.on_post(session, env, ctx, post)
         _play(session, env, ctx, seat, codes)
         play.remember(session, env, key)
     return Noted("ok", game_id)
@@ -327,7 +370,8 @@ def _pick_key(game_id: int, version: int, seat: int, codes: tuple[str, ...]) -> 
 
 def _play(session: Session, env: Env, ctx: GameContext, seat: SeatInfo, codes: tuple[str, ...]) -> None:
     """Play the pick's moves (a Joker, then its sum). The player's own message announces it; the
-    record reports it on the next board, or, for a [T!] card alone, with the rest of the turn."""
+    record reports it on the next board, or, for a [T!] card alone, with the rest of the turn (in
+    a chat the bot is not in, where the post is the next board, at once)."""
     outcomes: list[moves.MoveOutcome] = []
     result: moves.PlayResult | None = None
     for code in codes:
@@ -340,3 +384,6 @@ def _play(session: Session, env: Env, ctx: GameContext, seat: SeatInfo, codes: t
     result.outcomes = outcomes
     drafts.clear(session, ctx.game_id)
     record.report(session, env, result)
+    if ctx.table is TableKind.INLINE and not result.turn_over:
+        # A [T!] card alone: the post is the live board now, and shows the table it left.
+        record.post_board(session, env, result.ctx, result.outcomes)

@@ -12,43 +12,36 @@ starts with at least one computer.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 
 from sqlmodel import Session, col, select
 
 import engine
 from engine import EngineError
-from engine.config import MAX_PLAYERS, MIN_PLAYERS
+from engine.config import MIN_PLAYERS
 
-from .. import callbacks as cb
-from .. import pacing
 from ..errors import Refusal, ServiceError
 from ..game_settings import GameSettings
 from ..i18n import M_, _
-from ..pacing import PaceName
 from ..render import cards as cards_render
-from ..render import private_turns as private_turns_render
 from ..store import move_log
 from ..store.models import (
     ACTIVE_STATUSES,
     CANCELLED,
     EXPIRED,
     LOBBY,
-    PAUSED,
     PLAYING,
     Chat,
     Game,
     GamePlayer,
 )
 from ..store.outbox import Priority
-from ..tables import TableKind
+from ..tables import TableKind, inline_chat_id
 from ..turn_clock import TurnClock
-from . import lobby_message, output, people, record, surfaces
-from .call import Answer, CommandCall, KeyCall, Replied, command_service, key_service
-from .context import GameContext, context_of, dump_state, player_rows, require_game
+from . import inline_table, lobby_message, output, people, record, surfaces
+from .call import CommandCall, Replied, command_service
+from .context import GameContext, context_of, dump_state, player_rows
 from .env import Env
-from .game_clock import clock_of, rules_of, set_clock, turn_clock
-from .origins import Tap
+from .game_clock import set_clock, turn_clock
 from .people import Person
 
 COMPUTER_NAMES = {"easy": M_("Bot Easy"), "normal": M_("Bot Normal"), "hard": M_("Bot Hard")}
@@ -100,10 +93,13 @@ def open_lobby(
     language: str,
     settings: GameSettings,
     computers: Sequence[str] = (),
+    *,
+    inline_id: str | None = None,
 ) -> Game:
     """A new lobby in `chat` (locked by the caller, with no game open in that topic): the creator
     in the first seat, then a computer player of each level in `computers`. A chat new to the bot
-    speaks the creator's `language`; a practice table always speaks its person's."""
+    speaks the creator's `language`; a practice table always speaks its person's. `inline_id`:
+    the message a person posted the lobby as, in a chat the bot is not in (`inline_table`)."""
     people.note_user(session, creator, env)
     if not chat.language and TableKind.of_chat(chat.id) is not TableKind.PRACTICE:
         chat.language = language  # (a practice table takes its person's language each time)
@@ -117,6 +113,7 @@ def open_lobby(
         settings=settings.to_json(),
         created_at=env.now,
         updated_at=env.now,
+        inline_id=inline_id,
     )
     session.add(game)
     session.flush()
@@ -131,6 +128,24 @@ def open_lobby(
     session.flush()
     lobby_message.show_lobby(session, env, context_of(session, game))
     return game
+
+
+def open_posted_lobby(
+    session: Session,
+    env: Env,
+    creator: Person,
+    language: str,
+    inline_id: str,
+    settings: GameSettings,
+    computers: Sequence[str] = (),
+) -> Game | None:
+    """A lobby a person posted via inline mode (🎴 New game here, 🔁 Rematch here) in a chat the
+    bot is not in: the game, its lobby shown in that message; None when that message is a game's
+    already (the pick arrived twice)."""
+    chat = people.lock_chat(session, inline_chat_id(inline_id), env)  # one game, whoever asks twice
+    if inline_table.by_message(session, inline_id) is not None:
+        return None
+    return open_lobby(session, env, chat, None, creator, language, settings, computers, inline_id=inline_id)
 
 
 def computer_name(lang: str, seated: Sequence[str | None], level: str) -> str:
@@ -150,93 +165,7 @@ def _point_at(session: Session, env: Env, game: Game) -> None:
     )
 
 
-def _lobby(session: Session, tap: Tap, game_id: int) -> GameContext:
-    ctx = require_game(session, game_id, lock=True)
-    elsewhere = tap.chat_id is not None and ctx.game.chat_id != tap.chat_id
-    if elsewhere or (tap.private and ctx.table is not TableKind.PRACTICE):
-        raise ServiceError(Refusal.MALFORMED)  # a lobby key forged into another chat
-    if ctx.game.status != LOBBY:
-        raise ServiceError(Refusal.NOT_LOBBY)
-    return ctx
-
-
-def _lobby_key(call: KeyCall, game_id: int) -> tuple[GameContext, list[GamePlayer]]:
-    """The lobby a join/leave/start/cancel/settings key is for, with its players; the tapper is
-    known to the bot from then on."""
-    ctx = _lobby(call.session, call.tap, game_id)
-    people.note_user(call.session, call.tap.person, call.env)
-    return ctx, player_rows(call.session, game_id)
-
-
-@key_service(KeyCall)
-def join(call: KeyCall, key: cb.Join) -> Answer:
-    ctx, players = _lobby_key(call, key.game_id)
-    _not_practice(ctx)
-    person = call.tap.person
-    if any(p.user_id == person.id for p in players):
-        raise ServiceError(Refusal.ALREADY_JOINED)
-    if len(players) >= MAX_PLAYERS:
-        raise ServiceError(Refusal.LOBBY_FULL)
-    call.session.add(
-        GamePlayer(game_id=ctx.game_id, seat=len(players), user_id=person.id, name=person.first_name[:128])
-    )
-    seat = _changed(call.session, call.env, ctx).seat_of(person.id)
-    return Answer(private_turns_render.joined(call.language, seat is not None and seat.can_dm))
-
-
-@key_service(KeyCall)
-def leave(call: KeyCall, key: cb.Leave) -> Answer:
-    ctx, _players = _lobby_key(call, key.game_id)
-    _not_practice(ctx)
-    leave_lobby(call.session, call.env, ctx, call.tap.person.id)
-    return Answer(_(call.language, "You left the lobby."))
-
-
-def _not_practice(ctx: GameContext) -> None:
-    """A practice lobby has no Join or Leave keys: nobody else can be in its chat."""
-    if ctx.table is TableKind.PRACTICE:
-        raise ServiceError(Refusal.MALFORMED)
-
-
-@key_service(KeyCall)
-def open_settings(call: KeyCall, key: cb.OpenSettings) -> Answer:
-    ctx, _players = _lobby_key(call, key.game_id)
-    lobby_message.show_lobby(call.session, call.env, ctx, settings_screen=True)
-    return Answer()
-
-
-@key_service(KeyCall)
-def close_settings(call: KeyCall, key: cb.CloseSettings) -> Answer:
-    ctx, _players = _lobby_key(call, key.game_id)
-    lobby_message.show_lobby(call.session, call.env, ctx, settings_screen=False)
-    return Answer()
-
-
-def _managed_lobby_key(call: KeyCall, game_id: int) -> tuple[GameContext, list[GamePlayer]]:
-    """As `_lobby_key`, for the keys only the creator (or a group admin) may use."""
-    ctx, players = _lobby_key(call, game_id)
-    if not can_manage(ctx.game, call.tap.person.id, bool(call.tap.admin)):
-        raise ServiceError(Refusal.NOT_CREATOR)
-    return ctx, players
-
-
-@key_service(KeyCall)
-def start_game(call: KeyCall, key: cb.Start) -> Answer:
-    ctx, players = _managed_lobby_key(call, key.game_id)
-    if ctx.table is TableKind.PRACTICE and all(p.ai_level is None for p in players):
-        raise ServiceError(Refusal.NO_COMPUTER)
-    start(call.session, call.env, ctx, players)
-    return Answer()
-
-
-@key_service(KeyCall)
-def cancel_lobby(call: KeyCall, key: cb.Cancel) -> Answer:
-    ctx, _players = _managed_lobby_key(call, key.game_id)
-    cancel(call.session, call.env, ctx)
-    return Answer()
-
-
-def _changed(session: Session, env: Env, ctx: GameContext, settings_screen: bool = False) -> GameContext:
+def changed(session: Session, env: Env, ctx: GameContext, settings_screen: bool = False) -> GameContext:
     """The lobby redrawn as it is now; the game as it was drawn."""
     ctx.game.updated_at = env.now
     session.add(ctx.game)
@@ -261,71 +190,7 @@ def leave_lobby(session: Session, env: Env, ctx: GameContext, user_id: int) -> N
     for seat, p in enumerate(rest):
         p.seat = seat
         session.add(p)
-    _changed(session, env, ctx)
-
-
-@key_service(KeyCall)
-def add_computer(call: KeyCall, key: cb.AddComputer) -> Answer:
-    session = call.session
-    ctx = _lobby(session, call.tap, key.game_id)
-    players = player_rows(session, key.game_id)
-    if len(players) >= MAX_PLAYERS:
-        raise ServiceError(Refusal.LOBBY_FULL)
-    label = computer_name(ctx.language, [p.ai_level for p in players], key.level)
-    session.add(
-        GamePlayer(game_id=key.game_id, seat=len(players), user_id=None, name=label, ai_level=key.level)
-    )
-    _changed(session, call.env, ctx, key.stay)
-    return Answer(_(call.language, "A computer player joined."))
-
-
-@key_service(KeyCall)
-def change_setting(call: KeyCall, key: cb.Setting) -> Answer:
-    """A settings key: in the lobby anyone may; the pace of a running game, its manager only."""
-    session, env, tap = call.session, call.env, call.tap
-    ctx = require_game(session, key.game_id, lock=True)
-    if tap.chat_id is not None and ctx.game.chat_id != tap.chat_id:
-        raise ServiceError(Refusal.MALFORMED)  # forged into another chat
-    if ctx.game.status != LOBBY:
-        if not isinstance(key, cb.SetPace):
-            raise ServiceError(Refusal.NOT_LOBBY)
-        return change_pace(session, env, ctx, tap, key.value, bool(tap.admin), call.language)
-    if isinstance(key, cb.SetPace) and not pacing.is_known(key.value, env.custom_pace):
-        raise ServiceError(Refusal.BAD_SETTING)
-    settings = key.change(ctx.settings, max(MIN_PLAYERS, len(ctx.seats)))
-    ctx.game.settings = settings.to_json()
-    _changed(session, env, ctx, settings_screen=True)
-    return Answer()
-
-
-def change_pace(
-    session: Session, env: Env, ctx: GameContext, tap: Tap, pace: PaceName | None, admin: bool, lang: str
-) -> Answer:
-    """A pace key under /settings of a running game: the turn clock starts again. Here, with the
-    lobby's settings, because the same key changes the pace before the start and after it."""
-    if pace is None or not pacing.is_known(pace, env.custom_pace):
-        raise ServiceError(Refusal.BAD_SETTING)
-    if ctx.game.status not in (PLAYING, PAUSED):
-        raise ServiceError(Refusal.NOT_PLAYING)
-    if not can_manage(ctx.game, tap.person.id, admin):
-        raise ServiceError(Refusal.NOT_CREATOR)
-    settings = replace(ctx.settings, pace=pace)
-    ctx.game.settings = settings.to_json()
-    session.add(ctx.game)
-    ctx = replace(ctx, settings=settings)
-    if ctx.game.status == PLAYING:
-        clock = rules_of(ctx, env).restart(clock_of(ctx.game), ctx.playing_state().current, env.now)
-        set_clock(session, ctx.game, clock)
-    glang = ctx.language
-    label = pacing.pace_label(glang, pace, env.custom_pace)
-    text = _(glang, "⚙️ The pace of this game is now {pace}; the turn clock starts again.", pace=label)
-    # Said once a minute at most; a change within it comes to stand in that notice.
-    game = ctx.game
-    output.say_capped(session, env, game.chat_id, f"pace:{ctx.game_id}", text, thread_id=game.thread_id)
-    on_board = tap.message_id == record.live_board(session, ctx)  # a forged key: the board keeps its own
-    if tap.chat_id is not None and tap.message_id is not None and not on_board:
-        output.drop_keys(session, env, tap.chat_id, tap.message_id)  # the /settings message
-    return Answer(_(lang, "Pace: {pace}", pace=pacing.pace_label(lang, pace, env.custom_pace)))
+    changed(session, env, ctx)
 
 
 def start(session: Session, env: Env, ctx: GameContext, players: list[GamePlayer]) -> None:
@@ -356,7 +221,10 @@ def start(session: Session, env: Env, ctx: GameContext, players: list[GamePlayer
     lang = ctx.language
     names = ", ".join(cards_render.name(s.name) for s in ctx.seats)
     started = _(lang, "🃏 <b>TWEAK!</b> has started: {names}", names=names)
-    lobby_message.close_lobby(session, env, ctx, started, Priority.COSMETIC)  # the board goes first
+    if ctx.table is TableKind.INLINE:  # no message can be posted there: the lobby's is the first board
+        inline_table.started(session, ctx, started)
+    else:
+        lobby_message.close_lobby(session, env, ctx, started, Priority.COSMETIC)  # the board goes first
     if not record.bot_to_move(ctx):
         record.post_board(session, env, ctx)
 

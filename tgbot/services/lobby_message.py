@@ -13,7 +13,7 @@ from ..render import lobby as lobby_render
 from ..store import outbox
 from ..store.outbox import Priority
 from ..tables import TableKind
-from . import output, surfaces
+from . import inline_table, output, surfaces
 from .context import GameContext
 from .env import Env
 from .table_view import players
@@ -32,6 +32,10 @@ def show_lobby(session: Session, env: Env, ctx: GameContext, settings_screen: bo
         if settings_screen
         else lobby_render.lobby_keyboard(lang, view)
     )
+    if ctx.table is TableKind.INLINE:
+        if ctx.game.chat_instance is not None:  # (until its first tap, the post shows it as drawn)
+            outbox.put(session, inline_table.lobby_message(ctx, text, keys), env.now)
+        return
     surface = surfaces.lobby(ctx.game_id)
     shown = outbox.shown_message(session, ctx.game.chat_id, surface) is not None
     priority = Priority.COSMETIC if shown else Priority.TURN
@@ -53,5 +57,8 @@ def close_lobby(
 ) -> None:
     """The lobby's last words (started, cancelled, expired), without keys; posted if it never was.
     "Started" is cosmetic: the first board says it all, and goes first."""
+    if ctx.table is TableKind.INLINE:
+        outbox.put(session, inline_table.lobby_message(ctx, text, None), env.now)
+        return
     message = output.to_group(ctx, text, surface=surfaces.lobby(ctx.game_id), priority=priority)
     outbox.put(session, message, env.now)

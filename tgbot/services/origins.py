@@ -9,13 +9,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..inline_data import PickedMoves
+from ..inline_data import PickedMoves, Posted
 from .people import Person
 
 
 @dataclass(frozen=True)
 class Tap:
-    """A key press."""
+    """A key press.
+
+    A key on a message posted "via" the bot in a chat the bot is not in (inline mode) comes
+    without the message: no chat, no message id, but the inline message's id and the
+    `chat_instance`, which is the same for every message of one chat and tells the chat apart."""
 
     person: Person
     chat_id: int | None  # the chat of the message the key is on
@@ -23,6 +27,8 @@ class Tap:
     private: bool  # the key is on a message in a private chat
     thread_id: int | None = None  # the forum topic of that message
     query_id: str = ""  # Telegram's id of this tap (the same if the update is delivered twice)
+    inline_id: str | None = None  # the inline message the key is on
+    chat_instance: str | None = None
     #: What Telegram said of the tapper's admin rights in the group: None until a service needed
     #: to know (`Call.attempt` then asks the handler to find out).
     admin: bool | None = None
@@ -59,13 +65,17 @@ class InlineQuery:
 
 @dataclass(frozen=True)
 class Pick:
-    """An inline result a person picked: the moves its id carries (None: a line that plays
-    nothing, or an id no version of the bot gave), and the chat it was posted in when the bot saw
-    the message itself (None: from `chosen_inline_result`)."""
+    """An inline result a person picked: the moves its id carries (`picked`; None: a line that
+    plays nothing, or an id no version of the bot gave), or the game message it posts in a chat
+    the bot is not in (`posted`: a lobby, a board); and the chat it was posted in when the bot saw
+    the message itself (None: from `chosen_inline_result`). A result with keys is a message the
+    bot may edit: its `inline_id` comes with the chosen result."""
 
     person: Person
     picked: PickedMoves | None
     chat_id: int | None = None
+    inline_id: str | None = None
+    posted: Posted | None = None
     admin: bool | None = None
 
 

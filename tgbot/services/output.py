@@ -17,7 +17,8 @@ from ..render.keys import Keyboard
 from ..store import notices, outbox
 from ..store.outbox import Message, Payload, Priority
 from ..store.surfaces import KeyEdit, Said, Surface
-from . import surfaces
+from ..tables import TableKind
+from . import inline_table, surfaces
 from .context import GameContext
 from .env import Env
 
@@ -131,6 +132,11 @@ def say_capped(
 
 
 def say_in_game(session: Session, env: Env, ctx: GameContext, text: str, *, notify: bool = False) -> None:
+    """A notice of the game in its chat; where the bot cannot post (inline mode), a part of the
+    live board's record."""
+    if ctx.table is TableKind.INLINE:
+        inline_table.note(session, env, ctx, text)
+        return
     outbox.put(session, to_group(ctx, text, notify=notify), env.now)
 
 

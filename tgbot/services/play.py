@@ -31,7 +31,7 @@ from ..store import outbox
 from ..store.models import PAUSED, PLAYING, GamePlayer, SeenTap
 from ..store.outbox import Priority
 from ..store.upsert import Insert, built_once
-from . import drafts, moves, output, panels, popups, record, surfaces
+from . import drafts, inline_table, moves, output, panels, popups, record, surfaces
 from .call import Answer, KeyCall, key_service
 from .context import GameContext, SeatInfo, require_game
 from .env import Env
@@ -102,6 +102,7 @@ class GameKey(KeyCall):
             # a forged key from another chat (a group's keys are in its private panels too; a
             # practice table's only in its own chat)
             raise ServiceError(Refusal.MALFORMED)
+        inline_table.check_tap(self.session, self.env, ctx, tap)
         seat = self.seat = ctx.seat_of(tap.person.id)
         if seat is None:
             raise ServiceError(Refusal.NOT_IN_GAME)
@@ -126,7 +127,10 @@ class GameKey(KeyCall):
         if ctx is not None and self.seat is not None:
             moves.clear_idle(session, ctx, self.seat)
         on_message = tap.chat_id is not None and tap.message_id is not None
-        if ctx is not None and error.reason is Refusal.STALE and on_message:
+        if ctx is not None and error.reason is Refusal.STALE and tap.inline_id is not None:
+            if not inline_table.is_live(ctx, tap):  # an older message of a game played via inline mode
+                inline_table.drop_keys(session, env, ctx, tap.inline_id)
+        elif ctx is not None and error.reason is Refusal.STALE and on_message:
             if not in_panel(ctx, tap) and record.board_on_its_way(session, ctx):
                 error = ServiceError(Refusal.ON_ITS_WAY)
             else:

@@ -37,7 +37,8 @@ from ..store import move_log, outbox
 from ..store.models import PLAYING, Game, Move
 from ..store.outbox import Message, Priority
 from ..store.surfaces import Board
-from . import drafts, game_end, output, panels, surfaces
+from ..tables import TableKind
+from . import drafts, game_end, inline_table, output, panels, surfaces
 from .context import GameContext
 from .env import Env
 from .moves import MoveOutcome, PlayResult
@@ -132,6 +133,11 @@ def _board(session: Session, env: Env, ctx: GameContext, lines: list[str]) -> No
         _put(session, env, ctx, lines, board=True, notify=new_turn)
         return
     private = new_turn and panels.reached_privately(mover)
+    if ctx.table is TableKind.INLINE:  # an edit notifies nobody: privately, or not at all
+        inline_table.show(session, env, ctx, lines)
+        if private and mover is not None:
+            panels.ping(session, env, ctx, mover)
+        return
     _put(session, env, ctx, lines, board=True, notify=new_turn and not private)
     if mover is not None and mover.gets_panel:
         draft = drafts.load(session, ctx.game_id, mover.seat, ctx.game.version)
@@ -200,7 +206,10 @@ def _shown_board(session: Session, game: Game) -> outbox.Shown | None:
 
 def board_on_its_way(session: Session, ctx: GameContext) -> bool:
     """The game's next board waits to be sent (the group's budget), or for the bot's moves before
-    it: a tap on the board before it is early, not stale."""
+    it: a tap on the board before it is early, not stale. (In a chat the bot is not in, the live
+    board is the newest post: only the bot's moves can be on their way.)"""
+    if ctx.table is TableKind.INLINE:
+        return bot_to_move(ctx)
     return bot_to_move(ctx) or (bool(ctx.game.board_no) and live_board(session, ctx) is None)
 
 
@@ -297,8 +306,12 @@ def _put(
 
     If the live board has not reached the chat, this message takes its place and opens with
     that board's report too. A report too long for one message goes first as messages of its
-    own, so no line is ever cut.
+    own, so no line is ever cut. (In a chat the bot is not in, all of it goes in the live board:
+    `inline_table`.)
     """
+    if ctx.table is TableKind.INLINE:
+        inline_table.show(session, env, ctx, lines, body=body, final=keys is not None)
+        return
     game = ctx.game
     surface: Board | None = None
     report = list(lines)

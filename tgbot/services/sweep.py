@@ -34,6 +34,7 @@ from ..store import notices, outbox
 from ..store.db import is_postgres
 from ..store.models import LOBBY, PAUSED, PLAYING, Game, GamePlayer, SeenTap
 from ..store.outbox import Message, Payload
+from ..tables import TableKind
 from ..turn_clock import Due, TurnClock
 from . import autoplay, lobby, moves, output, panels, record, surfaces, table_control
 from .context import GameContext, SeatInfo, contexts_of
@@ -134,6 +135,8 @@ def _remind(session: Session, env: Env, ctx: GameContext) -> bool:
         # In private, like the turn's own notification: the group is not woken for one player.
         _private_reminder(session, env, ctx, seat, reminder.last_call)
         return True
+    if ctx.table is TableKind.INLINE:
+        return False  # a chat the bot cannot post in: the idle default keeps the game going
     # Each reminder is a message of its own (a waiting one is replaced, and dropped if the turn
     # moves on before it is sent: `output.drop_reminder`).
     outbox.forget_shown(session, ctx.game.chat_id, surfaces.reminder(ctx.game_id))
@@ -149,7 +152,7 @@ def _private_reminder(session: Session, env: Env, ctx: GameContext, seat: SeatIn
     play there, else a note; the group mention if that chat refuses the bot."""
     assert seat.user_id is not None
     lang = seat.language
-    chat = cards_render.name(ctx.chat_title, 40)
+    chat = cards_render.name(panels.where(ctx), 40)
     if last_call and ctx.game.deadline_at is not None:
         left = pacing.format_duration(ctx.game.deadline_at - env.now, lang)
         text = _(lang, "⏰ Last call in <b>{chat}</b>: the bot plays in {left}.", chat=chat, left=left)
@@ -157,12 +160,14 @@ def _private_reminder(session: Session, env: Env, ctx: GameContext, seat: SeatIn
         text = _(lang, "⏳ Reminder: it's your turn!")
     else:
         text = _(lang, "⏳ Reminder: it's your move in <b>{chat}</b>.", chat=chat)
-    fallback = _group_reminder(ctx, env, seat, last_call)
+    # (in a chat the bot is not in, there is no group mention to fall back on)
+    fallback = None if ctx.table is TableKind.INLINE else _group_reminder(ctx, env, seat, last_call)
     if not seat.gets_panel:
         panels.ping(session, env, ctx, seat, text, fallback)
         return
     view, keys = panels.view(ctx, env, seat)
-    payload = Payload(text + "\n\n" + view, keys, fresh=True, notify=True, fallback=fallback.as_fallback())
+    back = fallback.as_fallback() if fallback is not None else None
+    payload = Payload(text + "\n\n" + view, keys, fresh=True, notify=True, fallback=back)
     message = Message(seat.user_id, payload, surfaces.panel(ctx.game_id, seat.seat), game_id=ctx.game_id)
     outbox.put(session, message, env.now)
 

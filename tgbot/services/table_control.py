@@ -1,5 +1,5 @@
 """Keeping an asynchronous table moving: /pause, /resume, /back, /quiet, /settings (the pace;
-its keys are `lobby.change_setting`'s), /leave, /board and /cancel.
+its keys are `lobby_keys.change_setting`'s), /leave, /board and /cancel.
 
 Pausing, resuming, quiet hours, the pace and cancelling belong to the game's creator or a group
 admin; the rest to each player. Every clock change goes through the `TurnClock`.

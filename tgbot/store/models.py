@@ -67,6 +67,9 @@ class Game(SQLModel, table=True):
     __table_args__ = (
         Index("ix_games_chat_status", "chat_id", "status"),
         Index("ix_games_wake_at", "wake_at"),
+        # A message shows one game (NULLs, the games of chats the bot is in, never conflict).
+        Index("ux_games_inline_id", "inline_id", unique=True),
+        Index("ix_games_chat_instance", "chat_instance"),
     )
     __mapper_args__ = {"version_id_col": _GAME_VERSION, "version_id_generator": False}
 
@@ -92,6 +95,12 @@ class Game(SQLModel, table=True):
     #: Moves up to this version have their line in the group's record (a board, a summary). A
     #: [T!] card played without a board of its own waits for the report of the turn.
     reported_version: int = 0
+    #: A game in a chat the bot is not in (inline mode, `tgbot.tables`): the message people
+    #: posted via the bot that shows the game now (its lobby, then its live board), which the bot
+    #: edits; and the chat's `chat_instance`, learnt from the first tap there, which every later
+    #: tap must carry.
+    inline_id: str | None = Field(default=None, max_length=64)
+    chat_instance: str | None = Field(default=None, max_length=64)
     current_seat: int | None = None
     turn_started_at: datetime | None = Field(default=None, sa_column=_utc_column(nullable=True))
     next_nudge_at: datetime | None = Field(default=None, sa_column=_utc_column(nullable=True))

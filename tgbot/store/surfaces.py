@@ -7,6 +7,7 @@ place that writes them to and reads them from the `surface` column of `outbox` a
   panel:<game>:<seat>   a player's private panel
   reminder:<game>       a group reminder while it waits to be sent
   keys:<message>        an old message's keys being taken off (shown once they are)
+  ikeys:<inline id>     the same, of a message posted via the bot (inline mode)
   msg:<message>         a message a key rewrites (a rules page, the language picker)
   said:<key>            a reply or notice said at most once in a while, edited meanwhile
 
@@ -14,9 +15,9 @@ The texts are those every version has written: rows of a database written by an 
 read as the same surfaces. A text no kind reads (a newer version's, beside this one for a while)
 reads as `Unknown`, kept as it is.
 
-Today each surface is shown by a message in its chat, by that message's id. A message posted
-through inline mode (in a chat without the bot, known by its inline_message_id) would be another
-kind of surface here, and another kind of `outbox.Shown`.
+Each surface is shown by a message in its chat, by that message's id; except in a chat the bot
+is not in (inline mode), where each row names the message it edits (`Payload.inline_id`), which
+the game keeps (`games.inline_id`).
 """
 
 from __future__ import annotations
@@ -78,6 +79,14 @@ class KeysOff(Named, wire="keys:{message_id}"):
 
 
 @dataclass(frozen=True)
+class InlineKeysOff(Named, wire="ikeys:{inline_id}"):
+    """As `KeysOff`, for a message posted via the bot in a chat it is not in, known by its
+    inline message id."""
+
+    inline_id: Annotated[str, Codec(r"[A-Za-z0-9_-]{1,58}")]
+
+
+@dataclass(frozen=True)
 class KeyEdit(Named, wire="msg:{message_id}"):
     """A message a key rewrites in place (a rules page, the language picker)."""
 
@@ -99,10 +108,10 @@ class Unknown:
     text: str
 
 
-Surface = Board | Lobby | Panel | Reminder | KeysOff | KeyEdit | Said | Unknown
+Surface = Board | Lobby | Panel | Reminder | KeysOff | InlineKeysOff | KeyEdit | Said | Unknown
 #: A game's own surfaces.
 GameSurface = Board | Lobby | Panel | Reminder
-KINDS: tuple[type[Named], ...] = (Board, Lobby, Panel, Reminder, KeysOff, KeyEdit, Said)
+KINDS: tuple[type[Named], ...] = (Board, Lobby, Panel, Reminder, KeysOff, InlineKeysOff, KeyEdit, Said)
 
 
 def text_of(surface: Surface) -> str:

@@ -36,8 +36,10 @@ class Payload:
     version still loads.
 
     `keys`: the inline keyboard. `message_id`: edit exactly this message (one a key was tapped
-    on). `reply_to`: a surface the new message answers (a reminder under the board). `media`: a
-    file instead of text ({"kind": "photo"|"document", "filename", "data" (base64) or "chart"}).
+    on); `inline_id`: exactly this message posted via the bot in a chat it is not in (inline
+    mode), the only way to show anything there. `reply_to`: a surface the new message answers (a
+    reminder under the board). `media`: a file instead of text ({"kind": "photo"|"document",
+    "filename", "data" (base64) or "chart"}).
     `edit_only`: change the surface's message if it is shown, never post it (taking the keys off
     an old board). `keys_only`: change only the keys (none: take them off). `bottom`: the surface
     should be the chat's last bot message, so an older one is replaced by a new post rather than
@@ -50,6 +52,7 @@ class Payload:
     keys: Keyboard | None = None
     thread_id: int | None = None
     message_id: int | None = None
+    inline_id: str | None = None
     reply_to: Surface | None = None
     media: dict[str, Any] | None = None
     notify: bool = False
@@ -61,7 +64,7 @@ class Payload:
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"text": self.text}
-        for name in ("keys", "thread_id", "message_id", "reply_to", "media"):
+        for name in ("keys", "thread_id", "message_id", "inline_id", "reply_to", "media"):
             value = getattr(self, name)
             if value is not None:
                 data[name] = text_of(value) if name == "reply_to" else value
@@ -86,6 +89,7 @@ class Payload:
             keys=data.get("keys"),
             thread_id=data.get("thread_id"),
             message_id=int(message_id) if message_id is not None else None,
+            inline_id=data.get("inline_id"),
             reply_to=surface_of(reply_to) if reply_to else None,
             media=data.get("media"),
             fallback=Fallback.from_dict(fallback) if fallback else None,

@@ -1,0 +1,355 @@
+"""A game in a chat the bot is not in, through inline mode: a private chat between two friends,
+a group without the bot.
+
+There the bot can post nothing: every game message is one a person posted from its inline list
+(the lobby, each turn's pick, the board brought back), which the bot then edits. These tests
+play through the fake Telegram, which refuses the bot any message into such a chat, answers
+taps there without the message (only its inline id and `chat_instance`), and keeps the chat's
+transcript as its people read it; they re-add the scores from that transcript alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+
+import pytest
+from sqlmodel import Session, col, select
+
+from engine.actions import decode
+from tests.bot.conftest import BotRig, running_bot
+from tests.bot.helpers import drain, game_row, open_private_chats, players_of, state_of
+from tests.bot.pacing_support import sweep_at
+from tests.bot.test_record_readds import Entry, reading
+from tests.fakes.flood import FloodLimits
+from tests.fakes.telegram import FakeChat, FakeTelegram, FakeUser, StoredMessage
+from tests.fakes.timer import VirtualTimer
+from tgbot.clock import ManualClock
+from tgbot.inline_data import BoardHere, PickedMoves
+from tgbot.render.inline_table import DIVIDER
+from tgbot.store.models import FINISHED, Game
+from tgbot.tables import TableKind
+
+PLAY, HAND = "🎯 Play", "👀 My hand"
+MAX_TURNS = 300
+
+
+def inline_fake(feedback: bool = True) -> FakeTelegram:
+    clock = ManualClock()
+    return FakeTelegram(
+        clock=clock.now, timer=VirtualTimer(), flood=FloodLimits(), inline_mode=True, inline_feedback=feedback
+    )
+
+
+@pytest.fixture
+async def rig(db_url: str, seeds: Callable[[], int]) -> AsyncIterator[BotRig]:
+    async with running_bot(db_url, seeds, fake=inline_fake()) as bot:
+        yield bot
+
+
+def games(rig: BotRig) -> list[Game]:
+    with Session(rig.deps.db.engine) as session:
+        return list(session.exec(select(Game).order_by(col(Game.id))).all())
+
+
+def via_bot(fake: FakeTelegram, chat: FakeChat) -> list[StoredMessage]:
+    return [m for m in fake.transcript(chat) if m.via_bot is not None]
+
+
+def transcript_entries(fake: FakeTelegram, chat: FakeChat) -> list[Entry]:
+    """The chat as its people read it: each game message (a person's post the bot has edited) in
+    its parts — what a group would have read as messages of their own (`DIVIDER`)."""
+    entries: list[Entry] = []
+    for message in fake.transcript(chat):
+        if message.via_bot is None:
+            entries.append(Entry(message.content, by_bot=False))
+            continue
+        for part in message.content.split(f"\n{DIVIDER}\n"):
+            entries.append(Entry(part))
+    return entries
+
+
+@dataclass
+class Table:
+    """A table in a chat the bot is not in, driven as its people would."""
+
+    rig: BotRig
+    chat: FakeChat
+    people: list[FakeUser]
+
+    @property
+    def fake(self) -> FakeTelegram:
+        return self.rig.fake
+
+    def live(self) -> StoredMessage:
+        """The newest game message: the live board."""
+        return via_bot(self.fake, self.chat)[-1]
+
+    async def post_lobby(self, creator: FakeUser) -> StoredMessage:
+        listed = await self.rig.tg.inline_query(creator, "", chat=self.chat)
+        assert listed.titles[0] == "🎴 New game here"
+        await self.rig.tg.pick(creator, self.chat, listed, "new")
+        await drain(self.rig)
+        return self.live()
+
+    async def lobby_to_start(self, creator: FakeUser, goal_down: int = 6, hints: bool = True) -> Game:
+        lobby = self.live()
+        for person in self.people:
+            if person is not creator:
+                await self.rig.tg.tap(person, lobby, "✋ Join")
+        await self.rig.tg.tap(creator, lobby, "⚙️ Settings")
+        await drain(self.rig)
+        for _ in range(goal_down):
+            await self.rig.tg.tap(creator, lobby, "Goal −20")
+        if hints:
+            await self.rig.tg.tap(creator, lobby, "💡 Hints on")
+        await self.rig.tg.tap(creator, lobby, "↩️ Back")
+        await self.rig.tg.tap(creator, lobby, "▶️ Start")
+        await drain(self.rig)
+        (game,) = [g for g in games(self.rig) if g.status != "cancelled"]
+        return game
+
+    async def play_turn(self, game_id: int) -> None:
+        """The player to move opens 🎯 Play on the live board and posts the first move listed."""
+        game = game_row(self.rig, game_id)
+        state = state_of(game)
+        mover = next(p for p in self.people if p.id == _user_of(self.rig, game_id, state.current))
+        answer = await self.rig.tg.tap_switch_inline(mover, self.live(), PLAY)
+        move = next(rid for rid in answer.result_ids if PickedMoves.read(rid) is not None)
+        for code in move.split(":", 1)[1].split(" "):
+            decode(code)  # a move, as the engine writes it
+        await self.rig.tg.pick(mover, self.chat, answer, move)
+        await drain(self.rig)
+
+
+def _user_of(rig: BotRig, game_id: int, seat: int) -> int:
+    user_id = players_of(rig, game_id)[seat].user_id
+    assert user_id is not None
+    return user_id
+
+
+async def play_out(table: Table, game_id: int) -> int:
+    """Turns until the game is over; how many were played."""
+    for turn in range(MAX_TURNS):
+        if game_row(table.rig, game_id).status == FINISHED:
+            return turn
+        await table.play_turn(game_id)
+    raise AssertionError("the game did not end")
+
+
+async def test_two_friends_play_a_whole_game_in_their_own_chat(rig: BotRig) -> None:
+    fake = rig.fake
+    ana, ben = fake.user(1, "Ana"), fake.user(2, "Ben")
+    await open_private_chats(rig, [ana])  # Ben never started the bot
+    chat = fake.private_between(ana, ben)
+    table = Table(rig, chat, [ana, ben])
+
+    await table.post_lobby(ana)
+    lobby = table.live()
+    assert "Players (1/6)" in lobby.content and "✋ Join" in [t for t, _d in lobby.buttons]
+    game = await table.lobby_to_start(ana)
+    assert TableKind.of_chat(game.chat_id) is TableKind.INLINE
+    assert game.chat_instance == fake.chat_instance(chat.id)
+    posts_before = len(via_bot(fake, chat))
+
+    turns = await play_out(table, game.id or 0)
+
+    # The bot never wrote into the chat: every message there is a person's, via the bot.
+    assert all(m.via_bot is not None for m in fake.transcript(chat))
+    assert not [c for c in fake.calls_to("sendMessage") if c.chat_id == chat.id]
+    # One message a turn: the mover's own post, which the bot made the next board.
+    assert len(via_bot(fake, chat)) - posts_before == turns
+    # The chat alone re-adds to every round summary and the standings.
+    record, problems = reading(transcript_entries(fake, chat))
+    assert problems == []
+    assert record.standings is not None and record.summaries
+    # Only the last message keeps keys (the standings' rematch); every older one lost them.
+    assert [m.buttons for m in via_bot(fake, chat)[:-1] if m.buttons] == []
+    assert [t for t, _d in table.live().buttons] == ["🔁 Rematch"]
+
+    # 🔁 Rematch types its query: the list offers the rematch, posted as a new lobby with the same
+    # settings (goal 20), which the other player joins.
+    listed = await rig.tg.tap_switch_inline(ben, table.live(), "🔁 Rematch")
+    assert listed.titles == ["🔁 Rematch here"]
+    await rig.tg.pick(ben, chat, listed, listed.result_ids[0])
+    await drain(rig)
+    rematch = table.live()
+    assert "goal: 20" in rematch.content and "Players (1/6)" in rematch.content
+    await rig.tg.tap(ana, rematch, "✋ Join")
+    await drain(rig)
+    assert "Players (2/6)" in rematch.content
+    newest = games(rig)[-1]
+    assert newest.creator_id == ben.id and newest.chat_instance == fake.chat_instance(chat.id)
+
+
+async def test_a_group_without_the_bot_plays_with_a_computer_and_re_adds(rig: BotRig) -> None:
+    fake = rig.fake
+    ana, ben, cy = fake.user(1, "Ana"), fake.user(2, "Ben"), fake.user(3, "Cy")
+    await open_private_chats(rig, [ben])
+    club = fake.group("Club", with_bot=False)
+    table = Table(rig, club, [ana, ben, cy])
+    await table.post_lobby(ana)
+    await rig.tg.tap(ana, table.live(), "🤖 Add computer")
+    game = await table.lobby_to_start(ana, goal_down=4)
+    assert len(players_of(rig, game.id or 0)) == 4
+    posts_before = len(via_bot(fake, club))
+    turns = await play_out(table, game.id or 0)
+
+    assert not [c for c in fake.calls_to("sendMessage") if c.chat_id == club.id]
+    assert len(via_bot(fake, club)) - posts_before == turns  # a post a turn, the computer's included
+    record, problems = reading(transcript_entries(fake, club))
+    assert problems == [] and record.standings is not None
+    computer = next(p.name for p in players_of(rig, game.id or 0) if p.ai_level)
+    assert any(move.who == computer for move in record.moves)  # its moves are in the record too
+    # Ben, who started the bot, was told of each of his turns in private; nobody else could be.
+    pings = [m for m in fake.messages(ben.id) if "Your move" in m.content]
+    assert pings and not fake.messages(cy.id)
+
+
+async def test_taps_from_outside_the_game_or_its_chat_change_nothing(rig: BotRig) -> None:
+    fake, tg = rig.fake, rig.tg
+    ana, ben, eve = fake.user(1, "Ana"), fake.user(2, "Ben"), fake.user(5, "Eve")
+    chat = fake.private_between(ana, ben)
+    table = Table(rig, chat, [ana, ben])
+    await table.post_lobby(ana)
+    # Someone not at the table cannot start it (the creator may; no admin exists in such a chat).
+    refused = await tg.tap(ben, table.live(), "▶️ Start")
+    assert refused.text == "Only the creator or a group admin can do that."
+    game = await table.lobby_to_start(ana)
+    board = table.live()
+    before = (game_row(rig, game.id or 0).version, board.content)
+    # A player of another game taps 👀 My hand on this board: not theirs to see.
+    outsider = await tg.tap(eve, board, HAND)
+    assert outsider.text == "You're not in this game. Start your own with /newgame!"
+    # The same key from another chat (a copy of the message there): refused, nothing changes.
+    elsewhere = fake.private_between(ben, eve)
+    update = fake.callback_update(ben, board, f"h:{game.id}")
+    update["callback_query"]["chat_instance"] = fake.chat_instance(elsewhere.id)
+    await tg.process(update)
+    assert fake.answers[update["callback_query"]["id"]].text == "That key is not valid any more."
+    # A lobby key forged onto the running game's board: there is no lobby any more.
+    forged = await tg.tap_data(ben, board, f"lj:{game.id}")
+    assert forged.text == "This lobby is closed."
+    await drain(rig)
+    assert (game_row(rig, game.id or 0).version, table.live().content) == before
+
+
+async def test_a_second_lobby_in_a_chat_with_a_game_points_at_the_first(rig: BotRig) -> None:
+    fake, tg = rig.fake, rig.tg
+    ana, ben = fake.user(1, "Ana"), fake.user(2, "Ben")
+    chat = fake.private_between(ana, ben)
+    table = Table(rig, chat, [ana, ben])
+    first = await table.post_lobby(ana)
+    await tg.tap(ben, first, "✋ Join")  # the chat is known from this tap on
+    second = await table.post_lobby(ben)
+    refused = await tg.tap(ana, second, "✋ Join")
+    assert refused.text == "A game is already open in this chat: play that one."
+    await drain(rig)
+    assert "A game is already open in this chat" in second.content and not second.buttons
+    statuses = {g.inline_id: g.status for g in games(rig)}
+    assert statuses[first.inline_message_id] == "lobby" and statuses[second.inline_message_id] == "cancelled"
+    # The first lobby goes on as before.
+    assert "Players (2/6)" in first.content
+
+
+async def test_without_inline_feedback_the_lobby_says_what_to_turn_on(
+    db_url: str, seeds: Callable[[], int]
+) -> None:
+    async with running_bot(db_url, seeds, fake=inline_fake(feedback=False)) as rig:
+        fake, tg = rig.fake, rig.tg
+        ana, ben = fake.user(1, "Ana"), fake.user(2, "Ben")
+        chat = fake.private_between(ana, ben)
+        listed = await tg.inline_query(ana, "", chat=chat)
+        await tg.pick(ana, chat, listed, "new")
+        posted = via_bot(fake, chat)[-1]
+        assert games(rig) == []  # the bot never heard of the post
+        first = await tg.tap(ben, posted, "✋ Join")
+        assert "inline feedback" in first.text
+        await drain(rig)
+        assert "/setinlinefeedback" in posted.content and not posted.buttons
+        edits = len(posted.history)
+        await tg.tap_data(ana, posted, "nl")  # a second tap: the popup again, no second edit
+        await drain(rig)
+        assert len(posted.history) == edits and games(rig) == []
+
+
+async def test_a_deleted_board_leaves_the_game_going_and_comes_back_from_the_list(rig: BotRig) -> None:
+    """Either friend may delete any message of their chat, the live board too. The game goes on
+    without it (the idle default at the deadline is recorded all the same), and the board comes
+    back from the inline list with what happened meanwhile."""
+    fake, tg = rig.fake, rig.tg
+    ana, ben = fake.user(1, "Ana"), fake.user(2, "Ben")
+    chat = fake.private_between(ana, ben)
+    table = Table(rig, chat, [ana, ben])
+    await table.post_lobby(ana)
+    game = await table.lobby_to_start(ana)
+    gid = game.id or 0
+    await table.play_turn(gid)
+    await table.play_turn(gid)
+    board = table.live()
+    idle = game_row(rig, gid)
+    fake.delete_by(ana, board)
+    assert idle.deadline_at is not None
+    await sweep_at(rig, idle.deadline_at)  # nobody moved in time: the bot plays for them
+    await drain(rig)
+    assert game_row(rig, gid).version == idle.version + 1 and game_row(rig, gid).inline_id is None
+    mover = next(p for p in (ana, ben) if p.id == _user_of(rig, gid, state_of(game_row(rig, gid)).current))
+    listed = await tg.inline_query(mover, "", chat=chat)
+    assert "📋 Board here" in listed.titles
+    await tg.pick(mover, chat, listed, BoardHere(gid).data)
+    await drain(rig)
+    back = table.live()
+    assert back.message_id != board.message_id and PLAY in [t for t, _d in back.buttons]
+    assert game_row(rig, gid).inline_id == back.inline_message_id
+    # It opens with all the deleted message held (the last move) and the idle default since.
+    lines = back.content.split("\n")
+    assert lines[0] in board.content.split("\n") and lines[1].startswith("⏰ ") and " was idle: " in lines[1]
+    await play_out(table, gid)  # and the game goes on to its end
+
+
+async def test_the_game_goes_on_after_a_restart(db_url: str, seeds: Callable[[], int]) -> None:
+    fake = inline_fake()
+    ana, ben = fake.user(1, "Ana"), fake.user(2, "Ben")
+    chat = fake.private_between(ana, ben)
+    async with running_bot(db_url, seeds, fake=fake) as rig:
+        table = Table(rig, chat, [ana, ben])
+        await table.post_lobby(ana)
+        gid = (await table.lobby_to_start(ana)).id or 0
+        for _ in range(3):
+            await table.play_turn(gid)
+    async with running_bot(db_url, seeds, fake=fake) as rig:
+        table = Table(rig, chat, [ana, ben])
+        await play_out(table, gid)
+        _record, problems = reading(transcript_entries(fake, chat))
+        assert problems == []
+
+
+async def test_fast_taps_on_an_inline_lobby_are_paced_not_stormed(rig: BotRig) -> None:
+    """Thirty setting taps in a private chat between two: Telegram allows that chat about one
+    edit a second; the lobby's edits coalesce and keep to it (the rig fails on any 429)."""
+    fake, tg = rig.fake, rig.tg
+    ana, ben = fake.user(1, "Ana"), fake.user(2, "Ben")
+    chat = fake.private_between(ana, ben)
+    table = Table(rig, chat, [ana, ben])
+    lobby = await table.post_lobby(ana)
+    await tg.tap(ana, lobby, "⚙️ Settings")
+    await drain(rig)
+    rig.tg.ignore_tasks = lambda task: task.get_name().startswith("send:")  # taps do not wait for sends
+    for i in range(30):
+        await tg.tap(ana, lobby, "Goal +20" if i % 2 else "Goal −20")
+    await drain(rig)
+    assert fake.count_429() == 0
+    assert fake.max_writes_in_window(chat.id, 1.0) <= 1
+    assert fake.count_calls(chat.id, {"editMessageText"}, only_ok=True) <= 3  # the edits coalesced
+
+
+async def test_the_help_tells_how_to_play_in_any_chat_only_with_inline_mode(
+    db_url: str, seeds: Callable[[], int]
+) -> None:
+    for inline, said in ((True, True), (False, False)):
+        fake = inline_fake() if inline else FakeTelegram(timer=VirtualTimer(), flood=FloodLimits())
+        async with running_bot(db_url, seeds, fake=fake) as rig:
+            ana = rig.fake.user(1, "Ana")
+            await rig.tg.send(rig.fake.private(ana), ana, "/help")
+            text = rig.fake.last_message(ana.id).content
+            assert ("🎴 New game here" in text and "@tweak_test_bot" in text) is said, text[-200:]

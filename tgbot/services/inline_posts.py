@@ -1,0 +1,162 @@
+"""The inline list's lines that post a game's messages in a chat the bot is not in, and what the
+bot does when one is posted (`inline_table` explains that table).
+
+* **🎴 New game here** (the list typed with nothing, in any chat but the person's own with the
+  bot): posts a lobby; its chosen result makes the game, and the lobby is drawn into the message.
+* **📋 Board here** (for each running game of that kind the person plays; also under "it's Ben's
+  turn"): posts the live board again, at the bottom of the chat (a lost board comes back so too).
+* **🔁 Rematch here** (the final standings' key types ``rematch g<id>``): posts a lobby with the
+  finished game's settings and computers, for a player of that game.
+
+A chosen result arrives once per post (inline feedback on, the result with keys, so it carries
+the posted message's inline id). A move picked from 🎯 Play is `inline.pick`'s.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from sqlmodel import Session, col, select
+
+from engine.ai import ALIASES, LEVELS
+
+from .. import pacing
+from ..errors import Refusal, ServiceError
+from ..game_settings import GameSettings
+from ..inline_data import BoardHere, NewLobby, RematchHere, RematchQuery
+from ..render import board as board_render
+from ..render import inline_table as render
+from ..render import lobby as lobby_render
+from ..render.keys import Keyboard
+from ..store.models import FINISHED, PAUSED, PLAYING, Game, GamePlayer
+from ..tables import INLINE_CHAT_IDS_FROM
+from . import inline, inline_table, lobby
+from .call import InlineAnswer, InlineCall, Noted, PickCall, Result, inline_service, pick_service
+from .context import GameContext, load_game
+from .env import Env
+
+#: Inline games listed for 📋 Board here at most (the newest).
+BOARDS_LISTED = 5
+#: Where a person may post a game's messages: any chat but their own with the bot (that is
+#: practice, `/newgame` there) and channels.
+POSTABLE_CHATS = ("private", "group", "supergroup")
+
+
+@inline_service
+def answer(call: InlineCall) -> InlineAnswer:
+    """The inline list: the lines that post a game's messages, or a game's moves (`inline`)."""
+    return listed(call) or inline.answer(call.session, call.env, call.origin)
+
+
+def listed(call: InlineCall) -> InlineAnswer | None:
+    """The list for a query that is no game's moves: the lines that post a lobby or a board, or
+    a rematch's; None for a query naming a game (its moves, `inline.answer`)."""
+    origin = call.origin
+    rematch = RematchQuery.of(origin.query)
+    if rematch is not None:
+        return InlineAnswer(_rematch_results(call, rematch.game_id))
+    if origin.query.strip():
+        return None
+    if origin.chat_type not in POSTABLE_CHATS:
+        return None  # the person's own chat with the bot: practice there is /newgame
+    lang = call.language
+    title, description = render.new_game_title(lang)
+    text, keys = _posted_lobby(call, GameSettings(pace=call.env.default_pace), ())
+    results = [Result(NewLobby().data, title, description, text, keys)]
+    for game_id in _inline_games_of(call.session, origin.person.id):
+        ctx = load_game(call.session, game_id)
+        if ctx is not None:
+            results.append(inline.board_result(lang, ctx))
+    return InlineAnswer(results)
+
+
+def _inline_games_of(session: Session, user_id: int) -> list[int]:
+    query = (
+        select(Game.id)
+        .join(GamePlayer, col(GamePlayer.game_id) == col(Game.id))
+        .where(
+            GamePlayer.user_id == user_id,
+            col(Game.status).in_((PLAYING, PAUSED)),
+            col(Game.chat_id) <= INLINE_CHAT_IDS_FROM,
+        )
+        .order_by(col(Game.id).desc())
+        .limit(BOARDS_LISTED)
+    )
+    return [game_id for game_id in session.exec(query).all() if game_id is not None]
+
+
+def _rematch_results(call: InlineCall, game_id: int) -> list[Result]:
+    lang = call.language
+    ctx = load_game(call.session, game_id)
+    if ctx is None or ctx.game.status != FINISHED or ctx.seat_of(call.origin.person.id) is None:
+        raise ServiceError(Refusal.REMATCH_NOT_PLAYER)
+    title, description = render.rematch_title(lang)
+    text, keys = _posted_lobby(call, *_rematch_table(ctx, call.env))
+    return [Result(RematchHere(game_id).data, title, description, text, keys)]
+
+
+def _posted_lobby(
+    call: InlineCall, settings: GameSettings, computers: tuple[str, ...]
+) -> tuple[str, Keyboard]:
+    """The lobby as it will be: its creator (the person typing) and `computers` seated."""
+    person, lang = call.origin.person, call.language
+    players = [board_render.Player(person.first_name, person.id, None, False, False)]
+    seated: list[str | None] = []
+    for level in computers:
+        players.append(
+            board_render.Player(lobby.computer_name(lang, seated, level), None, level, False, False)
+        )
+        seated.append(level)
+    view = lobby_render.LobbyView(0, tuple(players), settings)
+    return render.posted_lobby(lang, view, call.env.custom_pace)
+
+
+def _rematch_table(ctx: GameContext, env: Env) -> tuple[GameSettings, tuple[str, ...]]:
+    """A finished game's settings (a pace the bot no longer offers: the default) and computers."""
+    settings = ctx.settings
+    if not pacing.is_known(settings.pace, env.custom_pace):
+        settings = replace(settings, pace=env.default_pace)
+    levels = (ALIASES.get(s.ai_level, s.ai_level) for s in ctx.seats if s.ai_level is not None)
+    return settings, tuple(level for level in levels if level in LEVELS)
+
+
+@pick_service
+def chosen(call: PickCall) -> Noted:
+    """A result of the bot's inline list was posted: a lobby, a board or a move."""
+    posted = call.origin.posted
+    if isinstance(posted, NewLobby):
+        return _new_lobby(call, GameSettings(pace=call.env.default_pace), ())
+    if isinstance(posted, BoardHere):
+        return _board_here(call, posted.game_id)
+    if isinstance(posted, RematchHere):
+        return _rematch_here(call, posted.game_id)
+    return inline.pick(call.session, call.env, call.origin)
+
+
+def _new_lobby(call: PickCall, settings: GameSettings, computers: tuple[str, ...]) -> Noted:
+    inline_id = call.origin.inline_id
+    if inline_id is None:
+        return Noted("no_inline_id")  # posted without keys: never the bot's own result
+    game = lobby.open_posted_lobby(
+        call.session, call.env, call.origin.person, call.language, inline_id, settings, computers
+    )
+    return Noted("lobby" if game is not None else "duplicate", game.id if game is not None else None)
+
+
+def _board_here(call: PickCall, game_id: int) -> Noted:
+    session, env, inline_id = call.session, call.env, call.origin.inline_id
+    ctx = load_game(session, game_id, lock=True)
+    if ctx is None or inline_id is None or not inline_table.is_inline(ctx):
+        return Noted("ignored")
+    if ctx.seat_of(call.origin.person.id) is None or ctx.game.status not in (PLAYING, PAUSED):
+        return Noted("ignored")
+    inline_table.on_post(session, env, ctx, inline_id)
+    inline_table.show(session, env, ctx, [])
+    return Noted(game_id=game_id)
+
+
+def _rematch_here(call: PickCall, game_id: int) -> Noted:
+    ctx = load_game(call.session, game_id)
+    if ctx is None or ctx.seat_of(call.origin.person.id) is None or ctx.game.status != FINISHED:
+        return Noted("ignored")
+    return _new_lobby(call, *_rematch_table(ctx, call.env))

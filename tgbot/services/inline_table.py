@@ -1,0 +1,258 @@
+"""A game in any chat, through inline mode: the table where the bot may only edit what people
+post via it (`tgbot.tables`, `TableKind.INLINE`).
+
+The bot can neither send into such a chat nor read it nor learn its id. What it can do is answer
+inline queries, answer taps (popups), and edit the messages people post from its inline list,
+by their inline message id. So the game is carried by those posts:
+
+* **The newest game message is the live board** (`games.inline_id`). A person posts the lobby
+  (🎴 New game here), each turn's pick (🎯 Play), or the board again (📋 Board here); each post
+  becomes the live board, and the message before it keeps its text and loses its keys.
+* **Nothing is said in a message of its own**: everything the record says between two posts —
+  the mover's move, the computers' moves, an idle default, a notice, a round's summary, the
+  standings — is added to the live board's report (`games.board_report`). An edit repeats the
+  report and redraws only the board under it, so nothing reported is taken away; a report too
+  long for one message shows what fits, and the rest opens the next post.
+* **The chat is known by the `chat_instance` of its first tap** (`games.chat_instance`): a tap
+  from another chat (a forwarded copy) is refused, and a second lobby in a chat where a game is
+  open is closed, pointing at the first.
+* People are told it is their move privately, where the bot may write to them; nobody else can
+  be: an edit notifies nobody.
+
+A game here is stored under a chat id of its own (`tables.inline_chat_id`), so the outbox, its
+budget (a group's, the safe assumption: Telegram counts edits of inline messages on their chat)
+and the stats work as for any chat.
+"""
+
+from __future__ import annotations
+
+from sqlmodel import Session, col, select
+
+from engine import public_view
+
+from ..errors import Refusal, ServiceError
+from ..render import inline_table as render
+from ..render.keys import Keyboard
+from ..store import outbox
+from ..store.models import ACTIVE_STATUSES, CANCELLED, PAUSED, PLAYING, Chat, Game, SeenTap
+from ..store.outbox import Message, Payload, Priority
+from ..store.surfaces import InlineKeysOff
+from ..tables import TableKind, inline_chat_id
+from ..turn_clock import TurnClock
+from . import people, surfaces
+from .context import GameContext
+from .env import Env
+from .game_clock import set_clock
+from .origins import Tap
+from .table_view import table_of
+
+
+def is_inline(ctx: GameContext) -> bool:
+    return TableKind.of_chat(ctx.game.chat_id) is TableKind.INLINE
+
+
+# --- taps -------------------------------------------------------------------------------------
+
+
+def check_tap(session: Session, env: Env, ctx: GameContext, tap: Tap, *, lobby: bool = False) -> None:
+    """A key of this game was tapped: on one of its messages, in its chat. The chat is learnt from
+    the first tap in the lobby; a second lobby in a chat with a game open is refused (the caller
+    closes it: `close_second_lobby`)."""
+    if not is_inline(ctx):
+        if tap.inline_id is not None:
+            raise ServiceError(Refusal.MALFORMED)  # a group's key on a message posted elsewhere
+        return
+    if tap.inline_id is None or tap.chat_instance is None:
+        raise ServiceError(Refusal.MALFORMED)
+    game = ctx.game
+    if lobby and tap.inline_id != game.inline_id:
+        raise ServiceError(Refusal.MALFORMED)  # a lobby is one message: its keys on another are forged
+    if game.chat_instance is None:
+        if not lobby:
+            raise ServiceError(Refusal.MALFORMED)  # every game starts from its lobby, in its chat
+        if _other_game_in(session, tap.chat_instance, ctx.game_id):
+            raise ServiceError(Refusal.SECOND_LOBBY, game_id=ctx.game_id)
+        _settle_in(session, env, ctx, tap.chat_instance)
+    elif game.chat_instance != tap.chat_instance:
+        raise ServiceError(Refusal.MALFORMED)  # a copy of the game's message in another chat
+
+
+def _settle_in(session: Session, env: Env, ctx: GameContext, chat_instance: str) -> None:
+    """The first tap tells the chat a lobby was posted in: the game moves from the id of its
+    message to its chat's, with what waits to be shown and what the chat's budget has spent, so
+    every game of one chat shares one budget, as Telegram counts it."""
+    game = ctx.game
+    chat_id = inline_chat_id(f"chat:{chat_instance}")
+    chat = people.lock_chat(session, chat_id, env)
+    old = session.get(Chat, game.chat_id)
+    if not chat.language and old is not None:
+        chat.language = old.language
+    outbox.move_rows(session, game.chat_id, chat_id)
+    game.chat_id = chat_id
+    game.chat_instance = chat_instance
+    session.add(game)
+
+
+def _other_game_in(session: Session, chat_instance: str, game_id: int) -> bool:
+    query = select(Game.id).where(
+        Game.chat_instance == chat_instance, col(Game.status).in_(ACTIVE_STATUSES), Game.id != game_id
+    )
+    return session.exec(query.limit(1)).first() is not None
+
+
+def close_second_lobby(session: Session, env: Env, game_id: int, chat_instance: str) -> None:
+    """A lobby posted where a game is already open: cancelled, its message pointing at the other
+    (edited within that chat's budget, which the other game spends too)."""
+    game = session.get(Game, game_id)
+    if game is None or game.inline_id is None:
+        return
+    chat_id = inline_chat_id(f"chat:{chat_instance}")
+    outbox.discard_surface(session, game.chat_id, surfaces.lobby(game_id))
+    outbox.move_rows(session, game.chat_id, chat_id)
+    game.chat_id = chat_id
+    game.status = CANCELLED
+    game.finished_at = game.updated_at = env.now
+    set_clock(session, game, TurnClock.stop())
+    session.add(game)
+    payload = Payload(render.second_lobby(game.language, env.bot_username), inline_id=game.inline_id)
+    outbox.put(session, Message(chat_id, payload, game_id=game_id), env.now)
+
+
+def correct_post(session: Session, env: Env, ctx: GameContext, inline_id: str, text: str) -> None:
+    """A posted pick that played nothing stands in the chat: it is edited to say so (its own
+    message, so a burst of old picks costs one edit each, never a message of the bot's)."""
+    message = Message(ctx.game.chat_id, Payload(text, inline_id=inline_id), game_id=ctx.game_id)
+    outbox.put(session, message, env.now)
+
+
+def is_live(ctx: GameContext, tap: Tap) -> bool:
+    """The tap is on the game's live message (not an older board, nor a forged copy)."""
+    return tap.inline_id is not None and tap.inline_id == ctx.game.inline_id
+
+
+def drop_keys(session: Session, env: Env, ctx: GameContext, inline_id: str) -> None:
+    """An older message of the game, tapped: it loses its keys, last of all."""
+    payload = Payload(inline_id=inline_id, keys_only=True)
+    message = Message(ctx.game.chat_id, payload, InlineKeysOff(inline_id), Priority.CLEANUP, ctx.game_id)
+    outbox.put(session, message, env.now)
+
+
+# --- posts ------------------------------------------------------------------------------------
+
+
+def on_post(session: Session, env: Env, ctx: GameContext, inline_id: str) -> None:
+    """A person posted a new message of the game (a pick, the board brought back): it is the
+    live board now. The one before it keeps what it shows, without keys; what it could not hold
+    (a long burst), or all it held if it was deleted, opens this one."""
+    game = ctx.game
+    if game.inline_id == inline_id:
+        return
+    record, carried = render.Record.from_text(game.board_report), render.Record.from_text(game.board_report)
+    if game.inline_id is not None and game.board_no:
+        board = _board_text(ctx, env)
+        shown, carried = record.fit(board)
+        _edit(session, env, ctx, shown.text(board) or "…", None)
+    # (with none — a person deleted it — the new message opens with all the old one held)
+    game.board_no += 1
+    game.inline_id = inline_id
+    game.board_report = carried.to_text()
+    session.add(game)
+
+
+def show(
+    session: Session,
+    env: Env,
+    ctx: GameContext,
+    lines: list[str],
+    *,
+    body: str | None = None,
+    final: bool = False,
+) -> None:
+    """Record `lines` (moves) and `body` (a round's summary, the standings, or with no lines a
+    notice) in the live message, and redraw it: the board under its record, or, once the game is
+    over, the record alone (`final`: with the key that posts a rematch). With no live message (a
+    person deleted it) the record waits for the next post."""
+    game = ctx.game
+    record = render.Record.from_text(game.board_report)
+    record.add_moves(lines)
+    if body is not None:
+        record.add_block(body)
+    _redraw(session, env, ctx, record, final)
+
+
+def note(session: Session, env: Env, ctx: GameContext, text: str) -> None:
+    """A notice of the game (someone left, is away, the pace changed): a part of the live
+    message's record of its own, as a group would have had a message."""
+    record = render.Record.from_text(ctx.game.board_report)
+    record.add_notice(text)
+    _redraw(session, env, ctx, record, False)
+
+
+def _redraw(session: Session, env: Env, ctx: GameContext, record: render.Record, final: bool) -> None:
+    game = ctx.game
+    game.board_report = record.to_text()
+    game.reported_version = game.version
+    if not game.board_no:
+        game.board_no = 1  # the lobby's message is the first board
+    session.add(game)
+    if game.inline_id is None:
+        return
+    running = ctx.state is not None and not ctx.state.is_over and game.status in (PLAYING, PAUSED)
+    board = _board_text(ctx, env) if running else None
+    shown, _carried = record.fit(board)
+    keys: Keyboard | None = None
+    if board is not None:
+        keys = render.board_keys(ctx.language, table_of(ctx, env, None))
+    elif final:
+        keys = render.rematch_keys(ctx.language, ctx.game_id)
+    _edit(session, env, ctx, shown.text(board), keys)
+
+
+def _edit(session: Session, env: Env, ctx: GameContext, text: str, keys: Keyboard | None) -> None:
+    """The live board's message shows `text` (and `keys`): its next edit (a waiting one gives way)."""
+    game = ctx.game
+    payload = Payload(text, keys, inline_id=game.inline_id)
+    outbox.put(
+        session, Message(game.chat_id, payload, surfaces.board(game), Priority.BOARD, ctx.game_id), env.now
+    )
+
+
+def _board_text(ctx: GameContext, env: Env) -> str:
+    view = public_view(ctx.playing_state())
+    return render.board(ctx.language, view, table_of(ctx, env, None))
+
+
+# --- the lobby --------------------------------------------------------------------------------
+
+
+def lobby_message(ctx: GameContext, text: str, keys: Keyboard | None) -> Message:
+    """The lobby's content, edited into the message it was posted as."""
+    payload = Payload(text, keys, inline_id=ctx.game.inline_id)
+    return Message(ctx.game.chat_id, payload, surfaces.lobby(ctx.game_id), Priority.TURN, ctx.game_id)
+
+
+def started(session: Session, ctx: GameContext, header: str) -> None:
+    """The game starts: its lobby's message is its first board (no message can be posted), so the
+    lobby's waiting edits give way, and the message opens with who plays."""
+    game = ctx.game
+    outbox.discard_surface(session, game.chat_id, surfaces.lobby(ctx.game_id))
+    game.board_no = 1
+    record = render.Record()
+    record.add_notice(header)
+    game.board_report = record.to_text()
+    session.add(game)
+
+
+def by_message(session: Session, inline_id: str) -> Game | None:
+    return session.exec(select(Game).where(Game.inline_id == inline_id)).first()
+
+
+def say_feedback_off(session: Session, env: Env, inline_id: str, lang: str) -> None:
+    """A posted lobby no game took up: inline feedback is off, so the bot never heard of it. The
+    message says so (once: every later tap gets the popup alone), and loses its key."""
+    said = f"nofeedback:{inline_id}"[:64]
+    if session.get(SeenTap, said) is not None:
+        return
+    session.add(SeenTap(query_id=said, seen_at=env.now))
+    text = render.feedback_off(lang, env.bot_username)
+    outbox.put(session, Message(inline_chat_id(inline_id), Payload(text, inline_id=inline_id)), env.now)
