@@ -14,6 +14,7 @@ from sqlmodel import Session, col, select
 from engine import GameState
 from tests.bot.conftest import BotRig
 from tests.bot.players import Player, board_part, card_labels, to_move
+from tests.fakes.flood import FloodLimits
 from tests.fakes.telegram import (
     MESSAGE_METHODS,
     ApiCall,
@@ -23,6 +24,8 @@ from tests.fakes.telegram import (
     FakeUser,
     StoredMessage,
 )
+from tests.fakes.timer import VirtualTimer
+from tgbot.clock import ManualClock
 from tgbot.render.cards import card as card_label
 from tgbot.services.env import Env
 from tgbot.services.output import REPEAT_WINDOW
@@ -332,6 +335,15 @@ async def board_again(rig: BotRig, chat: FakeChat, user: FakeUser) -> None:
     clock move on first."""
     rig.clock.advance(REPEAT_WINDOW + timedelta(seconds=1))
     await rig.tg.send(chat, user, "/board@tweak_test_bot")
+
+
+def inline_fake(feedback: bool = True) -> FakeTelegram:
+    """A fake Telegram with inline mode on (and inline feedback unless `feedback` is False), as
+    BotFather's /setinline and /setinlinefeedback leave a bot that plays in any chat."""
+    clock = ManualClock()
+    return FakeTelegram(
+        clock=clock.now, timer=VirtualTimer(), flood=FloodLimits(), inline_mode=True, inline_feedback=feedback
+    )
 
 
 def waiting_rows(rig: BotRig) -> list[OutboxRow]:

@@ -18,22 +18,28 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from sqlmodel import Session, select
-
 import engine
 from engine import public_view, seat_view
 from engine.actions import encode
 from engine.ai import choose_action
 from engine.game import t_actions
 from tests.bot.conftest import BotRig
-from tests.bot.helpers import board_id, board_of, current_game, group_writes, start_game, state_of
+from tests.bot.helpers import (
+    board_id,
+    board_of,
+    current_game,
+    drain,
+    group_writes,
+    start_game,
+    state_of,
+    waiting_rows,
+)
 from tests.bot.players import Player, play_turn, to_move
 from tests.fakes.telegram import MESSAGE_METHODS, CallbackAnswer, FakeUser, StoredMessage
 from tgbot.delivery import telegram_io as io
 from tgbot.game_settings import GameSettings
 from tgbot.render import board as board_render
 from tgbot.render.cards import card as card_label
-from tgbot.store.models import OutboxRow
 
 MAX_TURNS = 3000
 HANDLERS = "tgbot.deps"  # where the handlers' transactions are started (Deps.run)
@@ -132,20 +138,6 @@ def senders_in_background(rig: BotRig) -> None:
     rig.tg.ignore_tasks = lambda task: task.get_name().startswith("send:")
 
 
-def waiting(rig: BotRig) -> int:
-    with Session(rig.deps.db.engine) as session:
-        return len(session.exec(select(OutboxRow)).all())
-
-
-async def drain(rig: BotRig, seconds: int = 180) -> None:
-    """Let virtual time run until every outbox row is delivered."""
-    for _ in range(seconds):
-        await rig.tg.advance(1.0)
-        if not waiting(rig):
-            return
-    raise AssertionError(f"{waiting(rig)} outbox rows still waiting after {seconds} virtual seconds")
-
-
 def board_edits(rig: BotRig, chat_id: int, message_id: int, since: int) -> list[str]:
     """The texts of the edits of one message since call number `since`."""
     return [
@@ -183,7 +175,7 @@ async def test_a_burst_of_compose_taps_costs_the_group_nothing_and_the_move_one_
     assert answers[0].text != answers[1].text  # selected, then unselected
     assert answers[-1].text and answers[-1].text.startswith(card_label(state.hands[state.current][0]))
     await drain(rig)
-    assert group_writes(fake, group.id, watch_from) == [] and waiting(rig) == 0
+    assert group_writes(fake, group.id, watch_from) == [] and len(waiting_rows(rig)) == 0
 
     done = await tg.tap_data(mover, board, f"k:{gid}:{version}:d")
     assert done.text == "Done!" and done.answered_at == done.created_at

@@ -13,22 +13,12 @@ from engine import apply, decode, seat_view, sum_options
 from engine.actions import Sum
 from engine.cards import COLOUR_OF, POINTS, VALUE
 from tests.bot.conftest import BotRig, running_bot
-from tests.bot.helpers import board_of, current_game, moves_of, set_state, state_of
-from tests.fakes.flood import FloodLimits
-from tests.fakes.telegram import FakeChat, FakeTelegram, FakeUser
-from tests.fakes.timer import VirtualTimer
-from tgbot.clock import ManualClock
+from tests.bot.helpers import board_of, current_game, inline_fake, moves_of, set_state, state_of
+from tests.fakes.telegram import FakeChat, FakeUser
 from tgbot.i18n import LANGUAGES
 from tgbot.store.models import Game
 
 PLAY = "🎯 Play"
-
-
-def inline_fake(feedback: bool = True) -> FakeTelegram:
-    clock = ManualClock()
-    return FakeTelegram(
-        clock=clock.now, timer=VirtualTimer(), flood=FloodLimits(), inline_mode=True, inline_feedback=feedback
-    )
 
 
 @pytest.fixture

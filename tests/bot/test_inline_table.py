@@ -18,13 +18,12 @@ from sqlmodel import Session, col, select
 
 from engine.actions import decode
 from tests.bot.conftest import BotRig, running_bot
-from tests.bot.helpers import drain, game_row, open_private_chats, players_of, state_of
+from tests.bot.helpers import drain, game_row, inline_fake, open_private_chats, players_of, state_of
 from tests.bot.pacing_support import sweep_at
 from tests.bot.test_record_readds import Entry, reading
 from tests.fakes.flood import FloodLimits
 from tests.fakes.telegram import FakeChat, FakeTelegram, FakeUser, StoredMessage
 from tests.fakes.timer import VirtualTimer
-from tgbot.clock import ManualClock
 from tgbot.inline_data import BoardHere, PickedMoves
 from tgbot.render.inline_table import DIVIDER
 from tgbot.store.models import FINISHED, Game
@@ -32,13 +31,6 @@ from tgbot.tables import TableKind
 
 PLAY, HAND = "🎯 Play", "👀 My hand"
 MAX_TURNS = 300
-
-
-def inline_fake(feedback: bool = True) -> FakeTelegram:
-    clock = ManualClock()
-    return FakeTelegram(
-        clock=clock.now, timer=VirtualTimer(), flood=FloodLimits(), inline_mode=True, inline_feedback=feedback
-    )
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 
 from sqlalchemy import text as sql
-from sqlmodel import Session, col, select
+from sqlmodel import Session, select
 
 from engine.cards import TKind
 from engine.events import Skipped, Summed
@@ -26,6 +26,7 @@ from tests.bot.helpers import (
     board_id,
     board_of,
     current_game,
+    drain,
     game_row,
     group_writes,
     live_panel,
@@ -40,7 +41,7 @@ from tests.fakes.telegram import FakeChat, FakeUser, StoredMessage
 from tgbot.pacing import PACES
 from tgbot.render.results import move_lines
 from tgbot.store import outbox
-from tgbot.store.models import DeliveryChat, OutboxRow
+from tgbot.store.models import DeliveryChat
 
 ON_ITS_WAY = "⏳ The next board is on its way: it shows up at the bottom in a moment."
 
@@ -48,19 +49,6 @@ ON_ITS_WAY = "⏳ The next board is on its way: it shows up at the bottom in a m
 def senders_in_background(rig: BotRig) -> None:
     """Taps come at a person's pace, whatever the senders are doing."""
     rig.tg.ignore_tasks = lambda task: task.get_name().startswith("send:")
-
-
-def waiting_rows(rig: BotRig) -> list[OutboxRow]:
-    with Session(rig.deps.db.engine) as session:
-        return list(session.exec(select(OutboxRow).order_by(col(OutboxRow.id))).all())
-
-
-async def drain(rig: BotRig, seconds: int = 240) -> None:
-    for _ in range(seconds):
-        await rig.tg.advance(1.0)
-        if not waiting_rows(rig):
-            return
-    raise AssertionError(f"{len(waiting_rows(rig))} outbox rows still waiting")
 
 
 async def spend_the_budget(rig: BotRig, group: FakeChat, user: FakeUser) -> StoredMessage:

@@ -11,32 +11,27 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from sqlmodel import Session, select
+from sqlmodel import Session
 
 from engine import Sum, legal_actions, seat_view
 from engine.cards import VALUE
 from tests.bot.conftest import BotRig
-from tests.bot.helpers import board_again, board_id, board_of, current_game, start_game, state_of
+from tests.bot.helpers import (
+    board_again,
+    board_id,
+    board_of,
+    current_game,
+    drain,
+    start_game,
+    state_of,
+    waiting_rows,
+)
 from tests.fakes.telegram import FakeChat, FakeUser
-from tgbot.store.models import Draft, OutboxRow
+from tgbot.store.models import Draft
 
 
 def senders_in_background(rig: BotRig) -> None:
     rig.tg.ignore_tasks = lambda task: task.get_name().startswith("send:")
-
-
-async def drain(rig: BotRig, seconds: float = 180.0) -> None:
-    """Let virtual time run until every outbox row is delivered."""
-    for _ in range(int(seconds)):
-        await rig.tg.advance(1.0)
-        if not waiting(rig):
-            return
-    raise AssertionError(f"{waiting(rig)} outbox rows still waiting after {seconds} s")
-
-
-def waiting(rig: BotRig) -> int:
-    with Session(rig.deps.db.engine) as session:
-        return len(session.exec(select(OutboxRow)).all())
 
 
 async def game_in(rig: BotRig, title: str, base: int) -> tuple[FakeChat, FakeUser, FakeUser, int]:
@@ -101,7 +96,7 @@ async def test_a_throttled_group_never_delays_a_quiet_one(rig: BotRig) -> None:
     await rig.tg.advance(61)  # the set-up's writes are out of the window
     # The busy group spends its whole budget.
     await spend_the_budget(rig, busy, busy_mover, 24)
-    assert waiting(rig) > 0  # rows are waiting for the busy group's budget
+    assert len(waiting_rows(rig)) > 0  # rows are waiting for the busy group's budget
     # A move in the quiet group is shown at once.
     quiet_game = current_game(rig, quiet.id)
     before = rig.timer.monotonic()
@@ -158,7 +153,7 @@ async def test_the_next_board_goes_ahead_of_every_clean_up(rig: BotRig) -> None:
     board = board_of(rig, current_game(rig))  # its keys work while it is the game's version
     await spend_the_budget(rig, group, mover)
     game = current_game(rig)
-    assert waiting(rig) > 0  # keys waiting to be taken off old boards
+    assert len(waiting_rows(rig)) > 0  # keys waiting to be taken off old boards
     tapped = rig.timer.monotonic()
     first = len(rig.fake.calls)
     await rig.tg.tap_data(mover, board, f"k:{gid}:{game.version}:h:0")
@@ -248,7 +243,7 @@ async def test_a_sender_waiting_for_the_budget_is_not_stirred_by_clean_ups(rig: 
 
     delivery.store = counted  # type: ignore[method-assign]
     await rig.tg.advance(2.0)
-    assert waiting(rig), "the budget should be spent, with clean-ups waiting"
+    assert len(waiting_rows(rig)), "the budget should be spent, with clean-ups waiting"
     before = len(transactions)
     for old in old_boards[:-1]:  # taps on old boards whose keys are still on (not the player's turn)
         await rig.tg.tap_data(other, old, f"k:{gid}:{game.version}:t:0")
