@@ -22,6 +22,7 @@ class Refusal(StrEnum):
     LOBBY_FULL = "lobby_full"
     NOT_IN_GAME = "not_in_game"
     NOT_CREATOR = "not_creator"
+    NOT_POSTER = "not_poster"  # as NOT_CREATOR, in a chat the bot is not in (no admins there)
     TOO_FEW = "too_few"
     NO_HUMANS = "no_humans"
     NO_COMPUTER = "no_computer"

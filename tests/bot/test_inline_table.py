@@ -203,10 +203,13 @@ async def test_taps_from_outside_the_game_or_its_chat_change_nothing(rig: BotRig
     ana, ben, eve = fake.user(1, "Ana"), fake.user(2, "Ben"), fake.user(5, "Eve")
     chat = fake.private_between(ana, ben)
     table = Table(rig, chat, [ana, ben])
-    await table.post_lobby(ana)
-    # Someone not at the table cannot start it (the creator may; no admin exists in such a chat).
+    lobby = await table.post_lobby(ana)
+    # Only its poster starts it: no admin exists in such a chat, and the lobby says so.
+    assert "Whoever posted this lobby starts the game." in lobby.content
+    assert "group admin" not in lobby.content
     refused = await tg.tap(ben, table.live(), "▶️ Start")
-    assert refused.text == "Only the creator or a group admin can do that."
+    assert refused.text == "Only whoever posted this lobby can do that."
+    assert not [c for c in fake.calls if c.method == "getChatMember"]  # nobody to ask
     game = await table.lobby_to_start(ana)
     board = table.live()
     before = (game_row(rig, game.id or 0).version, board.content)

@@ -27,6 +27,8 @@ class LobbyView:
     bot_username: str = "tweakbot"
     #: A practice table (the bot's private chat): its person and the computers they add.
     practice: bool = False
+    #: A lobby posted via inline mode: no admin can be asked there, so its poster starts it.
+    inline: bool = False
 
 
 def _colours_text(lang: str, ctx: LobbyView) -> str:
@@ -98,7 +100,9 @@ def lobby_text(lang: str, ctx: LobbyView, custom: Pace | None = None) -> str:
     if s.face_down:
         lines.append(_(lang, "Won [T!] cards are kept face down."))
     lines.append(hints_text(lang, s.hints))
-    if not ctx.practice:
+    if ctx.inline:
+        lines.append(_(lang, "Whoever posted this lobby starts the game."))
+    elif not ctx.practice:
         lines.append(_(lang, "The creator or a group admin starts the game."))
     return "\n".join(lines)
 

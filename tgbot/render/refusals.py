@@ -33,6 +33,7 @@ REFUSAL_TEXT: dict[Refusal, str] = {
     Refusal.LOBBY_FULL: M_("The table is full ({high} players)."),
     Refusal.NOT_IN_GAME: M_("You're not in this game. Start your own with /newgame!"),
     Refusal.NOT_CREATOR: M_("Only the creator or a group admin can do that."),
+    Refusal.NOT_POSTER: M_("Only whoever posted this lobby can do that."),
     Refusal.TOO_FEW: M_("At least {low} players are needed."),
     Refusal.NO_HUMANS: M_("At least one human player is needed."),
     Refusal.NO_COMPUTER: M_(

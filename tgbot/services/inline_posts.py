@@ -107,7 +107,7 @@ def _posted_lobby(
             board_render.Player(lobby.computer_name(lang, seated, level), None, level, False, False)
         )
         seated.append(level)
-    view = lobby_render.LobbyView(0, tuple(players), settings)
+    view = lobby_render.LobbyView(0, tuple(players), settings, call.env.bot_username, inline=True)
     return render.posted_lobby(lang, view, call.env.custom_pace)
 
 

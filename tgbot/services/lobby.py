@@ -67,6 +67,14 @@ def can_manage(game: Game, user_id: int, admin: bool) -> bool:
     return game.creator_id == user_id or admin
 
 
+def require_manager(ctx: GameContext, user_id: int, admin: bool) -> None:
+    """A lobby's (and a table's pace) keys are the creator's, or a group admin's; in a chat the
+    bot is not in nobody can be asked about, so there they are its poster's alone."""
+    if not can_manage(ctx.game, user_id, admin):
+        inline = ctx.table is TableKind.INLINE
+        raise ServiceError(Refusal.NOT_POSTER if inline else Refusal.NOT_CREATOR)
+
+
 @command_service
 def newgame(call: CommandCall) -> Replied:
     """/newgame: a lobby (one per chat and topic), unless a game is already here. In a group, for

@@ -157,8 +157,7 @@ def _settings_screen(call: LobbyKey, game_id: int, shown: bool) -> Answer:
 def _managed_lobby_key(call: KeyCall, game_id: int) -> tuple[GameContext, list[GamePlayer]]:
     """As `_lobby_key`, for the keys only the creator (or a group admin) may use."""
     ctx, players = _lobby_key(call, game_id)
-    if not lobby.can_manage(ctx.game, call.tap.person.id, bool(call.tap.admin)):
-        raise ServiceError(Refusal.NOT_CREATOR)
+    lobby.require_manager(ctx, call.tap.person.id, bool(call.tap.admin))
     return ctx, players
 
 
@@ -217,8 +216,7 @@ def change_pace(
         raise ServiceError(Refusal.BAD_SETTING)
     if ctx.game.status not in (PLAYING, PAUSED):
         raise ServiceError(Refusal.NOT_PLAYING)
-    if not lobby.can_manage(ctx.game, tap.person.id, admin):
-        raise ServiceError(Refusal.NOT_CREATOR)
+    lobby.require_manager(ctx, tap.person.id, admin)
     settings = replace(ctx.settings, pace=pace)
     ctx.game.settings = settings.to_json()
     session.add(ctx.game)

@@ -25,7 +25,9 @@ def show_lobby(session: Session, env: Env, ctx: GameContext, settings_screen: bo
     never delays the first board."""
     lang = ctx.language
     practice = ctx.table is TableKind.PRACTICE
-    view = lobby_render.LobbyView(ctx.game_id, players(ctx), ctx.settings, env.bot_username, practice)
+    view = lobby_render.LobbyView(
+        ctx.game_id, players(ctx), ctx.settings, env.bot_username, practice, ctx.table is TableKind.INLINE
+    )
     text = lobby_render.lobby_text(lang, view, env.custom_pace)
     keys = (
         lobby_render.settings_keyboard(lang, view, env.custom_pace)
