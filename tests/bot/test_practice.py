@@ -486,11 +486,11 @@ async def test_a_practice_table_speaks_its_persons_language(rig: BotRig) -> None
     await tg.send(chat, ana, "/language")
     await tg.tap(ana, fake.last_message(chat.id), "Español")
     assert current_game(rig, chat.id).language == "es"
-    assert lobby.text.startswith("🃏 Partida de práctica de TWEAK!")
+    assert lobby.text.startswith("🃏 Práctica de TWEAK!")
     # the next practice table speaks it from the start
     await tg.send(chat, ana, "/cancel")
     await tg.send(chat, ana, "/newgame")
-    assert fake.last_message(chat.id).text.startswith("🃏 Partida de práctica de TWEAK!")
+    assert fake.last_message(chat.id).text.startswith("🃏 Práctica de TWEAK!")
     assert not tg.errors
 
 
