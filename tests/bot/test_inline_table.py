@@ -198,6 +198,39 @@ async def test_a_group_without_the_bot_plays_with_a_computer_and_re_adds(rig: Bo
     assert pings and not fake.messages(cy.id)
 
 
+async def test_a_move_posted_again_from_its_old_list_says_it_played_nothing(rig: BotRig) -> None:
+    """The list a move was picked from can still be open in the person's app: posting that move
+    again is a new message of the chat, not the first post arriving twice. It plays nothing and
+    says so (the chat would read the move twice, and keep a second message with keys); the first
+    post's chosen result delivered again changes nothing."""
+    fake, tg = rig.fake, rig.tg
+    ana, ben = fake.user(1, "Ana"), fake.user(2, "Ben")
+    chat = fake.private_between(ana, ben)
+    table = Table(rig, chat, [ana, ben])
+    await table.post_lobby(ana)
+    gid = (await table.lobby_to_start(ana)).id or 0
+    mover = next(p for p in (ana, ben) if p.id == _user_of(rig, gid, state_of(game_row(rig, gid)).current))
+    listed = await tg.tap_switch_inline(mover, table.live(), PLAY)
+    move = next(rid for rid in listed.result_ids if PickedMoves.read(rid) is not None)
+    chosen = fake.pick_inline_result(mover, chat, listed, move)
+    await tg.process_many(chosen)
+    await drain(rig)
+    board, version = table.live(), game_row(rig, gid).version
+    shown = board.content
+    await tg.process_many(chosen)  # Telegram delivers the post's chosen result again
+    await tg.pick(mover, chat, listed, move)  # the same move posted again from the same list
+    await drain(rig)
+    again = table.live()
+    assert again.message_id != board.message_id and game_row(rig, gid).version == version
+    assert again.content == (
+        f"⚠️ {mover.first_name}, that pick came from an old list: nothing was played. Tap 🎯 Play again."
+    )
+    assert [m.message_id for m in via_bot(fake, chat) if m.buttons] == [board.message_id]
+    assert board.content == shown
+    _record, problems = reading(transcript_entries(fake, chat))
+    assert problems == []
+
+
 async def test_taps_from_outside_the_game_or_its_chat_change_nothing(rig: BotRig) -> None:
     fake, tg = rig.fake, rig.tg
     ana, ben, eve = fake.user(1, "Ana"), fake.user(2, "Ben"), fake.user(5, "Eve")

@@ -324,7 +324,7 @@ def _pick(call: PickCall, ctx: GameContext, seat: SeatInfo, picked: PickedMoves,
     game_id, version, codes = picked.game_id, picked.version, picked.codes
     if not 1 <= version <= ctx.game.version:
         return Noted("forged", game_id)  # a version the game never had: no list offered it
-    key = _pick_key(game_id, version, seat.seat, codes)
+    key = _pick_key(game_id, version, seat.seat, codes, post)
     playing = ctx.game.status == PLAYING
     assert ctx.state is not None
     if ctx.game.version != version or not playing or ctx.state.current != seat.seat:
@@ -362,9 +362,14 @@ def _stale(call: PickCall, ctx: GameContext, seat: SeatInfo) -> Noted:
     return Noted("stale", ctx.game_id)
 
 
-def _pick_key(game_id: int, version: int, seat: int, codes: tuple[str, ...]) -> str:
-    """A pick as the seen taps record it once played: its turn (the game's version, the seat)
-    and its moves, so that only its own second arrival finds it, not another pick of the turn."""
+def _pick_key(game_id: int, version: int, seat: int, codes: tuple[str, ...], post: str | None) -> str:
+    """A pick as the seen taps record it once played, so that only its own second arrival finds
+    it: its turn (the game's version, the seat) and its moves, not another pick of the turn. In a
+    chat the bot is not in, the message it posted (`post`): the same move posted again from the
+    list still open in the person's app is a message of its own, which played nothing and must
+    say so, or the chat would read the move twice."""
+    if post is not None:
+        return f"post:{post}"
     return f"pick:{game_id}:{version}:{seat}:{'.'.join(codes)}"
 
 
