@@ -1,135 +1,68 @@
 """Two bot instances on one PostgreSQL database (DESIGN §5, §8): every move applied exactly once.
 
-Each instance is a real Application with its own engine, in-process locks and event loop, running
-in its own thread, so their transactions really overlap in PostgreSQL. Both talk to one fake
-Telegram (one bot, one set of chats). Every tap is delivered to both instances at the same time,
-and both sweeps run at once, also while final taps (Claim/Discard) race them. Afterwards, for
-every game: the move log is 1..version with no gap and no duplicate, replaying it from the seed
-gives exactly the stored state, and each move tap that was not raced by a sweep was applied once.
+Two real Applications, each in its own thread, on one database and one fake Telegram
+(`tests/ops/instances.py`). Every tap is delivered to both instances at the same time, and both
+sweeps run at once, also while final taps (Claim/Discard) race them. Afterwards, for every game:
+the move log is 1..version with no gap and no duplicate, replaying it from the seed gives exactly
+the stored state, and each move tap that was not raced by a sweep was applied once.
 """
 
 from __future__ import annotations
 
 import asyncio
-import copy
 import dataclasses
 import itertools
 import json
 import logging
 import random
 import re
-import threading
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Iterator
 from concurrent.futures import Future
 from datetime import timedelta
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
-from sqlmodel import Session, col, select
+from sqlmodel import Session, select
 
-import engine
 from engine import GameState
-from tests.bot.conftest import make_settings
 from tests.bot.helpers import board_id, lobby_id
 from tests.bot.players import Player, play_turn, to_move
-from tests.fakes import FakeTelegram, TelegramTestClient
 from tests.fakes.telegram import CallbackAnswer, FakeChat, FakeUser, StoredMessage
+from tests.ops.instances import (
+    Both,
+    Instance,
+    SharedFake,
+    all_done,
+    count_main_events,
+    games_of,
+    until_delivered,
+    verified_moves,
+)
 from tests.pg import create_database, drop_database
 from tgbot import callbacks as cb
 from tgbot import jobs, metrics, migrations
-from tgbot.app import build_application, make_deps
 from tgbot.clock import ManualClock
-from tgbot.delivery.budget import Limits
-from tgbot.game_settings import GameSettings
 from tgbot.jobs import run_sweep
 from tgbot.store.db import AfterCommit, make_engine
-from tgbot.store.models import PLAYING, Game, GamePlayer, Move, OutboxRow
+from tgbot.store.models import PLAYING, Game
 from tgbot.turn_clock import AUTOPLAY_TAKEOVER
 
-T = TypeVar("T")
 GAMES = 12  # all swept by both instances
 TAPPED = 6  # of which these also get taps
 RACE_ROUNDS = 3
-STEP_TIMEOUT = 60.0
 
 
-class SharedFake(FakeTelegram):
-    """The fake Telegram, safe to call from two threads (its handlers never suspend mid-way)."""
-
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.lock = threading.RLock()
-
-    async def do_request(self, *args: Any, **kwargs: Any) -> tuple[int, bytes]:
-        with self.lock:
-            return await super().do_request(*args, **kwargs)
-
-
-class Instance:
-    """One bot process, as far as the database can tell: own engine, locks, loop and thread."""
-
-    def __init__(self, url: str, fake: SharedFake, clock: ManualClock, seeds: Callable[[], int]) -> None:
-        settings = make_settings(url)
-        self.deps = make_deps(settings, db=make_engine(url), clock=clock)
-        self.deps.seed_source = seeds
-        self.deps.delivery.poll_seconds = 0.2
-        # Not a test of pacing: the group budget would make each step wait in real time.
-        self.deps.delivery.limits = Limits(group=10_000, cosmetic=10_000, private_gap=0.0, overall=10_000)
-        self.app = build_application(settings, deps=self.deps, request=fake, create_tables=False)
-        self.tg = TelegramTestClient(self.app, fake, settle_timeout=STEP_TIMEOUT)
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
-
-    def submit(self, work: Awaitable[T]) -> Future[T]:
-        async def run() -> T:
-            return await work
-
-        return asyncio.run_coroutine_threadsafe(run(), self.loop)
-
-    def start(self) -> None:
-        self.thread.start()
-        self.submit(self.tg.start()).result(STEP_TIMEOUT)
-
-    def stop(self) -> None:
-        try:
-            self.submit(self.tg.stop()).result(STEP_TIMEOUT)
-        finally:
-            self.loop.call_soon_threadsafe(self.loop.stop)
-            self.thread.join(STEP_TIMEOUT)
-            self.deps.db.close()
-
-
-async def all_done(futures: list[Future[Any]]) -> list[Any]:
-    return list(
-        await asyncio.wait_for(asyncio.gather(*(asyncio.wrap_future(f) for f in futures)), STEP_TIMEOUT)
-    )
-
-
-class Both:
-    """Looks like a TelegramTestClient to the scripted players; every update goes to both bots."""
+class Tapping(Both):
+    """`Both` as the scripted players tap a group's keys (`tests.bot.players`), recording the
+    keys that end a turn, and holding them back while asked to, to race them against the sweeps."""
 
     def __init__(self, fake: SharedFake, instances: list[Instance]) -> None:
-        self.fake = fake
-        self.instances = instances
+        super().__init__(fake, instances)
         #: Final keys (Claim/Discard) held back while `holding`, to race them against the sweeps.
         self.holding = False
         self.held: list[tuple[dict[str, Any], int, int, str]] = []  # (update, game, version, code)
         #: Final taps (claim "c" or discard "d") delivered while no sweep ran: (game, version, op).
         self.delivered: list[tuple[int, int, str]] = []
-
-    def futures(self, update: dict[str, Any]) -> list[Future[Any]]:
-        return [i.submit(i.tg.process(copy.deepcopy(update))) for i in self.instances]
-
-    async def process(self, update: dict[str, Any]) -> None:
-        await all_done(self.futures(update))
-        # Either instance may be the one sending a chat's rows (one at a time, by lease), from a
-        # sender this update did not start: wait until the chats show everything.
-        await until_delivered(self.instances[0])
-
-    async def send(self, chat: FakeChat, user: FakeUser, text: str) -> None:
-        with self.fake.lock:
-            update = self.fake.command_update(chat, user, text)
-        await self.process(update)
 
     async def tap(
         self, user: FakeUser, message: StoredMessage, button: Any, expect_answer: bool = True
@@ -163,49 +96,12 @@ class Both:
         return self.fake.answers[query_id]
 
 
-def games_of(instance: Instance) -> list[Game]:
-    with Session(instance.deps.db.engine) as session:
-        return list(session.exec(select(Game).order_by(col(Game.id))).all())
-
-
-def replay(session: Session, game: Game) -> tuple[GameState, list[Move]]:
-    assert game.id is not None
-    moves = list(session.exec(select(Move).where(Move.game_id == game.id).order_by(col(Move.seq))).all())
-    seats = len(session.exec(select(GamePlayer).where(GamePlayer.game_id == game.id)).all())
-    config = GameSettings.from_json(game.settings).engine_config(seats)
-    assert moves[0].code == f"start:{game.seed}"
-    state = engine.new_game(config, game.seed)
-    for move in moves[1:]:
-        assert move.seat is not None
-        state, _events = engine.apply(state, move.seat, move.code)
-    return state, moves
-
-
 MOVE_LINE = re.compile(r"^(?:⏰ |🤖 |💤 |🚪 )?.+(?: = \d+(?: · |$)| discards .+| was idle: .+)", re.MULTILINE)
 
 
 def count_move_lines(text: str) -> int:
     """Lines of a group message that report a sum or a discard."""
     return len(MOVE_LINE.findall(text))
-
-
-def count_main_events(move: Move) -> int:
-    """Sums and discards a logged move made (its stored events)."""
-    if move.events is None:
-        return 0
-    return sum(1 for e in json.loads(move.events) if e["event"] in ("Summed", "Discarded"))
-
-
-async def until_delivered(instance: Instance) -> None:
-    """Every outbox row of both instances has been sent."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + STEP_TIMEOUT
-    while True:
-        with Session(instance.deps.db.engine) as session:
-            if not session.exec(select(OutboxRow)).first():
-                return
-        assert loop.time() < deadline, "outbox rows still waiting"
-        await asyncio.sleep(0.1)
 
 
 @pytest.fixture
@@ -231,7 +127,7 @@ async def test_two_instances_apply_every_move_exactly_once(
     instances = [Instance(pg_database, fake, clock, lambda: 7000 + next(counter)) for _ in range(2)]
     for instance in instances:
         instance.start()
-    both = Both(fake, instances)
+    both = Tapping(fake, instances)
     rng = random.Random(5)
     try:
         tables: list[tuple[FakeChat, list[Player]]] = []
@@ -297,13 +193,7 @@ async def test_two_instances_apply_every_move_exactly_once(
             total = 0
             final = {}
             for game in session.exec(select(Game)).all():
-                state, moves = replay(session, game)
-                seqs = [m.seq for m in moves]
-                assert seqs == list(range(1, game.version + 1)), (game.id, seqs)
-                assert game.state is not None
-                assert state.to_json() == json.loads(game.state), (
-                    f"game {game.id}: state != replay of its log"
-                )
+                moves = verified_moves(session, game)
                 total += len(moves) - 1
                 final[game.id] = {m.seq: m for m in moves}
             # Each final tap delivered while no sweep ran was applied, once, as that player's move.
@@ -385,7 +275,7 @@ async def test_two_instances_play_each_computer_move_once_after_a_lost_commit(
     for instance in instances:
         instance.start()
     forgetful = [Forgetful(i) for i in instances]
-    both = Both(fake, instances)
+    both = Tapping(fake, instances)
     first = instances[0]
     try:
         tables: list[tuple[FakeChat, Player]] = []
@@ -442,9 +332,7 @@ async def test_two_instances_play_each_computer_move_once_after_a_lost_commit(
         with Session(db) as session:
             computer_moves = 0
             for game in session.exec(select(Game)).all():
-                state, moves = replay(session, game)
-                assert [m.seq for m in moves] == list(range(1, game.version + 1)), game.id
-                assert game.state is not None and state.to_json() == json.loads(game.state)
+                moves = verified_moves(session, game)
                 computer_moves += sum(1 for m in moves if m.source == "ai")
                 group = next(g for g, _p in tables if g.id == game.chat_id)
                 shown = sum(count_move_lines(m.text or "") for m in fake.messages(group.id) if m.from_bot)
