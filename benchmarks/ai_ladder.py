@@ -32,7 +32,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import cold_runs, emit, machine, pct, spread, write_json
+from common import cold_runs, emit, machine, parser, pct, spread, write_json
 
 from engine.ai import LEVELS, choose_action
 from engine.config import GameConfig
@@ -290,24 +290,16 @@ def _deals(text: str) -> dict[int, int]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").partition("\n")[0])
-    parser.add_argument("--players", default="2,3,4,6", help="player counts, comma-separated")
-    parser.add_argument(
-        "--deals", type=_deals, default=dict(DEFAULT_DEALS), help="deals per count, e.g. 2:150,6:15"
-    )
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--jobs", type=int, default=1, help="worker processes (one core each)")
-    parser.add_argument("--pairs", type=_pairs, help="only these pairings, e.g. normal:hard")
-    parser.add_argument("--json", metavar="FILE", help="also write the report as JSON")
-    parser.add_argument(
-        "--paired", nargs=2, metavar=("BASE", "NEW"), help="compare two --json runs deal by deal"
-    )
-    parser.add_argument("--timing", action="store_true", help="Hard's decision time in cold runs")
-    parser.add_argument("--runs", type=int, default=3, help="with --timing: cold processes")
-    parser.add_argument("--games", type=int, default=3, help="with --timing: games per player count")
-    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--run", type=int, default=0, help=argparse.SUPPRESS)
-    args = parser.parse_args(argv)
+    options = parser(__doc__, db=False)  # --runs (with --timing: cold processes), --json
+    options.add_argument("--players", default="2,3,4,6", help="player counts, comma-separated")
+    options.add_argument("--deals", type=_deals, default=dict(DEFAULT_DEALS), help="per count: 2:150,6:15")
+    options.add_argument("--seed", type=int, default=0)
+    options.add_argument("--jobs", type=int, default=1, help="worker processes (one core each)")
+    options.add_argument("--pairs", type=_pairs, help="only these pairings, e.g. normal:hard")
+    options.add_argument("--paired", nargs=2, metavar=("BASE", "NEW"), help="compare two --json runs")
+    options.add_argument("--timing", action="store_true", help="Hard's decision time in cold runs")
+    options.add_argument("--games", type=int, default=3, help="with --timing: games per player count")
+    args = options.parse_args(argv)
     if args.timing:
         return timing(args)
     if args.paired:

@@ -16,6 +16,8 @@ import hashlib
 import json
 import os
 import platform
+import random
+import re
 import shutil
 import statistics
 import subprocess
@@ -93,6 +95,20 @@ def cold_runs(script: str | Path, child_args: Sequence[str], runs: int, name: st
     return results
 
 
+def each_database(
+    args: argparse.Namespace, script: str | Path, passed: Sequence[str], report: Callable[[str, Any], None]
+) -> int:
+    """Cold runs of `script` on each database of ``--db`` (`passed`: the child's other options), each
+    database's reported as they end; then every run written to ``--json``."""
+    everything = {}
+    for db in databases(args.db):
+        name = f"{Path(script).stem} {label(db)}"
+        everything[db] = cold_runs(script, [f"--db={db}", *passed], args.runs, name)
+        report(label(db), everything[db])
+    write_json(args.json, {"machine": machine([r for rs in everything.values() for r in rs]), **everything})
+    return 0
+
+
 def logged_run(command: Sequence[str], out: Path, log_path: Path, name: str) -> Figures | None:
     """One cold child that writes its figures to `out` and its output to `log_path` (a run of
     minutes whose log is kept); its figures with the load average, or None when it failed."""
@@ -155,18 +171,15 @@ def spread(values: Iterable[float], fmt: Callable[[float], str] = lambda v: f"{v
 
 def column(results: Sequence[Figures], *path: str | int) -> list[float]:
     """One figure of every run (`path` into each run's JSON); runs without it are left out."""
-    values = []
-    for result in results:
-        value: Any = result
-        for key in path:
-            try:
+
+    def get(value: Any) -> Any:
+        with contextlib.suppress(KeyError, IndexError, TypeError):
+            for key in path:
                 value = value[key]
-            except (KeyError, IndexError, TypeError):
-                value = None
-                break
-        if value is not None:
-            values.append(float(value))
-    return values
+            return value
+        return None
+
+    return [float(value) for value in map(get, results) if value is not None]
 
 
 def fig(
@@ -266,3 +279,45 @@ def snapshot(script: Path, into: Path) -> Path:
 
 def code_label(root: Path = ROOT) -> str:
     return f"code {code_fingerprint(root)} (git {git_head()})"
+
+
+# --- the players (tap_cost.py, load_bench.py): what they read off the bot's messages ------------
+
+NAMES = ("Ana", "Ben", "Cai", "Dee", "Eva", "Fin")
+READ, STEP = (1.0, 4.0), (0.5, 2.0)  # human pace, seconds: reading a board, between two taps
+T_TAPS, T_TAPS_MAX = (1, 3), 10  # taps on a [T!] key to choose a card; at most, to choose none again
+JOKER_TARGET = re.compile(r"the target becomes (\d+)")
+NO_T_CHOSEN = "No [T!] card chosen."
+PICKED = re.compile(r"g(\d+)v(\d+):(.+)")  # a move of the 🎯 Play list: game, version, its codes
+
+
+def keys_of(message: Any) -> list[tuple[str, str]]:
+    """(text, callback data) of a message's keys as shown now (link and inline-mode keys left out)."""
+    return [(b["text"], b["callback_data"]) for row in message.keyboard for b in row if "callback_data" in b]
+
+
+def switch_query(message: Any) -> str | None:
+    """What the message's inline-mode key types (🎯 Play: ``g<game>``; 🔁 Rematch), if it has one."""
+    found = (b.get("switch_inline_query_current_chat") for row in message.keyboard for b in row)
+    return next((query for query in found if query is not None), None)
+
+
+def live_post(fake: Any, chat_id: int) -> Any:
+    """An inline table's live message: the newest one posted via the bot that the bot made a board
+    (with 🎯 Play) or the standings (🔁 Rematch); None before the game starts."""
+    return next((m for m in reversed(fake.transcript(chat_id)) if m.via_bot and switch_query(m)), None)
+
+
+def choose_pick(results: Sequence[Mapping[str, Any]], rng: random.Random, t_first: bool) -> tuple[str, bool]:
+    """A move of the 🎯 Play list and whether it is a Thief, Shifter or Bomb (played first, the
+    turn goes on): one of those when `t_first` and the list has one, else its best sum (another
+    listed sum three times in ten), else its first discard."""
+    kinds: dict[str, list[str]] = {"TFB": [], "S": [], "D": []}
+    for result in results:
+        if found := PICKED.fullmatch(result["id"]):
+            last = found.group(3).split(" ")[-1][0]  # a Joker's sum lists the Joker first
+            next((ids for kind, ids in kinds.items() if last in kind), []).append(result["id"])
+    if t_first and kinds["TFB"]:
+        return rng.choice(kinds["TFB"]), True
+    sums = kinds["S"]
+    return ((sums[0] if rng.random() < 0.7 else rng.choice(sums)) if sums else kinds["D"][0]), False

@@ -144,17 +144,9 @@ def bench_moves(recorded: list[tuple[int, list[tuple[int, Action]]]]) -> dict[st
             parse, applying, serialise = parse + t1 - t0, applying + t2 - t1, serialise + t3 - t2
             dump += time.perf_counter() - t3
             texts += len(text) + len(logged)
-    us = {
-        k: v / moves * 1e6
-        for k, v in (
-            ("parse_us", parse),
-            ("apply_us", applying),
-            ("serialise_us", serialise),
-            ("events_us", dump),
-        )
-    }
+    parts = {"parse_us": parse, "apply_us": applying, "serialise_us": serialise, "events_us": dump}
     bot = parse + applying + serialise + dump
-    return us | {
+    return {k: v / moves * 1e6 for k, v in parts.items()} | {
         "moves": moves,
         "in_place_per_s": moves / in_place,
         "in_place_us": in_place / moves * 1e6,

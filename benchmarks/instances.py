@@ -2,9 +2,7 @@
 PostgreSQL database in webhook mode behind a balancer, or one default bot (SQLite, polling).
 
 ``python benchmarks/instances.py [--instances 1 2] [--groups 50 200] [--seconds 75] [--runs 3]
-[--seed 1] [--db postgres|sqlite] [--mode webhook|polling] [--bot-python PYTHON]
-[--send-rate share|default] [--abuse-every 6] [--players 0] [--drain 60] [--json FILE]
-[--report FILE] [--no-snapshot]``
+[--db postgres|sqlite] [--mode webhook|polling] [--report FILE]`` (``--help``: all the options)
 
 Per cold run, k ``python -m tgbot`` processes share one new database and one fake Telegram over
 HTTP (flood limits on), ``MALLOC_ARENA_MAX=2`` as deployed, each at ``TWEAKBOT_SEND_RATE`` = 25 // k
@@ -199,19 +197,11 @@ def _environment(args: argparse.Namespace, url: str, api: str, secret: str) -> d
 
     ours = ("WEBHOOK_", "TWEAKBOT_", "TELEGRAM_", "DATABASE_URL")
     env = {k: v for k, v in os.environ.items() if not k.startswith(ours)}
-    env.update(
-        PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
-        TELEGRAM_BOT_TOKEN=TEST_TOKEN,
-        TELEGRAM_API_BASE_URL=api,
-        DATABASE_URL=url,
-        LOG_LEVEL="INFO",
-    )
+    env.update(TELEGRAM_BOT_TOKEN=TEST_TOKEN, TELEGRAM_API_BASE_URL=api, DATABASE_URL=url, LOG_LEVEL="INFO")
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
     if args.mode == "webhook":
-        env.update(
-            WEBHOOK_URL=f"https://bench.invalid{WEBHOOK_PATH}",
-            WEBHOOK_SECRET=secret,
-            WEBHOOK_LISTEN="127.0.0.1",
-        )
+        env.update(WEBHOOK_URL=f"https://bench.invalid{WEBHOOK_PATH}", WEBHOOK_SECRET=secret)
+        env["WEBHOOK_LISTEN"] = "127.0.0.1"
     env.setdefault("MALLOC_ARENA_MAX", "2")  # as deploy/Dockerfile and deploy/tweakbot.service
     if args.send_rate == "share" and args.instances > 1:
         env[SEND_RATE_ENV] = str(DEFAULT_SEND_RATE // args.instances)
@@ -272,21 +262,13 @@ async def run_child(args: argparse.Namespace) -> Figures:
                 backends, sampling = BackendCpu(engine), asyncio.Event()
                 sampler = asyncio.create_task(backends.run(sampling) if postgres else sampling.wait())
                 own0, wall0 = time.process_time(), time.perf_counter()
-                tasks, learner = load.start(groups)
-                if tasks:
-                    await asyncio.wait(tasks, timeout=args.seconds + 70)
-                else:  # an idle bot
-                    await asyncio.sleep(args.seconds)
-                for task in [*tasks, learner]:
-                    task.cancel()
+                await load.run(groups)
                 window_end = fake.timer.monotonic()
                 wall, own = time.perf_counter() - wall0, time.process_time() - own0
                 cpu = {i.index: common.proc_cpu(i.pid) - cpu0[i.index] for i in instances}
                 sampling.set()
                 await sampler
-                pending = [f for f in fake.answered.values() if not f.done()]
-                if pending:
-                    await asyncio.wait(pending, timeout=load_bench.DRAIN)
+                await load.drain()
                 await balancer.close()
                 drain0 = time.perf_counter()
                 while (left := await asyncio.to_thread(outbox_waiting, engine)) and (
@@ -302,7 +284,7 @@ async def run_child(args: argparse.Namespace) -> Figures:
                 with contextlib.suppress(Exception):
                     await instance.stop()
             engine.dispose()
-    figures = load_bench._figures(load, fake, groups, started, window_end, own, wall, checks.pop("moves_db"))
+    figures = load_bench._figures(load, groups, started, window_end, own, wall, checks.pop("moves_db"))
     answers = fake.calls_to("answerCallbackQuery")
     return (
         figures
@@ -433,12 +415,12 @@ def _exactly_once(f: Figures) -> float:
     return float(f["bad_move_logs"] + f["accepted_twice"] + f["accepted_not_applied"])
 
 
+def _per_tap(f: Figures, cpu: float) -> float:
+    return float(1000 * cpu / f["answered"])
+
+
 ROWS: list[Row] = [
-    ("Taps sent (all kinds)", lambda f: f["taps"], "{:,.0f}"),
-    ("Taps answered", lambda f: 100 * f["answered"] / max(1, f["taps"]), "{:.2f} %"),
-    ("Answer latency p50", lambda f: f["latency_p50_ms"], "{:,.0f} ms"),
-    ("**Answer latency p99**", lambda f: f["latency_p99_ms"], "{:,.0f} ms"),
-    ("Answer latency p99, taps after the first 25 s", lambda f: f["latency_p99_steady_ms"], "{:,.0f} ms"),
+    *load_bench.ROWS[1:6],  # taps sent, answered; answer latency p50, p99, p99 after the first 25 s
     ("The bots' own time per update, p99 (their log lines)", lambda f: f["bot_update_p99_ms"], "{:,.0f} ms"),
     ("Taps answered in the webhook's response", lambda f: 100 * f["answers_in_webhook_response"], "{:.1f} %"),
     ("**Exactly once**: bad logs + accepted twice + not applied", _exactly_once, "{:.0f}"),
@@ -446,23 +428,12 @@ ROWS: list[Row] = [
     ("**Games with one live board**", lambda f: f["boards_ok"], "{:.0f}"),
     ("  games with more or fewer live boards", lambda f: f["boards_bad"], "{:.0f}"),
     ("  games not judged (outbox not empty after the drain)", lambda f: f["boards_unsettled"], "{:.0f}"),
-    ("429 answers", lambda f: f["count_429"], "{:.0f}"),
-    ('Edits refused as "message is not modified"', lambda f: f["not_modified_edits"], "{:.0f}"),
-    ("Most writes, one group, any 60 s", lambda f: f["max_group_writes_60s"], "{:.0f}"),
-    ("Writes/s in all, mean (after the first 25 s)", lambda f: f["writes_per_s_mean"], "{:.1f}"),
-    ("Next board after a move, p50", lambda f: f["turn_wait_p50_s"], "{:.2f} s"),
+    *load_bench.ROWS[18:22],  # 429s, "not modified", most writes of a group in 60 s, writes/s
+    load_bench.ROWS[16],  # the next board after a move, p50
     ("CPU of all instances (share of one core)", _total("cpu_percent"), "{:.1f} %"),
     ("CPU of all instances, seconds a minute", lambda f: 60 * _total("cpu_s")(f) / f["wall_s"], "{:.3f}"),
-    (
-        "**CPU of all instances per tap answered**",
-        lambda f: 1000 * _total("cpu_s")(f) / f["answered"],
-        "{:.1f} ms",
-    ),
-    (
-        "PostgreSQL backends' CPU per tap answered",
-        lambda f: 1000 * f["pg_cpu_s"] / f["answered"],
-        "{:.1f} ms",
-    ),
+    ("**CPU of all instances per tap answered**", lambda f: _per_tap(f, _total("cpu_s")(f)), "{:.1f} ms"),
+    ("PostgreSQL backends' CPU per tap answered", lambda f: _per_tap(f, f["pg_cpu_s"]), "{:.1f} ms"),
     ("RSS once started, largest instance", _largest("started_rss_mb"), "{:.1f} MB"),
     ("**Peak RSS, largest instance**", _largest("peak_rss_mb"), "{:.1f} MB"),
     ("Updates refused or lost at a webhook", lambda f: f["webhook_failed"] + _total("refused")(f), "{:.0f}"),
@@ -472,11 +443,7 @@ ROWS: list[Row] = [
         "{:.0f}",
     ),
     ("Outbox rows left after the drain", lambda f: f["outbox_left"], "{:.0f}"),
-    (
-        "Machine load average (1 min) at the start",
-        lambda f: f.get("_load", [f.get("loadavg_start")])[0],
-        "{:.1f}",
-    ),
+    ("Load average (1 min) at the start", lambda f: f.get("_load", [f.get("loadavg_start")])[0], "{:.1f}"),
 ]
 
 
@@ -514,12 +481,8 @@ def main(argv: list[str] | None = None) -> int:
     options.add_argument("--instances", type=int, nargs="+", default=[1, 2])
     options.add_argument("--db", choices=("postgres", "sqlite"), default="postgres")
     options.add_argument("--mode", choices=("webhook", "polling"), default="webhook")
-    options.add_argument(
-        "--bot-python", default=sys.executable, metavar="PYTHON", help="the bots' interpreter"
-    )
-    options.add_argument(
-        "--send-rate", choices=("share", "default"), default="share", help="share: 25 // k each"
-    )
+    options.add_argument("--bot-python", default=sys.executable, metavar="PYTHON", help="the bots' Python")
+    options.add_argument("--send-rate", choices=("share", "default"), default="share", help="share: 25 // k")
     options.add_argument("--drain", type=float, default=60.0, help="seconds to let the outbox empty")
     options.add_argument("--report", metavar="FILE", help="only print the tables of a --json file")
     args = options.parse_args(argv)

@@ -1,8 +1,7 @@
 """Load benchmark: groups playing at human speed, with abuse, under Telegram's flood limits.
 
 ``python benchmarks/load_bench.py [--groups 4 50] [--seconds 150] [--db sqlite|postgres|both]
-[--runs 3] [--seed 1] [--abuse-every 6] [--players 0] [--computers hard:3] [--json FILE]
-[--no-snapshot]``
+[--runs 3] [--inline-share 0] [--computers hard:3] [--json FILE]`` (``--help``: all the options)
 
 One process, in real time: the bot's real ``Application`` (handlers, services, database threads,
 senders, sweep) over the fake Bot API with Telegram's flood limits (20 writes a minute per group,
@@ -14,15 +13,17 @@ card first in a quarter of the turns that offer one; the others peek every 5–2
 every ``--abuse-every`` s per group: forged data, stale keys, a bystander, taps out of turn; and
 double taps.
 
+``--inline-share F`` (inline mode on): that share of the groups are inline tables, chats without
+the bot: the lobby posted from the inline list, each turn 🎯 Play and a pick (the hand read first
+one turn in two); abuse: picks from old lists, a bystander's 👀 My hand. Rows of their own: their
+answers, the pick's wait for its board, writes per turn, 429s.
+
 ``--computers LEVEL:N`` adds, next to each cell of people, a cell whose groups are one person
-(``--players`` people) and N computers at LEVEL: the person's answer time (the move taps' p99
-apart) against a table of people's, and the next board after their move, which comes after the
-computers' moves.
+(``--players`` people) and N computers at LEVEL: the person's answer time against a table of
+people's, and the next board after their move, which comes after the computers' moves.
 
 Cold runs, interleaved across the cells so all see the machine's drift, on a copy of the code
-(``--no-snapshot``: the tree as it is). Per cell, median (min–max): answers and their latency, CPU
-of the process per tap answered (bot, fake and players), RSS, 429s, writes, group writes per turn,
-the next board's wait, the time its threads waited for a core, the machine's load average.
+(``--no-snapshot``: the tree as it is); per cell, the median (min–max) of each figure.
 """
 
 from __future__ import annotations
@@ -49,12 +50,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import common
-from common import Figures, Row, pct
+from common import NO_T_CHOSEN, READ, STEP, Figures, Row, keys_of, pct
 
 from tests.bot.players import EMOJI_VALUE, HAND_SLOT, choose_sum
 
-READ, STEP, PEEK, JOIN = (1.0, 4.0), (0.5, 2.0), (5.0, 20.0), (1.0, 3.0)  # human speed, seconds
-T_CHANCE, T_TAPS, T_TAPS_MAX = 0.25, (1, 3), 10
+PEEK, JOIN = (5.0, 20.0), (1.0, 3.0)  # human speed, seconds (READ, STEP: common's)
+T_CHANCE = 0.25
 #: The final Claim/Discard is tapped twice this often (a double tap).
 DOUBLE_CHANCE = 0.15
 #: Groups start over this many seconds; the write rate's mean is taken from STEADY_FROM on.
@@ -62,14 +63,13 @@ RAMP, STEADY_FROM = 10.0, 25.0
 #: After the window: answers still due (the fake refuses them after 15 s), then the senders'
 #: rows but keys-off edits (so that the writes counted per turn are those of the turns played).
 DRAIN, SETTLE, ANSWER_TIMEOUT = 16.0, 60.0, 15.0
-NAMES = ("Ana", "Ben", "Cai", "Dee")
 BYSTANDER = "Zed"
 MAX_GAME_ID = 2**31 - 1  # a game id that exists nowhere
 
 KEY_VERSION = re.compile(r"^[kt]:(\d+):(\d+):")
+#: The game of an inline table's keys: 👀 My hand, 🎯 Play, 🔁 Rematch.
+INLINE_GAME = re.compile(r"(?:h:|(?:rematch )?g)(\d+)")
 TARGET = re.compile(r"Target (\d+)")
-JOKER_TARGET = re.compile(r"the target becomes (\d+)")
-NO_T_CHOSEN = "No [T!] card chosen."
 DONE = "Done!"
 #: Forged callback data: garbage, ids out of range, another game's keys, a card position or a
 #: [T!] kind that does not exist, lobby keys of a game under way.
@@ -78,6 +78,7 @@ _FORGED_TOO = "h:{other} t:{g}:{later}:joker t:{other}:{v}:any t:{g}:{v}:T9 k:{g
 FORGED = (_FORGED + " " + _FORGED_TOO + " r:99 lg:zz ln:{g}:t:-").split()
 LOBBY_KEY = re.compile(r"^(lj|ll|ls|lc|lo|lb|ln|la):")
 NOTIFYING = ("sendMessage", "sendPhoto", "sendDocument")
+SWITCH = "switch_inline_query_current_chat"
 
 
 @dataclass
@@ -101,14 +102,16 @@ class Write:
     version: int | None  # the game version of the keys it carries
     game: int | None
     lobby: bool  # a lobby message (sent with lobby keys, or a later write to one)
-    keys_off: bool  # an editMessageReplyMarkup that leaves no keys
+    keys_off: bool  # it leaves no keys on a board (editMessageReplyMarkup; an inline table's old board)
     notify: bool  # a message Telegram delivers with sound
+    inline: bool = False  # an edit by inline_message_id (an inline table's: its keys carry no version)
 
 
 def watched_fake(**options: Any) -> Any:
     """The fake Bot API with Telegram's flood limits, that also keeps every accepted write
-    (`Write`), when each query was answered (``answer_times``, perf_counter), wakes the players
-    waiting on a chat and resolves a future when a callback query is answered."""
+    (`Write`, an inline table's edits under their chat), when each query was answered
+    (``answer_times``, perf_counter), wakes the players waiting on a chat and resolves a future
+    when a query is answered."""
     from tests.fakes.flood import FloodLimits
     from tests.fakes.telegram import MESSAGE_METHODS, FakeTelegram
 
@@ -127,8 +130,9 @@ def watched_fake(**options: Any) -> Any:
         async def do_request(self, url: str, method: str, request_data: Any = None, *args: Any, **kw: Any):  # type: ignore[no-untyped-def,override]
             status, body = await super().do_request(url, method, request_data, *args, **kw)
             call = self.calls[-1]  # every method but getUpdates answers at once in the fake
-            if call.method in MESSAGE_METHODS and call.ok and call.chat_id is not None:
-                self._wrote(call)
+            chat_id = self.chat_of_call(call) if call.method in MESSAGE_METHODS and call.ok else None
+            if chat_id is not None:
+                self._wrote(call, chat_id)
             elif call.method in ("answerCallbackQuery", "answerInlineQuery"):
                 key = str(call.params.get("callback_query_id") or call.params.get("inline_query_id"))
                 self.answer_times.setdefault(key, time.perf_counter())
@@ -137,27 +141,33 @@ def watched_fake(**options: Any) -> Any:
                     future.set_result(None)
             return status, body
 
-        def _wrote(self, call: Any) -> None:
-            result = call.response.get("result")
-            message_id = (
-                result.get("message_id") if isinstance(result, dict) else call.params.get("message_id")
-            )
-            data = _markup_data(call.params)
+        def _wrote(self, call: Any, chat_id: int) -> None:
+            inline_id = call.params.get("inline_message_id")
+            message = self.inline_message(str(inline_id)) if inline_id is not None else None
+            result, message_id = call.response.get("result"), call.params.get("message_id")
+            message_id = result.get("message_id") if isinstance(result, dict) else message_id
+            message_id = message.message_id if message is not None else message_id
+            keys = _markup_keys(call.params)
+            data = [str(key["callback_data"]) for key in keys if key.get("callback_data")]
             found = next((m for m in map(KEY_VERSION.match, data) if m), None)
-            where = (call.chat_id, message_id)
+            version, game = (int(found.group(2)), int(found.group(1))) if found else (None, None)
+            where = (chat_id, message_id)
             if any(LOBBY_KEY.match(item) for item in data):
                 self.lobbies.add(where)
-            version, game = (int(found.group(2)), int(found.group(1))) if found else (None, None)
+            elif message is not None and keys:  # an inline table's lobby became its first board
+                self.lobbies.discard(where)
             keys_off = call.method == "editMessageReplyMarkup" and not data
-            notify = call.method in NOTIFYING and call.params.get("disable_notification") not in (
-                True,
-                "true",
-            )
+            if message is not None:  # an inline board loses its keys (🎯 Play) to the next post
+                before = json.dumps(message.history[-1].reply_markup if message.history else None)
+                keys_off = not keys and SWITCH in before
+                codes = (str(k.get("callback_data") or k.get(SWITCH)) for k in keys)
+                game = next((int(m.group(1)) for m in map(INLINE_GAME.fullmatch, codes) if m), None)
+            quiet = call.params.get("disable_notification") in (True, "true")
+            notify = call.method in NOTIFYING and not quiet
             at, lobby = self.timer.monotonic(), where in self.lobbies
-            self.writes.append(
-                Write(at, call.chat_id, call.method, message_id, version, game, lobby, keys_off, notify)
-            )
-            changed = self.changed.pop(call.chat_id, None)
+            sort = (version, game, lobby, keys_off, notify, message is not None)
+            self.writes.append(Write(at, chat_id, call.method, message_id, *sort))
+            changed = self.changed.pop(chat_id, None)
             if changed is not None:
                 changed.set()
 
@@ -166,34 +176,25 @@ def watched_fake(**options: Any) -> Any:
 
 def sort_writes(writes: Sequence[Write]) -> list[tuple[Write, str]]:
     """Each write with its sort: lobby, keys_off, first_board (a game's first), board, or record
-    (round summaries, standings, charts, replies)."""
+    (round summaries, standings, charts, replies; at an inline table, notes on stale picks)."""
     first_board: set[int | None] = set()
     found = []
     for write in writes:
         sort = "lobby" if write.lobby else "keys_off" if write.keys_off else "record"
-        if sort == "record" and write.version is not None:
+        if sort == "record" and (write.version is not None or (write.inline and write.game is not None)):
             sort = "board" if write.game in first_board else "first_board"
             first_board.add(write.game)
         found.append((write, sort))
     return found
 
 
-def _markup_data(params: dict[str, Any]) -> list[str]:
-    """The callback data of the keys a write leaves on its message."""
+def _markup_keys(params: dict[str, Any]) -> list[dict[str, Any]]:
+    """The keys a write leaves on its message."""
     markup = params.get("reply_markup")
     if isinstance(markup, str):
         markup = json.loads(markup)
-    if not isinstance(markup, dict):
-        return []
-    rows = markup.get("inline_keyboard", [])
-    return [str(key["callback_data"]) for row in rows for key in row if key.get("callback_data")]
-
-
-def _keys(message: Any) -> list[tuple[str, str]]:
-    """(text, callback data) of a message's keys as shown now (link keys left out)."""
-    return [
-        (b["text"], b["callback_data"]) for row in message.keyboard for b in row if b.get("callback_data")
-    ]
+    rows = markup.get("inline_keyboard", []) if isinstance(markup, dict) else []
+    return [key for row in rows for key in row]
 
 
 def _version(buttons: Sequence[tuple[str, str | None]]) -> int | None:
@@ -202,6 +203,10 @@ def _version(buttons: Sequence[tuple[str, str | None]]) -> int | None:
 
 
 Member = namedtuple("Member", "user name")
+#: What a mover saw on their turn: the board, its version, their hand and the table's cards
+#: (position, value).
+Seen = namedtuple("Seen", "board version hand table")
+Choice = tuple[int, tuple[int, ...]] | None  # a hand card and table positions (choose_sum)
 
 
 @dataclass
@@ -219,6 +224,10 @@ class Group:
     dirty: bool = False
     #: Computers added in the lobby: (level, how many).
     computers: tuple[str, int] | None = None
+    #: An inline table (`--inline-share`): a chat without the bot, played by posts from its inline
+    #: list; `picks` are the moves of old lists not picked, (who, list, result id): stale picks.
+    inline: bool = False
+    picks: list[tuple[Member, Any, str]] = field(default_factory=list)
 
 
 class Load:
@@ -232,6 +241,8 @@ class Load:
         self.deadline = started + args.seconds
         self.taps: list[Tap] = []
         self.other_games: list[int] = []
+        self.posts: dict[str, int] = {}  # picks posted at inline tables, by kind
+        self.inline_waits: list[float] = []  # a pick posted → the bot made it the next board
 
     def now(self) -> float:
         return float(self.fake.timer.monotonic())
@@ -247,23 +258,38 @@ class Load:
 
     def tap_nowait(self, g: Group, who: Member, message: Any, data: str, kind: str, op: str = "") -> Tap:
         update = self.fake.callback_update(who.user, message, data)
-        query_id = update["callback_query"]["id"]
-        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self.fake.answered[query_id] = future
         match = KEY_VERSION.match(data)
-        self.taps.append(Tap(query_id, g.index, kind, data, int(match.group(2)) if match else None, op=op))
+        version = int(match.group(2)) if match else None
+        return self.ask(Tap(update["callback_query"]["id"], g.index, kind, data, version, op=op), update)
+
+    def ask(self, record: Tap, update: dict[str, Any]) -> Tap:
+        """Send an update the bot answers (a tap, an inline query), booked as `record`."""
+        self.fake.answered[record.query_id] = asyncio.get_running_loop().create_future()
+        self.taps.append(record)
         self.put(update)
-        return self.taps[-1]
+        return record
+
+    async def answer(self, record: Tap) -> Any:
+        """Wait for the answer to `record` (what the user sees); None when none came in time."""
+        with contextlib.suppress(TimeoutError, KeyError):
+            await asyncio.wait_for(asyncio.shield(self.fake.answered[record.query_id]), ANSWER_TIMEOUT + 1)
+        answer = self.fake.answers.get(record.query_id) or self.fake.inline_answer(record.query_id)
+        return answer if answer.answered else None
 
     async def tap(self, g: Group, who: Member, message: Any, data: str, kind: str, op: str = "") -> Any:
-        """Tap and wait for the answer (what the user sees); None when none came in time."""
-        record = self.tap_nowait(g, who, message, data, kind, op)
-        future = self.fake.answered.get(record.query_id)
-        if future is not None:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.shield(future), ANSWER_TIMEOUT + 1)
-        answer = self.fake.answers[record.query_id]
-        return answer if answer.answered else None
+        return await self.answer(self.tap_nowait(g, who, message, data, kind, op))
+
+    async def query(self, g: Group, who: Member, text: str, kind: str) -> Any:
+        """Type "@bot `text`" in the group's chat (🎯 Play types ``g<game>``) and wait for the list."""
+        update = self.fake.inline_query_update(who.user, text, chat=g.chat)
+        return await self.answer(self.ask(Tap(update["inline_query"]["id"], g.index, kind, text), update))
+
+    def pick(self, g: Group, who: Member, listed: Any, result_id: str, kind: str) -> Any:
+        """Post a result of `listed` in the chat (the bot hears only of its chosen result); the post."""
+        self.posts[kind] = self.posts.get(kind, 0) + 1
+        for update in self.fake.pick_inline_result(who.user, g.chat, listed, result_id):
+            self.put(update)
+        return self.fake.transcript(g.chat)[-1]
 
     async def pause(self, bounds: tuple[float, float], rng: random.Random) -> None:
         await asyncio.sleep(rng.uniform(*bounds))
@@ -285,18 +311,20 @@ class Load:
         """The group's live board: the newest bot message with the game's *My hand* key."""
         if g.game_id is None:
             return None
+        if g.inline:  # its live post, while it is a board (not the standings)
+            post = common.live_post(self.fake, g.chat.id)
+            return post if post is not None and common.switch_query(post) == f"g{g.game_id}" else None
         want = f"h:{g.game_id}"
-        return next(
-            (m for m in reversed(self.fake.messages(g.chat.id)) if any(d == want for _t, d in _keys(m))), None
-        )
+        found = (m for m in reversed(self.fake.messages(g.chat.id)) if any(d == want for _t, d in keys_of(m)))
+        return next(found, None)
 
     def remember(self, g: Group, message: Any) -> None:
         """Keep the keys of each board version seen: the stale keys of later abuse."""
-        version = _version(_keys(message))
+        version = _version(keys_of(message))
         if version is None or version in g.seen_versions:
             return
         g.seen_versions.add(version)
-        g.stale.extend((message, d) for _t, d in _keys(message) if d and KEY_VERSION.match(d))
+        g.stale.extend((message, d) for _t, d in keys_of(message) if d and KEY_VERSION.match(d))
         if len(g.stale) > 200:
             del g.stale[:-200]
 
@@ -306,32 +334,40 @@ class Load:
 
     # -- one group ---------------------------------------------------------------------------------
 
-    def start(self, groups: list[Group]) -> tuple[list[asyncio.Task[None]], asyncio.Task[None]]:
-        """Start every group (over the ramp) and the task that tells the abusers the other
-        groups' games; returns the groups' tasks and that task."""
-        ramp = min(RAMP, self.args.seconds / 5)
-        tasks = [
-            asyncio.create_task(self.group_main(g, ramp * i / max(1, len(groups))))
-            for i, g in enumerate(groups)
-        ]
+    async def run(self, groups: list[Group]) -> None:
+        """Play every group (started over the ramp) for the window, telling the abusers the other
+        groups' games; an idle window without groups. A group that failed is logged (an ERROR)."""
+        step = min(RAMP, self.args.seconds / 5) / max(1, len(groups))
+        tasks = [asyncio.create_task(self.group_main(g, step * i)) for i, g in enumerate(groups)]
 
         async def learn_games() -> None:  # other groups' game ids, for forged keys
             while self.running():
                 self.other_games = [g.game_id for g in groups if g.game_id is not None]
                 await asyncio.sleep(2)
 
-        return tasks, asyncio.create_task(learn_games())
+        tasks.append(asyncio.create_task(learn_games()))
+        await asyncio.wait(tasks, timeout=self.args.seconds + (70 if groups else 0))
+        for task in tasks:
+            if task.done() and task.exception() is not None:
+                logging.getLogger("load_bench").error("a group failed", exc_info=task.exception())
+            task.cancel()
+
+    async def drain(self) -> None:
+        """After the window: wait for the answers still due (the fake refuses them after 15 s)."""
+        pending = [f for f in self.fake.answered.values() if not f.done()]
+        if pending:
+            await asyncio.wait(pending, timeout=DRAIN)
 
     async def group_main(self, g: Group, delay: float) -> None:
         await asyncio.sleep(delay)
         while self.running():
-            if not await self.lobby(g):
+            if not await (self.inline_lobby(g) if g.inline else self.lobby(g)):
                 return
             helpers = [asyncio.create_task(self.peeker(g, member)) for member in g.players] + [
                 asyncio.create_task(self.abuser(g))
             ]
             try:
-                await self.play(g)
+                await (self.inline_play(g) if g.inline else self.play(g))
             finally:
                 for task in helpers:
                     task.cancel()
@@ -342,12 +378,12 @@ class Load:
 
         def lobby_message() -> Any:
             messages = reversed(self.fake.messages(g.chat.id))
-            return next((m for m in messages if any(d.startswith("lj:") for _t, d in _keys(m))), None)
+            return next((m for m in messages if any(d.startswith("lj:") for _t, d in keys_of(m))), None)
 
         lobby = await self.wait_chat(g.chat.id, lobby_message, 60)
         if lobby is None:
             return False
-        join = next(d for _t, d in _keys(lobby) if d and d.startswith("lj:"))
+        join = next(d for _t, d in keys_of(lobby) if d and d.startswith("lj:"))
         g.game_id = int(join.split(":")[1])
         for member in g.players[1:]:
             await self.pause(JOIN, g.rng)
@@ -363,7 +399,7 @@ class Load:
                 await self.pause(JOIN, g.rng)
                 await self.tap(g, creator, lobby, AddComputer(g.game_id, level).data, "lobby")
         await self.pause(JOIN, g.rng)
-        start = next((d for _t, d in _keys(lobby) if d and d.startswith("ls:")), None)
+        start = next((d for _t, d in keys_of(lobby) if d and d.startswith("ls:")), None)
         if start is None:
             return False
         await self.tap(g, creator, lobby, start, "lobby")
@@ -381,7 +417,7 @@ class Load:
                 await self.wait_chat(g.chat.id, lambda: self.board(g), 5)
                 continue
             self.remember(g, board)
-            version = _version(_keys(board))
+            version = _version(keys_of(board))
             mover = self.mover(board, g)
             state = (board.message_id, version)
             if mover is None or version is None or state == attempted:
@@ -394,19 +430,18 @@ class Load:
 
     def _changed(self, g: Group, seen: tuple[int, int | None]) -> bool:
         board = self.board(g)
-        return board is None or (board.message_id, _version(_keys(board))) != seen
+        return board is None or (board.message_id, _version(keys_of(board))) != seen
 
     def keys_now(self, g: Group, version: int) -> tuple[Any, list[tuple[str, str]]] | None:
         """The live board's keys, if they still belong to ``version``."""
         board = self.board(g)
-        keys = [] if board is None else _keys(board)
+        keys = [] if board is None else keys_of(board)
         return (board, keys) if keys and _version(keys) == version else None
 
     async def turn(self, g: Group, who: Member, board: Any, version: int) -> bool:
         """One turn at human speed; False when it ended without a move (to be tried again). A
         Thief, Shifter or Bomb played is a move: the player goes on on the board it brings."""
-        rng = g.rng
-        gid = g.game_id
+        rng, gid = g.rng, g.game_id
         await self.pause(READ, rng)
         answer = await self.tap(g, who, board, f"h:{gid}", "play")
         if answer is None or not self.running():
@@ -427,29 +462,19 @@ class Load:
         cards = ((d, EMOJI_VALUE.search(t)) for t, d in keys if d.startswith(f"k:{gid}:{version}:t:"))
         table = [(int(d.rsplit(":", 1)[1]), int(value.group(2))) for d, value in cards if value]
         t_keys = [d for _t, d in keys if d.startswith(f"t:{gid}:{version}:")]
+        seen = Seen(board, version, hand, table)
         if t_keys and rng.random() < T_CHANCE:
-            played = await self.t_card(g, who, board, version, rng.choice(t_keys), hand, table)
+            played = await self.t_card(g, who, seen, rng.choice(t_keys))
             if played is not None:
                 return played
         choice = choose_sum(hand, [v for _p, v in table], int(target.group(1)), rng)
-        return await self.compose(g, who, board, version, hand, table, choice, "c" if choice else "d")
+        return await self.compose(g, who, seen, choice, "c" if choice else "d")
 
-    async def compose(
-        self,
-        g: Group,
-        who: Member,
-        board: Any,
-        version: int,
-        hand: list[int],
-        table: list[tuple[int, int]],
-        choice: tuple[int, tuple[int, ...]] | None,
-        op: str,
-    ) -> bool:
+    async def compose(self, g: Group, who: Member, seen: Seen, choice: Choice, op: str) -> bool:
         """Tap the hand card and table cards of `choice` (a random hand card to discard when
         None), then *Claim* (``op`` "c", or "jc" for a Joker chosen before) or *Discard* ("d");
         True when the bot played it."""
-        rng = g.rng
-        gid = g.game_id
+        rng, gid, (board, version, hand, table) = g.rng, g.game_id, seen
         if choice is None:
             h, positions = rng.randrange(len(hand)), []
         else:
@@ -477,21 +502,11 @@ class Load:
         g.dirty = not moved
         return moved
 
-    async def t_card(
-        self,
-        g: Group,
-        who: Member,
-        board: Any,
-        version: int,
-        t_key: str,
-        hand: list[int],
-        table: list[tuple[int, int]],
-    ) -> bool | None:
+    async def t_card(self, g: Group, who: Member, seen: Seen, t_key: str) -> bool | None:
         """Choose a [T!] card with its key (one to three taps, each the next choice) and play it:
         True when it was played (a Joker with its sum), False when the turn stopped, None when
         no [T!] card is chosen in the end (the turn goes on as usual)."""
-        rng = g.rng
-        gid = g.game_id
+        rng, gid, (board, version, hand, table) = g.rng, g.game_id, seen
         taps = 0
 
         async def choose() -> str | None:
@@ -506,7 +521,7 @@ class Load:
             return str(answer.text or "")
 
         popup = ""
-        for _ in range(rng.randint(*T_TAPS)):
+        for _ in range(rng.randint(*common.T_TAPS)):
             got = await choose()
             if got is None:
                 return False
@@ -514,7 +529,7 @@ class Load:
             g.dirty = True  # a choice in the draft: cleared if this attempt stops
             if NO_T_CHOSEN in popup:
                 return None
-        joker = JOKER_TARGET.search(popup)
+        joker = common.JOKER_TARGET.search(popup)
         if joker is None:  # a Thief, Shifter or Bomb chosen: Claim plays it, a new board comes
             await self.pause(STEP, rng)
             if not self.running():
@@ -526,14 +541,82 @@ class Load:
         choice = choose_sum(hand, [v for _p, v in table], int(joker.group(1)), rng)
         if choice is not None:  # the sum for the Joker's target; Claim plays both
             g.dirty = True
-            return await self.compose(g, who, board, version, hand, table, choice, "jc")
-        while taps < T_TAPS_MAX:  # no sum for it: back to no [T!] card, then as usual
+            return await self.compose(g, who, seen, choice, "jc")
+        while taps < common.T_TAPS_MAX:  # no sum for it: back to no [T!] card, then as usual
             got = await choose()
             if got is None:
                 return False
             if NO_T_CHOSEN in got:
                 return None
         return False
+
+    # -- an inline table ------------------------------------------------------------------------------
+
+    async def inline_lobby(self, g: Group) -> bool:
+        """The players start the bot (to be told of their turns); the first posts a lobby from the
+        inline list, the others join; hints on (the list offers sums), start."""
+        creator = g.players[0]
+        for member in g.players if g.game_id is None else []:  # before their first game
+            self.put(self.fake.command_update(self.fake.private(member.user), member.user, "/start"))
+        listed = await self.query(g, creator, "", "lobby")
+        if listed is None:
+            return False
+        lobby = self.pick(g, creator, listed, "new", "lobby")
+        steps = [(m, "✋ Join") for m in g.players[1:]]
+        for who, text in steps + [(creator, t) for t in ("⚙️ Settings", "💡 Hints on", "↩️ Back", "▶️ Start")]:
+            await self.pause(JOIN, g.rng)
+            key = functools.partial(next, (d for t, d in keys_of(lobby) if t == text), None)
+            if (data := await self.wait_chat(g.chat.id, key, 60)) is None:
+                return False
+            await self.tap(g, who, lobby, data, "lobby")
+        if await self.wait_chat(g.chat.id, functools.partial(common.switch_query, lobby), 60) is None:
+            return False
+        g.game_id = next(int(d[2:]) for _t, d in keys_of(lobby) if d.startswith("h:"))
+        return True
+
+    async def inline_play(self, g: Group) -> None:
+        seen: int | None = None
+        while self.running():
+            post = common.live_post(self.fake, g.chat.id)
+            if post is not None and str(common.switch_query(post)).startswith("rematch"):
+                return  # the standings: a new game
+            board = self.board(g)
+            mover = self.mover(board, g) if board is not None else None
+            if board is None or mover is None or board.message_id == seen:  # wait for the bot
+                shown = (post.message_id, post.text) if post is not None else None
+                await self.wait_chat(g.chat.id, functools.partial(self._moved_on, g, shown), 30)
+                continue
+            seen = board.message_id if await self.inline_turn(g, mover, board) else None
+
+    def _moved_on(self, g: Group, shown: tuple[int, str] | None) -> bool:
+        post = common.live_post(self.fake, g.chat.id)
+        return (post.message_id, post.text) != shown if post is not None else shown is not None
+
+    async def inline_turn(self, g: Group, who: Member, board: Any) -> bool:
+        """The hand read one turn in two, then 🎯 Play and a pick (a [T!] card first now and then,
+        then the list again); True when the pick's post became the next board."""
+        rng, gid = g.rng, g.game_id
+        t_first = rng.random() < T_CHANCE
+        await self.pause(READ, rng)
+        if rng.random() < 0.5:
+            await self.tap(g, who, board, f"h:{gid}", "play")
+        for _attempt in range(3):
+            await self.pause(STEP, rng)
+            listed = await self.query(g, who, f"g{gid}", "play")
+            await self.pause(STEP, rng)
+            picked = common.choose_pick(listed.results, rng, t_first) if listed is not None else None
+            if picked is None or not self.running():
+                return False
+            t_first = False
+            posted, post = self.now(), self.pick(g, who, listed, picked[0], "move")
+            if await self.wait_chat(g.chat.id, functools.partial(common.switch_query, post), 60) is None:
+                return False
+            self.inline_waits.append(self.now() - posted)
+            others = [(who, listed, r["id"]) for r in listed.results if r["id"] != picked[0]]
+            g.picks = [*g.picks[-200:], *others]
+            if not picked[1] or self.mover(post, g) is not who:
+                return True
+        return True
 
     async def peeker(self, g: Group, member: Member) -> None:
         while self.running():
@@ -557,7 +640,13 @@ class Load:
             if board is None or not self.running():
                 continue
             gid = g.game_id
-            version = _version(_keys(board)) or 1
+            if g.inline:  # a pick from an old list; a bystander's 👀 My hand on the live board
+                if g.picks and rng.random() < 0.5:
+                    self.pick(g, *rng.choice(g.picks), "abuse:stale pick")
+                else:
+                    self.tap_nowait(g, g.bystander, board, f"h:{gid}", "abuse:bystander")
+                continue
+            version = _version(keys_of(board)) or 1
             kind = rng.choice(("forged", "stale", "bystander", "out_of_turn"))
             if kind == "stale" and g.stale:
                 message, data = rng.choice(g.stale)
@@ -569,13 +658,13 @@ class Load:
                     self.tap_nowait(g, rng.choice(g.players), message, data, "abuse:stale")
                     continue
             if kind == "bystander":
-                keys = [d for _t, d in _keys(board) if d]
+                keys = [d for _t, d in keys_of(board) if d]
                 self.tap_nowait(g, g.bystander, board, rng.choice(keys), "abuse:bystander")
                 continue
             if kind == "out_of_turn":
                 mover = self.mover(board, g)
                 others = [m for m in g.players if m is not mover]
-                keys = [d for _t, d in _keys(board) if d and d.startswith(("k:", "t:"))]
+                keys = [d for _t, d in keys_of(board) if d and d.startswith(("k:", "t:"))]
                 if others and keys:
                     self.tap_nowait(g, rng.choice(others), board, rng.choice(keys), "abuse:out_of_turn")
                     continue
@@ -604,25 +693,20 @@ def _refused(text: str) -> bool:
 def make_groups(fake: Any, args: argparse.Namespace) -> list[Group]:
     """The N groups of a run: 3 or 4 players each (``args.players`` fixes it), and a bystander."""
     rng = random.Random(args.seed)
-    computers = computers_of(getattr(args, "computers", ""))
+    level, _sep, count = getattr(args, "computers", "").partition(":")  # hard:3
     groups: list[Group] = []
+    share = getattr(args, "inline_share", 0.0)
     for i in range(args.groups):
-        chat = fake.group(f"Load {i}")
+        inline = int((i + 1) * share) > int(i * share)  # spread over the ramp
+        computers = (level, int(count or 1)) if level and not inline else None
+        chat = fake.group(f"Load {i}", with_bot=not inline)
         size = getattr(args, "players", 0) or (1 if computers else rng.choice((3, 4)))
-        base = 1_000_000 + i * 100
-        players = [Member(fake.user(base + j, NAMES[j]), NAMES[j]) for j in range(size)]
+        base, names = 1_000_000 + i * 100, common.NAMES
+        players = [Member(fake.user(base + j, names[j]), names[j]) for j in range(size)]
         bystander = Member(fake.user(base + 9, BYSTANDER), BYSTANDER)
         rng_i = random.Random(args.seed * 7919 + i)
-        groups.append(Group(i, chat, players, bystander, rng_i, computers=computers))
+        groups.append(Group(i, chat, players, bystander, rng_i, computers=computers, inline=inline))
     return groups
-
-
-def computers_of(option: str) -> tuple[str, int] | None:
-    """``--computers hard:3`` -> ("hard", 3); "" -> None."""
-    if not option:
-        return None
-    level, _sep, count = option.partition(":")
-    return level, int(count or 1)
 
 
 def _waiting_for_a_core() -> float:
@@ -651,7 +735,8 @@ async def run_child(args: argparse.Namespace) -> Figures:
         deps = make_deps(settings, db=make_engine(url))
         seeds = iter(range(args.seed * 100_000, args.seed * 100_000 + 10**5))
         deps.seed_source = lambda: next(seeds)
-        fake = watched_fake()
+        inline = args.inline_share > 0  # inline mode on only then: it adds 🎯 Play to the groups' boards
+        fake = watched_fake(inline_mode=inline, inline_feedback=inline)
         app = build_application(settings, deps=deps, request=fake)
         await app.initialize()
         if app.post_init:
@@ -663,17 +748,12 @@ async def run_child(args: argparse.Namespace) -> Figures:
         started = fake.timer.monotonic()
         load = Load(app, fake, args, started)
         groups = make_groups(fake, args)
-        tasks, learner = load.start(groups)
-        await asyncio.wait(tasks, timeout=args.seconds + 70)
-        for task in [*tasks, learner]:
-            task.cancel()
+        await load.run(groups)
         window_end = fake.timer.monotonic()
         cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
         waited = (_waiting_for_a_core() - waited0) / wall
         backlog_end = await asyncio.to_thread(outbox_waiting, deps.db.engine)
-        pending = [f for f in fake.answered.values() if not f.done()]
-        if pending:
-            await asyncio.wait(pending, timeout=DRAIN)
+        await load.drain()
         settled = await _settle(deps.db.engine, SETTLE)
         await app.stop()
         if app.post_stop:
@@ -681,7 +761,7 @@ async def run_child(args: argparse.Namespace) -> Figures:
         await app.shutdown()
         moves_db = _count_moves(deps.db.engine)
         deps.db.close()
-    figures = _figures(load, fake, groups, started, window_end, cpu, wall, moves_db)
+    figures = _figures(load, groups, started, window_end, cpu, wall, moves_db)
     return (
         figures
         | settled
@@ -696,15 +776,20 @@ async def run_child(args: argparse.Namespace) -> Figures:
 
 
 def _count_moves(engine: Any) -> dict[str, int]:
-    """The bot's move log: moves by source, turns (a sum or a discard, whoever played it), round ends."""
+    """The bot's move log: moves by source, turns (a sum or a discard, whoever played it; those of
+    inline tables apart too), round ends."""
     from sqlalchemy import text
 
+    from tgbot.tables import TableKind
+
     with engine.connect() as connection:
-        rows = connection.execute(text("SELECT source, code, events FROM moves")).all()
-    counts: dict[str, int] = {"turns": 0, "round_ends": 0}
-    for source, code, events in rows:
+        sql = "SELECT m.source, m.code, m.events, g.chat_id FROM moves m JOIN games g ON g.id = m.game_id"
+        rows = connection.execute(text(sql)).all()
+    counts: dict[str, int] = {"turns": 0, "turns_inline": 0, "round_ends": 0}
+    for source, code, events, chat_id in rows:
         counts[f"moves_{source}"] = counts.get(f"moves_{source}", 0) + 1
         counts["turns"] += code[:1] in ("S", "D")
+        counts["turns_inline"] += code[:1] in ("S", "D") and TableKind.of_chat(chat_id) is TableKind.INLINE
         counts["round_ends"] += '"RoundEnded"' in (events or "")
     return counts
 
@@ -730,31 +815,28 @@ async def _settle(engine: Any, limit: float) -> dict[str, float]:
 
 
 def _figures(
-    load: Load,
-    fake: Any,
-    groups: list[Group],
-    started: float,
-    window_end: float,
-    cpu: float,
-    wall: float,
-    moves_db: dict[str, int],
+    load: Load, groups: list[Group], started: float, end: float, cpu: float, wall: float, moves: Figures
 ) -> Figures:
-    """What a run measured, from the taps, the fake's writes and the bot's move log."""
-    answers = fake.answers
-    steady_from = started + min(STEADY_FROM, 0.4 * (window_end - started))
+    """What a run measured in its window (`started` to `end`), from the taps, the fake's writes and
+    the bot's move log; the bot's groups and the inline tables apart."""
+    fake = load.fake
+    steady_from = started + min(STEADY_FROM, 0.4 * (end - started))
     latencies, steady, turn_waits, move_answers = [], [], [], []
-    kinds: dict[str, int] = {}
+    inline_latencies: list[float] = []
+    kinds: dict[str, int] = dict(load.posts)
     played: dict[str, int] = {}
     by_chat: dict[int, list[Write]] = {}
     for write in fake.writes:
         by_chat.setdefault(write.chat_id, []).append(write)
     for tap in load.taps:
-        answer = answers[tap.query_id]
+        answer = fake.answers.get(tap.query_id) or fake.inline_answer(tap.query_id)
         kinds[tap.kind] = kinds.get(tap.kind, 0) + 1
         if not answer.answered or answer.expired:
             continue
         took = answer.answered_at - answer.created_at
         latencies.append(took)
+        if groups[tap.group].inline:
+            inline_latencies.append(took)
         if answer.created_at >= steady_from:
             steady.append(took)
         # The second tap of a double tap can be the one that plays.
@@ -768,15 +850,17 @@ def _figures(
             nxt = next((w for w in writes if w.at >= answer.answered_at and (w.version or 0) > version), None)
             if nxt is not None and tap.op != "tc":
                 turn_waits.append(nxt.at - answer.answered_at)
-    group_ids = {g.chat.id for g in groups}
-    sorts: dict[str, int] = {}
+    sorts: dict[bool, dict[str, int]] = {False: {}, True: {}}  # by inline table or not
+    chats = {g.chat.id: g.inline for g in groups}
     for write, sort in sort_writes(fake.writes):
-        if write.chat_id in group_ids:
-            sorts[sort] = sorts.get(sort, 0) + 1
-    turns = moves_db.get("turns", 0) or 1
-    boards, record = sorts.get("board", 0), sorts.get("record", 0)
-    steady_writes = [w.at for w in fake.writes if steady_from <= w.at < window_end]
-    return {
+        if write.chat_id in chats:
+            sorts[chats[write.chat_id]][sort] = sorts[chats[write.chat_id]].get(sort, 0) + 1
+    inline_turns = moves.get("turns_inline", 0) or 1
+    turns = moves.get("turns", 0) - moves.get("turns_inline", 0) or 1
+    boards, record = sorts[False].get("board", 0), sorts[False].get("record", 0)
+    steady_writes = [w.at for w in fake.writes if steady_from <= w.at < end]
+    inline = [g for g in groups if g.inline]
+    figures = {
         "groups": len(groups),
         "players": sum(len(g.players) for g in groups),
         "taps": len(load.taps),
@@ -794,20 +878,34 @@ def _figures(
             1 for c in fake.calls if c.method.startswith("edit") and "not modified" in (c.error or "")
         ),
         "max_group_writes_60s": max((fake.max_writes_in_window(g.chat.id, 60.0) for g in groups), default=0),
-        "writes_per_s_mean": len(steady_writes) / max(1e-9, window_end - steady_from),
+        "writes_per_s_mean": len(steady_writes) / max(1e-9, end - steady_from),
         "writes_per_s_peak_1s": fake.max_writes_in_window(None, 1.0),
         "moves": sum(played.values()),
         "moves_by_op": played,
-        "moves_db": moves_db,
-        "group_writes_by_sort": sorts,
+        "moves_db": moves,
+        "group_writes_by_sort": sorts[False],
         "writes_per_turn": (boards + record) / turns,
         "writes_per_turn_no_t_boards": (boards + record - played.get("tc", 0)) / turns,
-        "keys_off_per_turn": sorts.get("keys_off", 0) / turns,
+        "keys_off_per_turn": sorts[False].get("keys_off", 0) / turns,
         "turn_wait_p50_s": pct(turn_waits, 0.5),
         "turn_wait_p99_s": pct(turn_waits, 0.99),
         "cpu_s": cpu,
         "cpu_percent": 100.0 * cpu / wall if wall else 0.0,
         "wall_s": wall,
+    }
+    if not inline:
+        return figures
+    return figures | {
+        "inline_tables": len(inline),
+        "inline_latency_p50_ms": 1000 * (pct(inline_latencies, 0.5) or 0),
+        "inline_latency_p99_ms": 1000 * (pct(inline_latencies, 0.99) or 0),
+        "inline_wait_p50_s": pct(load.inline_waits, 0.5),
+        "inline_wait_p99_s": pct(load.inline_waits, 0.99),
+        "inline_writes_by_sort": sorts[True],
+        "inline_writes_per_turn": sorts[True].get("board", 0) / inline_turns,
+        "inline_keys_off_per_turn": sorts[True].get("keys_off", 0) / inline_turns,
+        "inline_stale_notes": sorts[True].get("record", 0),
+        "inline_429": sum(fake.count_429(g.chat.id) for g in inline),
     }
 
 
@@ -857,6 +955,19 @@ ROWS: list[Row] = [
     ("Its threads runnable but waiting for a core", lambda f: f["runnable_waiting_per_s"], "{:.2f} s/s"),
     ("Machine load average (1 min) at the start", lambda f: f["_load"][0], "{:.1f}"),
 ]
+#: Rows of the inline tables (``--inline-share``), whose figures are not in the rows above but
+#: for the answers, CPU, 429s and writes in all.
+INLINE_ROWS: list[Row] = [
+    ("Inline tables", lambda f: f.get("inline_tables"), "{:.0f}"),
+    ("  their taps and 🎯 Play lists, answer p50", lambda f: f["inline_latency_p50_ms"], "{:,.0f} ms"),
+    ("  **answer p99**", lambda f: f["inline_latency_p99_ms"], "{:,.0f} ms"),
+    ("  a pick posted → the bot made it the next board, p50", lambda f: f["inline_wait_p50_s"], "{:.2f} s"),
+    ("  the same, p99", lambda f: f["inline_wait_p99_s"], "{:.2f} s"),
+    ("  **writes into the chat per turn**: the post's", lambda f: f["inline_writes_per_turn"], "{:.2f}"),
+    ("  the old board's keys-off edits per turn", lambda f: f["inline_keys_off_per_turn"], "{:.2f}"),
+    ("  edits that note a stale pick", lambda f: f["inline_stale_notes"], "{:.0f}"),
+    ("  429 answers", lambda f: f["inline_429"], "{:.0f}"),
+]
 
 
 def count_errors(log_path: Path) -> dict[str, int]:
@@ -897,9 +1008,11 @@ def run_cells(
 
 
 def run_parent(args: argparse.Namespace) -> int:
-    dbs = common.databases(args.db)
+    dbs, share = common.databases(args.db), f"--inline-share {args.inline_share}"
     cells = [
-        (f"{common.label(db)}, {n} groups", f"--db {db} --groups {n}") for n in args.groups for db in dbs
+        (f"{common.label(db)}, {n} groups", f"--db {db} --groups {n} {share}")
+        for n in args.groups
+        for db in dbs
     ]
     computers = args.computers
     if computers:  # each cell of people, then the same groups with the computers
@@ -914,7 +1027,7 @@ def run_parent(args: argparse.Namespace) -> int:
         f"\nLoad: {args.seconds:.0f} s per run, {args.runs} cold runs per cell, median (min–max); "
         f"one process; {code}; {common.machine(runs)}.\n"
     )
-    print(common.table("Load", results, ROWS))
+    print(common.table("Load", results, ROWS + INLINE_ROWS * (args.inline_share > 0)))
     common.write_json(args.json, {"code": code, "machine": common.machine(runs), **results})
     return 0
 
@@ -934,6 +1047,7 @@ def parser(doc: str | None, groups: list[int], seconds: float, db: bool = True) 
 def main(argv: list[str] | None = None) -> int:
     options = parser(__doc__, [4, 50], 150.0)
     options.add_argument("--computers", default="", help="LEVEL:N (hard:3): a person and N computers too")
+    options.add_argument("--inline-share", type=float, default=0.0, help="groups that are inline tables")
     args = options.parse_args(argv)
     if args.child:
         args.groups = args.groups[0]

@@ -13,7 +13,6 @@ and transactions, what it did, and the due query's plan, which must use ``ix_gam
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import random
@@ -31,18 +30,7 @@ from pydantic import SecretStr
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import (
-    cold_runs,
-    column,
-    databases,
-    emit,
-    fresh_database,
-    label,
-    machine,
-    parser,
-    spread,
-    write_json,
-)
+import common
 from sqlalchemy import event, func, insert, select, text
 from sqlalchemy.engine import Engine
 from sqlmodel import col
@@ -163,25 +151,11 @@ def build(db: Engine, games: int, due: int, seed: int) -> Built:
     for i in range(chats):
         quiet = rnd.random() < 0.1
         hours = {"quiet_start": 23, "quiet_end": 7, "utc_offset_minutes": rnd.choice((0, 60, -300, 330))}
-        chat_rows.append(
-            row(
-                Chat,
-                id=-100_000_000 - i,
-                title=f"Group {i}",
-                language="en",
-                created_at=long_ago,
-                **(hours if quiet else {}),
-            )
-        )
+        chat = {"id": -100_000_000 - i, "title": f"Group {i}", "language": "en", "created_at": long_ago}
+        chat_rows.append(row(Chat, **chat, **(hours if quiet else {})))
+    known = {"tg_language": "en", "created_at": long_ago}
     user_rows = [
-        row(
-            User,
-            id=1_000 + i,
-            first_name=NAMES[i % len(NAMES)],
-            tg_language="en",
-            can_dm=rnd.random() < 0.4,
-            created_at=long_ago,
-        )
+        row(User, id=1_000 + i, first_name=NAMES[i % len(NAMES)], can_dm=rnd.random() < 0.4, **known)
         for i in range(users)
     ]
     can_dm = {r["id"]: r["can_dm"] for r in user_rows}
@@ -200,12 +174,8 @@ def build(db: Engine, games: int, due: int, seed: int) -> Built:
             pace_key = pacing.PaceName.CASUAL  # a deadline needs one; a last call too
         pace, players = pacing.PACES[pace_key], rnd.choice((2, 2, 3, 3, 4))
         created, late = NOW - timedelta(days=rnd.randrange(1, 60)), timedelta(seconds=rnd.randrange(0, 30))
-        game: dict[str, Any] = {
-            "status": "playing",
-            "version": 30,
-            "state": rnd.choice(pool[players]),
-            "board_no": 1,
-        }
+        game: dict[str, Any] = {"status": "playing", "version": 30, "state": rnd.choice(pool[players])}
+        game["board_no"] = 1
         state: GameState | None = None
         log: list[tuple[int, Action, list[Event]]] = []
         if kind in ("first", "last", "deadline", "pause"):
@@ -219,9 +189,7 @@ def build(db: Engine, games: int, due: int, seed: int) -> Built:
             state, log = state_at(sim, cut), sim.moves[:cut]
             game.update(seed=sim.seed, state=dumps(state), version=1 + cut, current_seat=state.current)
             built.due[kind] += 1
-            shown_rows.append(
-                row(ShownMessage, chat_id=chat_id, surface=Board(gid, 1), message_id=10 + gid)
-            )
+            shown_rows.append(row(ShownMessage, chat_id=chat_id, surface=Board(gid, 1), message_id=10 + gid))
         elif kind in ("lobby", "future_lobby"):
             wake = NOW - late if kind == "lobby" else NOW + timedelta(hours=rnd.uniform(1, 20))
             game.update(status="lobby", version=0, board_no=0, seed=0, state=None, wake_at=wake)
@@ -235,20 +203,11 @@ def build(db: Engine, games: int, due: int, seed: int) -> Built:
         elif kind == "over":
             status = rnd.choice(("finished", "finished", "finished", "cancelled", "abandoned", "expired"))
             game.update(status=status, finished_at=NOW, board_no=0)
-        game_rows.append(
-            row(
-                Game,
-                id=gid,
-                chat_id=chat_id,
-                settings=settings[pace_key],
-                seed=game.pop("seed", gid),
-                creator_id=1_000 + rnd.randrange(users),
-                language="en",
-                created_at=created,
-                updated_at=NOW - timedelta(minutes=rnd.randrange(1, 5000)),
-                **game,
-            )
-        )
+        head: dict[str, Any] = {"id": gid, "chat_id": chat_id, "seed": game.pop("seed", gid)}
+        head["settings"] = settings[pace_key]
+        head |= {"creator_id": 1_000 + rnd.randrange(users), "language": "en", "created_at": created}
+        head["updated_at"] = NOW - timedelta(minutes=rnd.randrange(1, 5000))
+        game_rows.append(row(Game, **head, **game))
         mover = state.current if state is not None else 0
         for seat in range(rnd.randint(1, 3) if game["status"] == "lobby" else players):
             person = 1_000 + rnd.randrange(users)
@@ -271,25 +230,10 @@ def build(db: Engine, games: int, due: int, seed: int) -> Built:
             move_rows.append(start)
             sources = ("player", "player", "player", "ai")
             for seq, (seat, action, events) in enumerate(log, start=2):
-                move = row(
-                    Move,
-                    game_id=gid,
-                    seq=seq,
-                    seat=seat,
-                    code=encode(action),
-                    source=rnd.choice(sources),
-                    at=created,
-                    events=dump_events(events),
-                )
-                move_rows.append(move)
-    for rows, table in (
-        (chat_rows, Chat),
-        (user_rows, User),
-        (game_rows, Game),
-        (player_rows, GamePlayer),
-        (move_rows, Move),
-        (shown_rows, ShownMessage),
-    ):
+                fields = {"seat": seat, "code": encode(action), "source": rnd.choice(sources), "at": created}
+                move_rows.append(row(Move, game_id=gid, seq=seq, events=dump_events(events), **fields))
+    tables = ((chat_rows, Chat), (user_rows, User), (game_rows, Game), (player_rows, GamePlayer))
+    for rows, table in (*tables, (move_rows, Move), (shown_rows, ShownMessage)):
         with db.begin() as conn:
             for first in range(0, len(rows), CHUNK):
                 conn.execute(insert(table), rows[first : first + CHUNK])
@@ -384,54 +328,38 @@ def sweep_pass(db: Engine, url: str) -> dict[str, Any]:
     }
 
 
-def child(args: argparse.Namespace) -> None:
-    with fresh_database(args.db) as url:
-        db = make_engine(url)
-        create_all(db)
-        try:
-            built = build(db, args.games[0], args.due, seed=args.run + 1)
-            figures = sweep_pass(db, url)
-        finally:
-            db.dispose()
-    figures.update(build_seconds=built.seconds, due_kinds=dict(built.due), rows=dict(built.rows))
-    emit(figures)
-
-
 def report(name: str, games: int, due: int, results: list[dict[str, Any]]) -> str:
-    def f0(v: float) -> str:
-        return f"{v:,.0f}"
+    def col(key: str, f: Any = lambda v: f"{v:,.0f}", scale: float = 1.0) -> str:
+        return common.spread([v * scale for v in common.column(results, key)], f)
 
-    def f1(v: float) -> str:
-        return f"{v:.1f}"
-
-    first = results[0]
-    kinds = ", ".join(f"{v} {k}" for k, v in sorted(first["due_kinds"].items()))
-    print(
-        f"\n[{name}, {games:,} games, {due:,} due] due: {kinds}; "
-        f"plan of the due query (run 1):\n{first['plan']}"
-    )
-    if "ix_games_wake_at" not in first["plan"]:
+    kinds = ", ".join(f"{v} {k}" for k, v in sorted(results[0]["due_kinds"].items()))
+    print(f"\n[{name}, {games:,} games, {due:,} due] due: {kinds}; plan of the due query (run 1):")
+    print(results[0]["plan"])
+    if "ix_games_wake_at" not in results[0]["plan"]:
         print(f"[{name}] WARNING: the due query does not use ix_games_wake_at")
-    did = " / ".join(
-        spread(column(results, k), f0)
-        for k in ("reminders", "idle_moves", "moves", "rounds_ended", "games_ended", "outbox_rows")
-    )
+    did = ("reminders", "idle_moves", "moves", "rounds_ended", "games_ended", "outbox_rows")
     return (
-        f"| {name} | {games:,} / {due:,} | {spread([r['due_query'] * 1000 for r in results], f1)} ms "
-        f"| **{spread([r['wall'] * 1000 for r in results], f0)} ms** "
-        f"| **{spread([r['wall'] / due * 1000 for r in results], lambda v: f'{v:.1f}')} ms** "
-        f"| {spread(column(results, 'statements'), f0)} / "
-        f"{spread(column(results, 'transactions'), f0)} | {did} |"
+        f"| {name} | {games:,} / {due:,} | {col('due_query', lambda v: f'{v:.1f}', 1000)} ms "
+        f"| **{col('wall', scale=1000)} ms** | **{col('wall', lambda v: f'{v:.1f}', 1000 / due)} ms** "
+        f"| {col('statements')} / {col('transactions')} | {' / '.join(map(col, did))} |"
     )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    options = parser(__doc__)
+    options = common.parser(__doc__)
     options.add_argument("--games", type=int, nargs="+", default=[10_000, 100_000])
     options.add_argument("--due", type=int, default=1_000)
     args = options.parse_args(argv)
     if args.child:
-        child(args)
+        with common.fresh_database(args.db) as url:
+            engine = make_engine(url)
+            create_all(engine)
+            try:
+                built = build(engine, args.games[0], args.due, seed=args.run + 1)
+                figures = sweep_pass(engine, url)
+            finally:
+                engine.dispose()
+        common.emit(figures | {"build_seconds": built.seconds, "due_kinds": built.due, "rows": built.rows})
         return 0
     lines = [
         "| Database | Games / due | Due query | Pass (`run_sweep`) | Per due game | SQL statements / "
@@ -439,16 +367,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         "|---|---|---|---|---|---|---|",
     ]
     everything: dict[str, list[dict[str, Any]]] = {}
-    for db in databases(args.db):
-        for games in args.games:
-            passed = [f"--db={db}", f"--games={games}", f"--due={args.due}"]
-            results = cold_runs(__file__, passed, args.runs, f"sweep {label(db)} {games:,}")
-            everything[f"{db}:{games}"] = results
-            lines.append(report(label(db), games, args.due, results))
+    for db, games in ((db, games) for db in common.databases(args.db) for games in args.games):
+        passed = [f"--db={db}", f"--games={games}", f"--due={args.due}"]
+        name = f"sweep {common.label(db)} {games:,}"
+        everything[f"{db}:{games}"] = results = common.cold_runs(__file__, passed, args.runs, name)
+        lines.append(report(common.label(db), games, args.due, results))
     runs = [r for rs in everything.values() for r in rs]
-    print(f"\nSweep, {args.runs} cold runs each, median (min–max); {machine(runs)}\n")
+    print(f"\nSweep, {args.runs} cold runs each, median (min–max); {common.machine(runs)}\n")
     print("\n".join(lines))
-    write_json(args.json, {"machine": machine(runs), **everything})
+    common.write_json(args.json, {"machine": common.machine(runs), **everything})
     return 0
 
 

@@ -1,27 +1,26 @@
-"""What a tap costs: SQL statements and transactions per kind of tap; the group's writes and the
-notifications per turn, for each way of playing.
+"""What a tap costs: SQL statements and transactions per kind of tap; the table's chat's writes and
+the notifications per turn, for each way of playing.
 
-``python benchmarks/tap_cost.py [--runs 3] [--db sqlite|postgres|both] [--games 3] [--json FILE]``
+``python benchmarks/tap_cost.py [--runs 3] [--db sqlite|postgres|both] [--games 3] [--json FILE]
+[--notifications] [--ways board panel inline "any chat"]``
 
 Each cold run is a fresh process, database and bot (`tests.bot.conftest.running_bot`: the real
 Application over the fake Bot API, flood limits and inline mode on, delivery on a virtual clock).
-``--games`` games of each way (group board, private panel, inline pick), 3 players, goal 40, are
-played at once to the final standings. Per tap: the statements and transactions run on the
-bot's foreground database threads (``db_*``; senders and sweep run on ``db-bg_*``) while it was
-handled, SQLite's ``BEGIN IMMEDIATE`` apart, and its answer time. Per turn and way: the group's
-writes (lobbies and keys taken off old boards apart), the players' private writes, and the
-notifications (sends without ``disable_notification``) in the group and in private, and per
-person (a group's counts for its 3 players). ``--notifications``: board games only, where all, one
-or none of the 3 players started the bot (and so are told of their turns in private).
+``--games`` games of each way, 3 players to 40 points, are played at once to the end: on the group
+board, in the private panel, by inline pick in the group, and in any chat (an inline table: a group
+without the bot, where the players post the lobby and every move from the bot's inline list and the
+bot edits those posts; sum hints on; all three started the bot). Per tap: the statements and
+transactions on the bot's foreground database threads (``db_*``) while it was handled, SQLite's
+``BEGIN IMMEDIATE`` apart, and its answer time. Per turn and way: the writes into the table's
+chat (lobbies and keys taken off old boards apart), the private writes, the notifications.
+``--notifications``: board games only, where all, one or none of the 3 players started the bot.
 
-The players (also `bot_bench.py`'s) use only what the bot showed them (keys, popups, the *🎯 Play*
-list), now and then a [T!] card first or a refused tap, at human pace (1–4 s reading, 0.5–2 s
-between taps) on the virtual clock, which runs as fast as the CPU can.
+The players (also `bot_bench.py`'s) use only what the bot showed them, now and then a [T!] card
+first or a refused tap, at human pace on the virtual clock, which runs as fast as the CPU can.
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
 import heapq
@@ -33,7 +32,7 @@ import sys
 import threading
 import time
 from collections import Counter, defaultdict, namedtuple
-from collections.abc import AsyncIterator, Callable, Generator
+from collections.abc import AsyncIterator, Callable, Generator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -42,34 +41,20 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import common
 import load_bench
-from common import (
-    cold_runs,
-    databases,
-    emit,
-    fig,
-    fresh_database,
-    label,
-    machine,
-    parser,
-    pct,
-    spread,
-    write_json,
-)
+from common import JOKER_TARGET, NAMES, NO_T_CHOSEN, READ, STEP, T_TAPS, T_TAPS_MAX, keys_of, spread
 from sqlalchemy import create_engine, event, text
 
 from tests.bot.players import EMOJI_VALUE, HAND_SLOT, choose_sum, target_of
 from tests.fakes.telegram import StoredMessage
 
 BOT = "@tweak_test_bot"
-NAMES = ("Ana", "Ben", "Cai", "Dee", "Eva", "Fin")
-READ, STEP = (1.0, 4.0), (0.5, 2.0)  # human pace, virtual seconds
-T_CHANCE, T_TAPS, T_TAPS_MAX = 0.35, (1, 3), 10
-JOKER_TARGET = re.compile(r"the target becomes (\d+)")
-NO_T_CHOSEN = "No [T!] card chosen."
+T_CHANCE = 0.35
 OUT_OF_TURN = STALE = 0.08  # per turn: the board tapped out of turn, a key of an old board
 PATIENCE, POLL = 600.0, 0.5
-WAYS = ("board", "panel", "inline")
+ANY = "any chat"
+WAYS = ("board", "panel", "inline", ANY)
 DUPLICATE = "inline: pick (chosen result, a duplicate)"
 REACH = {"all": 3, "one": 1, "none": 0}  # --notifications: how many players of a table started the bot
 
@@ -114,10 +99,6 @@ class Table:
     game_id: int = 0
     last_board: tuple[StoredMessage, str] | None = None
     turn: TurnRecord | None = None
-
-
-def keys_of(message: StoredMessage) -> list[tuple[str, str]]:
-    return [(t, d) for t, d in message.buttons if d is not None]
 
 
 class Driver:
@@ -181,16 +162,18 @@ class Driver:
             if not answer.answered:
                 raise AssertionError(f"{step.kind}: the callback query was not answered")
             return answer
+        way = ANY if table.way == ANY else "inline"
         if isinstance(step, Query):
             update = self.fake.inline_query_update(step.user, step.text, chat=step.chat)
             query_id = update["inline_query"]["id"]
-            await self._process(table, "inline: 🎯 Play list (query)", update, query_id)
+            await self._process(table, f"{way}: 🎯 Play list (query)", update, query_id)
             return self.fake.inline_answer(query_id)
         assert isinstance(step, Pick)
         for update in self.fake.pick_inline_result(step.user, step.chat, step.answer, step.result_id):
-            kind = "inline: pick (posted message)" if "message" in update else DUPLICATE
+            kind = f"{ANY}: pick (chosen result plays the move)" if table.way == ANY else DUPLICATE
+            kind = "inline: pick (posted message)" if "message" in update else kind
             await self._process(table, kind, update, None)
-        return None
+        return self.fake.transcript(step.chat)[-1]  # the post
 
     async def _process(self, table: Table, kind: str, update: dict[str, Any], query_id: str | None) -> None:
         record = self.current = TapRecord(kind, table.way, table.game_id)
@@ -216,13 +199,14 @@ class Driver:
         return str(row[0]), int(row[1]), json.loads(row[2]) if row[2] else None
 
     def surface(self, table: Table, version: int, user: Any = None) -> StoredMessage | None:
-        """The group board (or `user`'s panel) with keys of this version, if the bot has shown it."""
+        """The group board (or `user`'s panel) with keys of this version, if the bot has shown it; an
+        inline table's live message."""
+        if table.way == ANY:
+            post: StoredMessage | None = common.live_post(self.fake, table.group.id)
+            return post
         prefix = f"k:{table.game_id}:{version}:"
-        chat = table.group.id if user is None else user.id
-        messages: list[StoredMessage] = self.fake.messages(chat)
-        return next(
-            (m for m in reversed(messages) if any(d.startswith(prefix) for _t, d in keys_of(m))), None
-        )
+        messages: list[StoredMessage] = self.fake.messages(table.group.id if user is None else user.id)
+        return next((m for m in reversed(messages) if any(d.startswith(prefix) for _, d in keys_of(m))), None)
 
 
 def wait_for(probe: Callable[[], Any], what: str) -> Generator[Step, Any, Any]:
@@ -245,32 +229,32 @@ _user_ids = iter(range(10_001, 10**7))
 
 
 async def new_table(rig: Any, way: str, seed: int, started: int = 3) -> Table:
-    """A game of 3 players to 40 points in a new group, started (set up with the test client: not
-    measured). The first `started` players send /start in private; panel players open their panel."""
+    """A game of 3 players to 40 points in a new group (without the bot for an inline table: its
+    lobby posted from the inline list), started with the test client (not measured). The first
+    `started` players send /start in private; panel players open their panel."""
     fake, tg = rig.fake, rig.tg
     rng = random.Random(seed)
     users = [fake.user(next(_user_ids), NAMES[i]) for i in range(3)]
     for user in users[:started]:
         await tg.send(fake.private(user), user, "/start")
-    group = fake.group(f"{way.title()} table {seed}")
-    await tg.send(group, users[0], f"/newgame{BOT}")
-    lobby = fake.last_message(group.id)
+    group = fake.group(f"{way.title()} table {seed}", with_bot=way != ANY)
+    if way == ANY:
+        await tg.pick(users[0], group, await tg.inline_query(users[0], "", chat=group), "new")
+    else:
+        await tg.send(group, users[0], f"/newgame{BOT}")
+    lobby = fake.transcript(group)[-1]
     for user in users[1:]:
         await tg.tap(user, lobby, "✋ Join")
     await tg.tap(users[0], lobby, "⚙️ Settings")
     for _ in range(4):
         await tg.tap(users[0], lobby, "Goal −20")
     # Inline players pick a listed sum: their tables turn sum hints on (`ln:<game>:h:1`).
-    hints = [
-        d for _t, d in keys_of(fake.message(group.id, lobby.message_id)) if re.fullmatch(r"ln:\d+:h:1", d)
-    ]
-    if way == "inline" and hints:
+    hints = [d for _t, d in keys_of(lobby) if re.fullmatch(r"ln:\d+:h:1", d)]
+    if way in ("inline", ANY) and hints:
         await tg.tap(users[0], lobby, lambda _text, data: data == hints[0])
     await tg.tap(users[0], lobby, "↩️ Back")
     await tg.tap(users[0], lobby, "▶️ Start")
-    gid = next(
-        int(d.split(":")[1]) for m in fake.messages(group.id)[::-1] for _t, d in keys_of(m) if d[:2] == "k:"
-    )
+    gid = next(int(d[2:]) for m in fake.transcript(group)[::-1] for _t, d in keys_of(m) if d[:2] == "h:")
     table = Table(way, group, [Seat(u, random.Random(rng.random())) for u in users], rng, gid)
     if way == "panel":
         for user in users:
@@ -280,12 +264,8 @@ async def new_table(rig: Any, way: str, seed: int, started: int = 3) -> Table:
 
 def table_cards(keys: list[tuple[str, str]], prefix: str) -> list[tuple[int, str]]:
     """(value, data) of the table keys, in position order."""
-    found = []
-    for name, data in keys:
-        match = EMOJI_VALUE.search(name) if data.startswith(prefix + "t:") else None
-        if match:
-            found.append((int(match.group(2)), data))
-    return found
+    found = ((EMOJI_VALUE.search(name), data) for name, data in keys if data.startswith(prefix + "t:"))
+    return [(int(match.group(2)), data) for match, data in found if match]
 
 
 def play_game(driver: Driver, table: Table) -> Script:
@@ -298,7 +278,7 @@ def play_game(driver: Driver, table: Table) -> Script:
         seat = table.seats[int(state["current"])]
         table.turn = TurnRecord(table.way, gid)
         driver.turns.append(table.turn)
-        if table.way == "inline":
+        if table.way in ("inline", ANY):
             yield from inline_turn(driver, table, seat, version)
         else:
             yield from key_turn(driver, table, seat, version, private=table.way == "panel")
@@ -311,109 +291,87 @@ def play_game(driver: Driver, table: Table) -> Script:
         if table.last_board is not None and table.rng.random() < STALE:
             yield pace(table.rng, STEP)
             yield Tap(seat.user, *table.last_board, "refused: a key of an old board")
-        board = driver.surface(table, after)
+        board = driver.surface(table, after) if table.way != ANY else None
         if state is not None and board is not None and table.rng.random() < OUT_OF_TURN:
             others = [s for i, s in enumerate(table.seats) if i != int(state["current"])]
             yield pace(table.rng, STEP)
             yield Tap(table.rng.choice(others).user, board, f"k:{gid}:{after}:h:0", "refused: out of turn")
 
 
+#: A mover's turn on keys: where they play (`private`: their panel), at which game version.
+At = namedtuple("At", "driver table seat version private")
+
+
+def surface(at: At, message: StoredMessage) -> StoredMessage:
+    """The board or panel with this version's keys (`message` until the bot shows it again)."""
+    return at.driver.surface(at.table, at.version, at.seat.user if at.private else None) or message
+
+
 def key_turn(driver: Driver, table: Table, seat: Seat, version: int, private: bool) -> Script:
     """Compose on the group board or in the private panel; a [T!] card first now and then."""
-    gid, rng = table.game_id, seat.rng
-    where = "panel" if private else "board"
-    user = seat.user if private else None
+    gid, rng, at = table.game_id, seat.rng, At(driver, table, seat, version, private)
+    where, user = ("panel", seat.user) if private else ("board", None)
     message = yield from wait_for(partial(driver.surface, table, version, user), f"the {where}")
     board = driver.surface(table, version)
     if board is not None:
         table.last_board = (board, f"k:{gid}:{version}:h:0")
     yield pace(rng, READ)
-    hand = yield from read_hand(table, seat, message, f"k:{gid}:{version}:", private)
+    hand = yield from read_hand(at, message)
     t_keys = [d for _t, d in keys_of(message) if d.startswith(f"t:{gid}:{version}:")]
     if t_keys and rng.random() < T_CHANCE:
-        played = yield from t_card(driver, table, seat, version, private, message, rng.choice(t_keys), hand)
+        played = yield from t_card(at, message, rng.choice(t_keys), hand)
         if played == "joker":
             return
         if played == "card":
             _status, now, state = driver.game(gid)
             if state is None or table.seats[int(state["current"])] is not seat or now != version + 1:
                 return  # the [T!] card ended the turn (or the game)
-            version = now
-            message = yield from wait_for(
-                partial(driver.surface, table, version, user), f"the {where} after a [T!] card"
-            )
+            at = at._replace(version=now)
+            message = yield from wait_for(partial(driver.surface, table, now, user), f"the {where} again")
             yield pace(rng, STEP)
-            hand = yield from read_hand(table, seat, message, f"k:{gid}:{version}:", private)
-    target = target_of(message.text or "")
-    yield from compose(driver, table, seat, version, message, hand, target, private, joker=False)
+            hand = yield from read_hand(at, message)
+    yield from compose(at, message, hand, target_of(message.text or ""), joker=False)
 
 
-def compose(
-    driver: Driver,
-    table: Table,
-    seat: Seat,
-    version: int,
-    message: StoredMessage,
-    hand: list[int],
-    target: int,
-    private: bool,
-    joker: bool,
-) -> Script:
+def compose(at: At, message: StoredMessage, hand: list[int], target: int, joker: bool) -> Script:
     """A hand card and the table cards of a sum for `target` (a hand card to discard if there is
     none), then *Claim* (or *Discard*), always on the surface."""
-    rng, user, where = seat.rng, seat.user, "panel" if private else "board"
-    prefix = f"k:{table.game_id}:{version}:"
-
-    def surface() -> StoredMessage:
-        return driver.surface(table, version, user if private else None) or message
-
+    rng, user, where = at.seat.rng, at.seat.user, "panel" if at.private else "board"
+    prefix = f"k:{at.table.game_id}:{at.version}:"
     keys = keys_of(message)
     hand_keys = [d for _t, d in keys if d.startswith(prefix + "h:")]
     table_keys = table_cards(keys, prefix)
-    choice = (
-        choose_sum(hand, [v for v, _d in table_keys], target, rng) if len(hand) == len(hand_keys) else None
-    )
+    fits = len(hand) == len(hand_keys)
+    choice = choose_sum(hand, [v for v, _d in table_keys], target, rng) if fits else None
     yield pace(rng, STEP)
     if choice is None:
-        yield Tap(user, surface(), rng.choice(hand_keys), f"compose, {where}")
+        yield Tap(user, surface(at, message), rng.choice(hand_keys), f"compose, {where}")
         final, kind = prefix + "d", f"discard, {where}"
     else:
-        yield Tap(user, surface(), hand_keys[choice[0]], f"compose, {where}")
+        yield Tap(user, surface(at, message), hand_keys[choice[0]], f"compose, {where}")
         for position in choice[1]:
             yield pace(rng, STEP)
-            yield Tap(user, surface(), table_keys[position][1], f"compose, {where}")
+            yield Tap(user, surface(at, message), table_keys[position][1], f"compose, {where}")
         final, kind = prefix + "c", f"claim a Joker and its sum, {where}" if joker else f"claim, {where}"
     yield pace(rng, STEP)
-    answer = yield Tap(user, surface(), final, kind)
+    answer = yield Tap(user, surface(at, message), final, kind)
     if answer.text != "Done!":
         raise AssertionError(f"{kind} refused: {answer.text!r}")
 
 
-def t_card(
-    driver: Driver,
-    table: Table,
-    seat: Seat,
-    version: int,
-    private: bool,
-    message: StoredMessage,
-    t_key: str,
-    hand: list[int],
-) -> Generator[Step, Any, str | None]:
+def t_card(at: At, message: StoredMessage, t_key: str, hand: list[int]) -> Generator[Step, Any, str | None]:
     """Choose a [T!] card with its key (each tap the next choice; the popup says which) and play
     it: "joker" (played with its sum), "card" (a Thief, Shifter or Bomb by *Claim*; the turn goes
     on), None (tapped back to "No [T!] card chosen.")."""
-    rng, user, where = seat.rng, seat.user, "panel" if private else "board"
-    prefix = f"k:{table.game_id}:{version}:"
+    rng, user, where = at.seat.rng, at.seat.user, "panel" if at.private else "board"
+    prefix = f"k:{at.table.game_id}:{at.version}:"
     taps = 0
-
-    def surface() -> StoredMessage:
-        return driver.surface(table, version, user if private else None) or message
 
     def choose() -> Generator[Step, Any, str]:
         nonlocal taps
         taps += 1
         yield pace(rng, STEP)
-        answer = yield Tap(user, surface(), t_key, f"[T!] choice, {where}")
+        answer = yield Tap(user, surface(at, message), t_key, f"[T!] choice, {where}")
         if answer.show_alert:
             raise AssertionError(f"[T!] key refused: {answer.text!r}")
         return str(answer.text or "")
@@ -426,19 +384,17 @@ def t_card(
     joker = JOKER_TARGET.search(popup)
     if joker is None:
         yield pace(rng, STEP)
-        answer = yield Tap(user, surface(), prefix + "c", f"[T!] card played (Claim), {where}")
-        if answer.show_alert or driver.game(table.game_id)[1] == version:
+        answer = yield Tap(user, surface(at, message), prefix + "c", f"[T!] card played (Claim), {where}")
+        if answer.show_alert or at.driver.game(at.table.game_id)[1] == at.version:
             raise AssertionError(f"[T!] card refused: {answer.text!r}")
-        if table.turn is not None:
-            table.turn.t_board = not private
+        if at.table.turn is not None:
+            at.table.turn.t_board = not at.private
         return "card"
-    keys = keys_of(surface())
+    keys = keys_of(surface(at, message))
     values = [v for v, _d in table_cards(keys, prefix)]
     fits = len(hand) == len([d for _t, d in keys if d.startswith(prefix + "h:")])
     if fits and choose_sum(hand, values, int(joker.group(1)), random.Random(0)) is not None:
-        yield from compose(
-            driver, table, seat, version, surface(), hand, int(joker.group(1)), private, joker=True
-        )
+        yield from compose(at, surface(at, message), hand, int(joker.group(1)), joker=True)
         return "joker"
     while taps < T_TAPS_MAX:
         if NO_T_CHOSEN in (yield from choose()):
@@ -446,50 +402,48 @@ def t_card(
     raise AssertionError("the [T!] key never came back to no choice")
 
 
-def read_hand(
-    table: Table, seat: Seat, message: StoredMessage, prefix: str, private: bool
-) -> Generator[Step, Any, list[int]]:
-    if private:
-        found = (EMOJI_VALUE.search(t) for t, d in keys_of(message) if d.startswith(prefix + "h:"))
+def read_hand(at: At, message: StoredMessage) -> Generator[Step, Any, list[int]]:
+    if at.private:
+        prefix = f"k:{at.table.game_id}:{at.version}:h:"
+        found = (EMOJI_VALUE.search(t) for t, d in keys_of(message) if d.startswith(prefix))
         return [int(m.group(2)) for m in found if m]
-    popup = yield Tap(seat.user, message, f"h:{table.game_id}", "👀 My hand (popup)")
-    yield pace(seat.rng, STEP)
+    popup = yield Tap(at.seat.user, message, f"h:{at.table.game_id}", "👀 My hand (popup)")
+    yield pace(at.seat.rng, STEP)
     return [int(m.group(3)) for m in HAND_SLOT.finditer(popup.text or "")]
 
 
-def _codes(result_id: str) -> list[str]:
-    match = re.fullmatch(r"g(\d+)v(\d+):(.+)", result_id)
-    return match.group(3).split(" ") if match else []
+def _made_board(post: StoredMessage) -> StoredMessage | None:
+    return post if common.switch_query(post) else None
 
 
 def inline_turn(driver: Driver, table: Table, seat: Seat, version: int) -> Script:
-    """The 🎯 Play list and a pick; a [T!] card first now and then (then the list again)."""
-    rng, user, gid = seat.rng, seat.user, table.game_id
+    """The 🎯 Play list and a pick; a [T!] card first now and then (then the list again). At an
+    inline table the pick's post becomes the board once the bot has edited it; the mover reads
+    their hand (👀 My hand) first one turn in two."""
+    rng, user, gid, anywhere = seat.rng, seat.user, table.game_id, table.way == ANY
     t_first = rng.random() < T_CHANCE
     board = yield from wait_for(partial(driver.surface, table, version), "the board")
-    table.last_board = (board, f"k:{gid}:{version}:h:0")
+    if not anywhere:
+        table.last_board = (board, f"k:{gid}:{version}:h:0")
+    elif rng.random() < 0.5:
+        yield pace(rng, READ)
+        yield Tap(user, board, f"h:{gid}", f"{ANY}: 👀 My hand (popup)")
     for _attempt in range(3):
         yield pace(rng, READ)
-        play = next(
-            (b for row in board.keyboard for b in row if "switch_inline_query_current_chat" in b), None
-        )
-        if play is None:
-            raise AssertionError("no 🎯 Play key on the board")
-        answer = yield Query(user, table.group, play["switch_inline_query_current_chat"])
-        results = [r for r in answer.results if _codes(r["id"])]
-        by_kind = {k: [r for r in results if _codes(r["id"])[-1][0] in k] for k in ("TFB", "S", "D")}
+        answer = yield Query(user, table.group, common.switch_query(board))
         yield pace(rng, STEP)
-        if t_first and by_kind["TFB"]:
-            t_first = False
-            yield Pick(user, table.group, answer, rng.choice(by_kind["TFB"])["id"])
-            _status, _version, state = driver.game(gid)
-            if state is None or table.seats[int(state["current"])] is not seat:
-                return
-            continue
-        sums = by_kind["S"]
-        choice = (sums[0] if rng.random() < 0.7 else rng.choice(sums)) if sums else by_kind["D"][0]
-        yield Pick(user, table.group, answer, choice["id"])
-        return
+        result_id, t_card = common.choose_pick(answer.results, rng, t_first)
+        t_first = False
+        post = yield Pick(user, table.group, answer, result_id)
+        if anywhere:  # the bot edits the post into the next board (or the standings)
+            board = yield from wait_for(partial(_made_board, post), "the post made a board")
+        if not t_card:
+            return
+        _status, _version, state = driver.game(gid)
+        if state is None or table.seats[int(state["current"])] is not seat:
+            return
+        if anywhere and table.turn is not None:
+            table.turn.t_board = True  # the [T!] card's post is a board of its own
     raise AssertionError("inline turn did not end")
 
 
@@ -529,13 +483,13 @@ def per_kind(taps: list[TapRecord]) -> dict[str, Any]:
     for kind, got in kinds.items():
         sql, seconds = [t.statements for t in got], [t.seconds for t in got]
         found[kind] = {"n": len(got), "sql": statistics.fmean(sql), "sql_min": min(sql), "sql_max": max(sql)}
-        found[kind] |= {"tx": statistics.fmean(t.transactions for t in got), "answer_p50": pct(seconds, 0.5)}
-        found[kind]["answer_p99"] = pct(seconds, 0.99)
+        found[kind]["tx"] = statistics.fmean(t.transactions for t in got)
+        found[kind] |= {"answer_p50": common.pct(seconds, 0.5), "answer_p99": common.pct(seconds, 0.99)}
     return found
 
 
 def per_way(driver: Driver, tables: list[Table], first_write: int) -> dict[str, Any]:
-    """The group's and the players' writes and notifications per turn, by way of playing."""
+    """The writes into the tables' chats and to the players, and the notifications, per turn and way."""
     sorted_writes = load_bench.sort_writes(driver.fake.writes)[first_write:]
     out: dict[str, Any] = {}
     for way in dict.fromkeys(t.way for t in tables):
@@ -546,12 +500,8 @@ def per_way(driver: Driver, tables: list[Table], first_write: int) -> dict[str, 
         if not turns:
             continue
         sorts = Counter(sort for w, sort in sorted_writes if w.chat_id in groups)
-        n, record, boards, t_boards = (
-            len(turns),
-            sorts["record"],
-            sorts["board"],
-            sum(t.t_board for t in turns),
-        )
+        n, record, boards = len(turns), sorts["record"], sorts["board"]
+        t_boards = sum(t.t_board for t in turns)
         out[way] = {
             "turns": n,
             "taps": sum(1 for t in turns for tap in t.taps if tap.kind != DUPLICATE) / n,
@@ -569,30 +519,24 @@ def per_way(driver: Driver, tables: list[Table], first_write: int) -> dict[str, 
     return out
 
 
-async def play(url: str, games: int, seed: int, reach: bool = False) -> dict[str, Any]:
-    """`games` games of each way at once (`reach`: of each `REACH`, on the board), to the end; what
-    they cost (also `bot_bench.py`'s)."""
-    ways = [(f"board, {k} started the bot", n) for k, n in REACH.items()] if reach else [(w, 3) for w in WAYS]
+async def play(url: str, games: int, seed: int, reach: bool = False, ways: Sequence[str] = WAYS) -> Any:
+    """`games` games of each of `ways` at once (`reach`: of each `REACH`, on the board), to the end;
+    what they cost (also `bot_bench.py`'s)."""
+    seats = [(f"board, {k} started the bot", n) for k, n in REACH.items()] if reach else []
+    seats = seats or [(way, 3) for way in ways]
     async with running(url, seed) as driver:
         tables = [
             await new_table(driver.rig, way, seed * 100 + 10 * w + g, started)
-            for w, (way, started) in enumerate(ways)
+            for w, (way, started) in enumerate(seats)
             for g in range(games)
         ]
         await driver.tg.advance(61.0)  # the lobbies' writes leave the budget window
-        first_write, first_tap, virtual = (
-            len(driver.fake.writes),
-            len(driver.taps),
-            driver.rig.timer.monotonic(),
-        )
+        first_write, first_tap = len(driver.fake.writes), len(driver.taps)
+        virtual = driver.rig.timer.monotonic()
         cpu, wall = time.process_time(), time.perf_counter()
         await driver.run([(t, play_game(driver, t)) for t in tables])
-        cpu, wall, virtual = (
-            time.process_time() - cpu,
-            time.perf_counter() - wall,
-            driver.rig.timer.monotonic() - virtual,
-        )
-        actions = len(driver.taps) - first_tap
+        cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+        virtual, actions = driver.rig.timer.monotonic() - virtual, len(driver.taps) - first_tap
         await driver.rig.tg.advance(120.0)  # the senders send what waits for budget
         figures = {
             "taps": per_kind(driver.taps[first_tap:]),
@@ -607,17 +551,12 @@ async def play(url: str, games: int, seed: int, reach: bool = False) -> dict[str
     return figures | {"flood_rejections": driver.rejections}
 
 
-def child(args: argparse.Namespace) -> None:
-    with fresh_database(args.db) as url:
-        emit(asyncio.run(play(url, args.games, args.run + 1, args.notifications)))
-
-
 def fmt(v: float) -> str:
     return f"{v:.2f}".rstrip("0").rstrip(".")
 
 
-def report(name: str, results: list[dict[str, Any]]) -> None:
-    print(f"\n### {name}: {len(results)} cold runs, median (min–max); {machine(results)}\n")
+def report(name: str, results: list[common.Figures]) -> None:
+    print(f"\n### {name}: {len(results)} cold runs, median (min–max); {common.machine(results)}\n")
     print("| Tap | Taps (all runs) | SQL statements: mean (fewest–most) | Transactions | Answer p50 |")
     print("|---|---|---|---|---|")
     for kind in sorted({k for r in results for k in r["taps"]}):
@@ -628,40 +567,33 @@ def report(name: str, results: list[dict[str, Any]]) -> None:
             f"| {spread([g['tx'] for g in got], fmt)} | {spread([g['answer_p50'] * 1000 for g in got])} ms |"
         )
     print(
-        "\n| Per turn | Turns (all runs) | Taps | **Group writes** | without the boards a Thief, Shifter or "
-        "Bomb brings | of them round summaries, standings, charts | Keys-off edits | Private writes "
-        "| Notifications: group / private | per person |\n|---|---|---|---|---|---|---|---|---|---|"
+        "\n| Per turn | Turns (all runs) | Taps | **Writes into the table's chat** | without the boards a "
+        "Thief, Shifter or Bomb brings | of them round summaries, standings, charts | Keys-off edits | "
+        "Private writes | Notifications: chat / private | per person |\n" + "|---" * 10 + "|"
     )
     for way in dict.fromkeys(way for r in results for way in r["ways"]):
         got = [r["ways"][way] for r in results if way in r["ways"]]
-        cells = [
-            spread([g[k] for g in got], fmt)
-            for k in ("taps", "writes", "no_t_boards", "records", "keys_off", "private")
-        ]
+        keys = ("taps", "writes", "no_t_boards", "records", "keys_off", "private")
+        cells = [spread([g[k] for g in got], fmt) for k in keys]
         noise = " / ".join(spread([g[k] for g in got], fmt) for k in ("group_noise", "private_noise"))
         person = spread([g["per_person"] for g in got], fmt)
         print(f"| {way} | {sum(int(g['turns']) for g in got):,} | {' | '.join(cells)} | {noise} | {person} |")
-    print(
-        f"\n429s {fig(results, 'flood_rejections', f=fmt)}; "
-        f"edits refused as not modified {fig(results, 'not_modified', f=fmt)}."
-    )
+    rejected, refused = (common.fig(results, k, f=fmt) for k in ("flood_rejections", "not_modified"))
+    print(f"\n429s {rejected}; edits refused as not modified {refused}.")
 
 
 def main(argv: list[str] | None = None) -> int:
-    options = parser(__doc__)
+    options = common.parser(__doc__)
     options.add_argument("--games", type=int, default=3, help="games of each way of playing per run")
     options.add_argument("--notifications", action="store_true", help="all, one or none started the bot")
+    options.add_argument("--ways", nargs="+", choices=WAYS, default=WAYS, help='only these ("any chat")')
     args = options.parse_args(argv)
     if args.child:
-        child(args)
+        with common.fresh_database(args.db) as url:
+            common.emit(asyncio.run(play(url, args.games, args.run + 1, args.notifications, args.ways)))
         return 0
-    everything = {}
-    for db in databases(args.db):
-        passed = [f"--db={db}", f"--games={args.games}", *["--notifications"][: args.notifications]]
-        everything[db] = cold_runs(__file__, passed, args.runs, f"tap_cost {label(db)}")
-        report(label(db), everything[db])
-    write_json(args.json, {"machine": machine([r for rs in everything.values() for r in rs]), **everything})
-    return 0
+    passed = [f"--games={args.games}", *["--notifications"][: args.notifications], "--ways", *args.ways]
+    return common.each_database(args, __file__, passed, report)
 
 
 if __name__ == "__main__":

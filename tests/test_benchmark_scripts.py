@@ -24,6 +24,14 @@ import sweep_bench
 import tap_cost
 
 SCRIPTS = [ai_ladder, bot_bench, engine_bench, instances, load_bench, sweep_bench, tap_cost]
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+#: All of benchmarks/*.py together, as `wc -l` counts them: what a reader of the benchmarks takes in.
+LINE_LIMIT = 3_500
+
+
+def test_the_benchmarks_stay_within_their_line_limit() -> None:
+    lines = {path.name: path.read_bytes().count(b"\n") for path in BENCHMARKS.glob("*.py")}
+    assert sum(lines.values()) <= LINE_LIMIT, lines
 
 
 @pytest.mark.parametrize("module", SCRIPTS, ids=lambda m: m.__name__)
@@ -78,6 +86,36 @@ def test_the_bots_writes_are_sorted_by_what_they_show() -> None:
     ]
     sorts = [sort for _w, sort in load_bench.sort_writes(writes)]
     assert sorts == ["lobby", "lobby", "first_board", "board", "keys_off", "first_board", "record"]
+
+
+def test_an_inline_tables_edits_are_sorted_though_their_keys_carry_no_version() -> None:
+    """At an inline table every write is an edit of a post: the lobby's, its first board, each
+    mover's post made the next board, the old board's keys taken off, a stale pick's note."""
+
+    def edit(message: int, game: int | None, **flags: bool) -> load_bench.Write:
+        lobby, keys_off = flags.get("lobby", False), flags.get("keys_off", False)
+        return load_bench.Write(0.0, -7, "editMessageText", message, None, game, lobby, keys_off, False, True)
+
+    writes = [
+        edit(1, None, lobby=True),  # the posted lobby, its players
+        edit(1, 4),  # started: the lobby's post is the first board
+        edit(1, None, keys_off=True),  # the next post takes its keys
+        edit(2, 4),  # the mover's post, the next board
+        edit(3, None),  # a stale pick's post, noted
+    ]
+    sorts = [sort for _w, sort in load_bench.sort_writes(writes)]
+    assert sorts == ["lobby", "first_board", "keys_off", "board", "record"]
+
+
+def test_the_inline_share_spreads_inline_tables_over_the_groups() -> None:
+    from tests.fakes import FakeTelegram
+
+    fake = FakeTelegram(inline_mode=True)
+    options = SimpleNamespace(seed=1, groups=4, players=3, computers="hard:3", inline_share=0.5)
+    groups = load_bench.make_groups(fake, options)  # type: ignore[arg-type]
+    assert [g.inline for g in groups] == [False, True, False, True]
+    assert [fake.bot_in(g.chat) for g in groups] == [True, False, True, False]
+    assert [g.computers for g in groups] == [("hard", 3), None, ("hard", 3), None]  # people only there
 
 
 def test_a_refusal_is_not_an_accepted_move() -> None:
@@ -226,15 +264,37 @@ def test_sqlite_and_polling_run_one_instance(options: list[str], capsys: pytest.
 
 
 def test_the_tap_cost_players_play_every_way_to_the_end(tmp_path: Path) -> None:
-    """One small game of each way: every tap counted with its statements, every turn a write."""
-    figures = asyncio.run(tap_cost.play(f"sqlite:///{tmp_path / 'bot.sqlite3'}", 1, seed=3))
-    assert set(figures["ways"]) == {"board", "panel", "inline"}
+    """One small game of each way in a group with the bot: every tap counted with its statements,
+    every turn a write."""
+    ways = ("board", "panel", "inline")
+    figures = asyncio.run(tap_cost.play(f"sqlite:///{tmp_path / 'bot.sqlite3'}", 1, seed=3, ways=ways))
+    assert set(figures["ways"]) == set(ways)
     for kind, got in figures["taps"].items():
         assert got["tx"] == 1, kind  # a tap is one transaction
         assert got["sql_min"] >= 2, kind
     assert all(way["writes"] >= 1 for way in figures["ways"].values())
     assert figures["flood_rejections"] == 0
     assert figures["actions"] == sum(int(got["n"]) for got in figures["taps"].values())
+
+
+def test_a_game_in_any_chat_costs_that_chat_one_edit_a_turn(tmp_path: Path) -> None:
+    """The fourth way, an inline table: a group without the bot, where the lobby and every move
+    are posts from the inline list. The bot can only edit those posts (by inline message id: the
+    call names no chat, the write is counted in the chat its message is in): one edit a turn
+    makes the mover's post the next board, and the post takes the keys off the board before it.
+    The players started the bot, so each turn tells its mover in private; the chat hears nothing."""
+    figures = asyncio.run(
+        tap_cost.play(f"sqlite:///{tmp_path / 'bot.sqlite3'}", 1, seed=3, ways=[tap_cost.ANY])
+    )
+    way = figures["ways"][tap_cost.ANY]
+    assert way["no_t_boards"] == pytest.approx(1.0)  # a [T!] card's post is one more board
+    assert way["keys_off"] == pytest.approx(way["writes"])  # each post, the board before it
+    assert way["group_noise"] == 0 and way["private_noise"] > 0
+    assert {"any chat: pick (chosen result plays the move)", "any chat: 🎯 Play list (query)"} <= set(
+        figures["taps"]
+    )
+    assert all(got["tx"] == 1 for got in figures["taps"].values())  # a tap is one transaction
+    assert figures["flood_rejections"] == 0
 
 
 def test_the_notifications_option_plays_the_board_with_all_one_or_none_in_private(tmp_path: Path) -> None:

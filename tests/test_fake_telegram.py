@@ -1155,6 +1155,8 @@ async def test_an_inline_result_with_a_keyboard_becomes_an_inline_message(
         assert tap.inline_message_id == posted.inline_message_id and tap.answered
         assert (posted.text, posted.buttons, posted.edited) == ("taken back", [], True)
         assert inline_fake.write_times(group.id) == [0.0]  # the edit is the bot's write
+        (edit,) = [c for c in inline_fake.calls if c.method == "editMessageText"]
+        assert edit.chat_id is None and inline_fake.chat_of_call(edit) == group.id  # its chat, all the same
         with pytest.raises(BadRequest, match=r"(?i)message_id_invalid"):
             await tg.app.bot.edit_message_text("x", inline_message_id="nope")
 

@@ -214,10 +214,12 @@ class FakeTelegram(Inline, Messages, BaseRequest):
         return sum(
             1
             for call in self.calls
-            if call.status == 429 and (chat_id is None or self._call_chat(call) == chat_id)
+            if call.status == 429 and (chat_id is None or self.chat_of_call(call) == chat_id)
         )
 
-    def _call_chat(self, call: ApiCall) -> int | None:
+    def chat_of_call(self, call: ApiCall) -> int | None:
+        """The chat a call wrote to: its ``chat_id``, or for an edit by ``inline_message_id`` the
+        chat its message is in (``call.chat_id`` is None there: the bot never learns that chat)."""
         if call.chat_id is not None:
             return call.chat_id
         inline = self._inline_messages.get(str(call.params.get("inline_message_id")))
@@ -235,7 +237,7 @@ class FakeTelegram(Inline, Messages, BaseRequest):
         return sum(
             1
             for call in self.calls[self._count_from :]
-            if (chat_id is None or self._call_chat(call) == chat_id)
+            if (chat_id is None or self.chat_of_call(call) == chat_id)
             and (methods is None or call.method in methods)
             and (call.ok or not only_ok)
         )
