@@ -231,6 +231,31 @@ async def test_a_move_posted_again_from_its_old_list_says_it_played_nothing(rig:
     assert problems == []
 
 
+async def test_a_posted_move_becomes_the_board_before_the_old_board_loses_its_keys(rig: BotRig) -> None:
+    """The chat takes about one edit a second: the mover's post is edited into the next board
+    first, and the board before it loses its keys after, so nobody waits a second for the old
+    board's keys to go."""
+    fake, tg = rig.fake, rig.tg
+    ana, ben = fake.user(1, "Ana"), fake.user(2, "Ben")
+    chat = fake.private_between(ana, ben)
+    table = Table(rig, chat, [ana, ben])
+    await table.post_lobby(ana)
+    gid = (await table.lobby_to_start(ana)).id or 0
+    for _turn in range(3):
+        old = table.live()
+        first_call = len(fake.calls)
+        await table.play_turn(gid)
+        new = table.live()
+        assert new.message_id != old.message_id
+        edited = [
+            c.params["inline_message_id"]
+            for c in fake.calls[first_call:]
+            if c.ok and c.method.startswith("editMessage") and "inline_message_id" in c.params
+        ]
+        assert edited[:2] == [new.inline_message_id, old.inline_message_id]
+        assert not old.buttons and [t for t, _d in new.buttons] == [PLAY, HAND]
+
+
 async def test_taps_from_outside_the_game_or_its_chat_change_nothing(rig: BotRig) -> None:
     fake, tg = rig.fake, rig.tg
     ana, ben, eve = fake.user(1, "Ana"), fake.user(2, "Ben"), fake.user(5, "Eve")

@@ -143,7 +143,10 @@ def drop_keys(session: Session, env: Env, ctx: GameContext, inline_id: str) -> N
 def on_post(session: Session, env: Env, ctx: GameContext, inline_id: str) -> None:
     """A person posted a new message of the game (a pick, the board brought back): it is the
     live board now. The one before it keeps what it shows, without keys; what it could not hold
-    (a long burst), or all it held if it was deleted, opens this one."""
+    (a long burst), or all it held if it was deleted, opens this one. That edit waits behind the
+    new board (a chat the bot is not in takes about one edit a second, and the mover waits for
+    the new board, not for the old one's keys to go), unless the old board's own content has not
+    gone out yet: then it keeps that row's place and urgency (`outbox.put`)."""
     game = ctx.game
     if game.inline_id == inline_id:
         return
@@ -151,7 +154,7 @@ def on_post(session: Session, env: Env, ctx: GameContext, inline_id: str) -> Non
     if game.inline_id is not None and game.board_no:
         board = _board_text(ctx, env)
         shown, carried = record.fit(board)
-        _edit(session, env, ctx, shown.text(board) or "…", None)
+        _edit(session, env, ctx, shown.text(board) or "…", None, Priority.CLEANUP)
     # (with none — a person deleted it — the new message opens with all the old one held)
     game.board_no += 1
     game.inline_id = inline_id
@@ -208,12 +211,19 @@ def _redraw(session: Session, env: Env, ctx: GameContext, record: render.Record,
     _edit(session, env, ctx, shown.text(board), keys)
 
 
-def _edit(session: Session, env: Env, ctx: GameContext, text: str, keys: Keyboard | None) -> None:
+def _edit(
+    session: Session,
+    env: Env,
+    ctx: GameContext,
+    text: str,
+    keys: Keyboard | None,
+    priority: Priority = Priority.BOARD,
+) -> None:
     """The live board's message shows `text` (and `keys`): its next edit (a waiting one gives way)."""
     game = ctx.game
     payload = Payload(text, keys, inline_id=game.inline_id)
     outbox.put(
-        session, Message(game.chat_id, payload, surfaces.board(game), Priority.BOARD, ctx.game_id), env.now
+        session, Message(game.chat_id, payload, surfaces.board(game), priority, ctx.game_id), env.now
     )
 
 
