@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import itertools
 import json
 import threading
 from collections.abc import Awaitable, Callable
@@ -81,6 +82,18 @@ class Instance:
             self.loop.call_soon_threadsafe(self.loop.stop)
             self.thread.join(STEP_TIMEOUT)
             self.deps.db.close()
+
+
+def start_pair(url: str, fake: SharedFake, first_seed: int) -> tuple[ManualClock, list[Instance]]:
+    """Two running instances on one database and one fake, sharing a clock; each new game's seed
+    counts up from `first_seed`, so every test's deals are its own."""
+    clock = ManualClock()
+    fake.clock = clock.now  # type: ignore[assignment]
+    counter = itertools.count(1)
+    instances = [Instance(url, fake, clock, lambda: first_seed + next(counter)) for _ in range(2)]
+    for instance in instances:
+        instance.start()
+    return clock, instances
 
 
 async def all_done(futures: list[Future[Any]]) -> list[Any]:

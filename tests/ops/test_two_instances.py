@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import itertools
 import json
 import logging
 import random
@@ -35,13 +34,13 @@ from tests.ops.instances import (
     all_done,
     count_main_events,
     games_of,
+    start_pair,
     until_delivered,
     verified_moves,
 )
 from tests.pg import create_database, drop_database
 from tgbot import callbacks as cb
 from tgbot import jobs, metrics, migrations
-from tgbot.clock import ManualClock
 from tgbot.jobs import run_sweep
 from tgbot.store.db import AfterCommit, make_engine
 from tgbot.store.models import PLAYING, Game
@@ -121,12 +120,7 @@ async def test_two_instances_apply_every_move_exactly_once(
     metrics.enable()  # as a webhook instance does (these instances serve no HTTP themselves)
     moves_counted = metrics.total("tweakbot_moves_applied_total")
     fake = SharedFake()
-    clock = ManualClock()
-    fake.clock = clock.now  # type: ignore[assignment]
-    counter = itertools.count(1)
-    instances = [Instance(pg_database, fake, clock, lambda: 7000 + next(counter)) for _ in range(2)]
-    for instance in instances:
-        instance.start()
+    clock, instances = start_pair(pg_database, fake, 7000)
     both = Tapping(fake, instances)
     rng = random.Random(5)
     try:
@@ -268,12 +262,7 @@ async def test_two_instances_play_each_computer_move_once_after_a_lost_commit(
     caplog.set_level(logging.ERROR)
     migrations.upgrade(pg_database)
     fake = SharedFake()
-    clock = ManualClock()
-    fake.clock = clock.now  # type: ignore[assignment]
-    counter = itertools.count(1)
-    instances = [Instance(pg_database, fake, clock, lambda: 9000 + next(counter)) for _ in range(2)]
-    for instance in instances:
-        instance.start()
+    clock, instances = start_pair(pg_database, fake, 9000)
     forgetful = [Forgetful(i) for i in instances]
     both = Tapping(fake, instances)
     first = instances[0]

@@ -50,12 +50,12 @@ from tests.ops.instances import (
     all_done,
     count_main_events,
     games_of,
+    start_pair,
     until_delivered,
     verified_moves,
 )
 from tests.pg import fresh_database
 from tgbot import migrations
-from tgbot.clock import ManualClock
 from tgbot.game_settings import GameSettings
 from tgbot.inline_data import PickedMoves
 from tgbot.store.db import make_engine
@@ -309,12 +309,7 @@ async def test_two_instances_play_each_inline_post_once(
     caplog.set_level(logging.ERROR)
     migrations.upgrade(database)
     fake = SharedFake(inline_mode=True, inline_feedback=True)
-    clock = ManualClock()
-    fake.clock = clock.now  # type: ignore[assignment]
-    counter = itertools.count(1)
-    instances = [Instance(database, fake, clock, lambda: 3000 + next(counter)) for _ in range(2)]
-    for instance in instances:
-        instance.start()
+    _clock, instances = start_pair(database, fake, 3000)
     players = Players(fake, instances)
     done: dict[str, int] = dict.fromkeys(SCHEDULE, 0)
     try:
