@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import random
+import sys
+from pathlib import Path
 
 from sqlmodel import Session, select
 
 from engine.events import Discarded, LostTurn, RoundEnded, Skipped, Summed, TPlayed, load_events
-from tests.bot.conftest import BotRig
+from tests.bot.conftest import BotRig, make_settings
 from tests.bot.helpers import BOT, board_of, current_game, moves_of, state_of
 from tests.bot.players import Player, play_turn, to_move
 from tests.fakes.telegram import FakeChat, FakeTelegram, FakeUser, StoredMessage
+from tgbot.app import build_application
 from tgbot.store.models import ComputerStats, GamePlayer, Move, PlayerStats
 
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -222,3 +225,13 @@ async def test_computer_moves_after_a_round_end_are_reported_after_its_summary(r
     assert f"{ana.first_name}, your move!" in new_board.content
     assert board_of(rig, current_game(rig, group.id)).message_id == new_board.message_id
     assert not tg.errors
+
+
+def test_a_computers_search_gives_the_taps_a_turn_every_millisecond(tmp_path: Path) -> None:
+    """Hard's search runs in a thread beside the event loop; at CPython's default switch interval
+    (5 ms) each hand-off of a tap's handler between the loop and its database thread could wait
+    that long behind it (a person's answer p99 24 ms at a table of three Hard computers, against
+    8 ms at a table of people: BENCHMARKS.md, *Load*)."""
+    sys.setswitchinterval(0.005)
+    build_application(make_settings(f"sqlite:///{tmp_path / 'bot.sqlite3'}"), deliver=False, sweep=False)
+    assert sys.getswitchinterval() <= 0.001

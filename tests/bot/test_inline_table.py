@@ -235,7 +235,7 @@ async def test_a_posted_move_becomes_the_board_before_the_old_board_loses_its_ke
     """The chat takes about one edit a second: the mover's post is edited into the next board
     first, and the board before it loses its keys after, so nobody waits a second for the old
     board's keys to go."""
-    fake, tg = rig.fake, rig.tg
+    fake = rig.fake
     ana, ben = fake.user(1, "Ana"), fake.user(2, "Ben")
     chat = fake.private_between(ana, ben)
     table = Table(rig, chat, [ana, ben])
