@@ -281,14 +281,16 @@ def test_a_game_in_any_chat_costs_that_chat_one_edit_a_turn(tmp_path: Path) -> N
     """The fourth way, an inline table: a group without the bot, where the lobby and every move
     are posts from the inline list. The bot can only edit those posts (by inline message id: the
     call names no chat, the write is counted in the chat its message is in): one edit a turn
-    makes the mover's post the next board, and the post takes the keys off the board before it.
+    makes the mover's post the next board, and the keys leave the board before it.
     The players started the bot, so each turn tells its mover in private; the chat hears nothing."""
     figures = asyncio.run(
         tap_cost.play(f"sqlite:///{tmp_path / 'bot.sqlite3'}", 1, seed=3, ways=[tap_cost.ANY])
     )
     way = figures["ways"][tap_cost.ANY]
     assert way["no_t_boards"] == pytest.approx(1.0)  # a [T!] card's post is one more board
-    assert way["keys_off"] == pytest.approx(way["writes"])  # each post, the board before it
+    # Each post takes the keys off the board before it: in an edit of its own, after the new
+    # board, or in that board's last content edit when it had not gone out yet (one write).
+    assert 0 < way["keys_off"] <= way["writes"]
     assert way["group_noise"] == 0 and way["private_noise"] > 0
     assert {"any chat: pick (chosen result plays the move)", "any chat: 🎯 Play list (query)"} <= set(
         figures["taps"]
