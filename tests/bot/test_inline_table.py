@@ -256,6 +256,41 @@ async def test_a_posted_move_becomes_the_board_before_the_old_board_loses_its_ke
         assert not old.buttons and [t for t, _d in new.buttons] == [PLAY, HAND]
 
 
+async def test_a_burst_of_old_picks_never_holds_up_the_next_board(rig: BotRig) -> None:
+    """Each pick posted from an old list is edited to say it played nothing, but with the chat's
+    spare budget only (a group allows about 20 writes a minute): the next board still goes out
+    at once, and every old pick is told in time."""
+    fake, tg = rig.fake, rig.tg
+    ana, ben, cy = fake.user(1, "Ana"), fake.user(2, "Ben"), fake.user(3, "Cy")
+    club = fake.group("Club", with_bot=False)
+    table = Table(rig, club, [ana, ben, cy])
+    await table.post_lobby(ana)
+    gid = (await table.lobby_to_start(ana)).id or 0
+    await drain(rig)
+    await tg.advance(61.0)  # the lobby's edits leave the budget's window
+    first = next(p for p in table.people if p.id == _user_of(rig, gid, state_of(game_row(rig, gid)).current))
+    old = await tg.tap_switch_inline(first, table.live(), PLAY)
+    picks = [rid for rid in old.result_ids if PickedMoves.read(rid) is not None]
+    await table.play_turn(gid)
+    board = table.live()
+    rig.tg.ignore_tasks = lambda task: task.get_name().startswith("send:")  # taps do not wait for sends
+    for _ in range(20):  # the last mover taps through their old list, a pick a second
+        await tg.process_many(fake.pick_inline_result(first, club, old, picks[0]))
+        await tg.advance(1.1)
+    mover = next(p for p in table.people if p.id == _user_of(rig, gid, state_of(game_row(rig, gid)).current))
+    listed = await tg.tap_switch_inline(mover, board, PLAY)
+    move = next(rid for rid in listed.result_ids if PickedMoves.read(rid) is not None)
+    version = game_row(rig, gid).version
+    await tg.process_many(fake.pick_inline_result(mover, club, listed, move))
+    post = via_bot(fake, club)[-1]
+    await tg.advance(3.0)
+    assert game_row(rig, gid).version > version
+    assert [t for t, _d in post.buttons] == [PLAY, HAND]  # the next board, within seconds
+    await drain(rig)
+    notes = [m for m in via_bot(fake, club) if "came from an old list" in m.content]
+    assert len(notes) == 20 and fake.count_429() == 0
+
+
 async def test_taps_from_outside_the_game_or_its_chat_change_nothing(rig: BotRig) -> None:
     fake, tg = rig.fake, rig.tg
     ana, ben, eve = fake.user(1, "Ana"), fake.user(2, "Ben"), fake.user(5, "Eve")

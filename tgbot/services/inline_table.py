@@ -120,8 +120,11 @@ def close_second_lobby(session: Session, env: Env, game_id: int, chat_instance: 
 
 def correct_post(session: Session, env: Env, ctx: GameContext, inline_id: str, text: str) -> None:
     """A posted pick that played nothing stands in the chat: it is edited to say so (its own
-    message, so a burst of old picks costs one edit each, never a message of the bot's)."""
-    message = Message(ctx.game.chat_id, Payload(text, inline_id=inline_id), game_id=ctx.game_id)
+    message, so a burst of old picks costs one edit each, never a message of the bot's). The edit
+    is cosmetic: it takes only the chat's spare budget, so a burst of old picks never holds up
+    the next board."""
+    payload = Payload(text, inline_id=inline_id)
+    message = Message(ctx.game.chat_id, payload, priority=Priority.COSMETIC, game_id=ctx.game_id)
     outbox.put(session, message, env.now)
 
 
@@ -222,9 +225,7 @@ def _edit(
     """The live board's message shows `text` (and `keys`): its next edit (a waiting one gives way)."""
     game = ctx.game
     payload = Payload(text, keys, inline_id=game.inline_id)
-    outbox.put(
-        session, Message(game.chat_id, payload, surfaces.board(game), priority, ctx.game_id), env.now
-    )
+    outbox.put(session, Message(game.chat_id, payload, surfaces.board(game), priority, ctx.game_id), env.now)
 
 
 def _board_text(ctx: GameContext, env: Env) -> str:
