@@ -14,11 +14,13 @@ import asyncio
 import copy
 import itertools
 import json
+import logging
 import threading
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Future
 from typing import Any, TypeVar
 
+import pytest
 from sqlmodel import Session, col, select
 
 import engine
@@ -94,6 +96,13 @@ def start_pair(url: str, fake: SharedFake, first_seed: int) -> tuple[ManualClock
     for instance in instances:
         instance.start()
     return clock, instances
+
+
+def assert_nothing_failed(instances: list[Instance], caplog: pytest.LogCaptureFixture) -> None:
+    """No unhandled error in any instance's handlers, and no ERROR line logged (a failed sweep,
+    a lost send) anywhere."""
+    assert not [i.tg.errors for i in instances if i.tg.errors]
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
 
 
 async def all_done(futures: list[Future[Any]]) -> list[Any]:

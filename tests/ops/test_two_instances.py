@@ -32,6 +32,7 @@ from tests.ops.instances import (
     Instance,
     SharedFake,
     all_done,
+    assert_nothing_failed,
     count_main_events,
     games_of,
     start_pair,
@@ -178,8 +179,7 @@ async def test_two_instances_apply_every_move_exactly_once(
             instance.stop()
 
     # Nothing went wrong anywhere: no unhandled error in a handler, no failed sweep.
-    assert not [i.tg.errors for i in instances if i.tg.errors]
-    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
+    assert_nothing_failed(instances, caplog)
 
     db = make_engine(pg_database)
     try:
@@ -314,8 +314,7 @@ async def test_two_instances_play_each_computer_move_once_after_a_lost_commit(
         for instance in instances:
             instance.stop()
 
-    assert not [i.tg.errors for i in instances if i.tg.errors]
-    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
+    assert_nothing_failed(instances, caplog)
     db = make_engine(pg_database)
     try:
         with Session(db) as session:

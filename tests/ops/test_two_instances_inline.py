@@ -48,6 +48,7 @@ from tests.ops.instances import (
     Instance,
     SharedFake,
     all_done,
+    assert_nothing_failed,
     count_main_events,
     games_of,
     start_pair,
@@ -346,8 +347,7 @@ async def test_two_instances_play_each_inline_post_once(
         for instance in instances:
             instance.stop()
 
-    assert not [i.tg.errors for i in instances if i.tg.errors]
-    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
+    assert_nothing_failed(instances, caplog)
     assert all(n >= AT_LEAST for n in done.values()), done
 
     db = make_engine(database)
