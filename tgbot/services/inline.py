@@ -34,6 +34,7 @@ from ..render import inline as inline_render
 from ..render import inline_table as inline_table_render
 from ..render.cards import plain_name
 from ..store.models import PLAYING, Game, GamePlayer
+from ..store.outbox import Priority
 from ..tables import TableKind
 from . import drafts, inline_table, moves, output, play, record
 from .call import InlineAnswer, InlineCall, Noted, PickCall, Result, inline_service, pick_service
@@ -389,6 +390,12 @@ def _play(session: Session, env: Env, ctx: GameContext, seat: SeatInfo, codes: t
     result.outcomes = outcomes
     drafts.clear(session, ctx.game_id)
     record.report(session, env, result)
-    if ctx.table is TableKind.INLINE and not result.turn_over:
+    if result.turn_over:
+        return
+    if ctx.table is TableKind.INLINE:
         # A [T!] card alone: the post is the live board now, and shows the table it left.
         record.post_board(session, env, result.ctx, result.outcomes)
+    elif result.ctx.practising is not None:
+        # A practice board is its player's own: it shows what the card did at once, as the
+        # card's Claim does (the next pick is made from it).
+        record.redraw_board(session, env, result.ctx, None, Priority.BOARD)
