@@ -396,6 +396,5 @@ def _play(session: Session, env: Env, ctx: GameContext, seat: SeatInfo, codes: t
         # A [T!] card alone: the post is the live board now, and shows the table it left.
         record.post_board(session, env, result.ctx, result.outcomes)
     elif result.ctx.practising is not None:
-        # A practice board is its player's own: it shows what the card did at once, as the
-        # card's Claim does (the next pick is made from it).
+        # a practice board is its player's own: what the card did shows at once, as on Claim
         record.redraw_board(session, env, result.ctx, None, Priority.BOARD)
