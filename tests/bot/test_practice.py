@@ -370,8 +370,10 @@ async def test_rematch_in_private_opens_a_practice_table_with_the_same_computers
     assert lobby.text.startswith("🃏 Practice game of TWEAK!") and "• Bot Hard 🤖 Hard" in lobby.text
     # tapped twice: one table
     assert (await tg.tap(ana, standings, "🔁 Rematch")).text == "You're already in."
+    assert standings.buttons  # (until the new game starts, the key opens it again if it expires)
     await tg.tap(ana, lobby, "▶️ Start")
     assert current_game(rig, chat.id).status == "playing"
+    assert standings.buttons == []  # a newer game is played here: those standings are history
     assert not tg.errors
 
 

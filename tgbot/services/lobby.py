@@ -37,7 +37,7 @@ from ..store.models import (
 from ..store.outbox import Priority
 from ..tables import TableKind, inline_chat_id
 from ..turn_clock import TurnClock
-from . import inline_table, lobby_message, output, people, record, surfaces
+from . import inline_table, lobby_message, old_standings, output, people, record, surfaces
 from .call import CommandCall, Replied, command_service
 from .context import GameContext, context_of, dump_state, player_rows
 from .env import Env
@@ -235,6 +235,7 @@ def start(session: Session, env: Env, ctx: GameContext, players: list[GamePlayer
         lobby_message.close_lobby(session, env, ctx, started, Priority.COSMETIC)  # the board goes first
     if not record.bot_to_move(ctx):
         record.post_board(session, env, ctx)
+    old_standings.retire(session, env, ctx)  # a newer game is played here: their rematch is history
 
 
 def cancel(session: Session, env: Env, ctx: GameContext) -> None:

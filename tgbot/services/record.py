@@ -340,6 +340,14 @@ def _put(
             surface = surfaces.board(game)
         game.board_report = "\n".join(report)
         text, keys = board_view(session, ctx, env, report)
+    elif keys is not None:
+        # The standings (the game is over): shown by the game's last board surface, so the game
+        # that starts here next finds them and takes their key off (`old_standings`).
+        if surface is None:
+            _new_board(session, game)
+            surface = surfaces.board(game)
+        game.board_report = ""
+        text = _under(report, body or "")
     else:
         if surface is not None or retired:
             # the surface now holds this text, or the board before it is not live any more: the
