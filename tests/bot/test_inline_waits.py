@@ -92,6 +92,34 @@ async def test_a_pick_becomes_the_board_ahead_of_the_lobby_edits_that_spent_the_
     assert fake.count_429() == 0
 
 
+async def test_the_newest_pick_becomes_the_board_before_the_post_it_replaced_is_redrawn(
+    rig: BotRig,
+) -> None:
+    """Three picks within a second (two quick players): the chat takes one edit a second, so the
+    second post's edit into a board is still waiting when the third post arrives. The third post
+    is the board now and goes first; the second, an old post already, gets its record after."""
+    fake, tg = rig.fake, rig.tg
+    ana, ben = fake.user(1, "Ana"), fake.user(2, "Ben")
+    chat = fake.private_between(ana, ben)
+    table = Table(rig, chat, [ana, ben])
+    await table.post_lobby(ana)
+    gid = (await table.lobby_to_start(ana)).id or 0
+    await tg.advance(61.0)
+    rig.tg.ignore_tasks = lambda task: task.get_name().startswith("send:")
+    first = await pick_first_move(table, gid)
+    second = await pick_first_move(table, gid)
+    third = await pick_first_move(table, gid)
+    assert len({first.message_id, second.message_id, third.message_id}) == 3
+    calls = len(fake.calls)
+    waited = await seconds_until(rig, lambda: is_board(third), 10.0, step=0.05)
+    assert waited <= 1.1, f"the newest pick waited {waited} s to become the board"
+    edits = [c for c in fake.calls[calls:] if c.ok and c.method.startswith("editMessage")]
+    assert edits[0].params.get("inline_message_id") == third.inline_message_id
+    await drain(rig)
+    assert [m for m in via_bot(fake, chat) if m.buttons] == [third]
+    assert fake.count_429() == 0
+
+
 async def test_old_posts_lose_their_keys_while_a_brisk_game_goes_on(rig: BotRig) -> None:
     """Two friends play briskly: each posts their move 8 s after the board stands (read it, tap
     🎯 Play, pick), two writes a turn (the post made the board, the post before it stripped of

@@ -26,6 +26,8 @@ and the stats work as for any chat.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from sqlmodel import Session, col, select
 
 from engine import public_view
@@ -149,7 +151,7 @@ def on_post(session: Session, env: Env, ctx: GameContext, inline_id: str) -> Non
     (a long burst), or all it held if it was deleted, opens this one. That edit waits behind the
     new board (a chat the bot is not in takes about one edit a second, and the mover waits for
     the new board, not for the old one's keys to go), unless the old board's own content has not
-    gone out yet: then it keeps that row's place and urgency (`outbox.put`)."""
+    gone out yet: then it goes right after the new board (`outbox.replace_waiting`)."""
     game = ctx.game
     if game.inline_id == inline_id:
         return
@@ -157,7 +159,7 @@ def on_post(session: Session, env: Env, ctx: GameContext, inline_id: str) -> Non
     if game.inline_id is not None and game.board_no:
         board = _board_text(ctx, env)
         shown, carried = record.fit(board)
-        _edit(session, env, ctx, shown.text(board) or "…", None, Priority.CLEANUP)
+        _edit(session, env, ctx, shown.text(board) or "…", None, Priority.CLEANUP, Priority.TURN)
     # (with none — a person deleted it — the new message opens with all the old one held)
     game.board_no += 1
     game.inline_id = inline_id
@@ -221,11 +223,16 @@ def _edit(
     text: str,
     keys: Keyboard | None,
     priority: Priority = Priority.BOARD,
+    waiting: Priority | None = None,
 ) -> None:
-    """The live board's message shows `text` (and `keys`): its next edit (a waiting one gives way)."""
+    """The live board's message shows `text` (and `keys`): its next edit (a waiting one gives way,
+    at the priority `waiting` when given, else keeping the more urgent)."""
     game = ctx.game
     payload = Payload(text, keys, inline_id=game.inline_id)
-    outbox.put(session, Message(game.chat_id, payload, surfaces.board(game), priority, ctx.game_id), env.now)
+    message = Message(game.chat_id, payload, surfaces.board(game), priority, ctx.game_id)
+    if waiting is not None and outbox.replace_waiting(session, replace(message, priority=waiting)):
+        return
+    outbox.put(session, message, env.now)
 
 
 def _board_text(ctx: GameContext, env: Env) -> str:
