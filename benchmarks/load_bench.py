@@ -754,6 +754,7 @@ async def run_child(args: argparse.Namespace) -> Figures:
         live = {g.chat.id: common.live_post(fake, g.chat.id) for g in groups if g.inline}
         posts = [(m, live[c]) for c in live for m in fake.transcript(c) if m.via_bot]
         old_keys = sum(m is not post and bool(LIVE_KEYS & set(dict(keys_of(m)))) for m, post in posts)
+        old_boards = sum(m is not post and "🎯 Play" in dict(keys_of(m)) for m, post in posts)
         cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
         waited = (_waiting_for_a_core() - waited0) / wall
         backlog_end = await asyncio.to_thread(outbox_waiting, deps.db.engine)
@@ -772,6 +773,7 @@ async def run_child(args: argparse.Namespace) -> Figures:
         | {
             "backlog_end": backlog_end,
             "inline_old_keys_end": old_keys,
+            "inline_old_boards_end": old_boards,
             "runnable_waiting_per_s": waited,
             "rss_ready_mb": rss_ready,
             "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
@@ -971,6 +973,7 @@ INLINE_ROWS: list[Row] = [
     ("  the same, p99", lambda f: f["inline_wait_p99_s"], "{:.2f} s"),
     ("  the same, the longest", lambda f: f.get("inline_wait_max_s"), "{:.2f} s"),
     ("  old posts with 🎯 Play or 👀 My hand at the end", lambda f: f.get("inline_old_keys_end"), "{:.0f}"),
+    ("  of them old boards (🎯 Play)", lambda f: f.get("inline_old_boards_end"), "{:.0f}"),
     ("  **writes into the chat per turn**: the post's", lambda f: f["inline_writes_per_turn"], "{:.2f}"),
     ("  the old board's keys-off edits per turn", lambda f: f["inline_keys_off_per_turn"], "{:.2f}"),
     ("  edits that note a stale pick", lambda f: f["inline_stale_notes"], "{:.0f}"),

@@ -39,8 +39,9 @@ GLOBAL_COSMETIC = 18
 MARGIN = 1.0
 #: In a chat reached through inline mode every turn costs two edits (the mover's post made the
 #: board, the post before it stripped of its keys), so at a brisk pace the cosmetic limit alone
-#: leaves old posts with live keys for minutes. An old post's keys-off may also take a slot while
-#: fewer than this many writes were spent in the minute (three kept for the boards) ...
+#: leaves old posts with live keys for minutes. An old post's edit (its keys off, or a note that
+#: an old pick played nothing, which takes its key too) may also take a slot while fewer than
+#: this many writes were spent in the minute (three kept for the boards) ...
 INLINE_CLEANUP_LIMIT = GROUP_LIMIT - 3
 #: ... and fewer than `INLINE_CLEANUP_BURST` in the last `INLINE_CLEANUP_SPAN` seconds: a pace of
 #: 14 writes a minute at most, so a run of quick turns, whose boards need the slots, stops it.
@@ -103,13 +104,14 @@ def _inline_room(recent: list[float], priority: int, now: float, limits: Limits)
     """An inline table's budget: its boards (the mover's post made the next board, the record
     written into the live post) may spend it all; everything else — lobby edits, notes on old
     picks, old posts' keys — only what the cosmetic limit leaves, so a game's first boards never
-    queue behind its lobby's edits. An old post's keys-off may go further, within
-    `INLINE_CLEANUP_LIMIT` and `INLINE_CLEANUP_BURST`, while the turns leave room for it."""
+    queue behind its lobby's edits. An old post's edit (cosmetic and clean-up rows) may go
+    further, within `INLINE_CLEANUP_LIMIT` and `INLINE_CLEANUP_BURST`, while the turns leave room
+    for it."""
     window = GROUP_WINDOW + MARGIN
     if priority <= Priority.BOARD:
         return until_room(recent, limits.group, window, now)
     spare = until_room(recent, limits.cosmetic, window, now)
-    if priority < Priority.CLEANUP or spare == 0:
+    if priority < Priority.COSMETIC or spare == 0:
         return spare
     limit = min(limits.group, max(limits.cosmetic, INLINE_CLEANUP_LIMIT))
     lately = [t for t in recent if t > now - INLINE_CLEANUP_SPAN]
