@@ -13,10 +13,9 @@ card first in a quarter of the turns that offer one; the others peek every 5–2
 every ``--abuse-every`` s per group: forged data, stale keys, a bystander, taps out of turn; and
 double taps.
 
-``--inline-share F`` (inline mode on): that share of the groups are inline tables, chats without
-the bot: the lobby posted from the inline list, each turn 🎯 Play and a pick (the hand read first
-one turn in two); abuse: picks from old lists, a bystander's 👀 My hand. Rows of their own: their
-answers, the pick's wait for its board, writes per turn, 429s.
+``--inline-share F`` (inline mode on): that share of the groups are chats without the bot (the
+lobby posted from the inline list, each turn 🎯 Play and a pick; abuse: picks from old lists, a
+bystander's 👀 My hand), with rows of their own: answers, waits, old keys, writes, 429s.
 
 ``--computers LEVEL:N`` adds, next to each cell of people, a cell whose groups are one person
 (``--players`` people) and N computers at LEVEL: the person's answer time against a table of
