@@ -154,3 +154,39 @@ async def test_old_posts_lose_their_keys_while_a_brisk_game_goes_on(rig: BotRig)
 
 def _over(rig: BotRig, game_id: int) -> bool:
     return game_row(rig, game_id).status == FINISHED
+
+
+async def test_old_picks_noted_at_a_brisk_pace_hold_no_old_board_keys_back(rig: BotRig) -> None:
+    """A brisk game, a turn every 9 s, with one player posting a move from an old list every
+    third turn: each such post is edited to say it played nothing (taking its key), and the old
+    boards still lose theirs as the game goes on: those notes share the spare budget with the
+    keys-off edits rather than holding them back (notes come first in the chat's queue)."""
+    fake, tg = rig.fake, rig.tg
+    ana, ben = fake.user(1, "Ana"), fake.user(2, "Ben")
+    chat = fake.private_between(ana, ben)
+    table = Table(rig, chat, [ana, ben])
+    await table.post_lobby(ana)
+    gid = (await table.lobby_to_start(ana, goal_down=0)).id or 0
+    await tg.advance(61.0)
+    rig.tg.ignore_tasks = lambda task: task.get_name().startswith("send:")
+    old = await tg.inline_query(mover_of(table, gid), f"g{gid}", chat=chat)
+    old_move = next(rid for rid in old.result_ids if PickedMoves.read(rid) is not None)
+    player = mover_of(table, gid)
+    played = 0
+    for turn in range(30):
+        played += 1
+        if _over(rig, gid):
+            break
+        await tg.advance(9.0)
+        if turn % 3 == 1:
+            await tg.process_many(fake.pick_inline_result(player, chat, old, old_move))
+        post = await pick_first_move(table, gid)
+        await seconds_until(rig, lambda post=post: is_board(post) or _over(rig, gid), 30.0)
+    await tg.advance(30.0)
+    noted = [m for m in via_bot(fake, chat) if "came from an old list" in m.content]
+    assert len(noted) >= 8
+    live = table.live()
+    kept = [m.message_id for m in via_bot(fake, chat) if m is not live and PLAY in dict(m.buttons)]
+    assert kept == [], f"{len(kept)} old boards keep 🎯 Play 30 s after the last board ({played} turns)"
+    await drain(rig)
+    assert fake.count_429() == 0
