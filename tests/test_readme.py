@@ -92,9 +92,10 @@ def key_labels() -> set[str]:
 def test_every_key_the_guides_name_is_a_key_the_bot_shows() -> None:
     """A key named in bold (**✋ Join**) is spelled as on the key, so people find it."""
     labels = key_labels()
+    guides = (("README.md", README), ("docs/playing.md", PLAYING), ("docs/operating.md", OPERATING))
     named = [
         (name, " ".join(bold.split()))  # a name may wrap across lines
-        for name, text in (("README.md", README), ("docs/playing.md", PLAYING), ("docs/operating.md", OPERATING))
+        for name, text in guides
         for bold in re.findall(r"\*\*([^*]+)\*\*", text)
         if not bold[0].isascii() and not bold[0].isalnum()  # starts with an emoji or a symbol
     ]
