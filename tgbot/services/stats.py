@@ -1,6 +1,6 @@
 """Per-group statistics: updated once when a game ends, in the transaction that ends it.
 
-What counts (README "Stats, history and computer players"):
+What counts (docs/playing.md, "Stats, history and computer players"):
 
 * A **finished** game counts for every seat: games +1, wins +1 for each seat
   with the top total (a shared win is a win for each), the finished rounds,
