@@ -61,6 +61,8 @@ Faithfulness notes (each is something real Telegram does and the bot must cope w
 * A callback query is answerable for ``answer_timeout`` (15 s) after ``callback_update`` made it,
   and once; later or again: 400 "query is too old and response timeout expired or query ID is
   invalid", and the query stays unanswered (``CallbackAnswer.expired`` says it was too late).
+  Its ``url`` may only be a ``t.me/<bot>?start=…`` link to this bot (400 URL_INVALID otherwise),
+  and the tapper's app opens it only when the answer has no text (``tg.follow``).
 * Inline mode (``inline_mode=True``; getMe's ``supports_inline_queries``): an inline query is
   answerable once within ``inline_answer_timeout`` (10 s), from any chat. answerInlineQuery checks
   its button and results like the Bot API server ("can't parse inline query result: ...", e.g.

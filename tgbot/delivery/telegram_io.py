@@ -196,9 +196,16 @@ def retry_seconds(error: RetryAfter) -> float:
 
 
 async def answer(
-    bot: Bot, query_id: str, text: str = "", alert: bool = False, *, replies: WebhookReplies | None = None
+    bot: Bot,
+    query_id: str,
+    text: str = "",
+    alert: bool = False,
+    *,
+    replies: WebhookReplies | None = None,
+    url: str | None = None,
 ) -> bool:
     """Answer a callback query (free: no chat budget); False when Telegram refused it (too old).
+    `url`: a link to the bot the tapper's app opens (with no `text`: an app shows a text instead).
 
     In webhook mode the answer usually goes back in the webhook request's response (`replies`,
     the bot's `WebhookReplies`), which costs no call; it is then taken as accepted, since
@@ -208,10 +215,12 @@ async def answer(
         params: dict[str, Any] = {"show_alert": alert}
         if popup:
             params["text"] = popup
+        if url:
+            params["url"] = url
         if replies.offer(query_id, params):
             return True
     try:
-        await bot.answer_callback_query(query_id, text=popup or None, show_alert=alert)
+        await bot.answer_callback_query(query_id, text=popup or None, show_alert=alert, url=url or None)
     except TelegramError as exc:
         log.debug("answer_callback_query failed: %s", exc)
         return False

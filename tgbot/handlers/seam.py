@@ -121,7 +121,7 @@ def on_key(kind: type[K], service: KeyService[K], action: str) -> Handler:
         if answer is None:
             answer = Answer(trouble_text(own_language(update)), alert=True)
         replies = context.deps.webhook_replies
-        await io.answer(query.get_bot(), query.id, answer.text, answer.alert, replies=replies)
+        await io.answer(query.get_bot(), query.id, answer.text, answer.alert, replies=replies, url=answer.url)
 
     return handler
 

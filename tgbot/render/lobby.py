@@ -14,7 +14,7 @@ from ..pacing import Pace, PaceName, pace_keys, pace_label
 from .board import Player, computer_label
 from .cards import COLOUR_EMOJI, name
 from .keys import Keyboard, button
-from .private_turns import marked, private_turns
+from .private_turns import PrivateTurns, marked, private_turns
 
 
 @dataclass(frozen=True)
@@ -83,7 +83,7 @@ def lobby_text(lang: str, ctx: LobbyView, custom: Pace | None = None) -> str:
         lines.append(f"• {name(seat.name)}{tag}{'' if ctx.practice else marked(seat)}")
     if not ctx.players:
         lines.append(_(lang, "(nobody yet)"))
-    told = None if ctx.practice else private_turns(lang, ctx.game_id, ctx.players, ctx.bot_username).line
+    told = None if ctx.practice else _told(lang, ctx).line
     if told:
         lines.append(told)
     lines.append("")
@@ -124,7 +124,7 @@ def lobby_keyboard(lang: str, ctx: LobbyView, posted: bool = False) -> Keyboard:
     ]
     # (at a practice table the bot's chat is its person's, who is told of every turn there)
     told = ctx.practice or posted
-    private_key = None if told else private_turns(lang, gid, ctx.players, ctx.bot_username).key
+    private_key = None if told else _told(lang, ctx).key
     rows = [
         *([] if ctx.practice else [joining]),
         *([[private_key]] if private_key else []),
@@ -138,6 +138,10 @@ def lobby_keyboard(lang: str, ctx: LobbyView, posted: bool = False) -> Keyboard:
         ],
     ]
     return rows
+
+
+def _told(lang: str, ctx: LobbyView) -> PrivateTurns:
+    return private_turns(lang, ctx.game_id, ctx.players, ctx.bot_username, ctx.inline)
 
 
 def _mark(label: str, on: bool) -> str:

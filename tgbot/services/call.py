@@ -61,6 +61,9 @@ class Answer:
     outcome: str = "ok"  # what the update's log line says
     game_id: int | None = None
     need_admin: bool = False
+    #: A link to the bot (``t.me/<bot>?start=…``, the one kind Telegram lets a key's answer open)
+    #: that the tapper's app opens, and only when the answer has no `text`.
+    url: str | None = None
 
 
 @dataclass(frozen=True)

@@ -132,7 +132,13 @@ def _join(call: LobbyKey, game_id: int) -> Answer:
         GamePlayer(game_id=ctx.game_id, seat=len(players), user_id=person.id, name=person.first_name[:128])
     )
     seat = lobby.changed(call.session, call.env, ctx).seat_of(person.id)
-    return Answer(private_turns_render.joined(call.language, seat is not None and seat.can_dm))
+    can_dm = seat is not None and seat.can_dm
+    if not can_dm and ctx.table is TableKind.INLINE:
+        # An edit notifies nobody: told in private or not at all. Their app opens the bot's chat
+        # at the lobby's link, which turns that on (`private_turns.confirm`); a text would show
+        # instead of it.
+        return Answer(url=private_turns_render.turns_link(ctx.game_id, call.env.bot_username))
+    return Answer(private_turns_render.joined(call.language, can_dm))
 
 
 def _leave(call: LobbyKey, game_id: int) -> Answer:

@@ -15,7 +15,7 @@ from sqlmodel import Session, col, select
 from ..errors import Refusal, ServiceError
 from ..render.private_turns import confirmed
 from ..store.models import ACTIVE_STATUSES, LOBBY, Game, GamePlayer, User
-from . import lobby_message, people
+from . import lobby_message, panels, people
 from .call import CommandCall, Replied
 from .context import GameContext, context_of, load_game
 from .env import Env
@@ -64,10 +64,11 @@ def _redraw(session: Session, env: Env, lobbies: list[GameContext]) -> None:
 
 def confirm(call: CommandCall, game_id: int) -> Replied:
     """The lobby's 🔔 link, opened by a player of that game (the chat is open: `open_chat`): it
-    says which game and chat it was for. Anyone else, and a game over, is told nothing changed."""
+    says which game and chat it was for (a chat the bot is not in, by the name its notices give
+    it). Anyone else, and a game over, is told nothing changed."""
     ctx = load_game(call.session, game_id)
     seat = ctx.seat_of(call.command.person.id) if ctx is not None else None
     if ctx is None or ctx.game.status not in ACTIVE_STATUSES or seat is None or seat.left:
         raise ServiceError(Refusal.NOT_YOUR_LINK)
-    call.reply(confirmed(call.reply_language, game_id, ctx.chat_title))
+    call.reply(confirmed(call.reply_language, game_id, panels.where(ctx)))
     return Replied(game_id=game_id, action="private_turns")
