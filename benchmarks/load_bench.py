@@ -724,12 +724,13 @@ async def run_child(args: argparse.Namespace) -> Figures:
 
     from tests.bot.conftest import make_settings
     from tests.fakes.telegram import TEST_TOKEN
-    from tgbot import logs
+    from tgbot import event_loop, logs
     from tgbot.app import build_application, make_deps
     from tgbot.runner import settle_heap
     from tgbot.store.db import make_engine, outbox_waiting
 
     logs.setup_logging("INFO", [TEST_TOKEN])
+    event_loop.take_turns_often()  # as `tweakbot` does for the process it runs
     with common.fresh_database(args.db) as url:
         settings = make_settings(url)
         deps = make_deps(settings, db=make_engine(url))
