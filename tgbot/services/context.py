@@ -118,11 +118,13 @@ PARSED_GAMES = 512
 class _LastStates:
     """Each recently read game's state as of its last version, parsed once.
 
-    A state only changes with the game's version, and services never change a GameState in place
-    (`engine.apply` returns a new one), so a turn's taps, the sweep and the senders'
+    A state only changes with the game's version, so a turn's taps, the sweep and the senders'
     transactions share one parse. Only a game's newest version is ever read again: kept by the
     state's text, as before, every move added an entry and the 512 of them held about 3 MB in a
     bot with four games (decisions.md B29).
+    What is kept is shared by several worker threads, and a `GameState` is a mutable record: each
+    reader gets its own copy (`GameState.clone`, a few microseconds against the parse's
+    hundreds), so no thread can change what another reads, whatever a caller does with it.
     The lock: services run in several worker threads.
     """
 
@@ -136,14 +138,14 @@ class _LastStates:
             found = self._by_game.get(game_id)
             if found is not None and found[0] == text:
                 self._by_game.move_to_end(game_id)
-                return found[1]
+                return found[1].clone()
         state = parse_state(text)
         with self._lock:
             self._by_game[game_id] = (text, state)
             self._by_game.move_to_end(game_id)
             if len(self._by_game) > self._size:
                 self._by_game.popitem(last=False)
-        return state
+        return state.clone()
 
 
 _last_states = _LastStates(PARSED_GAMES)
