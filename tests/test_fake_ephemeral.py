@@ -132,7 +132,7 @@ async def test_an_answer_to_a_tap_is_seen_by_the_tapper_alone(world: World) -> N
 
 
 async def test_without_an_eligible_action_only_an_admin_bot_may_send(world: World) -> None:
-    with pytest.raises(BadRequest, match="(?i)BOT_NOT_ADMIN"):
+    with pytest.raises(BadRequest, match=r"(?i)BOT_NOT_ADMIN"):
         await world.send(world.ana)
     world.admin()
     sent = await world.send(world.ana)
@@ -142,40 +142,40 @@ async def test_without_an_eligible_action_only_an_admin_bot_may_send(world: Worl
 
 async def test_receivers_are_people_of_the_group(world: World) -> None:
     world.admin()
-    with pytest.raises(BadRequest, match="(?i)USER_IS_BOT"):
+    with pytest.raises(BadRequest, match=r"(?i)USER_IS_BOT"):
         await world.send(world.fake.other_bot(555, "Dice"))
     world.fake.set_member_status(world.group.id, world.ben.id, "left")
-    with pytest.raises(BadRequest, match="(?i)USER_NOT_PARTICIPANT"):
+    with pytest.raises(BadRequest, match=r"(?i)USER_NOT_PARTICIPANT"):
         await world.send(world.ben)
     stranger = FakeUser(99, "Nobody")
-    with pytest.raises(BadRequest, match="(?i)user not found"):
+    with pytest.raises(BadRequest, match=r"(?i)user not found"):
         await world.send(stranger)
 
 
 async def test_a_tap_opens_fifteen_seconds_for_the_tapper_only(world: World) -> None:
     board = await world.board()
     query = world.tap(world.ana, board)
-    with pytest.raises(BadRequest, match="(?i)query is too old"):
+    with pytest.raises(BadRequest, match=r"(?i)query is too old"):
         await world.send(world.ben, query=query)  # Ana tapped, not Ben
     world.timer.advance(15)
     await world.send(world.ana, query=query)  # at 15 s, still in time
     late = world.tap(world.ana, board)
     world.timer.advance(15.5)
-    with pytest.raises(BadRequest, match="(?i)query is too old"):
+    with pytest.raises(BadRequest, match=r"(?i)query is too old"):
         await world.send(world.ana, query=late)
     world.admin()  # an administrator may send at any time, but a stale query is still stale
-    with pytest.raises(BadRequest, match="(?i)query is too old"):
+    with pytest.raises(BadRequest, match=r"(?i)query is too old"):
         await world.send(world.ana, query=late)
     await world.send(world.ana)
 
 
 async def test_group_and_supergroup_chats_only(world: World) -> None:
     private = world.fake.private(world.ana)
-    with pytest.raises(BadRequest, match="(?i)BOT_NOT_ADMIN"):
+    with pytest.raises(BadRequest, match=r"(?i)BOT_NOT_ADMIN"):
         await world.send(world.ana, chat=private)
     channel = world.fake.register_chat(FakeChat(-1_009_000_000_001, "channel", title="News"))
     world.fake.mark_admin(channel.id, BOT_ID)
-    with pytest.raises(BadRequest, match="(?i)CHAT_TYPE_INVALID"):
+    with pytest.raises(BadRequest, match=r"(?i)CHAT_TYPE_INVALID"):
         await world.send(world.ana, chat=channel)
     basic = world.fake.group("Basic", kind="group")
     world.fake.mark_admin(basic.id, BOT_ID)
@@ -186,7 +186,7 @@ async def test_group_and_supergroup_chats_only(world: World) -> None:
 async def test_a_chat_where_telegram_refuses_them(world: World) -> None:
     world.admin()
     world.fake.refuse_ephemeral(world.group)
-    with pytest.raises(BadRequest, match="(?i)not enough rights to send ephemeral messages"):
+    with pytest.raises(BadRequest, match=r"(?i)not enough rights to send ephemeral messages"):
         await world.send(world.ana)
     world.fake.refuse_ephemeral(world.group, None)
     await world.send(world.ana)
@@ -201,7 +201,7 @@ async def test_replace_shows_it_in_place_of_the_tapped_message_for_the_tapper(wo
     sent = await world.send(world.ana, "Your move", query=world.tap(world.ana, board), replace=True)
     assert world.fake.read_chat(world.group, world.ana) == ["TWEAK! (only you): Your move", "TWEAK!: Later"]
     assert world.fake.read_chat(world.group, world.ben) == ["TWEAK!: Board", "TWEAK!: Later"]
-    with pytest.raises(AssertionError, match="(?i)cannot tap the original"):
+    with pytest.raises(AssertionError, match=r"(?i)cannot tap the original"):
         world.tap(world.ana, board)
     world.tap(world.ben, board)  # Ben still has the board
     await world.call(
@@ -213,12 +213,12 @@ async def test_replace_shows_it_in_place_of_the_tapped_message_for_the_tapper(wo
 
 async def test_replace_needs_a_tap_on_an_ordinary_message(world: World) -> None:
     world.admin()
-    with pytest.raises(BadRequest, match="(?i)REPLACE_CALLBACK_QUERY_MESSAGE_INVALID"):
+    with pytest.raises(BadRequest, match=r"(?i)REPLACE_CALLBACK_QUERY_MESSAGE_INVALID"):
         await world.send(world.ana, replace=True)
     await world.send(world.ana, markup=KEYS)
     tapped = world.fake.last_ephemeral(world.group, world.ana)
     query = world.tap(world.ana, tapped)
-    with pytest.raises(BadRequest, match="(?i)REPLACE_CALLBACK_QUERY_MESSAGE_INVALID"):
+    with pytest.raises(BadRequest, match=r"(?i)REPLACE_CALLBACK_QUERY_MESSAGE_INVALID"):
         await world.send(world.ana, query=query, replace=True)
     await world.send(world.ana, query=query, replace=False)
 
@@ -255,16 +255,16 @@ async def test_edits_return_true_and_refuse_what_changes_nothing(world: World) -
         "ephemeral_message_id": ephemeral_id(sent),
     }
     assert await world.call("editEphemeralMessageText", text="Two", reply_markup=KEYS, **where) is True
-    with pytest.raises(BadRequest, match="(?i)not modified"):
+    with pytest.raises(BadRequest, match=r"(?i)not modified"):
         await world.call("editEphemeralMessageText", text="Two", reply_markup=KEYS, **where)
     assert await world.call("editEphemeralMessageReplyMarkup", reply_markup=OTHER_KEYS, **where) is True
     shown = world.fake.last_ephemeral(world.group, world.ana)
     assert (shown.text, shown.buttons) == ("Two", [("Other", "other")])
     assert await world.call("editEphemeralMessageText", text="Three", **where) is True
     assert shown.buttons == []  # an edit without reply_markup takes the keys off, as Telegram's do
-    with pytest.raises(BadRequest, match="(?i)there is no caption"):
+    with pytest.raises(BadRequest, match=r"(?i)there is no caption"):
         await world.call("editEphemeralMessageCaption", caption="x", **where)
-    with pytest.raises(BadRequest, match="(?i)message to edit not found"):
+    with pytest.raises(BadRequest, match=r"(?i)message to edit not found"):
         await world.call(
             "editEphemeralMessageText", text="Four", **{**where, "receiver_user_id": world.ben.id}
         )
@@ -283,10 +283,10 @@ async def test_photos_have_captions_and_media_edits_take_no_upload(world: World)
         "ephemeral_message_id": ephemeral_id(sent),
     }
     assert sent.photo and sent.caption == "Hand"
-    with pytest.raises(BadRequest, match="(?i)there is no text"):
+    with pytest.raises(BadRequest, match=r"(?i)there is no text"):
         await world.call("editEphemeralMessageText", text="x", **where)
     assert await world.call("editEphemeralMessageCaption", caption="New hand", **where) is True
-    with pytest.raises(BadRequest, match="(?i)a new file can't be uploaded"):
+    with pytest.raises(BadRequest, match=r"(?i)a new file can't be uploaded"):
         await world.call(
             "editEphemeralMessageMedia", media={"type": "photo", "media": "attach://file"}, **where
         )
@@ -294,7 +294,7 @@ async def test_photos_have_captions_and_media_edits_take_no_upload(world: World)
     assert await world.call("editEphemeralMessageMedia", media=media, **where) is True
     shown = world.fake.last_ephemeral(world.group, world.ana)
     assert (shown.kind, shown.caption) == ("document", "Rules")
-    with pytest.raises(BadRequest, match="(?i)not modified"):
+    with pytest.raises(BadRequest, match=r"(?i)not modified"):
         await world.call("editEphemeralMessageMedia", media=media, **where)
 
 
@@ -307,9 +307,9 @@ async def test_deleted_messages_cannot_be_edited_or_deleted_again(world: World) 
         "ephemeral_message_id": ephemeral_id(sent),
     }
     assert await world.call("deleteEphemeralMessage", **where) is True
-    with pytest.raises(BadRequest, match="(?i)message to edit not found"):
+    with pytest.raises(BadRequest, match=r"(?i)message to edit not found"):
         await world.call("editEphemeralMessageText", text="Again", **where)
-    with pytest.raises(BadRequest, match="(?i)message to delete not found"):
+    with pytest.raises(BadRequest, match=r"(?i)message to delete not found"):
         await world.call("deleteEphemeralMessage", **where)
     assert world.fake.read_chat(world.group, world.ana) == []
 
@@ -323,7 +323,7 @@ async def test_an_offline_person_never_sees_it_though_the_send_succeeds(world: W
     sent = await world.send(world.ana, "Lost", markup=KEYS)
     assert ephemeral_id(sent) == 1
     assert world.fake.read_chat(world.group, world.ana) == []
-    with pytest.raises(AssertionError, match="(?i)never delivered"):
+    with pytest.raises(AssertionError, match=r"(?i)never delivered"):
         world.tap(world.ana, world.fake.last_ephemeral(world.group, world.ana))
     world.fake.set_offline(world.ana, False)
     assert world.fake.read_chat(world.group, world.ana) == []  # not delivered later either
@@ -341,7 +341,7 @@ async def test_they_expire_after_some_time_and_their_ids_come_free(world: World)
     world.timer.advance(59)
     assert await world.call("editEphemeralMessageText", text="Still here", **where) is True
     world.timer.advance(1)
-    with pytest.raises(BadRequest, match="(?i)message to edit not found"):
+    with pytest.raises(BadRequest, match=r"(?i)message to edit not found"):
         await world.call("editEphemeralMessageText", text="Gone", **where)
     assert world.fake.read_chat(world.group, world.ana) == []
     assert ephemeral_id(await world.send(world.ana)) == 1
@@ -354,7 +354,7 @@ async def test_an_app_restart_takes_that_persons_messages_away(world: World) -> 
     world.fake.restart_app(world.ana)
     assert world.fake.read_chat(world.group, world.ana) == []
     assert world.fake.read_chat(world.group, world.ben) == ["TWEAK! (only you): For Ben"]
-    with pytest.raises(BadRequest, match="(?i)message to edit not found"):
+    with pytest.raises(BadRequest, match=r"(?i)message to edit not found"):
         await world.call(
             "editEphemeralMessageText", chat_id=world.group.id, receiver_user_id=world.ana.id,
             ephemeral_message_id=ana_id, text="Back?",
@@ -368,7 +368,7 @@ async def test_a_tap_on_an_ephemeral_key_carries_the_ephemeral_message(world: Wo
     world.admin()
     await world.send(world.ana, "Choose", markup=KEYS)
     shown = world.fake.last_ephemeral(world.group, world.ana)
-    with pytest.raises(AssertionError, match="(?i)never sees another person's"):
+    with pytest.raises(AssertionError, match=r"(?i)never sees another person's"):
         await world.tg.tap(world.ben, shown, "Pick")
     await world.tg.tap(world.ana, shown, "Pick")
     query = world.tg.app.bot_data["updates"][-1].callback_query
@@ -379,7 +379,7 @@ async def test_a_tap_on_an_ephemeral_key_carries_the_ephemeral_message(world: Wo
 
 
 async def test_an_ephemeral_command_is_seen_by_its_sender_and_the_bot(world: World) -> None:
-    with pytest.raises(AssertionError, match="(?i)not a command the bot declared ephemeral"):
+    with pytest.raises(AssertionError, match=r"(?i)not a command the bot declared ephemeral"):
         world.fake.ephemeral_command_update(world.group, world.ana, "/cards")
     await world.bot.set_my_commands([BotCommand("cards", "Your cards", api_kwargs={"is_ephemeral": True})])
     await world.tg.process(world.fake.ephemeral_command_update(world.group, world.ana, "/cards"))
@@ -390,7 +390,7 @@ async def test_an_ephemeral_command_is_seen_by_its_sender_and_the_bot(world: Wor
     assert world.fake.read_chat(world.group, world.ana) == ["Ana (only you): /cards"]
     assert world.fake.read_chat(world.group, world.ben) == []
     # Replying to it is the eligible action: within 15 s, ephemerally, with no admin rights.
-    with pytest.raises(BadRequest, match="(?i)must be ephemeral"):
+    with pytest.raises(BadRequest, match=r"(?i)must be ephemeral"):
         await world.bot.send_message(
             world.group.id,
             "x",
@@ -398,10 +398,10 @@ async def test_an_ephemeral_command_is_seen_by_its_sender_and_the_bot(world: Wor
         )
     world.timer.advance(10)
     await world.send(world.ana, "Here they are", reply_to=ephemeral_id(command))
-    with pytest.raises(BadRequest, match="(?i)message to be replied not found"):
+    with pytest.raises(BadRequest, match=r"(?i)message to be replied not found"):
         await world.send(world.ben, reply_to=ephemeral_id(command))  # it was Ana's
     world.timer.advance(6)
-    with pytest.raises(BadRequest, match="(?i)message to be replied not found"):
+    with pytest.raises(BadRequest, match=r"(?i)message to be replied not found"):
         await world.send(world.ana, reply_to=ephemeral_id(command))
 
 
@@ -417,10 +417,10 @@ async def test_a_reply_to_the_bots_ephemeral_message_is_ephemeral(world: World) 
     assert world.fake.read_chat(world.group, world.ben) == ["TWEAK!: Board"]
     assert world.fake.read_chat(world.group, world.ana)[-1] == "Ana (only you): The 7"
     world.timer.advance(16)
-    with pytest.raises(AssertionError, match="(?i)no longer lets it be replied to"):
+    with pytest.raises(AssertionError, match=r"(?i)no longer lets it be replied to"):
         world.fake.ephemeral_reply_update(world.ana, asked, "Too late")
     incoming = {"chat_id": world.group.id, "receiver_user_id": BOT_ID, "ephemeral_message_id": 1}
-    with pytest.raises(BadRequest, match="(?i)message can't be edited"):
+    with pytest.raises(BadRequest, match=r"(?i)message can't be edited"):
         await world.call("editEphemeralMessageText", text="x", **incoming)
 
 
