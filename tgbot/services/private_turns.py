@@ -15,7 +15,7 @@ from sqlmodel import Session, col, select
 from ..errors import Refusal, ServiceError
 from ..render.private_turns import confirmed
 from ..store.models import ACTIVE_STATUSES, LOBBY, Game, GamePlayer, User
-from . import lobby_message, people
+from . import lobby_message, panels, people
 from .call import CommandCall, Replied
 from .context import GameContext, context_of, load_game
 from .env import Env
@@ -69,5 +69,6 @@ def confirm(call: CommandCall, game_id: int) -> Replied:
     seat = ctx.seat_of(call.command.person.id) if ctx is not None else None
     if ctx is None or ctx.game.status not in ACTIVE_STATUSES or seat is None or seat.left:
         raise ServiceError(Refusal.NOT_YOUR_LINK)
-    call.reply(confirmed(call.reply_language, game_id, ctx.chat_title))
+    lang = call.reply_language
+    call.reply(confirmed(lang, game_id, panels.where(ctx, lang)))
     return Replied(game_id=game_id, action="private_turns")
