@@ -80,7 +80,8 @@ def ping(
     group board goes silently, so nobody else is woken). If that chat refuses the bot, the group
     mention (`fallback`) notifies them instead."""
     assert seat.user_id is not None
-    text = text or _(seat.language, "🔔 Your move in <b>{chat}</b>.", chat=name(where(ctx, seat.language), 40))
+    lang = seat.language
+    text = text or _(lang, "🔔 Your move in <b>{chat}</b>.", chat=name(where(ctx, lang), 40))
     # (a chat the bot is not in has no group mention to fall back on)
     call = None if ctx.table is TableKind.INLINE else fallback or group_call(ctx, seat)
     payload = Payload(text, notify=True, fallback=call.as_fallback() if call is not None else None)
