@@ -47,7 +47,7 @@ from engine.game import t_actions
 from tgbot.callbacks import MAX_BYTES, MAX_GAME_ID
 from tgbot.errors import Refusal, ServiceError
 from tgbot.game_settings import Colours, Edition, GameSettings
-from tgbot.i18n import DEFAULT_LANGUAGE, DOMAIN, LANGUAGES, LOCALES_DIR, _, _n, normalize
+from tgbot.i18n import DEFAULT_LANGUAGE, DOMAIN, LANGUAGES, LOCALES_DIR, _, _n, _p, normalize
 from tgbot.pacing import Pace, PaceName, custom_pace, pace_keys
 from tgbot.render import board, glance, info, lobby, results, stats
 from tgbot.render.cards import COLOUR_NAMES, T_NAMES
@@ -115,8 +115,9 @@ def emoji(text: str) -> Counter[str]:
 
 
 def marked_strings() -> set[str]:
-    """Literal strings of every _(lang, "..."), _n(lang, "...", "...", n) and M_("...") in tgbot/."""
-    positions = {"_": (1,), "_n": (1, 2), "M_": (0,)}
+    """Literal strings of every _(lang, "..."), _n(lang, "...", "...", n), _p(lang, "context",
+    "...") and M_("...") in tgbot/."""
+    positions = {"_": (1,), "_n": (1, 2), "_p": (2,), "M_": (0,)}
     found: set[str] = set()
     for path in sorted(SOURCE.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -137,7 +138,7 @@ def test_template_has_every_marked_string() -> None:
 
 @pytest.mark.parametrize("lang", TRANSLATED)
 def test_catalog_holds_the_template(lang: str) -> None:
-    missing = [label(m) for m in template_messages() if catalog(lang).get(m.id) is None]
+    missing = [label(m) for m in template_messages() if catalog(lang).get(m.id, m.context) is None]
     assert not missing, f"{lang} catalog lacks {len(missing)} messages (run scripts/i18n.sh): {missing[:5]}"
 
 
@@ -146,7 +147,7 @@ def test_every_message_is_translated(lang: str) -> None:
     cat = catalog(lang)
     problems = []
     for message in template_messages():
-        translated = cat.get(message.id)
+        translated = cat.get(message.id, message.context)
         if translated is None:
             continue  # reported by test_catalog_holds_the_template
         texts = forms(translated)
@@ -164,7 +165,7 @@ def test_placeholders_tags_and_emoji_are_kept(lang: str) -> None:
     cat = catalog(lang)
     problems = []
     for message in template_messages():
-        translated = cat.get(message.id)
+        translated = cat.get(message.id, message.context)
         if translated is None or translated.fuzzy:
             continue
         english = source_text(message)
@@ -185,7 +186,8 @@ def sample_value(spec: str) -> Any:
 def test_every_translation_formats(lang: str) -> None:
     for message in template_messages():
         texts = [source_text(message)]
-        if lang != DEFAULT_LANGUAGE and (translated := catalog(lang).get(message.id)) is not None:
+        translated = catalog(lang).get(message.id, message.context) if lang != DEFAULT_LANGUAGE else None
+        if translated is not None:
             texts += [t for t in forms(translated) if t]
         for text in texts:
             fields = {
@@ -706,6 +708,8 @@ def test_every_message_fits_with_long_values(lang: str) -> None:
             fields = long_fields(str(message.id[1]))
             fields.pop("n", None)
             text = _n(lang, str(message.id[0]), str(message.id[1]), 999999, **fields)
+        elif message.context:
+            text = _p(lang, message.context, str(message.id), **long_fields(str(message.id)))
         else:
             text = _(lang, str(message.id), **long_fields(str(message.id)))
         assert visible(text) <= MESSAGE_LIMIT

@@ -441,3 +441,31 @@ async def test_the_help_tells_how_to_play_in_any_chat_only_with_inline_mode(
             await rig.tg.send(rig.fake.private(ana), ana, "/help")
             text = rig.fake.last_message(ana.id).content
             assert ("🎴 New game here" in text and "@tweak_test_bot" in text) is said, text[-200:]
+
+
+async def test_the_private_turns_link_names_a_chat_the_bot_is_not_in_as_its_table(rig: BotRig) -> None:
+    """A chat the bot is not in has no title the bot may know: the lobby's 🔔 link answers with
+    the name the inline list gives its table, its players, in the reader's language (and so do
+    the turn notices)."""
+    fake, tg = rig.fake, rig.tg
+    ana, ben = fake.user(1, "Ana"), fake.user(2, "Ben", language_code="es")
+    await open_private_chats(rig, [ana])  # Ben never started the bot
+    chat = fake.private_between(ana, ben)
+    table = Table(rig, chat, [ana, ben])
+    await table.post_lobby(ana)
+    await tg.tap(ben, table.live(), "✋ Join")
+    await drain(rig)
+    (game,) = games(rig)
+
+    calls = await tg.tap_url(ben, table.live(), "🔔 Get my turns in private")
+
+    assert [c.params.get("text") for c in calls if c.method == "sendMessage" and c.chat_id == ben.id] == [
+        f"🔔 ¡Hecho! Tus turnos del juego #{game.id} en <b>TWEAK! con Ana, Ben</b> te llegarán aquí, "
+        "en privado, y el chat no sonará por ellos."
+    ]
+    # His turns are told so too, in his language though the table speaks English.
+    game = await table.lobby_to_start(ana)
+    while not fake.messages(ben.id)[-1].content.startswith("🔔 Te toca"):
+        await table.play_turn(game.id or 0)
+    assert fake.messages(ben.id)[-1].content == "🔔 Te toca en TWEAK! con Ana, Ben."
+    assert not tg.errors

@@ -9,6 +9,7 @@ says before the bot has made it the game's own.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from engine import View
@@ -90,7 +91,13 @@ def second_lobby(lang: str, bot_username: str) -> str:
 
 def board_title(lang: str, players: list[str]) -> tuple[str, str]:
     """The inline list's line that posts the live board here again."""
-    return _(lang, "📋 Board here"), _(lang, "TWEAK! with {names}", names=", ".join(players))
+    return _(lang, "📋 Board here"), table_name(lang, players)
+
+
+def table_name(lang: str, players: Sequence[str]) -> str:
+    """What names a game in a chat the bot is not in, whose title the bot cannot know: its
+    players. The inline list and the private messages about the game call it so."""
+    return _(lang, "TWEAK! with {names}", names=", ".join(players))
 
 
 def board_posted(lang: str) -> str:

@@ -22,7 +22,7 @@ from engine.events import (
 )
 
 from .. import callbacks as cb
-from ..i18n import _, _n
+from ..i18n import _, _n, _p
 from .cards import card, cards, name, t_label, t_name
 from .keys import Keyboard, button
 
@@ -76,6 +76,9 @@ def event_line(lang: str, seats: Sequence[Named], event: Event, face_down: bool)
         kind = TKind(event.kind)
         label = t_label(lang, kind)
         if kind is TKind.THIEF and event.victim is not None and event.card:
+            # NOTE: {t} is the Thief, its emoji and name ("🥷 Thief"):
+            # one card, so its own article or gender fits. {victim}: the
+            # player robbed; {card}: the card taken.
             return _(
                 lang,
                 "{who} plays {t} on {victim}: {card} goes to the table",
@@ -85,10 +88,16 @@ def event_line(lang: str, seats: Sequence[Named], event: Event, face_down: bool)
                 card=card(event.card),
             )
         if kind is TKind.JOKER:
+            # NOTE: {t} is the Joker, its emoji and name ("🃏 Joker"):
+            # one card, so its own article or gender fits. {delta}: +1
+            # or -1.
             return _(
                 lang, "{who} plays {t}: target {delta:+d} this turn", who=who, t=label, delta=event.delta
             )
         if kind is TKind.SHIFTER and event.card:
+            # NOTE: {t} is the Shifter, its emoji and name ("🔀 Shifter"):
+            # one card, so its own article or gender fits. {card}: the
+            # deck's top card, now on the table.
             return _(
                 lang,
                 "{who} plays {t}: {card} goes to the table, new target {target}",
@@ -98,6 +107,9 @@ def event_line(lang: str, seats: Sequence[Named], event: Event, face_down: bool)
                 target=event.new_target,
             )
         dropped = ", ".join(f"{name(seats[s].name)} {card(c)}" for s, c in sorted(event.dropped.items()))
+        # NOTE: {t} is the Bomb, its emoji and name ("💣 Bomb"): one
+        # card, so its own article or gender fits. {dropped}: each
+        # opponent hit and their card ("Bea 🟥3, Cy 🟦5").
         return _(lang, "{who} plays {t}: {dropped} to the table", who=who, t=label, dropped=dropped)
     if isinstance(event, Summed):
         who = name(seats[event.seat].name)
@@ -109,8 +121,15 @@ def event_line(lang: str, seats: Sequence[Named], event: Event, face_down: bool)
             line += " · <b>TWEAK!</b>"
             if event.won_t:
                 if face_down:
-                    line += " · " + _(lang, "wins a [T!] card")
+                    # NOTE: the move report, once the move is played: this
+                    # TWEAK won the top card of the [T!] pile (face down, so
+                    # which one is not said).
+                    line += " · " + _p(lang, "move played", "wins a [T!] card")
                 else:
+                    # NOTE: the move report: this TWEAK won the top card of
+                    # the [T!] pile, face up. {t} is its name alone ("Thief",
+                    # "Joker", "Shifter" or "Bomb"), any of the four, so no
+                    # article or gender of one card fits.
                     line += " · " + _(lang, "wins a {t}", t=t_name(lang, event.won_t))
         # What the move adds to the round's points, so the chat re-adds to the round summary.
         return f"{line} · +{sum_points(parts, event.won_t is not None)}"

@@ -14,6 +14,7 @@ from engine import seat_view
 
 from ..i18n import _
 from ..render import board as board_render
+from ..render import inline_table as inline_table_render
 from ..render.cards import mention, name
 from ..render.keys import Keyboard
 from ..render.limits import chunks
@@ -79,19 +80,21 @@ def ping(
     group board goes silently, so nobody else is woken). If that chat refuses the bot, the group
     mention (`fallback`) notifies them instead."""
     assert seat.user_id is not None
-    text = text or _(seat.language, "🔔 Your move in <b>{chat}</b>.", chat=name(where(ctx), 40))
+    lang = seat.language
+    text = text or _(lang, "🔔 Your move in <b>{chat}</b>.", chat=name(where(ctx, lang), 40))
     # (a chat the bot is not in has no group mention to fall back on)
     call = None if ctx.table is TableKind.INLINE else fallback or group_call(ctx, seat)
     payload = Payload(text, notify=True, fallback=call.as_fallback() if call is not None else None)
     outbox.put(session, Message(seat.user_id, payload, priority=Priority.TURN, game_id=ctx.game_id), env.now)
 
 
-def where(ctx: GameContext) -> str:
-    """How a private message names the game's chat: its title; a chat the bot is not in has none
-    the bot may know, so the game's players name it."""
+def where(ctx: GameContext, lang: str) -> str:
+    """How a private message, in its reader's language, names the game's chat: its title; a chat
+    the bot is not in has none the bot may know, so the game's players name it, as the inline list
+    does."""
     if ctx.chat_title or ctx.table is not TableKind.INLINE:
         return ctx.chat_title
-    return _(ctx.language, "TWEAK! with {names}", names=", ".join(s.name for s in ctx.seats if s.is_human))
+    return inline_table_render.table_name(lang, [s.name for s in ctx.seats if s.is_human])
 
 
 def group_call(ctx: GameContext, seat: SeatInfo) -> Message:

@@ -70,5 +70,6 @@ def confirm(call: CommandCall, game_id: int) -> Replied:
     seat = ctx.seat_of(call.command.person.id) if ctx is not None else None
     if ctx is None or ctx.game.status not in ACTIVE_STATUSES or seat is None or seat.left:
         raise ServiceError(Refusal.NOT_YOUR_LINK)
-    call.reply(confirmed(call.reply_language, game_id, panels.where(ctx)))
+    lang = call.reply_language
+    call.reply(confirmed(lang, game_id, panels.where(ctx, lang)))
     return Replied(game_id=game_id, action="private_turns")

@@ -152,7 +152,7 @@ def _private_reminder(session: Session, env: Env, ctx: GameContext, seat: SeatIn
     play there, else a note; the group mention if that chat refuses the bot."""
     assert seat.user_id is not None
     lang = seat.language
-    chat = cards_render.name(panels.where(ctx), 40)
+    chat = cards_render.name(panels.where(ctx, lang), 40)
     if last_call and ctx.game.deadline_at is not None:
         left = pacing.format_duration(ctx.game.deadline_at - env.now, lang)
         text = _(lang, "⏰ Last call in <b>{chat}</b>: the bot plays in {left}.", chat=chat, left=left)
