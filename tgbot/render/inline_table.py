@@ -150,6 +150,15 @@ class Record:
             self.open = []
         self.parts.append(text.split("\n"))
 
+    def after(self, earlier: Record) -> Record:
+        """This record with `earlier` before it: what a deleted message held, which the chat
+        lost, opens the live one (its open moves a part of their own when parts follow)."""
+        if not earlier.parts and not earlier.open:
+            return self
+        if self.parts:
+            return Record([*earlier.parts, *([earlier.open] if earlier.open else []), *self.parts], self.open)
+        return Record(list(earlier.parts), [*earlier.open, *self.open])
+
     def text(self, board: str | None) -> str:
         """The message: the parts, then the open moves over the board (or alone, game over)."""
         segments = ["\n".join(p) for p in self.parts]

@@ -34,13 +34,13 @@ from ..errors import Refusal, ServiceError
 from ..render import inline_table as render
 from ..render.keys import Keyboard
 from ..store import outbox
-from ..store.models import ACTIVE_STATUSES, CANCELLED, PAUSED, PLAYING, Chat, Game, SeenTap
+from ..store.models import ACTIVE_STATUSES, CANCELLED, FINISHED, PAUSED, PLAYING, Chat, Game, SeenTap
 from ..store.outbox import Message, Payload, Priority
 from ..store.surfaces import InlineKeysOff
 from ..tables import TableKind, inline_chat_id
 from ..turn_clock import TurnClock
 from . import people, surfaces
-from .context import GameContext
+from .context import GameContext, load_game
 from .env import Env
 from .game_clock import set_clock
 from .origins import Tap
@@ -157,8 +157,10 @@ def on_post(session: Session, env: Env, ctx: GameContext, inline_id: str) -> Non
     if game.inline_id is not None and game.board_no:
         board = _board_text(ctx, env)
         shown, carried = record.fit(board)
-        _edit(session, env, ctx, shown.text(board) or "…", None, Priority.CLEANUP)
-    # (with none — a person deleted it — the new message opens with all the old one held)
+        held = shown.to_text() or None
+        _edit(session, env, ctx, shown.text(board) or "…", None, Priority.CLEANUP, held)
+    # (with none — a person deleted it — the new message opens with all the old one held; if a
+    # person deleted it unbeknown to the bot, that edit finds it gone: `gone`)
     game.board_no += 1
     game.inline_id = inline_id
     game.board_report = carried.to_text()
@@ -221,11 +223,34 @@ def _edit(
     text: str,
     keys: Keyboard | None,
     priority: Priority = Priority.BOARD,
+    held: str | None = None,
 ) -> None:
-    """The live board's message shows `text` (and `keys`): its next edit (a waiting one gives way)."""
+    """The live board's message shows `text` (and `keys`): its next edit (a waiting one gives way).
+    `held`: the record of a board losing its keys, for the live one if that board is gone."""
     game = ctx.game
-    payload = Payload(text, keys, inline_id=game.inline_id)
+    payload = Payload(text, keys, inline_id=game.inline_id, held=held)
     outbox.put(session, Message(game.chat_id, payload, surfaces.board(game), priority, ctx.game_id), env.now)
+
+
+def gone(session: Session, env: Env, game_id: int, inline_id: str, held: str | None) -> None:
+    """A person deleted a message of the game; the bot learns it only when an edit finds it gone.
+    The live one: the game goes on without a board until someone posts one (📋 Board here, a
+    pick), which opens with its record. An older board, found gone as it lost its keys (deleted
+    while it was live, unbeknown to the bot, then replaced by a post): the chat lost what it
+    `held`, so the live message takes it over, before its own record, and the chat still re-adds
+    to every summary."""
+    ctx = load_game(session, game_id, lock=True)
+    if ctx is None or not is_inline(ctx):
+        return
+    game = ctx.game
+    if game.inline_id == inline_id:
+        game.inline_id = None
+        session.add(game)
+        return
+    if not held:
+        return
+    record = render.Record.from_text(game.board_report).after(render.Record.from_text(held))
+    _redraw(session, env, ctx, record, game.status == FINISHED)
 
 
 def _board_text(ctx: GameContext, env: Env) -> str:
