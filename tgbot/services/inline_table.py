@@ -26,15 +26,18 @@ and the stats work as for any chat.
 
 from __future__ import annotations
 
+import hashlib
+
 from sqlmodel import Session, col, select
 
 from engine import public_view
 
 from ..errors import Refusal, ServiceError
+from ..inline_data import GameQuery
 from ..render import inline_table as render
 from ..render.keys import Keyboard
 from ..store import outbox
-from ..store.models import ACTIVE_STATUSES, CANCELLED, FINISHED, PAUSED, PLAYING, Chat, Game, SeenTap
+from ..store.models import ACTIVE_STATUSES, CANCELLED, FINISHED, LOBBY, PAUSED, PLAYING, Chat, Game, SeenTap
 from ..store.outbox import Message, Payload, Priority
 from ..store.surfaces import InlineKeysOff
 from ..tables import TableKind, inline_chat_id
@@ -70,7 +73,7 @@ def check_tap(session: Session, env: Env, ctx: GameContext, tap: Tap, *, lobby: 
     if game.chat_instance is None:
         if not lobby:
             raise ServiceError(Refusal.MALFORMED)  # every game starts from its lobby, in its chat
-        if _other_game_in(session, tap.chat_instance, ctx.game_id):
+        if _other_game_in(session, tap.chat_instance, ctx.game_id) is not None:
             raise ServiceError(Refusal.SECOND_LOBBY, game_id=ctx.game_id)
         _settle_in(session, env, ctx, tap.chat_instance)
     elif game.chat_instance != tap.chat_instance:
@@ -93,11 +96,12 @@ def _settle_in(session: Session, env: Env, ctx: GameContext, chat_instance: str)
     session.add(game)
 
 
-def _other_game_in(session: Session, chat_instance: str, game_id: int) -> bool:
-    query = select(Game.id).where(
+def _other_game_in(session: Session, chat_instance: str, game_id: int) -> str | None:
+    """The status of a game open in the chat besides this one (None: there is none)."""
+    query = select(Game.status).where(
         Game.chat_instance == chat_instance, col(Game.status).in_(ACTIVE_STATUSES), Game.id != game_id
     )
-    return session.exec(query.limit(1)).first() is not None
+    return session.exec(query.limit(1)).first()
 
 
 def close_second_lobby(session: Session, env: Env, game_id: int, chat_instance: str) -> None:
@@ -114,7 +118,9 @@ def close_second_lobby(session: Session, env: Env, game_id: int, chat_instance: 
     game.finished_at = game.updated_at = env.now
     set_clock(session, game, TurnClock.stop())
     session.add(game)
-    payload = Payload(render.second_lobby(game.language, env.bot_username), inline_id=game.inline_id)
+    lobby = _other_game_in(session, chat_instance, game_id) == LOBBY
+    text = render.second_lobby(game.language, env.bot_username, lobby=lobby)
+    payload = Payload(text, inline_id=game.inline_id)
     outbox.put(session, Message(chat_id, payload, game_id=game_id), env.now)
 
 
@@ -126,6 +132,49 @@ def correct_post(session: Session, env: Env, ctx: GameContext, inline_id: str, t
     payload = Payload(text, inline_id=inline_id)
     message = Message(ctx.game.chat_id, payload, priority=Priority.COSMETIC, game_id=ctx.game_id)
     outbox.put(session, message, env.now)
+
+
+def play_query(game: Game) -> str:
+    """What the live board's 🎯 Play key types (in the chat it is in): the game, and a mark of
+    its chat. An inline query never says its chat, nor does a chosen result, so the mark is how
+    the list knows it was opened from the board in the game's own chat: a query without it
+    (typed by hand, in another chat) lists no moves, and no move is posted where the game is not."""
+    assert game.id is not None
+    mark = chat_mark(game)
+    return GameQuery(game.id, f" {mark} " if mark else "").data
+
+
+def chat_mark(game: Game) -> str:
+    """Four letters from the game's chat (letters: the player types digits after it)."""
+    if game.chat_instance is None:
+        return ""
+    digest = hashlib.sha256(f"{game.id}:{game.chat_instance}".encode()).digest()
+    return "".join(_MARK_LETTERS[b % len(_MARK_LETTERS)] for b in digest[:4])
+
+
+_MARK_LETTERS = "abcdefghjkmnpqrstuvwxyz"
+
+
+def from_its_chat(ctx: GameContext, query: str) -> bool:
+    """The query was typed by the game's 🎯 Play key (`play_query`): it names the game and its
+    chat's mark."""
+    named = GameQuery.of(query)
+    if named is None or named.game_id != ctx.game_id:
+        return False
+    mark = chat_mark(ctx.game)
+    return not mark or named.typed.split()[:1] == [mark]
+
+
+def say_elsewhere(session: Session, env: Env, ctx: GameContext, tap: Tap, text: str) -> None:
+    """A 📋 Board here post tapped in a chat that is not the game's: it says so, and loses its
+    key (once, however often it is tapped; in that chat's budget)."""
+    assert tap.inline_id is not None and tap.chat_instance is not None
+    said = f"elsewhere:{tap.inline_id}"[:64]
+    if session.get(SeenTap, said) is not None:
+        return
+    session.add(SeenTap(query_id=said, seen_at=env.now))
+    chat_id = inline_chat_id(f"chat:{tap.chat_instance}")
+    outbox.put(session, Message(chat_id, Payload(text, inline_id=tap.inline_id)), env.now)
 
 
 def is_live(ctx: GameContext, tap: Tap) -> bool:
@@ -210,7 +259,7 @@ def _redraw(session: Session, env: Env, ctx: GameContext, record: render.Record,
     shown, _carried = record.fit(board)
     keys: Keyboard | None = None
     if board is not None:
-        keys = render.board_keys(ctx.language, table_of(ctx, env, None))
+        keys = render.board_keys(ctx.language, table_of(ctx, env, None), play_query(game))
     elif final:
         keys = render.rematch_keys(ctx.language, ctx.game_id)
     _edit(session, env, ctx, shown.text(board), keys)
