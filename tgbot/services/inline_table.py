@@ -245,10 +245,21 @@ def note(session: Session, env: Env, ctx: GameContext, text: str) -> None:
     _redraw(session, env, ctx, record, False)
 
 
-def _redraw(session: Session, env: Env, ctx: GameContext, record: render.Record, final: bool) -> None:
+def _redraw(
+    session: Session,
+    env: Env,
+    ctx: GameContext,
+    record: render.Record,
+    final: bool,
+    *,
+    caught_up: bool = True,
+) -> None:
+    """`caught_up`: the record holds every move so far (not so for a deleted board's lines taken
+    over while the bot's seats still play: their moves wait for the board after them)."""
     game = ctx.game
     game.board_report = record.to_text()
-    game.reported_version = game.version
+    if caught_up:
+        game.reported_version = game.version
     if not game.board_no:
         game.board_no = 1  # the lobby's message is the first board
     session.add(game)
@@ -299,7 +310,7 @@ def gone(session: Session, env: Env, game_id: int, inline_id: str, held: str | N
     if not held:
         return
     record = render.Record.from_text(game.board_report).after(render.Record.from_text(held))
-    _redraw(session, env, ctx, record, game.status == FINISHED)
+    _redraw(session, env, ctx, record, game.status == FINISHED, caught_up=False)
 
 
 def _board_text(ctx: GameContext, env: Env) -> str:
