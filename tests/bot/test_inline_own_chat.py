@@ -190,3 +190,26 @@ async def test_a_second_lobby_points_at_a_first_that_is_still_a_lobby(rig: BotRi
     await tg.tap(ana, second, "✋ Join")
     await drain(rig)
     assert "join its lobby above" in second.content and "Board here" not in second.content
+
+
+async def test_a_deleted_board_at_a_table_with_a_computer_still_re_adds(rig: BotRig) -> None:
+    """The same in a group without the bot, with a computer whose moves follow each person's:
+    Cy, an admin, deletes the live board; the game is played to its end and the group re-adds."""
+    fake = rig.fake
+    ana, ben, cy = fake.user(1, "Ana"), fake.user(2, "Ben"), fake.user(3, "Cy")
+    club = fake.group("Club", with_bot=False)
+    fake.mark_admin(club.id, cy.id)
+    table = Table(rig, club, [ana, ben, cy])
+    await table.post_lobby(ana)
+    await rig.tg.tap(ana, table.live(), "🤖 Add computer")
+    gid = (await table.lobby_to_start(ana, goal_down=4)).id or 0
+    for _turn in range(3):
+        await table.play_turn(gid)
+    held = report_of(table.live())
+    fake.delete_by(cy, table.live())
+    back = await board_here(rig, ben, club, gid)
+    assert report_of(back)[: len(held)] == held
+    while game_row(rig, gid).status != FINISHED:
+        await table.play_turn(gid)
+    record, problems = reading(transcript_entries(fake, club))
+    assert record.standings is not None and problems == []
