@@ -205,6 +205,14 @@ class Hand(Callback, wire="h:{game_id}"):
 
 
 @dataclass(frozen=True)
+class ShowBoard(Callback, wire="bh:{game_id}"):
+    """The key of a 📋 Board here post (a chat the bot is not in): a tap tells the bot the chat
+    it is in, so the board comes only into the game's own chat."""
+
+    game_id: GameId
+
+
+@dataclass(frozen=True)
 class PickHand(Callback, wire="k:{game_id}:{version}:h:{index}"):
     """Pick hand card `index` for the draft (again: put it back)."""
 

@@ -21,6 +21,7 @@ class Refusal(StrEnum):
     ALREADY_JOINED = "already_joined"
     LOBBY_FULL = "lobby_full"
     NOT_IN_GAME = "not_in_game"
+    NOT_IN_GAME_HERE = "not_in_game_here"  # as NOT_IN_GAME, in a chat the bot is not in (no /newgame)
     NOT_CREATOR = "not_creator"
     NOT_POSTER = "not_poster"  # as NOT_CREATOR, in a chat the bot is not in (no admins there)
     TOO_FEW = "too_few"

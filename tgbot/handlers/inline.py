@@ -13,6 +13,7 @@ from telegram import (
     InlineKeyboardButton,
     InlineKeyboardMarkup,
     InlineQueryResultArticle,
+    InlineQueryResultsButton,
     InputTextMessageContent,
     MessageEntity,
     Update,
@@ -52,14 +53,19 @@ async def on_inline_query(update: Update, context: TweakContext) -> None:
         return
     asked = InlineQuery(person(query.from_user), query.query, query.offset, query.chat_type)
     found = await serve(context, inline_posts.answer, asked, action="inline")
+    button = None
     if found is None:
         sorry = trouble_text(own_language(update))
         trouble = Result(InfoLine(InfoTopic.TROUBLE).data, sorry, "", sorry)
         results, next_offset = [_article(trouble)], ""
     else:
         results, next_offset = [_article(r) for r in found.results], found.next_offset
+        if found.button is not None:
+            button = InlineQueryResultsButton(found.button.text, start_parameter=found.button.payload)
     try:
-        await query.answer(results, cache_time=0, is_personal=True, next_offset=next_offset or None)
+        await query.answer(
+            results, cache_time=0, is_personal=True, next_offset=next_offset or None, button=button
+        )
     except TelegramError as exc:  # too late (the person typed on): nothing to do
         logs.note_update(None, "inline", "late", error=type(exc).__name__)
         return

@@ -96,13 +96,6 @@ def not_your_turn(lang: str, mover: str) -> tuple[str, str]:
     )
 
 
-def no_game(lang: str) -> tuple[str, str]:
-    return (
-        _(lang, "No game is waiting for your move here"),
-        _(lang, "👀 Start a game with /newgame."),
-    )
-
-
 def how_to_type(lang: str, v: View) -> str:
     """The title of the list's first line when the table plays without sum hints: the live target
     first (a phone shows one line of a title and cuts the rest short), then what to do. The table

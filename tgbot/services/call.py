@@ -26,6 +26,7 @@ from sqlmodel import Session
 
 from ..callbacks import Callback
 from ..errors import Refusal, ServiceError
+from ..inline_data import HowToPlay
 from ..render.keys import Keyboard
 from ..render.refusals import ALERTS, refusal
 from . import output, people
@@ -90,14 +91,30 @@ class Result:
 
 
 @dataclass(frozen=True)
+class ResultsButton:
+    """The button above an inline list: it posts nothing (it opens the person's private chat
+    with the bot, sending ``/start <payload>``), so what it says is never a message in the
+    person's name."""
+
+    text: str
+    payload: str = HowToPlay().data
+
+
+@dataclass(frozen=True)
 class InlineAnswer:
-    """The list an inline query shows."""
+    """The list an inline query shows (`button`: above it, a line that posts nothing)."""
 
     results: list[Result] = field(default_factory=list)
     next_offset: str = ""
     outcome: str = "ok"
     game_id: int | None = None
     need_admin: bool = False
+    button: ResultsButton | None = None
+
+    @classmethod
+    def saying(cls, text: str, outcome: str, game_id: int | None = None) -> InlineAnswer:
+        """No line to post, only `text` above the list (its button opens the help in private)."""
+        return cls(button=ResultsButton(text), outcome=outcome, game_id=game_id)
 
 
 @dataclass(frozen=True)
@@ -220,15 +237,13 @@ class CommandCall(Call[Command, Replied]):
 
 @dataclass
 class InlineCall(Call[InlineQuery, InlineAnswer]):
-    """An inline query: read only (no savepoint); a refusal is the list's one line."""
+    """An inline query: read only (no savepoint); a refusal is the button above an empty list
+    (a line of the list would post it as the person's own message, wherever they typed)."""
 
     savepoint: ClassVar[bool] = False
 
     def refused(self, error: ServiceError) -> InlineAnswer:
-        text = refusal(self.language, error)
-        return InlineAnswer(
-            [Result(f"info:{error.reason.value}", text, "", text)], outcome=error.reason.value
-        )
+        return InlineAnswer.saying(refusal(self.language, error), error.reason.value)
 
     def ask_admin(self) -> InlineAnswer:
         return InlineAnswer(outcome="need_admin", need_admin=True)

@@ -34,7 +34,18 @@ from ..store import outbox
 from ..store.models import ACTIVE_STATUSES, LOBBY, PAUSED, PLAYING, Chat, Game, OutboxRow
 from ..store.surfaces import Board, Lobby, Surface
 from ..turn_clock import TurnClock
-from . import lobby, lobby_message, output, people, private_turns, record, stats, surfaces, table_control
+from . import (
+    inline_table,
+    lobby,
+    lobby_message,
+    output,
+    people,
+    private_turns,
+    record,
+    stats,
+    surfaces,
+    table_control,
+)
 from .call import EventCall, Noted, event_service
 from .context import GameContext, SeatInfo, context_of, load_game
 from .env import Env
@@ -274,13 +285,9 @@ class SenderTrouble:
     def surface_shown(self, session: Session, chat_id: int, surface: Surface) -> None:
         start_when_shown(session, self.make_env(), chat_id, surface)
 
-    def inline_gone(self, session: Session, game_id: int, inline_id: str) -> None:
-        """A person deleted a message of a game played via inline mode: if it was the live one,
-        the game goes on without a board until someone posts one (📋 Board here, or a pick)."""
-        game = session.get(Game, game_id)
-        if game is not None and game.inline_id == inline_id:
-            game.inline_id = None
-            session.add(game)
+    def inline_gone(self, session: Session, game_id: int, inline_id: str, held: str | None) -> None:
+        """A person deleted a message of a game played via inline mode (`inline_table.gone`)."""
+        inline_table.gone(session, self.make_env(), game_id, inline_id, held)
 
     def surface_lost(self, session: Session, chat_id: int, surface: Surface) -> None:
         """A message a reminder answered is gone (deleted by an admin): the live board or lobby

@@ -7,7 +7,7 @@ from sqlmodel import Session
 from .. import callbacks as cb
 from ..errors import Refusal, ServiceError
 from ..i18n import LANGUAGES, _
-from ..inline_data import OpenPanel, PrivateTurns, start_link
+from ..inline_data import HowToPlay, OpenPanel, PrivateTurns, start_link
 from ..render.info import language_keyboard, rules_page, welcome_keys
 from ..store.models import LOBBY, PAUSED, PLAYING
 from ..store.outbox import Priority
@@ -25,7 +25,8 @@ def start(call: CommandCall) -> Replied:
     """/start in private: the bot may write to this person now. A deep link's payload says more:
     ``g<id>`` (the board's 📱 Panel key) turns on that game's private panel and shows it (a
     practice table's: its board again, it has no panel), ``p<id>`` (the lobby's 🔔 key) confirms
-    their turns come in private. Anything else is refused, and changes nothing. In a group:
+    their turns come in private, ``howto`` (the button above an inline list) shows the help.
+    Anything else is refused, and changes nothing. In a group:
     /help."""
     command = call.command
     if not command.private:
@@ -40,6 +41,9 @@ def start(call: CommandCall) -> Replied:
         return _open_panel(call, link.game_id)
     if isinstance(link, PrivateTurns):
         return private_turns.confirm(call, link.game_id)
+    if isinstance(link, HowToPlay):  # the button above an inline list with nothing to post
+        call.reply(help_for(call.reply_language, call.env))
+        return Replied(action="help")
     lang = call.reply_language
     call.reply(
         _(lang, WELCOME_TEXT, bot_name=call.env.bot_username), welcome_keys(lang, call.env.bot_username)

@@ -207,7 +207,11 @@ def answer(call: InlineCall) -> InlineAnswer:
     ctx = _game_for(session, origin.person, query)
     seat = ctx.seat_of(origin.person.id) if ctx is not None else None
     if ctx is None or seat is None or ctx.state is None or ctx.game.status != PLAYING:
-        return InlineAnswer([_info(InfoLine(InfoTopic.NONE), *inline_render.no_game(lang))])
+        # (nothing to post: advice posted would be the person's own message, where they typed)
+        return InlineAnswer.saying(inline_table_render.no_game(lang), "no_game")
+    if ctx.table is TableKind.INLINE and not inline_table.from_its_chat(ctx, query):
+        # not from the 🎯 Play key of its board in its own chat: a move posted here splits the record
+        return InlineAnswer.saying(inline_table_render.not_its_chat(lang), "not_its_chat", ctx.game_id)
     current = ctx.seats[ctx.state.current]
     if current.seat != seat.seat or origin.chat_type not in PLAYED_IN.get(ctx.table, ()):
         turn = _info(InfoLine(InfoTopic.TURN, ctx.game_id), *inline_render.not_your_turn(lang, current.name))
@@ -267,10 +271,12 @@ def _page(
 
 
 def board_result(lang: str, ctx: GameContext) -> Result:
-    """The line that posts the live board of a game played via inline mode here again."""
-    title, description = inline_table_render.board_title(lang, [s.name for s in ctx.seats])
-    keys = inline_table_render.pick_keys(lang, ctx.game_id)
-    message = inline_table_render.board_posted(lang)
+    """The line that posts the live board of a game played via inline mode here again: its post
+    asks for a tap, which tells the chat (`inline_posts.show_board`)."""
+    names = [s.name for s in ctx.seats]
+    title, description = inline_table_render.board_title(lang, names)
+    keys = inline_table_render.show_board_keys(lang, ctx.game_id)
+    message = inline_table_render.board_posted(lang, names)
     return Result(BoardHere(ctx.game_id).data, title, description, message, keys)
 
 

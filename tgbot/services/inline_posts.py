@@ -4,7 +4,8 @@ bot does when one is posted (`inline_table` explains that table).
 * **🎴 New game here** (the list typed with nothing, in any chat but the person's own with the
   bot): posts a lobby; its chosen result makes the game, and the lobby is drawn into the message.
 * **📋 Board here** (for each running game of that kind the person plays; also under "it's Ben's
-  turn"): posts the live board again, at the bottom of the chat (a lost board comes back so too).
+  turn"): posts a message whose key brings the live board into it, at the bottom of the chat (a
+  lost board comes back so too) — only in the game's own chat, which only a tap tells.
 * **🔁 Rematch here** (the final standings' key types ``rematch g<id>``): posts a lobby with the
   finished game's settings and computers, for a player of that game.
 
@@ -20,6 +21,7 @@ from sqlmodel import Session, col, select
 
 from engine.ai import ALIASES, LEVELS
 
+from .. import callbacks as cb
 from .. import pacing
 from ..errors import Refusal, ServiceError
 from ..game_settings import GameSettings
@@ -31,8 +33,19 @@ from ..render.keys import Keyboard
 from ..store.models import FINISHED, PAUSED, PLAYING, Game, GamePlayer
 from ..tables import INLINE_CHAT_IDS_FROM
 from . import inline, inline_table, lobby
-from .call import InlineAnswer, InlineCall, Noted, PickCall, Result, inline_service, pick_service
-from .context import GameContext, load_game
+from .call import (
+    Answer,
+    InlineAnswer,
+    InlineCall,
+    KeyCall,
+    Noted,
+    PickCall,
+    Result,
+    inline_service,
+    key_service,
+    pick_service,
+)
+from .context import GameContext, load_game, require_game
 from .env import Env
 
 #: Inline games listed for 📋 Board here at most (the newest).
@@ -127,7 +140,7 @@ def chosen(call: PickCall) -> Noted:
     if isinstance(posted, NewLobby):
         return _new_lobby(call, GameSettings(pace=call.env.default_pace), ())
     if isinstance(posted, BoardHere):
-        return _board_here(call, posted.game_id)
+        return Noted("board_offered", posted.game_id)  # it waits for a tap: `show_board`
     if isinstance(posted, RematchHere):
         return _rematch_here(call, posted.game_id)
     return inline.pick(call.session, call.env, call.origin)
@@ -143,16 +156,28 @@ def _new_lobby(call: PickCall, settings: GameSettings, computers: tuple[str, ...
     return Noted("lobby" if game is not None else "duplicate", game.id if game is not None else None)
 
 
-def _board_here(call: PickCall, game_id: int) -> Noted:
-    session, env, inline_id = call.session, call.env, call.origin.inline_id
-    ctx = load_game(session, game_id, lock=True)
-    if ctx is None or inline_id is None or not inline_table.is_inline(ctx):
-        return Noted("ignored")
-    if ctx.seat_of(call.origin.person.id) is None or ctx.game.status not in (PLAYING, PAUSED):
-        return Noted("ignored")
-    inline_table.on_post(session, env, ctx, inline_id)
+@key_service(KeyCall)
+def show_board(call: KeyCall, key: cb.ShowBoard) -> Answer:
+    """📋 Show the board, on a 📋 Board here post. A chosen result does not say where it was
+    posted; this tap does (its `chat_instance`). In the game's own chat the post becomes the live
+    board (the one before it loses its keys, and hands over its record if it was deleted); in
+    any other it says where the game is played, and nothing changes: a board there would take
+    moves the game's chat never sees."""
+    session, env, tap = call.session, call.env, call.tap
+    if tap.inline_id is None or tap.chat_instance is None:
+        raise ServiceError(Refusal.MALFORMED)  # the key of a post via the bot: never on a message
+    ctx = require_game(session, key.game_id, lock=True)
+    if not inline_table.is_inline(ctx):
+        raise ServiceError(Refusal.MALFORMED)
+    if ctx.game.status not in (PLAYING, PAUSED):
+        raise ServiceError(Refusal.NOT_PLAYING)
+    if tap.chat_instance != ctx.game.chat_instance:
+        names = [seat.name for seat in ctx.seats]
+        inline_table.say_elsewhere(session, env, ctx, tap, render.played_elsewhere(ctx.language, names))
+        return Answer(render.played_elsewhere(call.language, names), True, "elsewhere", ctx.game_id)
+    inline_table.on_post(session, env, ctx, tap.inline_id)
     inline_table.show(session, env, ctx, [])
-    return Noted(game_id=game_id)
+    return Answer(game_id=ctx.game_id)
 
 
 def _rematch_here(call: PickCall, game_id: int) -> Noted:

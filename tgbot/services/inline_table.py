@@ -26,21 +26,24 @@ and the stats work as for any chat.
 
 from __future__ import annotations
 
+import hashlib
+
 from sqlmodel import Session, col, select
 
 from engine import public_view
 
 from ..errors import Refusal, ServiceError
+from ..inline_data import GameQuery
 from ..render import inline_table as render
 from ..render.keys import Keyboard
 from ..store import outbox
-from ..store.models import ACTIVE_STATUSES, CANCELLED, PAUSED, PLAYING, Chat, Game, SeenTap
+from ..store.models import ACTIVE_STATUSES, CANCELLED, FINISHED, LOBBY, PAUSED, PLAYING, Chat, Game, SeenTap
 from ..store.outbox import Message, Payload, Priority
 from ..store.surfaces import InlineKeysOff
 from ..tables import TableKind, inline_chat_id
 from ..turn_clock import TurnClock
 from . import people, surfaces
-from .context import GameContext
+from .context import GameContext, load_game
 from .env import Env
 from .game_clock import set_clock
 from .origins import Tap
@@ -70,7 +73,7 @@ def check_tap(session: Session, env: Env, ctx: GameContext, tap: Tap, *, lobby: 
     if game.chat_instance is None:
         if not lobby:
             raise ServiceError(Refusal.MALFORMED)  # every game starts from its lobby, in its chat
-        if _other_game_in(session, tap.chat_instance, ctx.game_id):
+        if _other_game_in(session, tap.chat_instance, ctx.game_id) is not None:
             raise ServiceError(Refusal.SECOND_LOBBY, game_id=ctx.game_id)
         _settle_in(session, env, ctx, tap.chat_instance)
     elif game.chat_instance != tap.chat_instance:
@@ -93,11 +96,12 @@ def _settle_in(session: Session, env: Env, ctx: GameContext, chat_instance: str)
     session.add(game)
 
 
-def _other_game_in(session: Session, chat_instance: str, game_id: int) -> bool:
-    query = select(Game.id).where(
+def _other_game_in(session: Session, chat_instance: str, game_id: int) -> str | None:
+    """The status of a game open in the chat besides this one (None: there is none)."""
+    query = select(Game.status).where(
         Game.chat_instance == chat_instance, col(Game.status).in_(ACTIVE_STATUSES), Game.id != game_id
     )
-    return session.exec(query.limit(1)).first() is not None
+    return session.exec(query.limit(1)).first()
 
 
 def close_second_lobby(session: Session, env: Env, game_id: int, chat_instance: str) -> None:
@@ -114,7 +118,9 @@ def close_second_lobby(session: Session, env: Env, game_id: int, chat_instance: 
     game.finished_at = game.updated_at = env.now
     set_clock(session, game, TurnClock.stop())
     session.add(game)
-    payload = Payload(render.second_lobby(game.language, env.bot_username), inline_id=game.inline_id)
+    lobby = _other_game_in(session, chat_instance, game_id) == LOBBY
+    text = render.second_lobby(game.language, env.bot_username, lobby=lobby)
+    payload = Payload(text, inline_id=game.inline_id)
     outbox.put(session, Message(chat_id, payload, game_id=game_id), env.now)
 
 
@@ -126,6 +132,49 @@ def correct_post(session: Session, env: Env, ctx: GameContext, inline_id: str, t
     payload = Payload(text, inline_id=inline_id)
     message = Message(ctx.game.chat_id, payload, priority=Priority.COSMETIC, game_id=ctx.game_id)
     outbox.put(session, message, env.now)
+
+
+def play_query(game: Game) -> str:
+    """What the live board's 🎯 Play key types (in the chat it is in): the game, and a mark of
+    its chat. An inline query never says its chat, nor does a chosen result, so the mark is how
+    the list knows it was opened from the board in the game's own chat: a query without it
+    (typed by hand, in another chat) lists no moves, and no move is posted where the game is not."""
+    assert game.id is not None
+    mark = chat_mark(game)
+    return GameQuery(game.id, f" {mark} " if mark else "").data
+
+
+def chat_mark(game: Game) -> str:
+    """Four letters from the game's chat (letters: the player types digits after it)."""
+    if game.chat_instance is None:
+        return ""
+    digest = hashlib.sha256(f"{game.id}:{game.chat_instance}".encode()).digest()
+    return "".join(_MARK_LETTERS[b % len(_MARK_LETTERS)] for b in digest[:4])
+
+
+_MARK_LETTERS = "abcdefghjkmnpqrstuvwxyz"
+
+
+def from_its_chat(ctx: GameContext, query: str) -> bool:
+    """The query was typed by the game's 🎯 Play key (`play_query`): it names the game and its
+    chat's mark."""
+    named = GameQuery.of(query)
+    if named is None or named.game_id != ctx.game_id:
+        return False
+    mark = chat_mark(ctx.game)
+    return not mark or named.typed.split()[:1] == [mark]
+
+
+def say_elsewhere(session: Session, env: Env, ctx: GameContext, tap: Tap, text: str) -> None:
+    """A 📋 Board here post tapped in a chat that is not the game's: it says so, and loses its
+    key (once, however often it is tapped; in that chat's budget)."""
+    assert tap.inline_id is not None and tap.chat_instance is not None
+    said = f"elsewhere:{tap.inline_id}"[:64]
+    if session.get(SeenTap, said) is not None:
+        return
+    session.add(SeenTap(query_id=said, seen_at=env.now))
+    chat_id = inline_chat_id(f"chat:{tap.chat_instance}")
+    outbox.put(session, Message(chat_id, Payload(text, inline_id=tap.inline_id)), env.now)
 
 
 def is_live(ctx: GameContext, tap: Tap) -> bool:
@@ -157,8 +206,10 @@ def on_post(session: Session, env: Env, ctx: GameContext, inline_id: str) -> Non
     if game.inline_id is not None and game.board_no:
         board = _board_text(ctx, env)
         shown, carried = record.fit(board)
-        _edit(session, env, ctx, shown.text(board) or "…", None, Priority.CLEANUP)
-    # (with none — a person deleted it — the new message opens with all the old one held)
+        held = shown.to_text() or None
+        _edit(session, env, ctx, shown.text(board) or "…", None, Priority.CLEANUP, held)
+    # (with none — a person deleted it — the new message opens with all the old one held; if a
+    # person deleted it unbeknown to the bot, that edit finds it gone: `gone`)
     game.board_no += 1
     game.inline_id = inline_id
     game.board_report = carried.to_text()
@@ -194,10 +245,21 @@ def note(session: Session, env: Env, ctx: GameContext, text: str) -> None:
     _redraw(session, env, ctx, record, False)
 
 
-def _redraw(session: Session, env: Env, ctx: GameContext, record: render.Record, final: bool) -> None:
+def _redraw(
+    session: Session,
+    env: Env,
+    ctx: GameContext,
+    record: render.Record,
+    final: bool,
+    *,
+    caught_up: bool = True,
+) -> None:
+    """`caught_up`: the record holds every move so far (not so for a deleted board's lines taken
+    over while the bot's seats still play: their moves wait for the board after them)."""
     game = ctx.game
     game.board_report = record.to_text()
-    game.reported_version = game.version
+    if caught_up:
+        game.reported_version = game.version
     if not game.board_no:
         game.board_no = 1  # the lobby's message is the first board
     session.add(game)
@@ -208,7 +270,7 @@ def _redraw(session: Session, env: Env, ctx: GameContext, record: render.Record,
     shown, _carried = record.fit(board)
     keys: Keyboard | None = None
     if board is not None:
-        keys = render.board_keys(ctx.language, table_of(ctx, env, None))
+        keys = render.board_keys(ctx.language, table_of(ctx, env, None), play_query(game))
     elif final:
         keys = render.rematch_keys(ctx.language, ctx.game_id)
     _edit(session, env, ctx, shown.text(board), keys)
@@ -221,11 +283,34 @@ def _edit(
     text: str,
     keys: Keyboard | None,
     priority: Priority = Priority.BOARD,
+    held: str | None = None,
 ) -> None:
-    """The live board's message shows `text` (and `keys`): its next edit (a waiting one gives way)."""
+    """The live board's message shows `text` (and `keys`): its next edit (a waiting one gives way).
+    `held`: the record of a board losing its keys, for the live one if that board is gone."""
     game = ctx.game
-    payload = Payload(text, keys, inline_id=game.inline_id)
+    payload = Payload(text, keys, inline_id=game.inline_id, held=held)
     outbox.put(session, Message(game.chat_id, payload, surfaces.board(game), priority, ctx.game_id), env.now)
+
+
+def gone(session: Session, env: Env, game_id: int, inline_id: str, held: str | None) -> None:
+    """A person deleted a message of the game; the bot learns it only when an edit finds it gone.
+    The live one: the game goes on without a board until someone posts one (📋 Board here, a
+    pick), which opens with its record. An older board, found gone as it lost its keys (deleted
+    while it was live, unbeknown to the bot, then replaced by a post): the chat lost what it
+    `held`, so the live message takes it over, before its own record, and the chat still re-adds
+    to every summary."""
+    ctx = load_game(session, game_id, lock=True)
+    if ctx is None or not is_inline(ctx):
+        return
+    game = ctx.game
+    if game.inline_id == inline_id:
+        game.inline_id = None
+        session.add(game)
+        return
+    if not held:
+        return
+    record = render.Record.from_text(game.board_report).after(render.Record.from_text(held))
+    _redraw(session, env, ctx, record, game.status == FINISHED, caught_up=False)
 
 
 def _board_text(ctx: GameContext, env: Env) -> str:

@@ -104,6 +104,8 @@ class GameKey(KeyCall):
             raise ServiceError(Refusal.MALFORMED)
         inline_table.check_tap(self.session, self.env, ctx, tap)
         seat = self.seat = ctx.seat_of(tap.person.id)
+        if seat is None and inline_table.is_inline(ctx):  # no /newgame where the bot cannot read it
+            raise ServiceError(Refusal.NOT_IN_GAME_HERE, bot=self.env.bot_username)
         if seat is None:
             raise ServiceError(Refusal.NOT_IN_GAME)
         if ctx.state is None or ctx.game.status not in (PLAYING, PAUSED):

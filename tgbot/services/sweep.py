@@ -222,11 +222,21 @@ def _deadline(session: Session, env: Env, ctx: GameContext, report: SweepReport)
         result.abandoned = True
     elif away and not seat.away and not result.ended:
         # (when the game is over, its end says it all)
-        text = _(
-            ctx.language,
-            "💤 {name} missed two turns and is now away: their turns are played at once until they "
-            "tap any key of the game or send /back.",
-            name=cards_render.name(seat.name),
-        )
+        name = cards_render.name(seat.name)
+        if ctx.table is not TableKind.INLINE:
+            text = _(
+                ctx.language,
+                "💤 {name} missed two turns and is now away: their turns are played at once until they "
+                "tap any key of the game or send /back.",
+                name=name,
+            )
+        else:  # the bot cannot read that chat: /back goes to it in private
+            text = _(
+                ctx.language,
+                "💤 {name} missed two turns and is now away: their turns are played at once until they "
+                "tap any key of the game or send /back to @{bot} in private.",
+                name=name,
+                bot=env.bot_username,
+            )
         output.say_in_game(session, env, result.ctx, text)
     record.report(session, env, result)

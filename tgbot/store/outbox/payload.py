@@ -46,6 +46,9 @@ class Payload:
     edited out of sight (a private panel). `fresh`: post the surface anew even if it is shown (a
     reminder that should notify); the old message loses its keys. `fallback`: where to say it
     instead when the chat refuses the bot (a private reminder that becomes a group mention).
+    `held`: an older game message of a chat the bot is not in, edited as it loses its keys: the
+    record it shows (`render.inline_table.Record`), which the live one takes over if a person
+    deleted it (the bot is not told, and learns it only from this edit).
     """
 
     text: str = ""
@@ -61,6 +64,7 @@ class Payload:
     bottom: bool = False
     fresh: bool = False
     fallback: Fallback | None = None
+    held: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"text": self.text}
@@ -73,6 +77,8 @@ class Payload:
                 data[flag] = True
         if self.fallback is not None:
             data["fallback"] = self.fallback.to_dict()
+        if self.held is not None:
+            data["held"] = self.held
         return data
 
     def to_json(self) -> str:
@@ -93,6 +99,7 @@ class Payload:
             reply_to=surface_of(reply_to) if reply_to else None,
             media=data.get("media"),
             fallback=Fallback.from_dict(fallback) if fallback else None,
+            held=data.get("held"),
             **{flag: bool(data.get(flag)) for flag in _FLAGS},
         )
 
