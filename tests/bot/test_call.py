@@ -130,10 +130,14 @@ def refused_event(call: EventCall) -> Noted:
     raise ServiceError(Refusal.NOT_IN_GAME)
 
 
-def test_an_inline_refusal_is_the_lists_one_line_and_an_events_is_its_outcome(db: Engine) -> None:
+def test_an_inline_refusal_is_the_button_above_an_empty_list_and_an_events_is_its_outcome(
+    db: Engine,
+) -> None:
+    """A line of the list would post the refusal as the person's own message wherever they typed;
+    the button above the list posts nothing."""
     with session_scope(db) as session:
         listed = refused_inline(session, env(), InlineQuery(ANA, ""))
         noted = refused_event(session, env(), ChatEvent(GROUP))
-    (line,) = listed.results
-    assert listed.outcome == "no_game" and line.title == line.message != ""
+    assert listed.outcome == "no_game" and listed.results == []
+    assert listed.button is not None and listed.button.text != ""
     assert noted == Noted("not_in_game")
