@@ -33,8 +33,8 @@ from engine import public_view
 from ..errors import Refusal, ServiceError
 from ..render import inline_table as render
 from ..render.keys import Keyboard
-from ..store import outbox
-from ..store.models import ACTIVE_STATUSES, CANCELLED, PAUSED, PLAYING, Chat, Game, SeenTap
+from ..store import once, outbox
+from ..store.models import ACTIVE_STATUSES, CANCELLED, PAUSED, PLAYING, Chat, Game
 from ..store.outbox import Message, Payload, Priority
 from ..store.surfaces import InlineKeysOff
 from ..tables import TableKind, inline_chat_id
@@ -261,9 +261,7 @@ def by_message(session: Session, inline_id: str) -> Game | None:
 def say_feedback_off(session: Session, env: Env, inline_id: str, lang: str) -> None:
     """A posted lobby no game took up: inline feedback is off, so the bot never heard of it. The
     message says so (once: every later tap gets the popup alone), and loses its key."""
-    said = f"nofeedback:{inline_id}"[:64]
-    if session.get(SeenTap, said) is not None:
+    if not once.first_time(session, f"nofeedback:{inline_id}", env.now):
         return
-    session.add(SeenTap(query_id=said, seen_at=env.now))
     text = render.feedback_off(lang, env.bot_username)
     outbox.put(session, Message(inline_chat_id(inline_id), Payload(text, inline_id=inline_id)), env.now)
