@@ -321,8 +321,17 @@ def _play_t(call: GameKey, ctx: GameContext, seat: SeatInfo, draft: Draft) -> An
     return Answer("\n".join(lines) or _(call.language, "Done!"))
 
 
-@key_service(GameKey)
-def hand(call: GameKey, key: cb.Hand) -> Answer:
+@dataclass
+class LookKey(GameKey):
+    """A key that only shows (👀 My hand): nothing to apply twice (bringing its player back from
+    away is done by the first), so it is not recorded, and a second delivery shows the popup
+    again, where the empty answer to a repeat could reach the person first (two instances)."""
+
+    recorded: ClassVar[bool] = False
+
+
+@key_service(LookKey)
+def hand(call: LookKey, key: cb.Hand) -> Answer:
     """The 👀 My hand popup (read only, apart from bringing an away player back)."""
     ctx, seat = call.checked(key.game_id)
     moves.clear_idle(call.session, ctx, seat)
