@@ -15,6 +15,7 @@ from __future__ import annotations
 import copy
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -35,7 +36,7 @@ from tests.bot.helpers import (
 from tests.fakes.bot_api.records import ApiCall
 from tests.fakes.telegram import FakeChat, FakeUser
 from tgbot.game_settings import GameSettings
-from tgbot.store.models import Game
+from tgbot.store.models import Game, SeenTap
 
 #: What a second delivery may still call: the answer a key or an inline query waits for.
 ANSWERS = {"answerCallbackQuery", "answerInlineQuery"}
@@ -307,3 +308,24 @@ async def test_a_player_leaving_the_group_twice(rig: BotRig, twice: Twice, peopl
         else fake.chat_member_update(people.group, people.cai, "left")
     )
     await twice(rig.tg.process(update))
+
+
+# --- kept for a day --------------------------------------------------------------------------
+
+
+def recorded_updates(rig: BotRig) -> list[str]:
+    with Session(rig.deps.db.engine) as session:
+        return [seen.query_id for seen in session.exec(select(SeenTap)) if seen.query_id.startswith("update:")]
+
+
+async def test_what_was_applied_is_forgotten_after_a_day(rig: BotRig, people: People) -> None:
+    """Telegram keeps an update it could not deliver for 24 hours: the record of each update
+    applied is kept a day, then the sweep forgets it."""
+    await rig.tg.send(rig.fake.private(people.ana), people.ana, "/help")
+    assert len(recorded_updates(rig)) == 1
+    rig.clock.advance(timedelta(hours=23))
+    await rig.tg.run_job("sweep")
+    assert len(recorded_updates(rig)) == 1
+    rig.clock.advance(timedelta(hours=1, seconds=1))
+    await rig.tg.run_job("sweep")
+    assert recorded_updates(rig) == []

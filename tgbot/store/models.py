@@ -299,6 +299,8 @@ class SeenTap(SQLModel, table=True):
     callback query ids); the sweep forgets entries after a day."""
 
     __tablename__ = "seen_taps"
+    # The sweep forgets by age: a range of this index, not a scan of a day of updates.
+    __table_args__ = (Index("ix_seen_taps_seen_at", "seen_at"),)
 
     query_id: str = Field(primary_key=True, max_length=64)
     seen_at: datetime = Field(sa_column=_utc_column(nullable=False))

@@ -10,7 +10,8 @@ nothing, and a transaction that failed recorded nothing. On PostgreSQL the secon
 insert waits for the first's transaction, then finds its row: two instances never both apply it.
 
 One table (`models.SeenTap`, the keys as text), one statement to record and ask at once; the
-sweep forgets what is older than a day (Telegram gives up redelivering long before).
+sweep forgets what is older than a day, by an index on its time (Telegram keeps an update it could
+not deliver for 24 hours).
 """
 
 from __future__ import annotations
