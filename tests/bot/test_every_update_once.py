@@ -315,7 +315,8 @@ async def test_a_player_leaving_the_group_twice(rig: BotRig, twice: Twice, peopl
 
 def recorded_updates(rig: BotRig) -> list[str]:
     with Session(rig.deps.db.engine) as session:
-        return [seen.query_id for seen in session.exec(select(SeenTap)) if seen.query_id.startswith("update:")]
+        keys = [seen.query_id for seen in session.exec(select(SeenTap))]
+    return [key for key in keys if key.startswith("update:")]
 
 
 async def test_what_was_applied_is_forgotten_after_a_day(rig: BotRig, people: People) -> None:
