@@ -51,7 +51,9 @@ async def on_inline_query(update: Update, context: TweakContext) -> None:
     query = update.inline_query
     if query is None:
         return
-    asked = InlineQuery(person(query.from_user), query.query, query.offset, query.chat_type)
+    asked = InlineQuery(
+        person(query.from_user), query.query, query.offset, query.chat_type, update_id=update.update_id
+    )
     found = await serve(context, inline_posts.answer, asked, action="inline")
     button = None
     if found is None:
@@ -81,6 +83,7 @@ async def on_chosen(update: Update, context: TweakContext) -> None:
         PickedMoves.read(chosen.result_id),
         inline_id=chosen.inline_message_id,
         posted=posted(chosen.result_id),
+        update_id=update.update_id,
     )
     await serve(context, inline_posts.chosen, picked, action="inline_pick")
 
@@ -94,7 +97,8 @@ async def on_via_message(update: Update, context: TweakContext) -> None:
     picked = _picked_id(message.entities or ())
     if user is None or picked is None:
         return
-    await serve(context, inline.pick, Pick(person(user), picked, message.chat.id), action="inline_message")
+    pick = Pick(person(user), picked, message.chat.id, update_id=update.update_id)
+    await serve(context, inline.pick, pick, action="inline_message")
 
 
 def _picked_id(entities: Any) -> PickedMoves | None:

@@ -10,6 +10,16 @@ in a savepoint and turns a `ServiceError` into what that kind of update answers 
 reply in the chat, a line in the inline list, a log outcome. A refusal a group admin may overrule
 first asks the handler to find out whether the person is one (`need_admin`), then runs again.
 
+Every update is applied once. Telegram delivers one again (a webhook retried, to this instance or
+another, maybe while the first delivery is still at work; a poller killed before it confirmed
+the offset), and a third of the kinds would act twice (a Goal step, a computer seated, /newgame's
+lobby, …). So before the use case runs, the seam records the update's id in the same
+transaction (`store.once`): a repeat finds it and changes nothing (`repeated`: an empty popup, no
+reply, a log outcome), and an update whose transaction failed was never recorded. A refusal is
+recorded with its own effects; a run that only asked to know whether the person is an admin
+records nothing, so the run with the answer is the one that counts. An inline query changes
+nothing, so it is never recorded (people type one per keystroke).
+
 A kind of key with more to do on a refusal (a game key brings its player back, a rematch key on
 old standings loses its keys) brings its own `KeyCall` subclass with its own `refused`.
 """
@@ -29,6 +39,7 @@ from ..errors import Refusal, ServiceError
 from ..inline_data import HowToPlay
 from ..render.keys import Keyboard
 from ..render.refusals import ALERTS, refusal
+from ..store import once
 from . import output, people
 from .env import Env
 from .origins import ChatEvent, Command, InlineQuery, Pick, Tap
@@ -45,9 +56,17 @@ class Origin(Protocol):
     @property
     def admin(self) -> bool | None: ...
 
+    @property
+    def update_id(self) -> int | None: ...
+
+
+class Outcome(Protocol):
+    @property
+    def need_admin(self) -> bool: ...
+
 
 O = TypeVar("O", bound=Origin)  # noqa: E741
-R = TypeVar("R")
+R = TypeVar("R", bound=Outcome)
 
 
 # --- what a service answers ------------------------------------------------------------------
@@ -138,6 +157,8 @@ class Call(Generic[O, R]):
     origin: O
     #: Run the use case in a savepoint, so that a refusal undoes what it began.
     savepoint: ClassVar[bool] = True
+    #: Record the update, so that its second delivery changes nothing (`first_time`).
+    recorded: ClassVar[bool] = True
 
     @cached_property
     def language(self) -> str:
@@ -147,6 +168,25 @@ class Call(Generic[O, R]):
         if person is None:
             return "en"
         return people.language_of(self.session, person.id, person.language_code)
+
+    def first_time(self, service: str) -> bool:
+        """Record this update as applied by `service`; False when it was (a second delivery).
+        An origin without an update id (a test's, a job's) is always new."""
+        update_id = self.origin.update_id
+        if not self.recorded or update_id is None:
+            return True
+        return once.first_time(self.session, once.update_key(update_id, service), self.env.now)
+
+    def undecided(self, service: str) -> None:
+        """The run asked to know more (`need_admin`) and decided nothing: the run with the answer
+        records the update."""
+        update_id = self.origin.update_id
+        if self.recorded and update_id is not None:
+            once.forget(self.session, once.update_key(update_id, service))
+
+    def repeated(self) -> R:
+        """The answer to an update applied already: nothing more happens."""
+        raise NotImplementedError
 
     def attempt(self, use_case: Callable[[], R]) -> R:
         try:
@@ -185,6 +225,11 @@ class KeyCall(Call[Tap, Answer]):
 
     def ask_admin(self) -> Answer:
         return Answer(outcome="need_admin", need_admin=True)
+
+    def repeated(self) -> Answer:
+        """An empty popup: the tap may wait for an answer still (the first one's went back in a
+        webhook response Telegram never got), and the first popup was the one to say it."""
+        return Answer(outcome="duplicate")
 
 
 @dataclass
@@ -234,13 +279,18 @@ class CommandCall(Call[Command, Replied]):
     def ask_admin(self) -> Replied:
         return Replied("need_admin", need_admin=True)
 
+    def repeated(self) -> Replied:
+        return Replied("duplicate")
+
 
 @dataclass
 class InlineCall(Call[InlineQuery, InlineAnswer]):
-    """An inline query: read only (no savepoint); a refusal is the button above an empty list
-    (a line of the list would post it as the person's own message, wherever they typed)."""
+    """An inline query: read only (no savepoint, nothing to record as applied: its second
+    delivery is answered with the same list); a refusal is the button above an empty list (a
+    line of the list would post it as the person's own message, wherever they typed)."""
 
     savepoint: ClassVar[bool] = False
+    recorded: ClassVar[bool] = False
 
     def refused(self, error: ServiceError) -> InlineAnswer:
         return InlineAnswer.saying(refusal(self.language, error), error.reason.value)
@@ -262,6 +312,9 @@ class PickCall(Call[Pick, Noted]):
     def ask_admin(self) -> Noted:
         return Noted("need_admin", need_admin=True)
 
+    def repeated(self) -> Noted:
+        return Noted("duplicate")
+
 
 @dataclass
 class EventCall(Call[ChatEvent, Noted]):
@@ -272,6 +325,9 @@ class EventCall(Call[ChatEvent, Noted]):
 
     def ask_admin(self) -> Noted:
         return Noted("need_admin", need_admin=True)
+
+    def repeated(self) -> Noted:
+        return Noted("duplicate")
 
 
 # --- use cases as services -------------------------------------------------------------------
@@ -286,10 +342,17 @@ PickService = Callable[[Session, Env, Pick], Noted]
 
 
 def _serve(call: type[Call[Any, R]], use_case: Callable[..., R]) -> Callable[..., R]:
+    name = use_case.__name__
+
     @functools.wraps(use_case)
     def service(session: Session, env: Env, origin: Any, *args: Any) -> R:
         this = call(session, env, origin)
-        return this.attempt(lambda: use_case(this, *args))
+        if not this.first_time(name):
+            return this.repeated()
+        result = this.attempt(lambda: use_case(this, *args))
+        if result.need_admin:
+            this.undecided(name)
+        return result
 
     return service
 

@@ -33,9 +33,10 @@ from ..render import glance
 from ..render import inline as inline_render
 from ..render import inline_table as inline_table_render
 from ..render.cards import plain_name
+from ..store import once
 from ..store.models import PLAYING, Game, GamePlayer
 from ..tables import TableKind
-from . import drafts, inline_table, moves, output, play, record
+from . import drafts, inline_table, moves, output, record
 from .call import InlineAnswer, InlineCall, Noted, PickCall, Result, inline_service, pick_service
 from .context import GameContext, SeatInfo, load_game
 from .env import Env
@@ -334,7 +335,7 @@ def _pick(call: PickCall, ctx: GameContext, seat: SeatInfo, picked: PickedMoves,
     playing = ctx.game.status == PLAYING
     assert ctx.state is not None
     if ctx.game.version != version or not playing or ctx.state.current != seat.seat:
-        if play.seen(session, key):
+        if once.known(session, key):
             return Noted("duplicate", game_id)  # this very pick was played: its second arrival
         if ctx.game.version == version and playing:
             return Noted("forged", game_id)  # this turn's list is only its mover's
@@ -348,7 +349,7 @@ def _pick(call: PickCall, ctx: GameContext, seat: SeatInfo, picked: PickedMoves,
         if post is not None:
             inline_table.on_post(session, env, ctx, post)
         _play(session, env, ctx, seat, codes)
-        play.remember(session, env, key)
+        once.first_time(session, key, env.now)
     return Noted("ok", game_id)
 
 
@@ -362,14 +363,14 @@ def _stale(call: PickCall, ctx: GameContext, seat: SeatInfo) -> Noted:
         return Noted("stale", ctx.game_id)
     state = ctx.playing_state()
     turn = f"stale:{ctx.game_id}:{state.round}.{state.turn}:{seat.seat}"
-    if not play.remember(call.session, call.env, turn):
+    if not once.first_time(call.session, turn, call.env.now):
         return Noted("stale_again", ctx.game_id)  # the note of this turn stands for it
     output.say_in_game(call.session, call.env, ctx, inline_render.stale_pick(ctx.language, seat.name))
     return Noted("stale", ctx.game_id)
 
 
 def _pick_key(game_id: int, version: int, seat: int, codes: tuple[str, ...], post: str | None) -> str:
-    """A pick as the seen taps record it once played, so that only its own second arrival finds
+    """A pick as `store.once` records it once played, so that only its own second arrival finds
     it: its turn (the game's version, the seat) and its moves, not another pick of the turn. In a
     chat the bot is not in, the message it posted (`post`): the same move posted again from the
     list still open in the person's app is a message of its own, which played nothing and must

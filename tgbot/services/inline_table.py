@@ -36,8 +36,8 @@ from ..errors import Refusal, ServiceError
 from ..inline_data import GameQuery
 from ..render import inline_table as render
 from ..render.keys import Keyboard
-from ..store import outbox
-from ..store.models import ACTIVE_STATUSES, CANCELLED, FINISHED, LOBBY, PAUSED, PLAYING, Chat, Game, SeenTap
+from ..store import once, outbox
+from ..store.models import ACTIVE_STATUSES, CANCELLED, FINISHED, LOBBY, PAUSED, PLAYING, Chat, Game
 from ..store.outbox import Message, Payload, Priority
 from ..store.surfaces import InlineKeysOff
 from ..tables import TableKind, inline_chat_id
@@ -169,10 +169,8 @@ def say_elsewhere(session: Session, env: Env, ctx: GameContext, tap: Tap, text: 
     """A 📋 Board here post tapped in a chat that is not the game's: it says so, and loses its
     key (once, however often it is tapped; in that chat's budget)."""
     assert tap.inline_id is not None and tap.chat_instance is not None
-    said = f"elsewhere:{tap.inline_id}"[:64]
-    if session.get(SeenTap, said) is not None:
+    if not once.first_time(session, f"elsewhere:{tap.inline_id}", env.now):
         return
-    session.add(SeenTap(query_id=said, seen_at=env.now))
     chat_id = inline_chat_id(f"chat:{tap.chat_instance}")
     outbox.put(session, Message(chat_id, Payload(text, inline_id=tap.inline_id)), env.now)
 
@@ -346,9 +344,7 @@ def by_message(session: Session, inline_id: str) -> Game | None:
 def say_feedback_off(session: Session, env: Env, inline_id: str, lang: str) -> None:
     """A posted lobby no game took up: inline feedback is off, so the bot never heard of it. The
     message says so (once: every later tap gets the popup alone), and loses its key."""
-    said = f"nofeedback:{inline_id}"[:64]
-    if session.get(SeenTap, said) is not None:
+    if not once.first_time(session, f"nofeedback:{inline_id}", env.now):
         return
-    session.add(SeenTap(query_id=said, seen_at=env.now))
     text = render.feedback_off(lang, env.bot_username)
     outbox.put(session, Message(inline_chat_id(inline_id), Payload(text, inline_id=inline_id)), env.now)

@@ -22,7 +22,7 @@ import logging
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
-from sqlalchemy import delete, func, update
+from sqlalchemy import func, update
 from sqlmodel import Session, col, select
 
 import engine
@@ -30,9 +30,9 @@ import engine
 from .. import pacing
 from ..i18n import _
 from ..render import cards as cards_render
-from ..store import notices, outbox
+from ..store import notices, once, outbox
 from ..store.db import is_postgres
-from ..store.models import LOBBY, PAUSED, PLAYING, Game, GamePlayer, SeenTap
+from ..store.models import LOBBY, PAUSED, PLAYING, Game, GamePlayer
 from ..store.outbox import Message, Payload
 from ..tables import TableKind
 from ..turn_clock import Due, TurnClock
@@ -73,8 +73,9 @@ def due(session: Session, now: datetime, limit: int = 500) -> list[int]:
 
 
 def forget_old_taps(session: Session, env: Env) -> None:
-    """Taps are remembered for a day: enough for any duplicate delivery; notices too."""
-    session.execute(delete(SeenTap).where(col(SeenTap.seen_at) < env.now - TAPS_KEPT))
+    """Updates applied (and the picks and notes done once) are remembered for a day: enough for
+    any duplicate delivery; notices too."""
+    once.forget_before(session, env.now - TAPS_KEPT)
     notices.forget_before(session, env.now - TAPS_KEPT)
 
 

@@ -292,11 +292,15 @@ class Notice(SQLModel, table=True):
 
 
 class SeenTap(SQLModel, table=True):
-    """Callback queries already applied. Telegram may deliver an update twice (a webhook retried,
-    two instances), and a compose key toggles: a tap seen before must not toggle back. The sweep
-    forgets entries after a day."""
+    """What was done once and must not be done again (`store/once.py`): every update applied
+    (``update:<update_id>:<service>``; Telegram may deliver an update twice: a webhook retried,
+    two instances, a poller killed before it confirmed its offset), and a few facts keyed by what
+    an update carries (a pick played, a note said). The column keeps its first name (it held
+    callback query ids); the sweep forgets entries after a day."""
 
     __tablename__ = "seen_taps"
+    # The sweep forgets by age: a range of this index, not a scan of a day of updates.
+    __table_args__ = (Index("ix_seen_taps_seen_at", "seen_at"),)
 
     query_id: str = Field(primary_key=True, max_length=64)
     seen_at: datetime = Field(sa_column=_utc_column(nullable=False))
