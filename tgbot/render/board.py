@@ -24,7 +24,8 @@ from engine.errors import MalformedActionError
 from .. import callbacks as cb
 from ..i18n import M_, _
 from ..inline_data import GameQuery, OpenPanel
-from .cards import HIDDEN_CARD, T_EMOJI, card, cards, mention, name, plain_name, t_label, t_list
+from . import turn_notice
+from .cards import HIDDEN_CARD, T_EMOJI, card, cards, name, plain_name, t_label, t_list
 from .glance import t_news
 from .keys import Keyboard, button, link, rows_of, switch_inline
 
@@ -221,11 +222,11 @@ def board_text(lang: str, v: View, table: Table, draft: Draft | None = None, hea
     lines.append("")
     current = table.players[v.current]
     if v.seat is not None and v.seat == v.current:
-        lines.append(_(lang, "👉 Your move!"))
+        lines.append(turn_notice.your_move(lang))
     elif current.computer or current.left or current.away:
-        lines.append(_(lang, "⏩ {name} is played by the bot.", name=name(current.name)))
+        lines.append(turn_notice.played_by_bot(lang, current.name))
     else:
-        lines.append(_(lang, "👉 {mention}, your move!", mention=mention(current.user_id, current.name)))
+        lines.append(turn_notice.call(lang, current.user_id, current.name))
     if draft is not None and v.seat is not None:
         lines.extend(_draft_lines(lang, v, table, draft))
     text = "\n".join(lines)
@@ -340,7 +341,17 @@ def t_choice_popup(lang: str, v: View, table: Table, code: str | None, more: boo
     return text
 
 
+def done_popup(lang: str) -> str:
+    """The popup of a move played (a report of its own says the rest)."""
+    return _(lang, "Done!")
+
+
 def closed_panel_text(lang: str, chat_title: str, lines: list[str]) -> str:
     """A panel whose turn is over: what was played, and no keys."""
     head = _(lang, "✔️ Played in <b>{chat}</b>:", chat=name(chat_title, 40))
     return "\n".join([head, *lines])
+
+
+def retired_panel_text(lang: str) -> str:
+    """A panel whose player went back to the group board: where to play, and no keys."""
+    return _(lang, "↪️ You play this game on the group board now. Tap 📱 Panel there to play here again.")

@@ -1,7 +1,10 @@
-"""The lobby message and its settings screen."""
+"""The lobby message and its settings screen, and what the lobby's keys and commands answer: the
+computers' names, the start, a cancel or expiry, a rematch's new lobby, the pace of a running game
+(/settings, whose keys are the lobby's)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from engine.cards import COLOUR_ORDER
@@ -9,12 +12,15 @@ from engine.config import MAX_PLAYERS, MIN_PLAYERS
 
 from .. import callbacks as cb
 from ..game_settings import Colours, Edition, GameSettings, GoalStep
-from ..i18n import _
-from ..pacing import Pace, PaceName, pace_keys, pace_label
+from ..i18n import M_, _
+from ..pacing import Pace, PaceName, format_duration, pace_keys, pace_label
 from .board import Player, computer_label
 from .cards import COLOUR_EMOJI, name
 from .keys import Keyboard, button
 from .private_turns import PrivateTurns, marked, private_turns
+
+#: A computer player's name, by its level (`engine.ai.LEVELS`); a second of a level gets a number.
+COMPUTER_NAMES = {"easy": M_("Bot Easy"), "normal": M_("Bot Normal"), "hard": M_("Bot Hard")}
 
 
 @dataclass(frozen=True)
@@ -209,3 +215,84 @@ def settings_keyboard(lang: str, ctx: LobbyView, custom: Pace | None = None) -> 
         [button(_(lang, "↩️ Back"), cb.CloseSettings(gid).data)],
     ]
     return [r for r in rows if r]
+
+
+# --- computers, the game's start and end as the lobby says them --------------------------------
+
+
+def computer_name(lang: str, seated: Sequence[str | None], level: str) -> str:
+    """A new computer player's name: "Bot Normal", or "Bot Normal 2" when one of that level sits there."""
+    same = sum(1 for seated_level in seated if seated_level == level)
+    return _(lang, COMPUTER_NAMES[level]) + (f" {same + 1}" if same else "")
+
+
+def computer_joined(lang: str) -> str:
+    return _(lang, "A computer player joined.")
+
+
+def you_left(lang: str) -> str:
+    return _(lang, "You left the lobby.")
+
+
+def started(lang: str, players: Sequence[str]) -> str:
+    """The lobby's last words: who plays (the first board comes under it)."""
+    names = ", ".join(name(p) for p in players)
+    return _(lang, "🃏 <b>TWEAK!</b> has started: {names}", names=names)
+
+
+def cancelled(lang: str) -> str:
+    """The lobby or the game's record, when the game is cancelled."""
+    return _(lang, "✖️ The game was cancelled.")
+
+
+def expired(lang: str) -> str:
+    return _(lang, "⌛ This lobby closed: nobody started the game in time. Send /newgame to try again.")
+
+
+def already_running(lang: str) -> str:
+    """A second /newgame, answered under the running game's board or lobby."""
+    return _(lang, "A game is already running here. Scroll up to its board, or send /board.")
+
+
+def rematch_opened(lang: str, practice: bool) -> str:
+    """The 🔁 Rematch popup: the new lobby is open, with its tapper in."""
+    if practice:
+        return _(lang, "🔁 A new practice game with the same computers: tap ▶️ Start.")
+    return _(lang, "🔁 The new lobby is open and you're in. The others join with ✋ Join.")
+
+
+# --- the pace of a running game (/settings) --------------------------------------------------
+
+
+def settings_text(lang: str, pace: PaceName, custom: Pace | None, hints: bool) -> str:
+    """/settings in a running game: its pace, what each pace means, who may change it."""
+    lines = [
+        _(lang, "⚙️ Pace of this game: {pace}", pace=pace_label(lang, pace, custom)),
+        _(
+            lang,
+            "live: reminder 1 min, auto-play 3 min · quick: 10 min / 1 h · casual: 2 h / 12 h · "
+            "slow: 12 h / 48 h · relaxed: a reminder a day, no auto-play",
+        ),
+    ]
+    if custom is not None:
+        lines.append(
+            _(
+                lang,
+                "custom: reminder {nudge}, auto-play {deadline}",
+                nudge=format_duration(custom.nudge, lang),
+                deadline=format_duration(custom.deadline, lang) if custom.deadline else "—",
+            )
+        )
+    lines.append(_(lang, "The creator or a group admin can change it; the turn clock starts again."))
+    lines.append(hints_text(lang, hints))  # chosen in the lobby, for the whole game
+    return "\n".join(lines)
+
+
+def pace_changed(lang: str, pace: PaceName, custom: Pace | None) -> str:
+    """The group told of a new pace in a running game."""
+    label = pace_label(lang, pace, custom)
+    return _(lang, "⚙️ The pace of this game is now {pace}; the turn clock starts again.", pace=label)
+
+
+def pace_popup(lang: str, pace: PaceName, custom: Pace | None) -> str:
+    return _(lang, "Pace: {pace}", pace=pace_label(lang, pace, custom))

@@ -28,8 +28,7 @@ from sqlalchemy import delete, insert, update
 from sqlalchemy import select as core_select
 from sqlmodel import Session, SQLModel, col, select
 
-from ..i18n import _
-from ..render import cards as cards_render
+from ..render import table_notices
 from ..store import outbox
 from ..store.models import ACTIVE_STATUSES, LOBBY, PAUSED, PLAYING, Chat, Game, OutboxRow
 from ..store.surfaces import Board, Lobby, Surface
@@ -90,7 +89,7 @@ def migrate_chat(session: Session, env: Env, old_id: int, new_id: int) -> list[i
         if ctx.game.status == LOBBY:
             lobby_message.show_lobby(session, env, ctx)
         else:
-            note = _(ctx.language, "🔄 This group is now a supergroup: the game goes on here.")
+            note = table_notices.now_supergroup(ctx.language)
             record.post_board(session, env, ctx, note=[note])
     return sorted(moved)
 
@@ -171,9 +170,7 @@ def bot_added(session: Session, env: Env, chat_id: int, title: str | None) -> No
     for game in lobby.active_games(session, chat_id):
         if is_held(game):
             ctx = context_of(session, game)
-            output.say_in_game(
-                session, env, ctx, _(ctx.language, "👋 I'm back! The game is paused: send /board to go on.")
-            )
+            output.say_in_game(session, env, ctx, table_notices.bot_back(ctx.language))
 
 
 def member_left(call: EventCall, user_id: int) -> list[int]:
@@ -197,11 +194,7 @@ def _leave(call: EventCall, ctx: GameContext, seat: SeatInfo) -> Noted:
     if ctx.game.status == LOBBY:
         lobby.leave_lobby(call.session, call.env, ctx, seat.user_id)
     else:
-        notice = _(
-            ctx.language,
-            "🚪 {name} left the group: the bot plays their seat from now on (points kept).",
-            name=cards_render.name(seat.name),
-        )
+        notice = table_notices.left_group(ctx.language, seat.name)
         table_control.leave_game(call.session, call.env, ctx, seat.user_id, notice)
     return Noted()
 

@@ -117,7 +117,7 @@ def _posted_lobby(
     seated: list[str | None] = []
     for level in computers:
         players.append(
-            board_render.Player(lobby.computer_name(lang, seated, level), None, level, False, False)
+            board_render.Player(lobby_render.computer_name(lang, seated, level), None, level, False, False)
         )
         seated.append(level)
     view = lobby_render.LobbyView(0, tuple(players), settings, call.env.bot_username, inline=True)

@@ -21,8 +21,7 @@ from engine.config import MIN_PLAYERS
 
 from ..errors import Refusal, ServiceError
 from ..game_settings import GameSettings
-from ..i18n import M_, _
-from ..render import cards as cards_render
+from ..render import lobby as lobby_render
 from ..store import move_log
 from ..store.models import (
     ACTIVE_STATUSES,
@@ -43,8 +42,6 @@ from .context import GameContext, context_of, dump_state, player_rows
 from .env import Env
 from .game_clock import set_clock, turn_clock
 from .people import Person
-
-COMPUTER_NAMES = {"easy": M_("Bot Easy"), "normal": M_("Bot Normal"), "hard": M_("Bot Hard")}
 
 
 def active_game(session: Session, chat_id: int, thread_id: int | None) -> Game | None:
@@ -129,7 +126,7 @@ def open_lobby(
     session.add(GamePlayer(game_id=game.id, seat=0, user_id=creator.id, name=creator.first_name[:128]))
     levels: list[str] = []
     for level in computers:
-        name = computer_name(game.language, levels, level)
+        name = lobby_render.computer_name(game.language, levels, level)
         levels.append(level)
         session.add(GamePlayer(game_id=game.id, seat=len(levels), user_id=None, name=name, ai_level=level))
     set_clock(session, game, TurnClock.lobby(env.now, env.lobby_ttl))  # an unstarted lobby expires
@@ -156,18 +153,12 @@ def open_posted_lobby(
     return open_lobby(session, env, chat, None, creator, language, settings, computers, inline_id=inline_id)
 
 
-def computer_name(lang: str, seated: Sequence[str | None], level: str) -> str:
-    """A new computer player's name: "Bot Normal", or "Bot Normal 2" when one of that level sits there."""
-    same = sum(1 for seated_level in seated if seated_level == level)
-    return _(lang, COMPUTER_NAMES[level]) + (f" {same + 1}" if same else "")
-
-
 def _point_at(session: Session, env: Env, game: Game) -> None:
     """A second /newgame is answered under the running game's board (or lobby), so one tap finds
     it; sixty in a row still get one answer a minute, not sixty."""
     assert game.id is not None
     surface = surfaces.board(game) if game.status != LOBBY else surfaces.lobby(game.id)
-    text = _(game.language, "A game is already running here. Scroll up to its board, or send /board.")
+    text = lobby_render.already_running(game.language)
     output.say_once(
         session, env, game.chat_id, f"exists:{game.id}", text, thread_id=game.thread_id, reply_to=surface
     )
@@ -227,8 +218,7 @@ def start(session: Session, env: Env, ctx: GameContext, players: list[GamePlayer
     # commit, and the first board comes under its moves (`services.autoplay`).
     turn_clock(session, env, ctx, state.current)
     lang = ctx.language
-    names = ", ".join(cards_render.name(s.name) for s in ctx.seats)
-    started = _(lang, "🃏 <b>TWEAK!</b> has started: {names}", names=names)
+    started = lobby_render.started(lang, [s.name for s in ctx.seats])
     if ctx.table is TableKind.INLINE:  # no message can be posted there: the lobby's is the first board
         inline_table.started(session, ctx, started)
     else:
@@ -247,7 +237,7 @@ def cancel(session: Session, env: Env, ctx: GameContext) -> None:
     game.updated_at = env.now
     set_clock(session, game, TurnClock.stop())
     session.add(game)
-    text = _(lang, "✖️ The game was cancelled.")
+    text = lobby_render.cancelled(lang)
     if was_lobby:
         lobby_message.close_lobby(session, env, ctx, text)
     else:
@@ -262,7 +252,5 @@ def expire(session: Session, env: Env, ctx: GameContext) -> None:
     game.finished_at = env.now
     game.updated_at = env.now
     set_clock(session, game, TurnClock.stop())
-    text = _(
-        ctx.language, "⌛ This lobby closed: nobody started the game in time. Send /newgame to try again."
-    )
+    text = lobby_render.expired(ctx.language)
     lobby_message.close_lobby(session, env, ctx, text)

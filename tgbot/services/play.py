@@ -24,7 +24,6 @@ from engine.game import t_actions
 
 from .. import callbacks as cb
 from ..errors import Refusal, ServiceError
-from ..i18n import _
 from ..render import board as board_render
 from ..render.board import Draft
 from ..store import outbox
@@ -284,7 +283,7 @@ def _play_draft(call: GameKey, ctx: GameContext, seat: SeatInfo, draft: Draft, c
     result.ctx, _seat = use_panel(session, env, result.ctx, seat, in_panel(ctx, tap))
     drafts.clear(session, ctx.game_id)
     record.report(session, env, result)
-    return Answer(_(call.language, "Done!"))
+    return Answer(board_render.done_popup(call.language))
 
 
 def _play_t(call: GameKey, ctx: GameContext, seat: SeatInfo, draft: Draft) -> Answer:
@@ -308,7 +307,7 @@ def _play_t(call: GameKey, ctx: GameContext, seat: SeatInfo, draft: Draft) -> An
         after = moves.play(session, env, result.ctx, seat, Sum(draft.hand, chosen))
         after.outcomes = result.outcomes + after.outcomes
         record.report(session, env, after)
-        return Answer(_(call.language, "Done!"))
+        return Answer(board_render.done_popup(call.language))
     ctx = result.ctx
     me = ctx.seats[seat.seat]
     kept = Draft(draft.hand, draft.mask)  # the cards chosen keep their places on the table
@@ -320,7 +319,7 @@ def _play_t(call: GameKey, ctx: GameContext, seat: SeatInfo, draft: Draft) -> An
     elif not draft.joker:
         record.post_board(session, env, ctx, result.outcomes)
     lines = record.report_lines(call.language, ctx, result.outcomes)
-    return Answer("\n".join(lines) or _(call.language, "Done!"))
+    return Answer("\n".join(lines) or board_render.done_popup(call.language))
 
 
 @dataclass

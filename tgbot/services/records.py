@@ -6,7 +6,6 @@ import base64
 
 from .. import callbacks as cb
 from ..errors import Refusal, ServiceError
-from ..i18n import _
 from ..render import stats as stats_render
 from ..store.models import User
 from . import history, output, people, stats
@@ -68,22 +67,11 @@ def download(call: KeyCall, key: cb.Download) -> Answer:
     filename = f"tweak-game-{game_id}.jsonl"
     media = {"kind": "document", "filename": filename, "data": base64.b64encode(content).decode()}
     if user is not None and user.can_dm and where != tap.person.id:
-        caption = _replay_caption(lang, game_id, filename)
+        caption = stats_render.replay_caption(lang, game_id, filename)
         output.send_file(session, env, tap.person.id, caption, media)
-        return Answer(_(lang, "Sent to you in our private chat."))
+        return Answer(stats_render.replay_sent_privately(lang))
     if not output.claim(session, env, where, f"replay:{game_id}"):
-        return Answer(_(lang, "The replay was just sent in this chat: it is a little above."))
-    group_lang = people.chat_language(session, where, lang)
-    output.send_file(
-        session, env, where, _replay_caption(group_lang, game_id, filename), media, thread_id=tap.thread_id
-    )
+        return Answer(stats_render.replay_just_sent(lang))
+    caption = stats_render.replay_caption(people.chat_language(session, where, lang), game_id, filename)
+    output.send_file(session, env, where, caption, media, thread_id=tap.thread_id)
     return Answer()
-
-
-def _replay_caption(lang: str, game_id: int, filename: str) -> str:
-    return _(
-        lang,
-        "🎞 Replay of game #{id} (tweakbot replay format). Check it with: python -m engine.replay {file}",
-        id=game_id,
-        file=filename,
-    )
