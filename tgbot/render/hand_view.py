@@ -38,8 +38,9 @@ from .glance import first_fitting, in_popup, t_news, table_in_full, target_text
 from .keys import Key, Keyboard, button, rows_of
 from .limits import POPUP_LIMIT, utf16_length
 
-#: Columns a key may take on a phone (`tests/test_i18n.py` checks every key against it).
+#: Columns a key and a row of keys may take on a phone (`tests/test_i18n.py` checks every row).
 KEY_COLUMNS = 28
+ROW_COLUMNS = 34
 TABLE_ROW = 6
 PLAYING = "playing"
 
@@ -269,8 +270,22 @@ def _compose_keys(
         actions.append(button(discard, cb.CardsDiscard(gid, ver, seat).data))
     if not composing.empty:
         actions.append(button(_(lang, "↩️ Clear"), cb.CardsClear(gid, ver, seat).data))
-    if actions:
-        rows.append(actions)
+    rows.extend(_packed(actions))
+    return rows
+
+
+def _packed(keys: Sequence[Key]) -> Keyboard:
+    """Keys in rows, in order, as many to a row as fit a phone's width."""
+    rows: Keyboard = []
+    used = 0
+    for key in keys:
+        columns = width(key["text"])
+        if rows and used + columns <= ROW_COLUMNS:
+            rows[-1].append(key)
+            used += columns
+        else:
+            rows.append([key])
+            used = columns
     return rows
 
 
