@@ -273,9 +273,8 @@ class TChoice(Callback, wire="t:{game_id}:{version}:{kind}"):
     kind: TChoiceKind
 
 
-# A person's own view of a running game (issue 61): an ephemeral message in the group, seen by them
-# alone. Its keys carry the seat it was drawn for, so a key of one person's view is never taken for
-# another's, and the version, so a view drawn before a move plays nothing after it.
+# A person's own view of a running game (issue 61), an ephemeral message: its keys carry the seat
+# it was drawn for (never taken for another's view) and the version (stale after a move).
 
 
 @dataclass(frozen=True)
@@ -286,8 +285,7 @@ class MyCards(Callback, wire="mc:{game_id}"):
     game_id: GameId
 
 
-#: A [T!] play as the engine codes it (`engine.actions.encode`): a Thief on its victim, the
-#: Joker's +1 or -1, the Shifter, the Bomb.
+#: A [T!] play as the engine codes it (`engine.actions.encode`): T<victim>, J+, J-, F, B.
 TPlayCode = Annotated[str, Codec(r"T[0-9]|J[+-]|F|B")]
 
 
@@ -338,8 +336,7 @@ class CardsClear(CardsKey, wire="e:{game_id}:{version}:{seat}:x"):
 
 @dataclass(frozen=True)
 class CardsPlay(CardsKey, wire="e:{game_id}:{version}:{seat}:p:{moves}"):
-    """Play a sum the view offers (a hint, or one made of the values typed): a Joker first, if the
-    sum needs one, then the sum."""
+    """Play a sum the view offers (a hint, or made of the values typed), a Joker first if needed."""
 
     moves: LinkedMoves
 
