@@ -92,6 +92,11 @@ def hand_view(lang: str, v: View, table: Table, composing: Composing | None = No
     return Shown("\n".join(lines), _compose_keys(lang, v, table, composing, offered))
 
 
+def tap_my_hand(lang: str) -> str:
+    """/cards where the bot can show the cards to nobody but the group: where to look instead."""
+    return _(lang, "👀 Tap My hand on the board: your cards show to you alone.")
+
+
 def game_over(lang: str) -> Shown:
     """The view of a game that is over (finished, cancelled or abandoned): no keys."""
     return Shown("🏁 " + _(lang, "This game is over."), [])

@@ -12,7 +12,7 @@ to privately is pointed at the board's key, without a card.
 from __future__ import annotations
 
 from ..errors import Refusal, ServiceError
-from ..i18n import _
+from ..render import hand_view
 from ..store.models import LOBBY
 from . import lobby, output, popups
 from .call import CommandCall, Replied, command_service
@@ -38,6 +38,5 @@ def cards(call: CommandCall) -> Replied:
     elif seat.can_dm:
         output.say(session, env, seat.user_id, text)
     else:
-        hint = _(call.reply_language, "👀 Tap My hand on the board: your cards show to you alone.")
-        call.reply(hint, once="cards")
+        call.reply(hand_view.tap_my_hand(call.reply_language), once="cards")
     return Replied(game_id=ctx.game_id)
