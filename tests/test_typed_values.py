@@ -85,3 +85,61 @@ def test_the_check_finds_a_surface_written_by_hand() -> None:
         '"""board:1:2 in a docstring is fine"""\nx = f"msg:{message_id}"\nkind = s.partition(":")\n'
     )
     assert [text for _line, text in surface_texts(tree)] == ["msg:"]
+
+
+#: Where an update's outcome is written: the callable and the position of its outcome argument.
+OUTCOME_ARGUMENT = {"Answer": 2, "Replied": 0, "Noted": 0, "InlineAnswer": 2, "saying": 1, "note_update": 2}
+
+
+def _spelled(node: ast.expr | None) -> bool:
+    """`node` is an outcome spelled by hand: a string, an f-string, or a choice between them."""
+    if isinstance(node, ast.IfExp):
+        return _spelled(node.body) or _spelled(node.orelse)
+    return isinstance(node, ast.JoinedStr) or bool(node is not None and _texts(node))
+
+
+def outcome_texts(tree: ast.AST) -> list[int]:
+    """The lines where an outcome is a string: passed to a result or the log line, assigned to or
+    compared with an ``outcome``."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if name not in OUTCOME_ARGUMENT:
+                continue
+            at = OUTCOME_ARGUMENT[name]
+            given = [k.value for k in node.keywords if k.arg == "outcome"]
+            given += node.args[at : at + 1]
+            found += [node.lineno for value in given if _spelled(value)]
+        elif isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            named = any(getattr(t, "attr", getattr(t, "id", None)) == "outcome" for t in targets)
+            if named and _spelled(node.value):
+                found.append(node.lineno)
+        elif isinstance(node, ast.Compare):
+            sides = [node.left, *node.comparators]
+            if any(getattr(s, "attr", None) == "outcome" for s in sides) and any(map(_spelled, sides)):
+                found.append(node.lineno)
+    return sorted(found)
+
+
+def test_outcomes_are_typed_not_spelled() -> None:
+    """Every outcome is an `Outcome` or a `Refusal` (the text the log line shows is theirs)."""
+    offending = [
+        f"{path.relative_to(TGBOT.parent)}:{line}"
+        for path in sorted(TGBOT.rglob("*.py"))
+        for line in outcome_texts(ast.parse(path.read_text(), str(path)))
+    ]
+    assert offending == []
+
+
+def test_the_check_finds_an_outcome_spelled_by_hand() -> None:
+    tree = ast.parse(
+        'Noted("ignored")\nReplied(f"left_{n}")\nAnswer(text, True, "elsewhere")\nAnswer(outcome="dup")\n'
+        'InlineAnswer.saying(text, "no_game")\nif noted.outcome not in ("ok", "duplicate"): pass\n'
+        'record.outcome = "error"\nlogs.note_update(None, "inline", "late")\n'
+        'Noted(Outcome.OK if a else "x")\nNoted(Outcome.OK)\nAnswer(text, outcome=Refusal.STALE)\n'
+        'logs.note_update(None, "inline", Outcome.LATE)\n'
+    )
+    assert outcome_texts(tree) == [1, 2, 3, 4, 5, 6, 7, 8, 9]

@@ -22,6 +22,7 @@ from telegram.error import TelegramError
 from telegram.ext import BaseHandler, ChosenInlineResultHandler, InlineQueryHandler, MessageHandler, filters
 
 from .. import logs
+from ..errors import Outcome
 from ..inline_data import InfoLine, InfoTopic, PickedMoves, picked_from_link, posted
 from ..services import inline, inline_posts
 from ..services.call import Result
@@ -67,7 +68,7 @@ async def on_inline_query(update: Update, context: TweakContext) -> None:
             results, cache_time=0, is_personal=True, next_offset=next_offset or None, button=button
         )
     except TelegramError as exc:  # too late (the person typed on): nothing to do
-        logs.note_update(None, "inline", "late", error=type(exc).__name__)
+        logs.note_update(None, "inline", Outcome.LATE, error=type(exc).__name__)
         return
     logs.note_extra(results=len(results))
 

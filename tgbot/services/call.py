@@ -7,8 +7,10 @@ decorated here (`key_service`, `command_service`, `inline_service`, `pick_servic
 `event_service`). The decorator gives the use case a `Call`: the transaction, the moment, what
 arrived (`origin`), the person's language looked up once, and `attempt`, which runs the use case
 in a savepoint and turns a `ServiceError` into what that kind of update answers with — a popup, a
-reply in the chat, a line in the inline list, a log outcome. A refusal a group admin may overrule
-first asks the handler to find out whether the person is one (`need_admin`), then runs again.
+reply in the chat, a line in the inline list, a log outcome. It is the one place that catches a
+refusal: a use case that ends otherwise returns its `Outcome` (both are typed, `errors.Ended`). A
+refusal a group admin may overrule first asks the handler to find out whether the person is one
+(`need_admin`), then runs again.
 
 A kind of key with more to do on a refusal (a game key brings its player back, a rematch key on
 old standings loses its keys) brings its own `KeyCall` subclass with its own `refused`.
@@ -25,7 +27,7 @@ from typing import Any, ClassVar, Concatenate, Generic, ParamSpec, Protocol, Typ
 from sqlmodel import Session
 
 from ..callbacks import Callback
-from ..errors import Refusal, ServiceError
+from ..errors import Ended, Outcome, Refusal, ServiceError
 from ..inline_data import HowToPlay
 from ..render.keys import Keyboard
 from ..render.refusals import ALERTS, refusal
@@ -53,13 +55,23 @@ R = TypeVar("R")
 # --- what a service answers ------------------------------------------------------------------
 
 
+class Said:
+    """What the update's log line and metrics say of a result: its outcome's text."""
+
+    outcome: Ended
+
+    @property
+    def said(self) -> str:
+        return str(self.outcome)
+
+
 @dataclass(frozen=True)
-class Answer:
+class Answer(Said):
     """A key's popup for the tapper."""
 
     text: str = ""
     alert: bool = False
-    outcome: str = "ok"  # what the update's log line says
+    outcome: Ended = Outcome.OK  # what the update's log line says
     game_id: int | None = None
     need_admin: bool = False
     #: A link to the bot (``t.me/<bot>?start=…``, the one kind Telegram lets a key's answer open)
@@ -68,10 +80,10 @@ class Answer:
 
 
 @dataclass(frozen=True)
-class Replied:
+class Replied(Said):
     """A command's result: its reply went to the outbox; this is for the handler and the log."""
 
-    outcome: str = "ok"
+    outcome: Ended = Outcome.OK
     game_id: int | None = None
     need_admin: bool = False
     #: The name the update's log line and metrics give it, when not the command's own.
@@ -101,29 +113,35 @@ class ResultsButton:
 
 
 @dataclass(frozen=True)
-class InlineAnswer:
+class InlineAnswer(Said):
     """The list an inline query shows (`button`: above it, a line that posts nothing)."""
 
     results: list[Result] = field(default_factory=list)
     next_offset: str = ""
-    outcome: str = "ok"
+    outcome: Ended = Outcome.OK
     game_id: int | None = None
     need_admin: bool = False
     button: ResultsButton | None = None
 
     @classmethod
-    def saying(cls, text: str, outcome: str, game_id: int | None = None) -> InlineAnswer:
+    def saying(cls, text: str, outcome: Ended, game_id: int | None = None) -> InlineAnswer:
         """No line to post, only `text` above the list (its button opens the help in private)."""
         return cls(button=ResultsButton(text), outcome=outcome, game_id=game_id)
 
 
 @dataclass(frozen=True)
-class Noted:
+class Noted(Said):
     """What came of an update that gets no answer (a pick, a chat event): for the log."""
 
-    outcome: str = "ok"
+    outcome: Ended = Outcome.OK
     game_id: int | None = None
     need_admin: bool = False
+    #: How many things it changed, said after the outcome (``moved_2``: two games moved).
+    count: int | None = None
+
+    @property
+    def said(self) -> str:
+        return str(self.outcome) if self.count is None else f"{self.outcome}_{self.count}"
 
 
 # --- the call --------------------------------------------------------------------------------
@@ -181,10 +199,10 @@ class KeyCall(Call[Tap, Answer]):
 
     def refused(self, error: ServiceError) -> Answer:
         text = refusal(self.language, error)
-        return Answer(text, alert=error.reason in ALERTS, outcome=error.reason.value)
+        return Answer(text, alert=error.reason in ALERTS, outcome=error.reason)
 
     def ask_admin(self) -> Answer:
-        return Answer(outcome="need_admin", need_admin=True)
+        return Answer(outcome=Outcome.NEED_ADMIN, need_admin=True)
 
 
 @dataclass
@@ -229,10 +247,10 @@ class CommandCall(Call[Command, Replied]):
         """A refusal is said once in a while in a group: sixty refused commands (a non-admin's
         /pause, /foo@bot) would spend the group's budget on sixty copies of one answer."""
         self.reply(refusal(self.reply_language, error), once=f"no:{error.reason.value}")
-        return Replied(error.reason.value)
+        return Replied(error.reason)
 
     def ask_admin(self) -> Replied:
-        return Replied("need_admin", need_admin=True)
+        return Replied(Outcome.NEED_ADMIN, need_admin=True)
 
 
 @dataclass
@@ -243,10 +261,10 @@ class InlineCall(Call[InlineQuery, InlineAnswer]):
     savepoint: ClassVar[bool] = False
 
     def refused(self, error: ServiceError) -> InlineAnswer:
-        return InlineAnswer.saying(refusal(self.language, error), error.reason.value)
+        return InlineAnswer.saying(refusal(self.language, error), error.reason)
 
     def ask_admin(self) -> InlineAnswer:
-        return InlineAnswer(outcome="need_admin", need_admin=True)
+        return InlineAnswer(outcome=Outcome.NEED_ADMIN, need_admin=True)
 
 
 @dataclass
@@ -257,10 +275,10 @@ class PickCall(Call[Pick, Noted]):
     savepoint: ClassVar[bool] = False
 
     def refused(self, error: ServiceError) -> Noted:
-        return Noted(error.reason.value)
+        return Noted(error.reason)
 
     def ask_admin(self) -> Noted:
-        return Noted("need_admin", need_admin=True)
+        return Noted(Outcome.NEED_ADMIN, need_admin=True)
 
 
 @dataclass
@@ -268,10 +286,10 @@ class EventCall(Call[ChatEvent, Noted]):
     """A change of a chat: nobody to answer; a refusal is only logged."""
 
     def refused(self, error: ServiceError) -> Noted:
-        return Noted(error.reason.value)
+        return Noted(error.reason)
 
     def ask_admin(self) -> Noted:
-        return Noted("need_admin", need_admin=True)
+        return Noted(Outcome.NEED_ADMIN, need_admin=True)
 
 
 # --- use cases as services -------------------------------------------------------------------

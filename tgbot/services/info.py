@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlmodel import Session
 
 from .. import callbacks as cb
-from ..errors import Refusal, ServiceError
+from ..errors import Outcome, Refusal, ServiceError
 from ..i18n import LANGUAGES, _
 from ..inline_data import HowToPlay, OpenPanel, PrivateTurns, start_link
 from ..render.info import language_keyboard, rules_page, welcome_keys
@@ -114,7 +114,7 @@ def private_text(call: CommandCall) -> Replied:
         "I only understand commands and keys. /help lists them; /newgame here starts a practice game.",
     )
     output.say_once(call.session, call.env, call.command.chat_id, "text", text)
-    return Replied("text")
+    return Replied(Outcome.TEXT)
 
 
 @command_service

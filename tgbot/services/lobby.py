@@ -19,7 +19,7 @@ import engine
 from engine import EngineError
 from engine.config import MIN_PLAYERS
 
-from ..errors import Refusal, ServiceError
+from ..errors import Outcome, Refusal, ServiceError
 from ..game_settings import GameSettings
 from ..i18n import M_, _
 from ..render import cards as cards_render
@@ -86,10 +86,10 @@ def newgame(call: CommandCall) -> Replied:
     existing = active_game(session, command.chat_id, command.thread_id)
     if existing is not None:
         _point_at(session, env, existing)
-        return Replied("exists", existing.id)
+        return Replied(Outcome.EXISTS, existing.id)
     settings = GameSettings(pace=env.default_pace)
     game = open_lobby(session, env, chat, command.thread_id, command.person, call.language, settings)
-    return Replied("lobby", game.id)
+    return Replied(Outcome.LOBBY, game.id)
 
 
 def open_lobby(

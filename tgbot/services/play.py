@@ -23,7 +23,7 @@ from engine.actions import Discard, Sum, encode, t_kind
 from engine.game import t_actions
 
 from .. import callbacks as cb
-from ..errors import Refusal, ServiceError
+from ..errors import Outcome, Refusal, ServiceError
 from ..i18n import _
 from ..render import board as board_render
 from ..render.board import Draft
@@ -117,7 +117,7 @@ class GameKey(KeyCall):
             with self.session.no_autoflush:
                 return use_case()
         except _Duplicate:
-            return Answer(outcome="duplicate")
+            return Answer(outcome=Outcome.DUPLICATE)
         except ServiceError as error:
             return self.refusal(error)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 
 from .. import callbacks as cb
-from ..errors import Refusal, ServiceError
+from ..errors import Outcome, Refusal, ServiceError
 from ..i18n import _
 from ..render import stats as stats_render
 from ..store.models import User
@@ -26,7 +26,7 @@ def my_stats(call: CommandCall) -> Replied:
     name = stored.first_name if stored is not None and stored.first_name else subject.first_name
     text = stats_render.stats_text(lang, name, line, command.private, practice)
     call.reply(text, once=f"stats:{subject.id}")
-    return Replied("ok" if line or practice else "empty")
+    return Replied(Outcome.OK if line or practice else Outcome.EMPTY)
 
 
 @command_service

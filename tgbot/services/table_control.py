@@ -13,7 +13,7 @@ from dataclasses import replace
 from sqlmodel import Session, col, select
 
 from .. import pacing
-from ..errors import Refusal, ServiceError
+from ..errors import Outcome, Refusal, ServiceError
 from ..i18n import _, _n
 from ..render import cards as cards_render
 from ..render.lobby import hints_text, pace_rows
@@ -115,7 +115,7 @@ def board(call: CommandCall) -> Replied:
         people.bot_is_here(session, ctx.game.chat_id)
         go_on(session, env, ctx, _(ctx.language, "▶️ The game goes on!"))
     elif not output.claim(session, env, ctx.game.chat_id, f"reposted:{ctx.game_id}"):
-        return Replied("recent", ctx.game_id)  # posted again within the minute: near the bottom still
+        return Replied(Outcome.RECENT, ctx.game_id)  # posted again within the minute: near the bottom still
     elif ctx.game.status == LOBBY:
         lobby_message.repost_lobby(session, env, ctx)
     else:
@@ -140,7 +140,7 @@ def leave(call: CommandCall) -> Replied:
         lobby.leave_lobby(call.session, call.env, ctx, person.id)
         return Replied(game_id=ctx.game_id)
     leave_game(call.session, call.env, ctx, person.id)
-    return Replied(game_id=ctx.game_id, outcome="left")
+    return Replied(game_id=ctx.game_id, outcome=Outcome.LEFT)
 
 
 def leave_game(session: Session, env: Env, ctx: GameContext, user_id: int, notice: str | None = None) -> str:
