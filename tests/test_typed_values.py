@@ -1,7 +1,8 @@
 """The bot handles typed values, not their spellings: tgbot/'s syntax tree holds no comparison
 with the text of a [T!] kind (the engine's `TKind` and action types say which card it is), and
 no surface's column text is written or read outside `store/surfaces.py` (and the migrations,
-which move rows of their own time)."""
+which move rows of their own time); an update's outcome is an `Outcome` or a `Refusal`, never its
+text, and only the seam (`services/call.py`) catches a refusal."""
 
 from __future__ import annotations
 
@@ -143,3 +144,37 @@ def test_the_check_finds_an_outcome_spelled_by_hand() -> None:
         'logs.note_update(None, "inline", Outcome.LATE)\n'
     )
     assert outcome_texts(tree) == [1, 2, 3, 4, 5, 6, 7, 8, 9]
+
+
+def refusals_caught(tree: ast.AST) -> list[int]:
+    """The lines of an ``except`` that names `ServiceError` (alone or among others)."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ExceptHandler) and node.type is not None:
+            names = node.type.elts if isinstance(node.type, ast.Tuple) else [node.type]
+            if any(getattr(n, "id", getattr(n, "attr", None)) == "ServiceError" for n in names):
+                found.append(node.lineno)
+    return found
+
+
+def test_only_the_seam_catches_a_refusal() -> None:
+    """A use case ends in a refusal (raised) or an `Outcome` (returned), both to the one seam
+    (`services/call.py`), which alone turns a refusal into its answer."""
+    seam = TGBOT / "services" / "call.py"
+    offending = [
+        f"{path.relative_to(TGBOT.parent)}:{line}"
+        for path in sorted(TGBOT.rglob("*.py"))
+        if path != seam
+        for line in refusals_caught(ast.parse(path.read_text(), str(path)))
+    ]
+    assert offending == []
+    assert len(refusals_caught(ast.parse(seam.read_text()))) == 1
+
+
+def test_the_check_finds_a_refusal_caught() -> None:
+    tree = ast.parse(
+        "try:\n    f()\nexcept ServiceError:\n    pass\n"
+        "try:\n    f()\nexcept (KeyError, errors.ServiceError):\n    pass\n"
+        "try:\n    f()\nexcept EngineError:\n    pass\n"
+    )
+    assert refusals_caught(tree) == [3, 7]

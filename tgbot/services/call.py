@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, ClassVar, Concatenate, Generic, ParamSpec, Protocol, TypeVar
@@ -168,12 +169,14 @@ class Call(Generic[O, R]):
 
     def attempt(self, use_case: Callable[[], R]) -> R:
         try:
-            if not self.savepoint:
-                return use_case()
-            with self.session.begin_nested():
+            with self.guard():
                 return use_case()
         except ServiceError as error:
             return self.refusal(error)
+
+    def guard(self) -> AbstractContextManager[object]:
+        """What the use case runs in: a savepoint (unless `savepoint` is off)."""
+        return self.session.begin_nested() if self.savepoint else nullcontext()
 
     def refusal(self, error: ServiceError) -> R:
         """A refusal only the creator or a group admin escapes is answered once Telegram said

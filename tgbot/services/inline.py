@@ -27,7 +27,7 @@ from engine.cards import POINTS, VALUE
 from engine.game import t_actions
 from engine.sums import realise
 
-from ..errors import Outcome, Refusal, ServiceError
+from ..errors import Outcome, Refusal
 from ..inline_data import BoardHere, GameQuery, InfoLine, InfoTopic, PickedMoves, pick_link
 from ..render import glance
 from ..render import inline as inline_render
@@ -315,10 +315,7 @@ def pick(call: PickCall) -> Noted:
     post = call.origin.inline_id
     if post is None:
         return Noted(Outcome.IGNORED, game_id)
-    try:
-        noted = _pick(call, ctx, seat, picked, post)
-    except ServiceError:
-        noted = Noted(Refusal.ILLEGAL, game_id)
+    noted = _pick(call, ctx, seat, picked, post)
     if noted.outcome not in (Outcome.OK, Outcome.DUPLICATE):
         notice = inline_render.stale_pick(ctx.language, seat.name)
         inline_table.correct_post(session, env, ctx, post, notice)
@@ -340,10 +337,13 @@ def _pick(call: PickCall, ctx: GameContext, seat: SeatInfo, picked: PickedMoves,
             return Noted(Outcome.FORGED, game_id)  # this turn's list is only its mover's
         return Noted(Refusal.STALE, game_id) if post is not None else _stale(call, ctx, seat)
     # The engine checks the whole pick before any of it is recorded (a forged list: a Joker, then
-    # a sum it does not make), so a refused pick writes nothing.
-    state = ctx.playing_state()
-    for code in codes:
-        state, _events = moves.apply_action(state, seat.seat, code)
+    # a sum it does not make), so a refused pick writes nothing (in a chat the bot is not in, it
+    # stands there, and says so: `pick`).
+    refused = moves.refused(ctx.playing_state(), seat.seat, codes)
+    if refused is not None and post is not None:
+        return Noted(Refusal.ILLEGAL, game_id)
+    if refused is not None:
+        raise refused
     with session.no_autoflush:  # the game's changes go out as one UPDATE at the end
         if post is not None:
             inline_table.on_post(session, env, ctx, post)

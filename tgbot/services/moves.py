@@ -71,10 +71,25 @@ def apply_action(state: GameState, seat: int, action: Action | str) -> tuple[Gam
     """The engine's move, its refusals as service errors."""
     try:
         return engine.apply(state, seat, action)
-    except IllegalActionError as exc:
-        raise ServiceError(Refusal.ILLEGAL, rule=exc.reason, **exc.details) from exc
     except EngineError as exc:
-        raise ServiceError(Refusal.of_engine(exc.code)) from exc
+        raise refusal_of(exc) from exc
+
+
+def refused(state: GameState, seat: int, codes: tuple[str, ...]) -> ServiceError | None:
+    """The engine's refusal of these moves played one after the other, if any: a use case asks
+    before it records anything of them."""
+    for code in codes:
+        try:
+            state, _events = engine.apply(state, seat, code)
+        except EngineError as exc:
+            return refusal_of(exc)
+    return None
+
+
+def refusal_of(exc: EngineError) -> ServiceError:
+    if isinstance(exc, IllegalActionError):
+        return ServiceError(Refusal.ILLEGAL, rule=exc.reason, **exc.details)
+    return ServiceError(Refusal.of_engine(exc.code))
 
 
 def commit(session: Session, env: Env, ctx: GameContext, outcome: MoveOutcome) -> GameContext:

@@ -12,6 +12,7 @@ a key on a message that is no longer live loses its keys.
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
@@ -112,14 +113,8 @@ class GameKey(KeyCall):
             raise ServiceError(Refusal.NOT_PLAYING)
         return ctx, seat
 
-    def attempt(self, use_case: Callable[[], Answer]) -> Answer:
-        try:
-            with self.session.no_autoflush:
-                return use_case()
-        except _Duplicate:
-            return Answer(outcome=Outcome.DUPLICATE)
-        except ServiceError as error:
-            return self.refusal(error)
+    def guard(self) -> AbstractContextManager[object]:
+        return self.session.no_autoflush
 
     def refused(self, error: ServiceError) -> Answer:
         """What a refused tap still does: brings its player back, takes keys off a dead message. A
@@ -196,10 +191,6 @@ def use_panel(
     return ctx.with_seat(seat), seat
 
 
-class _Duplicate(Exception):
-    """The same tap delivered again (a retried webhook, two instances): it was applied already."""
-
-
 def _your_turn(call: GameKey, game_id: int, version: int) -> tuple[GameContext, SeatInfo]:
     """The checks of a key that acts on the turn: the game (locked), the tapper's seat (back from
     idle), their turn, the key's version."""
@@ -209,10 +200,10 @@ def _your_turn(call: GameKey, game_id: int, version: int) -> tuple[GameContext, 
     return ctx, seat
 
 
-def _once(call: GameKey) -> None:
-    """A toggle must not apply twice: the same tap delivered again is answered and ignored."""
-    if not first_time(call.session, call.env, call.tap):
-        raise _Duplicate
+def _again(call: GameKey) -> bool:
+    """The same tap delivered again (a retried webhook, two instances): it was applied already. A
+    toggle must not apply twice: it is answered (`DUPLICATE`) and ignored."""
+    return not first_time(call.session, call.env, call.tap)
 
 
 # The compose keys change the draft as it is now, or play it (claim, discard). On the group
@@ -264,8 +255,8 @@ def _edit_draft(
 ) -> Answer:
     session, env, tap = call.session, call.env, call.tap
     draft = drafts.load(session, ctx.game_id, seat.seat, ctx.game.version)
-    if once:
-        _once(call)
+    if once and _again(call):
+        return Answer(outcome=Outcome.DUPLICATE)
     ctx, seat = use_panel(session, env, ctx, seat, in_panel(ctx, tap))
     draft = change(draft)
     _save_draft(session, env, ctx, seat, draft, tap)
@@ -298,7 +289,8 @@ def choose_t(call: GameKey, key: cb.TChoice) -> Answer:
     options = [code for code in held if wanted is None or t_kind(code) == wanted]
     if not options:
         raise ServiceError(Refusal.ILLEGAL, rule="t_not_held")
-    _once(call)
+    if _again(call):
+        return Answer(outcome=Outcome.DUPLICATE)
     ctx, seat = use_panel(session, env, ctx, seat, in_panel(ctx, tap))
     draft = drafts.load(session, key.game_id, seat.seat, ctx.game.version)
     chosen = _next_choice(options, draft.t_code)
