@@ -41,11 +41,10 @@ from ..store.models import ACTIVE_STATUSES, CANCELLED, FINISHED, LOBBY, PAUSED, 
 from ..store.outbox import Message, Payload, Priority
 from ..store.surfaces import InlineKeysOff
 from ..tables import TableKind, inline_chat_id
-from ..turn_clock import TurnClock
 from . import people, surfaces
 from .context import GameContext, load_game
 from .env import Env
-from .game_clock import set_clock
+from .game_clock import end_game
 from .origins import Tap
 from .table_view import table_of
 
@@ -114,10 +113,7 @@ def close_second_lobby(session: Session, env: Env, game_id: int, chat_instance: 
     outbox.discard_surface(session, game.chat_id, surfaces.lobby(game_id))
     outbox.move_rows(session, game.chat_id, chat_id)
     game.chat_id = chat_id
-    game.status = CANCELLED
-    game.finished_at = game.updated_at = env.now
-    set_clock(session, game, TurnClock.stop())
-    session.add(game)
+    end_game(session, game, CANCELLED, env.now)
     lobby = _other_game_in(session, chat_instance, game_id) == LOBBY
     text = render.second_lobby(game.language, env.bot_username, lobby=lobby)
     payload = Payload(text, inline_id=game.inline_id)

@@ -41,7 +41,7 @@ from . import inline_table, lobby_message, output, people, record, surfaces
 from .call import CommandCall, Replied, command_service
 from .context import GameContext, context_of, dump_state, player_rows
 from .env import Env
-from .game_clock import set_clock, turn_clock
+from .game_clock import end_game, set_clock, turn_clock
 from .people import Person
 
 COMPUTER_NAMES = {"easy": M_("Bot Easy"), "normal": M_("Bot Normal"), "hard": M_("Bot Hard")}
@@ -242,11 +242,7 @@ def cancel(session: Session, env: Env, ctx: GameContext) -> None:
     game = ctx.game
     lang = ctx.language
     was_lobby = game.status == LOBBY
-    game.status = CANCELLED
-    game.finished_at = env.now
-    game.updated_at = env.now
-    set_clock(session, game, TurnClock.stop())
-    session.add(game)
+    end_game(session, game, CANCELLED, env.now)
     text = _(lang, "✖️ The game was cancelled.")
     if was_lobby:
         lobby_message.close_lobby(session, env, ctx, text)
@@ -258,10 +254,7 @@ def cancel(session: Session, env: Env, ctx: GameContext) -> None:
 def expire(session: Session, env: Env, ctx: GameContext) -> None:
     """Nobody started the lobby in time."""
     game = ctx.game
-    game.status = EXPIRED
-    game.finished_at = env.now
-    game.updated_at = env.now
-    set_clock(session, game, TurnClock.stop())
+    end_game(session, game, EXPIRED, env.now)
     text = _(
         ctx.language, "⌛ This lobby closed: nobody started the game in time. Send /newgame to try again."
     )

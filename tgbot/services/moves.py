@@ -25,11 +25,10 @@ from .. import metrics
 from ..errors import Refusal, ServiceError
 from ..store import move_log
 from ..store.models import ABANDONED, FINISHED, GamePlayer
-from ..turn_clock import TurnClock
 from . import stats
 from .context import GameContext, SeatInfo, dump_state
 from .env import Env
-from .game_clock import clock_of, rules_of, set_clock, turn_clock
+from .game_clock import clock_of, end_game, rules_of, set_clock, turn_clock
 
 
 @dataclass
@@ -108,9 +107,7 @@ def commit(session: Session, env: Env, ctx: GameContext, outcome: MoveOutcome) -
     game.version = version + 1
     game.updated_at = env.now
     if after.is_over:
-        game.status = FINISHED
-        game.finished_at = env.now
-        set_clock(session, game, TurnClock.stop())
+        end_game(session, game, FINISHED, env.now)
     elif outcome.main or ctx.seats[after.current].autoplayed:
         # a person's turn starts when they can see it; the bot's is played after the commit
         turn_clock(session, env, ctx, after.current)
@@ -153,10 +150,7 @@ def nobody_plays(ctx: GameContext) -> bool:
 def abandon(session: Session, env: Env, ctx: GameContext) -> None:
     """Nobody plays any more: the game ends, scores kept, won by nobody."""
     game = ctx.game
-    game.status = ABANDONED
-    game.finished_at = env.now
-    game.updated_at = env.now
-    set_clock(session, game, TurnClock.stop())
+    end_game(session, game, ABANDONED, env.now)
     stats.record_game_end(session, game, ctx.state, env.now, ctx.seats)
 
 
