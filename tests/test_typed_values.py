@@ -178,3 +178,17 @@ def test_the_check_finds_a_refusal_caught() -> None:
         "try:\n    f()\nexcept EngineError:\n    pass\n"
     )
     assert refusals_caught(tree) == [3, 7]
+
+
+def test_keys_are_built_from_callbacks() -> None:
+    """Callback data is written in one place, `render.keys.button`, from a `Callback` (mypy checks
+    the type of what it is given): no keyboard or key of its own elsewhere."""
+    allowed = {TGBOT / "render" / "keys.py"}
+    offending = [
+        f"{path.relative_to(TGBOT.parent)}:{node.lineno}"
+        for path in sorted(TGBOT.rglob("*.py"))
+        if path not in allowed
+        for node in ast.walk(ast.parse(path.read_text(), str(path)))
+        if isinstance(node, ast.Constant) and node.value == "callback_data"
+    ]
+    assert offending == []

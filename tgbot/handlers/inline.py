@@ -40,7 +40,7 @@ def _article(result: Result) -> InlineQueryResultArticle:
         else None
     )
     return InlineQueryResultArticle(
-        id=result.id,
+        id=result.id.data,
         title=result.title,
         description=result.description or None,
         input_message_content=InputTextMessageContent(result.message),
@@ -57,7 +57,7 @@ async def on_inline_query(update: Update, context: TweakContext) -> None:
     button = None
     if found is None:
         sorry = trouble_text(own_language(update))
-        trouble = Result(InfoLine(InfoTopic.TROUBLE).data, sorry, "", sorry)
+        trouble = Result(InfoLine(InfoTopic.TROUBLE), sorry, "", sorry)
         results, next_offset = [_article(trouble)], ""
     else:
         results, next_offset = [_article(r) for r in found.results], found.next_offset

@@ -29,7 +29,7 @@ from sqlmodel import Session
 
 from ..callbacks import Callback
 from ..errors import Ended, Outcome, Refusal, ServiceError
-from ..inline_data import HowToPlay
+from ..inline_data import HowToPlay, ResultId
 from ..render.keys import Keyboard
 from ..render.refusals import ALERTS, refusal
 from . import output, people
@@ -96,7 +96,7 @@ class Result:
     """One line of an inline list: what it posts if picked, and the keys that message has (with
     keys, a posted message is one the bot can edit: Telegram gives its inline id)."""
 
-    id: str
+    id: ResultId
     title: str
     description: str
     message: str

@@ -12,7 +12,7 @@ from ..i18n import _
 from ..render import cards as cards_render
 from ..render import chart
 from ..store import outbox
-from ..store.outbox import Priority
+from ..store.outbox import Media, MediaKind, Priority
 from ..tables import TableKind
 from . import output
 from .context import GameContext
@@ -64,7 +64,7 @@ def score_chart(session: Session, env: Env, ctx: GameContext, event: GameEnded) 
         ctx,
         _(lang, "📈 Scores per round"),
         priority=Priority.INFO,
-        media={"kind": "photo", "filename": f"tweak-{ctx.game_id}.png", "chart": spec},
+        media=Media(MediaKind.PHOTO, f"tweak-{ctx.game_id}.png", chart=spec),
     )
     outbox.put(session, message, env.now)
 

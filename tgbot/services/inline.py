@@ -259,7 +259,7 @@ def _page(
         link = pick_link(env.bot_username, picked)
         results.append(
             Result(
-                picked.data,
+                picked,
                 inline_render.title(lang, offer),
                 inline_render.description(lang, offer),
                 inline_render.announcement(ctx.language, seat.name, offer, link),
@@ -277,11 +277,11 @@ def board_result(lang: str, ctx: GameContext) -> Result:
     title, description = inline_table_render.board_title(lang, names)
     keys = inline_table_render.show_board_keys(lang, ctx.game_id)
     message = inline_table_render.board_posted(lang, names)
-    return Result(BoardHere(ctx.game_id).data, title, description, message, keys)
+    return Result(BoardHere(ctx.game_id), title, description, message, keys)
 
 
 def _info(line: InfoLine, title: str, message: str, description: str = "") -> Result:
-    return Result(line.data, title, description, message)
+    return Result(line, title, description, message)
 
 
 @pick_service

@@ -75,7 +75,7 @@ def listed(call: InlineCall) -> InlineAnswer | None:
     lang = call.language
     title, description = render.new_game_title(lang)
     text, keys = _posted_lobby(call, GameSettings(pace=call.env.default_pace), ())
-    results = [Result(NewLobby().data, title, description, text, keys)]
+    results = [Result(NewLobby(), title, description, text, keys)]
     for game_id in _inline_games_of(call.session, origin.person.id):
         ctx = load_game(call.session, game_id)
         if ctx is not None:
@@ -105,7 +105,7 @@ def _rematch_results(call: InlineCall, game_id: int) -> list[Result]:
         raise ServiceError(Refusal.REMATCH_NOT_PLAYER)
     title, description = render.rematch_title(lang)
     text, keys = _posted_lobby(call, *_rematch_table(ctx, call.env))
-    return [Result(RematchHere(game_id).data, title, description, text, keys)]
+    return [Result(RematchHere(game_id), title, description, text, keys)]
 
 
 def _posted_lobby(

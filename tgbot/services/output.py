@@ -9,13 +9,12 @@ panels are `panels`; the lobby message is `lobby_message`; the popups a composer
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Any
 
 from sqlmodel import Session
 
 from ..render.keys import Keyboard
 from ..store import notices, outbox
-from ..store.outbox import Message, Payload, Priority
+from ..store.outbox import Media, Message, Payload, Priority
 from ..store.surfaces import KeyEdit, Said, Surface
 from ..tables import TableKind
 from . import inline_table, surfaces
@@ -42,7 +41,7 @@ def to_group(
     priority: Priority = Priority.TURN,
     notify: bool = False,
     reply_to: Surface | None = None,
-    media: dict[str, Any] | None = None,
+    media: Media | None = None,
 ) -> Message:
     """A message into the game's group (and forum topic)."""
     payload = Payload(text, keys, ctx.game.thread_id, reply_to=reply_to, media=media, notify=notify)
@@ -71,7 +70,7 @@ def send_file(
     env: Env,
     chat_id: int,
     caption: str,
-    media: dict[str, Any],
+    media: Media,
     thread_id: int | None = None,
 ) -> None:
     payload = Payload(caption, thread_id=thread_id, media=media)

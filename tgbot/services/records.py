@@ -9,6 +9,7 @@ from ..errors import Outcome, Refusal, ServiceError
 from ..i18n import _
 from ..render import stats as stats_render
 from ..store.models import User
+from ..store.outbox import Media, MediaKind
 from . import history, output, people, stats
 from .call import Answer, CommandCall, KeyCall, Replied, command_service, key_service
 
@@ -66,7 +67,7 @@ def download(call: KeyCall, key: cb.Download) -> Answer:
     content = history.replay_file(session, game_id, chat_id=where)
     user = session.get(User, tap.person.id)
     filename = f"tweak-game-{game_id}.jsonl"
-    media = {"kind": "document", "filename": filename, "data": base64.b64encode(content).decode()}
+    media = Media(MediaKind.DOCUMENT, filename, data=base64.b64encode(content).decode())
     if user is not None and user.can_dm and where != tap.person.id:
         caption = _replay_caption(lang, game_id, filename)
         output.send_file(session, env, tap.person.id, caption, media)
