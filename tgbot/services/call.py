@@ -32,6 +32,7 @@ from ..errors import Ended, Outcome, Refusal, ServiceError
 from ..inline_data import HowToPlay, ResultId
 from ..render.keys import Keyboard
 from ..render.refusals import ALERTS, refusal
+from ..store import once_keys
 from . import output, people
 from .env import Env
 from .origins import ChatEvent, Command, InlineQuery, Pick, Tap
@@ -232,7 +233,7 @@ class CommandCall(Call[Command, Replied]):
         command = self.command
         session, env = self.session, self.env
         if once is not None and not command.private:
-            key = f"{once}:{command.thread_id or 0}"
+            key = once_keys.answer(once, command.thread_id)
             output.say_capped(
                 session,
                 env,
@@ -249,7 +250,7 @@ class CommandCall(Call[Command, Replied]):
     def refused(self, error: ServiceError) -> Replied:
         """A refusal is said once in a while in a group: sixty refused commands (a non-admin's
         /pause, /foo@bot) would spend the group's budget on sixty copies of one answer."""
-        self.reply(refusal(self.reply_language, error), once=f"no:{error.reason.value}")
+        self.reply(refusal(self.reply_language, error), once=once_keys.refused(error.reason))
         return Replied(error.reason)
 
     def ask_admin(self) -> Replied:

@@ -9,6 +9,7 @@ from ..errors import Outcome, Refusal, ServiceError
 from ..i18n import LANGUAGES, _
 from ..inline_data import HowToPlay, OpenPanel, PrivateTurns, start_link
 from ..render.info import language_keyboard, rules_page, welcome_keys
+from ..store import once_keys
 from ..store.models import LOBBY, PAUSED, PLAYING
 from ..store.outbox import Priority
 from ..texts import ANYWHERE_HELP, HELP_TEXT, WELCOME_TEXT
@@ -113,7 +114,7 @@ def private_text(call: CommandCall) -> Replied:
         call.reply_language,
         "I only understand commands and keys. /help lists them; /newgame here starts a practice game.",
     )
-    output.say_once(call.session, call.env, call.command.chat_id, "text", text)
+    output.say_once(call.session, call.env, call.command.chat_id, once_keys.TEXT, text)
     return Replied(Outcome.TEXT)
 
 

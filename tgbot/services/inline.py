@@ -33,7 +33,9 @@ from ..render import glance
 from ..render import inline as inline_render
 from ..render import inline_table as inline_table_render
 from ..render.cards import plain_name
+from ..store import once_keys
 from ..store.models import PLAYING, Game, GamePlayer
+from ..store.once_keys import SeenKey
 from ..tables import TableKind
 from . import drafts, inline_table, moves, output, play, record
 from .call import InlineAnswer, InlineCall, Noted, PickCall, Result, inline_service, pick_service
@@ -361,22 +363,20 @@ def _stale(call: PickCall, ctx: GameContext, seat: SeatInfo) -> Noted:
     if call.origin.chat_id is None:
         return Noted(Refusal.STALE, ctx.game_id)
     state = ctx.playing_state()
-    turn = f"stale:{ctx.game_id}:{state.round}.{state.turn}:{seat.seat}"
+    turn = once_keys.stale_note(ctx.game_id, state.round, state.turn, seat.seat)
     if not play.remember(call.session, call.env, turn):
         return Noted(Outcome.STALE_AGAIN, ctx.game_id)  # the note of this turn stands for it
     output.say_in_game(call.session, call.env, ctx, inline_render.stale_pick(ctx.language, seat.name))
     return Noted(Refusal.STALE, ctx.game_id)
 
 
-def _pick_key(game_id: int, version: int, seat: int, codes: tuple[str, ...], post: str | None) -> str:
+def _pick_key(game_id: int, version: int, seat: int, codes: tuple[str, ...], post: str | None) -> SeenKey:
     """A pick as the seen taps record it once played, so that only its own second arrival finds
     it: its turn (the game's version, the seat) and its moves, not another pick of the turn. In a
     chat the bot is not in, the message it posted (`post`): the same move posted again from the
     list still open in the person's app is a message of its own, which played nothing and must
     say so, or the chat would read the move twice."""
-    if post is not None:
-        return f"post:{post}"
-    return f"pick:{game_id}:{version}:{seat}:{'.'.join(codes)}"
+    return once_keys.post(post) if post is not None else once_keys.pick(game_id, version, seat, codes)
 
 
 def _play(session: Session, env: Env, ctx: GameContext, seat: SeatInfo, codes: tuple[str, ...]) -> None:

@@ -36,7 +36,7 @@ from ..errors import Refusal, ServiceError
 from ..inline_data import GameQuery
 from ..render import inline_table as render
 from ..render.keys import Keyboard
-from ..store import outbox
+from ..store import once_keys, outbox
 from ..store.models import ACTIVE_STATUSES, CANCELLED, FINISHED, LOBBY, PAUSED, PLAYING, Chat, Game, SeenTap
 from ..store.outbox import Message, Payload, Priority
 from ..store.surfaces import InlineKeysOff
@@ -165,7 +165,7 @@ def say_elsewhere(session: Session, env: Env, ctx: GameContext, tap: Tap, text: 
     """A 📋 Board here post tapped in a chat that is not the game's: it says so, and loses its
     key (once, however often it is tapped; in that chat's budget)."""
     assert tap.inline_id is not None and tap.chat_instance is not None
-    said = f"elsewhere:{tap.inline_id}"[:64]
+    said = once_keys.elsewhere(tap.inline_id)
     if session.get(SeenTap, said) is not None:
         return
     session.add(SeenTap(query_id=said, seen_at=env.now))
@@ -342,7 +342,7 @@ def by_message(session: Session, inline_id: str) -> Game | None:
 def say_feedback_off(session: Session, env: Env, inline_id: str, lang: str) -> None:
     """A posted lobby no game took up: inline feedback is off, so the bot never heard of it. The
     message says so (once: every later tap gets the popup alone), and loses its key."""
-    said = f"nofeedback:{inline_id}"[:64]
+    said = once_keys.no_feedback(inline_id)
     if session.get(SeenTap, said) is not None:
         return
     session.add(SeenTap(query_id=said, seen_at=env.now))

@@ -23,7 +23,7 @@ from ..errors import Outcome, Refusal, ServiceError
 from ..game_settings import GameSettings
 from ..i18n import M_, _
 from ..render import cards as cards_render
-from ..store import move_log
+from ..store import move_log, once_keys
 from ..store.models import (
     ACTIVE_STATUSES,
     CANCELLED,
@@ -168,9 +168,8 @@ def _point_at(session: Session, env: Env, game: Game) -> None:
     assert game.id is not None
     surface = surfaces.board(game) if game.status != LOBBY else surfaces.lobby(game.id)
     text = _(game.language, "A game is already running here. Scroll up to its board, or send /board.")
-    output.say_once(
-        session, env, game.chat_id, f"exists:{game.id}", text, thread_id=game.thread_id, reply_to=surface
-    )
+    key = once_keys.exists(game.id)
+    output.say_once(session, env, game.chat_id, key, text, thread_id=game.thread_id, reply_to=surface)
 
 
 def changed(session: Session, env: Env, ctx: GameContext, settings_screen: bool = False) -> GameContext:

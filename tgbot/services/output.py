@@ -14,6 +14,7 @@ from sqlmodel import Session
 
 from ..render.keys import Keyboard
 from ..store import notices, outbox
+from ..store.once_keys import NoticeKey
 from ..store.outbox import Media, Message, Payload, Priority
 from ..store.surfaces import KeyEdit, Said, Surface
 from ..tables import TableKind
@@ -81,7 +82,7 @@ def say_once(
     session: Session,
     env: Env,
     chat_id: int,
-    key: str,
+    key: NoticeKey,
     text: str,
     *,
     thread_id: int | None = None,
@@ -96,7 +97,9 @@ def say_once(
     return True
 
 
-def claim(session: Session, env: Env, chat_id: int, key: str, window: timedelta = REPEAT_WINDOW) -> bool:
+def claim(
+    session: Session, env: Env, chat_id: int, key: NoticeKey, window: timedelta = REPEAT_WINDOW
+) -> bool:
     """True, and `key` noted as done now in the chat, unless it was done there within `window`:
     for what a burst of updates should do once (a board posted again at the bottom)."""
     return notices.claim(session, chat_id, key, env.now, window)
@@ -106,7 +109,7 @@ def say_capped(
     session: Session,
     env: Env,
     chat_id: int,
-    key: str,
+    key: NoticeKey,
     text: str,
     *,
     thread_id: int | None = None,

@@ -28,8 +28,9 @@ from ..errors import Outcome, Refusal, ServiceError
 from ..i18n import _
 from ..render import board as board_render
 from ..render.board import Draft
-from ..store import outbox
+from ..store import once_keys, outbox
 from ..store.models import PAUSED, PLAYING, GamePlayer, SeenTap
+from ..store.once_keys import SeenKey
 from ..store.outbox import Priority
 from ..store.upsert import Insert, built_once
 from . import drafts, inline_table, moves, output, panels, popups, record, surfaces
@@ -60,20 +61,20 @@ def first_time(session: Session, env: Env, tap: Tap) -> bool:
     an insert that does nothing when the tap is known."""
     if not tap.query_id:
         return True  # nothing to tell it by
-    return remember(session, env, tap.query_id)
+    return remember(session, env, once_keys.tap(tap.query_id))
 
 
-def remember(session: Session, env: Env, key: str) -> bool:
+def remember(session: Session, env: Env, key: SeenKey) -> bool:
     """Record `key` among the taps seen (the sweep forgets it after a day); False when it was
     there already."""
     statement = _SEEN(session)
-    found = session.execute(statement, {"query_id": key[:64], "seen_at": env.now})
+    found = session.execute(statement, {"query_id": key, "seen_at": env.now})
     return found.first() is not None
 
 
-def seen(session: Session, key: str) -> bool:
+def seen(session: Session, key: SeenKey) -> bool:
     """Whether `key` was recorded by `remember` (and not yet forgotten)."""
-    return session.get(SeenTap, key[:64]) is not None
+    return session.get(SeenTap, key) is not None
 
 
 @dataclass

@@ -8,6 +8,7 @@ from .. import callbacks as cb
 from ..errors import Outcome, Refusal, ServiceError
 from ..i18n import _
 from ..render import stats as stats_render
+from ..store import once_keys
 from ..store.models import User
 from ..store.outbox import Media, MediaKind
 from . import history, output, people, stats
@@ -26,7 +27,7 @@ def my_stats(call: CommandCall) -> Replied:
     stored = session.get(User, subject.id)
     name = stored.first_name if stored is not None and stored.first_name else subject.first_name
     text = stats_render.stats_text(lang, name, line, command.private, practice)
-    call.reply(text, once=f"stats:{subject.id}")
+    call.reply(text, once=once_keys.stats_of(subject.id))
     return Replied(Outcome.OK if line or practice else Outcome.EMPTY)
 
 
@@ -72,7 +73,7 @@ def download(call: KeyCall, key: cb.Download) -> Answer:
         caption = _replay_caption(lang, game_id, filename)
         output.send_file(session, env, tap.person.id, caption, media)
         return Answer(_(lang, "Sent to you in our private chat."))
-    if not output.claim(session, env, where, f"replay:{game_id}"):
+    if not output.claim(session, env, where, once_keys.replay(game_id)):
         return Answer(_(lang, "The replay was just sent in this chat: it is a little above."))
     group_lang = people.chat_language(session, where, lang)
     output.send_file(

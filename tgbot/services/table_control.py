@@ -17,6 +17,7 @@ from ..errors import Outcome, Refusal, ServiceError
 from ..i18n import _, _n
 from ..render import cards as cards_render
 from ..render.lobby import hints_text, pace_rows
+from ..store import once_keys
 from ..store.models import LOBBY, PAUSED, PLAYING, Game, GamePlayer
 from ..turn_clock import TurnClock
 from . import lobby, lobby_message, moves, output, people, record
@@ -114,7 +115,7 @@ def board(call: CommandCall) -> Replied:
     if is_held(ctx.game):
         people.bot_is_here(session, ctx.game.chat_id)
         go_on(session, env, ctx, _(ctx.language, "▶️ The game goes on!"))
-    elif not output.claim(session, env, ctx.game.chat_id, f"reposted:{ctx.game_id}"):
+    elif not output.claim(session, env, ctx.game.chat_id, once_keys.reposted(ctx.game_id)):
         return Replied(Outcome.RECENT, ctx.game_id)  # posted again within the minute: near the bottom still
     elif ctx.game.status == LOBBY:
         lobby_message.repost_lobby(session, env, ctx)
