@@ -22,6 +22,7 @@ from telegram.error import TelegramError
 from telegram.ext import BaseHandler, ChosenInlineResultHandler, InlineQueryHandler, MessageHandler, filters
 
 from .. import logs
+from ..errors import Outcome
 from ..inline_data import InfoLine, InfoTopic, PickedMoves, picked_from_link, posted
 from ..services import inline, inline_posts
 from ..services.call import Result
@@ -39,7 +40,7 @@ def _article(result: Result) -> InlineQueryResultArticle:
         else None
     )
     return InlineQueryResultArticle(
-        id=result.id,
+        id=result.id.data,
         title=result.title,
         description=result.description or None,
         input_message_content=InputTextMessageContent(result.message),
@@ -58,7 +59,7 @@ async def on_inline_query(update: Update, context: TweakContext) -> None:
     button = None
     if found is None:
         sorry = trouble_text(own_language(update))
-        trouble = Result(InfoLine(InfoTopic.TROUBLE).data, sorry, "", sorry)
+        trouble = Result(InfoLine(InfoTopic.TROUBLE), sorry, "", sorry)
         results, next_offset = [_article(trouble)], ""
     else:
         results, next_offset = [_article(r) for r in found.results], found.next_offset
@@ -69,7 +70,7 @@ async def on_inline_query(update: Update, context: TweakContext) -> None:
             results, cache_time=0, is_personal=True, next_offset=next_offset or None, button=button
         )
     except TelegramError as exc:  # too late (the person typed on): nothing to do
-        logs.note_update(None, "inline", "late", error=type(exc).__name__)
+        logs.note_update(None, "inline", Outcome.LATE, error=type(exc).__name__)
         return
     logs.note_extra(results=len(results))
 

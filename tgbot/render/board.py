@@ -248,25 +248,25 @@ def keyboard(lang: str, v: View, table: Table, draft: Draft | None = None) -> Ke
         label = card(v.hand[i]) if own and v.hand is not None else f"{HIDDEN_CARD}{i + 1}"
         if draft.hand == i:
             label = f"👉{label}"
-        hand_keys.append(button(label, cb.PickHand(gid, ver, i).data))
+        hand_keys.append(button(label, cb.PickHand(gid, ver, i)))
     if hand_keys:
         rows.append(hand_keys)
     chosen = draft.chosen(len(v.table))
     table_keys = [
-        button(f"✅{card(c)}" if p in chosen else card(c), cb.PickTable(gid, ver, p).data)
+        button(f"✅{card(c)}" if p in chosen else card(c), cb.PickTable(gid, ver, p))
         for p, c in enumerate(v.table)
     ]
     rows.extend(rows_of(table_keys, TABLE_ROW))
     if v.t_played is None and v.holding_counts[v.current]:
         if v.holdings[v.current] is None:  # face down on the group board: which is the player's
-            rows.append([button("🎴 [T!]", cb.TChoice(gid, ver, cb.TChoiceKind.ANY).data)])
+            rows.append([button("🎴 [T!]", cb.TChoice(gid, ver, cb.TChoiceKind.ANY))])
         else:
             picked = t_kind(draft.t_code) if draft.t_code else None
             kinds = list(dict.fromkeys(k for code in table.t_choices if (k := t_kind(code)) is not None))
             keys = [
                 button(
                     ("👉" if k == picked else "") + t_label(lang, k),
-                    cb.TChoice(gid, ver, cb.TChoiceKind.of(k)).data,
+                    cb.TChoice(gid, ver, cb.TChoiceKind.of(k)),
                 )
                 for k in kinds
             ]
@@ -275,12 +275,12 @@ def keyboard(lang: str, v: View, table: Table, draft: Draft | None = None) -> Ke
     # popup shows the sum.
     rows.append(
         [
-            button(_(lang, "✅ Claim"), cb.Claim(gid, ver).data),
-            button(_(lang, "🗑 Discard"), cb.Discard(gid, ver).data),
-            button(_(lang, "↩️ Clear"), cb.Clear(gid, ver).data),
+            button(_(lang, "✅ Claim"), cb.Claim(gid, ver)),
+            button(_(lang, "🗑 Discard"), cb.Discard(gid, ver)),
+            button(_(lang, "↩️ Clear"), cb.Clear(gid, ver)),
         ]
     )
-    utility = [] if table.practice else [button(_(lang, "👀 My hand"), cb.Hand(gid).data)]
+    utility = [] if table.practice else [button(_(lang, "👀 My hand"), cb.Hand(gid))]
     if table.inline:
         utility.insert(0, switch_inline(_(lang, "🎯 Play"), GameQuery(gid).data))
     if v.seat is None:

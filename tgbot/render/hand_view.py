@@ -69,7 +69,7 @@ class Shown:
 def my_cards_key(lang: str, game_id: int) -> Key:
     """The board's one key for the turn: whoever taps it sees their own view. It names no version,
     so it never goes stale: an old board's key opens the live game's view."""
-    return button(_(lang, "🃏 My cards"), cb.MyCards(game_id).data)
+    return button(_(lang, "🃏 My cards"), cb.MyCards(game_id))
 
 
 def hand_view(lang: str, v: View, table: Table, composing: Composing | None = None) -> Shown:
@@ -83,7 +83,7 @@ def hand_view(lang: str, v: View, table: Table, composing: Composing | None = No
     lines.append("")
     if v.current != v.seat:
         lines.append(_whose_move(lang, v, table))
-        refresh = button(_(lang, "🔄 Refresh"), cb.MyCards(table.game_id).data)
+        refresh = button(_(lang, "🔄 Refresh"), cb.MyCards(table.game_id))
         return Shown("\n".join(lines), [[refresh]])
     lines.append(_(lang, "👉 Your move!"))
     lines.extend(_draft_lines(lang, v, table, composing.draft))
@@ -251,30 +251,30 @@ def _compose_keys(
     draft = composing.draft
     rows: Keyboard = []
     hand_keys = [
-        button(("👉" if draft.hand == i else "") + card(c), cb.CardsPickHand(gid, ver, seat, i).data)
+        button(("👉" if draft.hand == i else "") + card(c), cb.CardsPickHand(gid, ver, seat, i))
         for i, c in enumerate(v.hand)
     ]
     if hand_keys:
         rows.append(hand_keys)
     chosen = draft.chosen(len(v.table))
     table_keys = [
-        button(("✅" if p in chosen else "") + card(c), cb.CardsPickTable(gid, ver, seat, p).data)
+        button(("✅" if p in chosen else "") + card(c), cb.CardsPickTable(gid, ver, seat, p))
         for p, c in enumerate(v.table)
     ]
     rows.extend(rows_of(table_keys, TABLE_ROW))
     if v.t_played is None:
         rows.extend(_t_keys(lang, table, seat, draft))
     rows.extend(
-        [button(_sum_label(offer), cb.CardsPlay(gid, ver, seat, offer.moves).data)] for offer in offered
+        [button(_sum_label(offer), cb.CardsPlay(gid, ver, seat, offer.moves))] for offer in offered
     )
     actions = []
     if _claimable(v, table, draft):
-        actions.append(button(_(lang, "✅ Claim"), cb.CardsClaim(gid, ver, seat).data))
+        actions.append(button(_(lang, "✅ Claim"), cb.CardsClaim(gid, ver, seat)))
     if draft.hand is not None and draft.hand < len(v.hand):
         discard = _(lang, "🗑 Discard {card}", card=card(v.hand[draft.hand]))
-        actions.append(button(discard, cb.CardsDiscard(gid, ver, seat).data))
+        actions.append(button(discard, cb.CardsDiscard(gid, ver, seat)))
     if not composing.empty:
-        actions.append(button(_(lang, "↩️ Clear"), cb.CardsClear(gid, ver, seat).data))
+        actions.append(button(_(lang, "↩️ Clear"), cb.CardsClear(gid, ver, seat)))
     rows.extend(_packed(actions))
     return rows
 
@@ -302,7 +302,7 @@ def _t_keys(lang: str, table: Table, seat: int, draft: Draft) -> Keyboard:
     others: list[Key] = []
     for code in table.t_choices:
         mark = "👉" if draft.t_code == code else ""
-        data = cb.CardsChooseT(gid, ver, seat, code).data
+        data = cb.CardsChooseT(gid, ver, seat, code)
         match decode(code):
             case PlayThief(victim):
                 head = f"{mark}{t_label(lang, TKind.THIEF)} → "

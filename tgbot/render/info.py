@@ -14,14 +14,14 @@ def rules_page(lang: str, page: int) -> tuple[str, Keyboard | None]:
     text = _(lang, RULES_PAGES[page]) + f"\n\n<i>{page + 1}/{len(RULES_PAGES)}</i>"
     keys = []
     if page > 0:
-        keys.append(button(_(lang, "⬅️ Back"), cb.Rules(page - 1, lang).data))
+        keys.append(button(_(lang, "⬅️ Back"), cb.Rules(page - 1, lang)))
     if page < len(RULES_PAGES) - 1:
-        keys.append(button(_(lang, "Next ➡️"), cb.Rules(page + 1, lang).data))
+        keys.append(button(_(lang, "Next ➡️"), cb.Rules(page + 1, lang)))
     return text, [keys] if keys else None
 
 
 def language_keyboard() -> Keyboard:
-    return rows_of([button(label, cb.Language(code).data) for code, label in LANGUAGES.items()], 2)
+    return rows_of([button(label, cb.Language(code)) for code, label in LANGUAGES.items()], 2)
 
 
 def welcome_keys(lang: str, bot_username: str) -> Keyboard:

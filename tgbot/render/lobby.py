@@ -121,8 +121,8 @@ def lobby_keyboard(lang: str, ctx: LobbyView, posted: bool = False) -> Keyboard:
     gid = ctx.game_id
     step = cb.LobbyStep
 
-    def data(key: cb.Callback, posted_as: cb.LobbyStep) -> str:
-        return cb.PostedLobby(posted_as).data if posted else key.data
+    def data(key: cb.Callback, posted_as: cb.LobbyStep) -> cb.Callback:
+        return cb.PostedLobby(posted_as) if posted else key
 
     joining = [
         button(_(lang, "✋ Join"), data(cb.Join(gid), step.JOIN)),
@@ -158,7 +158,7 @@ def pace_rows(lang: str, game_id: int, current: PaceName, custom: Pace | None = 
     """The pace keys, ✅ on the current one: in the lobby's settings and under /settings of a running game."""
     keys = [
         # The key names the pace only: the lobby's text and /settings spell out its durations.
-        button(_mark(pace_label(lang, p), p == current), cb.SetPace(game_id, p).data)
+        button(_mark(pace_label(lang, p), p == current), cb.SetPace(game_id, p))
         for p in pace_keys(custom)
     ]
     return [keys[:3], keys[3:]]
@@ -172,47 +172,47 @@ def settings_keyboard(lang: str, ctx: LobbyView, custom: Pace | None = None) -> 
         [
             button(
                 _mark(_(lang, "Classic"), s.edition == Edition.CLASSIC),
-                cb.SetEdition(gid, Edition.CLASSIC).data,
+                cb.SetEdition(gid, Edition.CLASSIC),
             ),
             button(
                 _mark(_(lang, "Extended"), s.edition == Edition.EXTENDED),
-                cb.SetEdition(gid, Edition.EXTENDED).data,
+                cb.SetEdition(gid, Edition.EXTENDED),
             ),
         ],
         [
             button(
                 _mark(_(lang, "Auto colours"), s.colours == Colours.AUTO),
-                cb.SetColours(gid, Colours.AUTO).data,
+                cb.SetColours(gid, Colours.AUTO),
             )
         ],
         [
-            button(_mark(f"{n.value}🎨", s.colours == n), cb.SetColours(gid, n).data)
+            button(_mark(f"{n.value}🎨", s.colours == n), cb.SetColours(gid, n))
             for n in Colours
             if n is not Colours.AUTO
         ],
         [
-            button(_(lang, "Goal −20"), cb.SetGoal(gid, GoalStep.DOWN).data),
+            button(_(lang, "Goal −20"), cb.SetGoal(gid, GoalStep.DOWN)),
             button(
                 _mark(_(lang, "Goal auto"), True) if s.goal_is_auto else str(s.threshold(players)),
-                cb.SetGoal(gid, GoalStep.AUTO).data,
+                cb.SetGoal(gid, GoalStep.AUTO),
             ),
-            button(_(lang, "Goal +20"), cb.SetGoal(gid, GoalStep.UP).data),
+            button(_(lang, "Goal +20"), cb.SetGoal(gid, GoalStep.UP)),
         ],
         [
-            button(_mark(_(lang, "[T!] face up"), not s.face_down), cb.SetFaceDown(gid, False).data),
-            button(_mark(_(lang, "[T!] face down"), s.face_down), cb.SetFaceDown(gid, True).data),
+            button(_mark(_(lang, "[T!] face up"), not s.face_down), cb.SetFaceDown(gid, False)),
+            button(_mark(_(lang, "[T!] face down"), s.face_down), cb.SetFaceDown(gid, True)),
         ],
         [
-            button(_mark(_(lang, "🧠 Hints off"), not s.hints), cb.SetHints(gid, False).data),
-            button(_mark(_(lang, "💡 Hints on"), s.hints), cb.SetHints(gid, True).data),
+            button(_mark(_(lang, "🧠 Hints off"), not s.hints), cb.SetHints(gid, False)),
+            button(_mark(_(lang, "💡 Hints on"), s.hints), cb.SetHints(gid, True)),
         ],
         *pace_rows(lang, gid, s.pace, custom),
         [
-            button(_(lang, "🤖 Easy"), cb.AddComputer(gid, "easy", stay=True).data),
-            button(_(lang, "🤖 Normal"), cb.AddComputer(gid, "normal", stay=True).data),
-            button(_(lang, "🤖 Hard"), cb.AddComputer(gid, "hard", stay=True).data),
+            button(_(lang, "🤖 Easy"), cb.AddComputer(gid, "easy", stay=True)),
+            button(_(lang, "🤖 Normal"), cb.AddComputer(gid, "normal", stay=True)),
+            button(_(lang, "🤖 Hard"), cb.AddComputer(gid, "hard", stay=True)),
         ],
-        [button(_(lang, "↩️ Back"), cb.CloseSettings(gid).data)],
+        [button(_(lang, "↩️ Back"), cb.CloseSettings(gid))],
     ]
     return [r for r in rows if r]
 

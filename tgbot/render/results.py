@@ -208,7 +208,7 @@ def standings_keys(lang: str, game_id: int) -> Keyboard:
     no other game is open there and none was played since. Where it stops applying, its refusal
     says /newgame: to someone who did not play, and once a newer game has been played there (those
     standings then lose the key)."""
-    return [[button(_(lang, "🔁 Rematch"), cb.Rematch(game_id).data)]]
+    return [[button(_(lang, "🔁 Rematch"), cb.Rematch(game_id))]]
 
 
 def abandoned(lang: str, standings: Sequence[tuple[str, int]]) -> str:

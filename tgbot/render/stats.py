@@ -230,7 +230,7 @@ def history_text(lang: str, entries: list[HistoryEntry]) -> str:
 
 
 def history_keyboard(lang: str, entries: list[HistoryEntry]) -> Keyboard | None:
-    keys = [button(f"⬇️ #{e.game_id}", cb.Download(e.game_id).data) for e in entries if e.downloadable]
+    keys = [button(f"⬇️ #{e.game_id}", cb.Download(e.game_id)) for e in entries if e.downloadable]
     return rows_of(keys, HISTORY_KEYS_PER_ROW) if keys else None
 
 

@@ -28,6 +28,7 @@ from sqlalchemy import delete, insert, update
 from sqlalchemy import select as core_select
 from sqlmodel import Session, SQLModel, col, select
 
+from ..errors import Outcome
 from ..render import table_notices
 from ..store import outbox
 from ..store.models import ACTIVE_STATUSES, LOBBY, PAUSED, PLAYING, Chat, Game, OutboxRow
@@ -184,7 +185,7 @@ def member_left(call: EventCall, user_id: int) -> list[int]:
         seat = ctx.seat_of(user_id) if ctx is not None else None
         if ctx is None or seat is None or seat.left:
             continue  # not in it, or already gone: leaving twice changes nothing
-        if call.attempt(functools.partial(_leave, call, ctx, seat)).outcome == "ok":
+        if call.attempt(functools.partial(_leave, call, ctx, seat)).outcome is Outcome.OK:
             changed.append(game.id)
     return changed
 
@@ -206,13 +207,13 @@ def _leave(call: EventCall, ctx: GameContext, seat: SeatInfo) -> Noted:
 def chat_migrated(call: EventCall, new_id: int) -> Noted:
     """The chat (`origin.chat_id`) became a supergroup with `new_id`."""
     moved = migrate_chat(call.session, call.env, call.origin.chat_id, new_id)
-    return Noted(f"moved_{len(moved)}")
+    return Noted(Outcome.MOVED, count=len(moved))
 
 
 @event_service
 def bot_left(call: EventCall) -> Noted:
     held = bot_removed(call.session, call.env, call.origin.chat_id)
-    return Noted(f"held_{len(held)}")
+    return Noted(Outcome.HELD, count=len(held))
 
 
 @event_service
@@ -226,7 +227,7 @@ def person_left(call: EventCall) -> Noted:
     """`origin.person` left the group `origin.chat_id`."""
     assert call.origin.person is not None
     changed = member_left(call, call.origin.person.id)
-    return Noted(f"left_{len(changed)}")
+    return Noted(Outcome.LEFT, count=len(changed))
 
 
 @event_service
@@ -239,7 +240,7 @@ def private_chat(call: EventCall, open_now: bool) -> Noted:
         bot_added(session, env, chat_id, None)
     elif not open_now:
         hold_practice(session, env, chat_id)
-    return Noted("open" if open_now else "blocked")
+    return Noted(Outcome.OPEN if open_now else Outcome.BLOCKED)
 
 
 def hold_practice(session: Session, env: Env, user_id: int) -> None:

@@ -11,7 +11,7 @@ from engine.events import GameEnded, Summed
 from ..render import chart
 from ..render import results as results_render
 from ..store import outbox
-from ..store.outbox import Priority
+from ..store.outbox import Media, MediaKind, Priority
 from ..tables import TableKind
 from . import output
 from .context import GameContext
@@ -62,6 +62,6 @@ def score_chart(session: Session, env: Env, ctx: GameContext, event: GameEnded) 
         ctx,
         results_render.chart_caption(lang),
         priority=Priority.INFO,
-        media={"kind": "photo", "filename": f"tweak-{ctx.game_id}.png", "chart": spec},
+        media=Media(MediaKind.PHOTO, f"tweak-{ctx.game_id}.png", chart=spec),
     )
     outbox.put(session, message, env.now)

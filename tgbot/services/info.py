@@ -5,11 +5,12 @@ from __future__ import annotations
 from sqlmodel import Session
 
 from .. import callbacks as cb
-from ..errors import Refusal, ServiceError
+from ..errors import Outcome, Refusal, ServiceError
 from ..i18n import LANGUAGES
 from ..inline_data import HowToPlay, OpenPanel, PrivateTurns, start_link
 from ..render import info as info_render
 from ..render.info import language_keyboard, rules_page, welcome_keys
+from ..store import once_keys
 from ..store.models import LOBBY, PAUSED, PLAYING
 from ..store.outbox import Priority
 from . import drafts, inline_table, lobby_message, output, panels, people, private_turns, record
@@ -107,8 +108,8 @@ def unknown_command(call: CommandCall) -> Replied:
 @command_service
 def private_text(call: CommandCall) -> Replied:
     text = info_render.only_commands(call.reply_language)
-    output.say_once(call.session, call.env, call.command.chat_id, "text", text)
-    return Replied("text")
+    output.say_once(call.session, call.env, call.command.chat_id, once_keys.TEXT, text)
+    return Replied(Outcome.TEXT)
 
 
 @command_service

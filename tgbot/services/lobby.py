@@ -19,10 +19,10 @@ import engine
 from engine import EngineError
 from engine.config import MIN_PLAYERS
 
-from ..errors import Refusal, ServiceError
+from ..errors import Outcome, Refusal, ServiceError
 from ..game_settings import GameSettings
 from ..render import lobby as lobby_render
-from ..store import move_log
+from ..store import move_log, once_keys
 from ..store.models import (
     ACTIVE_STATUSES,
     CANCELLED,
@@ -40,7 +40,7 @@ from . import inline_table, lobby_message, output, people, record, surfaces
 from .call import CommandCall, Replied, command_service
 from .context import GameContext, context_of, dump_state, player_rows
 from .env import Env
-from .game_clock import set_clock, turn_clock
+from .game_clock import end_game, set_clock, turn_clock
 from .people import Person
 
 
@@ -83,10 +83,10 @@ def newgame(call: CommandCall) -> Replied:
     existing = active_game(session, command.chat_id, command.thread_id)
     if existing is not None:
         _point_at(session, env, existing)
-        return Replied("exists", existing.id)
+        return Replied(Outcome.EXISTS, existing.id)
     settings = GameSettings(pace=env.default_pace)
     game = open_lobby(session, env, chat, command.thread_id, command.person, call.language, settings)
-    return Replied("lobby", game.id)
+    return Replied(Outcome.LOBBY, game.id)
 
 
 def open_lobby(
@@ -159,9 +159,8 @@ def _point_at(session: Session, env: Env, game: Game) -> None:
     assert game.id is not None
     surface = surfaces.board(game) if game.status != LOBBY else surfaces.lobby(game.id)
     text = lobby_render.already_running(game.language)
-    output.say_once(
-        session, env, game.chat_id, f"exists:{game.id}", text, thread_id=game.thread_id, reply_to=surface
-    )
+    key = once_keys.exists(game.id)
+    output.say_once(session, env, game.chat_id, key, text, thread_id=game.thread_id, reply_to=surface)
 
 
 def changed(session: Session, env: Env, ctx: GameContext, settings_screen: bool = False) -> GameContext:
@@ -232,11 +231,7 @@ def cancel(session: Session, env: Env, ctx: GameContext) -> None:
     game = ctx.game
     lang = ctx.language
     was_lobby = game.status == LOBBY
-    game.status = CANCELLED
-    game.finished_at = env.now
-    game.updated_at = env.now
-    set_clock(session, game, TurnClock.stop())
-    session.add(game)
+    end_game(session, game, CANCELLED, env.now)
     text = lobby_render.cancelled(lang)
     if was_lobby:
         lobby_message.close_lobby(session, env, ctx, text)
@@ -248,9 +243,6 @@ def cancel(session: Session, env: Env, ctx: GameContext) -> None:
 def expire(session: Session, env: Env, ctx: GameContext) -> None:
     """Nobody started the lobby in time."""
     game = ctx.game
-    game.status = EXPIRED
-    game.finished_at = env.now
-    game.updated_at = env.now
-    set_clock(session, game, TurnClock.stop())
+    end_game(session, game, EXPIRED, env.now)
     text = lobby_render.expired(ctx.language)
     lobby_message.close_lobby(session, env, ctx, text)

@@ -17,6 +17,7 @@ from ..errors import Refusal, ServiceError
 from ..pacing import PaceName
 from ..render import lobby as lobby_render
 from ..render import private_turns as private_turns_render
+from ..store import once_keys
 from ..store.models import LOBBY, PAUSED, PLAYING, GamePlayer
 from ..tables import TableKind
 from . import inline_table, lobby, lobby_message, output, people, record
@@ -234,7 +235,7 @@ def change_pace(
     text = lobby_render.pace_changed(glang, pace, env.custom_pace)
     # Said once a minute at most; a change within it comes to stand in that notice.
     game = ctx.game
-    output.say_capped(session, env, game.chat_id, f"pace:{ctx.game_id}", text, thread_id=game.thread_id)
+    output.say_capped(session, env, game.chat_id, once_keys.pace(ctx.game_id), text, thread_id=game.thread_id)
     on_board = tap.message_id == record.live_board(session, ctx)  # a forged key: the board keeps its own
     if tap.chat_id is not None and tap.message_id is not None and not on_board:
         output.drop_keys(session, env, tap.chat_id, tap.message_id)  # the /settings message

@@ -12,6 +12,7 @@ a key on a message that is no longer live loses its keys.
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
@@ -74,12 +75,8 @@ class GameKey(KeyCall):
             raise ServiceError(Refusal.NOT_PLAYING)
         return ctx, seat
 
-    def attempt(self, use_case: Callable[[], Answer]) -> Answer:
-        try:
-            with self.session.no_autoflush:
-                return use_case()
-        except ServiceError as error:
-            return self.refusal(error)
+    def guard(self) -> AbstractContextManager[object]:
+        return self.session.no_autoflush
 
     def refused(self, error: ServiceError) -> Answer:
         """What a refused tap still does: brings its player back, takes keys off a dead message. A

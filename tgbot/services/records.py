@@ -5,9 +5,11 @@ from __future__ import annotations
 import base64
 
 from .. import callbacks as cb
-from ..errors import Refusal, ServiceError
+from ..errors import Outcome, Refusal, ServiceError
 from ..render import stats as stats_render
+from ..store import once_keys
 from ..store.models import User
+from ..store.outbox import Media, MediaKind
 from . import history, output, people, stats
 from .call import Answer, CommandCall, KeyCall, Replied, command_service, key_service
 
@@ -24,8 +26,8 @@ def my_stats(call: CommandCall) -> Replied:
     stored = session.get(User, subject.id)
     name = stored.first_name if stored is not None and stored.first_name else subject.first_name
     text = stats_render.stats_text(lang, name, line, command.private, practice)
-    call.reply(text, once=f"stats:{subject.id}")
-    return Replied("ok" if line or practice else "empty")
+    call.reply(text, once=once_keys.stats_of(subject.id))
+    return Replied(Outcome.OK if line or practice else Outcome.EMPTY)
 
 
 @command_service
@@ -65,12 +67,12 @@ def download(call: KeyCall, key: cb.Download) -> Answer:
     content = history.replay_file(session, game_id, chat_id=where)
     user = session.get(User, tap.person.id)
     filename = f"tweak-game-{game_id}.jsonl"
-    media = {"kind": "document", "filename": filename, "data": base64.b64encode(content).decode()}
+    media = Media(MediaKind.DOCUMENT, filename, data=base64.b64encode(content).decode())
     if user is not None and user.can_dm and where != tap.person.id:
         caption = stats_render.replay_caption(lang, game_id, filename)
         output.send_file(session, env, tap.person.id, caption, media)
         return Answer(stats_render.replay_sent_privately(lang))
-    if not output.claim(session, env, where, f"replay:{game_id}"):
+    if not output.claim(session, env, where, once_keys.replay(game_id)):
         return Answer(stats_render.replay_just_sent(lang))
     caption = stats_render.replay_caption(people.chat_language(session, where, lang), game_id, filename)
     output.send_file(session, env, where, caption, media, thread_id=tap.thread_id)

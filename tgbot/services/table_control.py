@@ -12,9 +12,10 @@ from dataclasses import replace
 
 from sqlmodel import Session, col, select
 
-from ..errors import Refusal, ServiceError
+from ..errors import Outcome, Refusal, ServiceError
 from ..render import table_notices
 from ..render.lobby import pace_rows, settings_text
+from ..store import once_keys
 from ..store.models import LOBBY, PAUSED, PLAYING, Game, GamePlayer
 from ..turn_clock import TurnClock
 from . import lobby, lobby_message, moves, output, people, record
@@ -105,8 +106,8 @@ def board(call: CommandCall) -> Replied:
     if is_held(ctx.game):
         people.bot_is_here(session, ctx.game.chat_id)
         go_on(session, env, ctx, table_notices.goes_on(ctx.language))
-    elif not output.claim(session, env, ctx.game.chat_id, f"reposted:{ctx.game_id}"):
-        return Replied("recent", ctx.game_id)  # posted again within the minute: near the bottom still
+    elif not output.claim(session, env, ctx.game.chat_id, once_keys.reposted(ctx.game_id)):
+        return Replied(Outcome.RECENT, ctx.game_id)  # posted again within the minute: near the bottom still
     elif ctx.game.status == LOBBY:
         lobby_message.repost_lobby(session, env, ctx)
     else:
@@ -131,7 +132,7 @@ def leave(call: CommandCall) -> Replied:
         lobby.leave_lobby(call.session, call.env, ctx, person.id)
         return Replied(game_id=ctx.game_id)
     leave_game(call.session, call.env, ctx, person.id)
-    return Replied(game_id=ctx.game_id, outcome="left")
+    return Replied(game_id=ctx.game_id, outcome=Outcome.LEFT)
 
 
 def leave_game(session: Session, env: Env, ctx: GameContext, user_id: int, notice: str | None = None) -> str:

@@ -23,16 +23,11 @@ from sqlalchemy import bindparam, delete, select
 from sqlmodel import Session
 
 from .models import SeenTap
+from .once_keys import SeenKey
 from .upsert import Insert, built_once
 
 _SEEN: Any = SeenTap.__table__  # type: ignore[attr-defined]
 KEY_LENGTH = 64
-
-
-def update_key(update_id: int, service: str) -> str:
-    """An update as applied by one service (an update reaches one service; the name keeps two
-    apart should one ever reach two)."""
-    return f"update:{update_id}:{service}"[:KEY_LENGTH]
 
 
 def _first_time(insert: Insert) -> Any:
@@ -49,20 +44,20 @@ def _first_time(insert: Insert) -> Any:
 _FIRST_TIME = built_once(_first_time)
 
 
-def first_time(session: Session, key: str, now: datetime) -> bool:
+def first_time(session: Session, key: SeenKey, now: datetime) -> bool:
     """Record `key`; False when it was recorded before. One statement: an insert that does
     nothing when the key is known."""
     found = session.execute(_FIRST_TIME(session), {"key": key[:KEY_LENGTH], "now": now})
     return found.first() is not None
 
 
-def known(session: Session, key: str) -> bool:
+def known(session: Session, key: SeenKey) -> bool:
     """Whether `key` was recorded (and not yet forgotten)."""
     found = session.execute(select(_SEEN.c.query_id).where(_SEEN.c.query_id == key[:KEY_LENGTH]))
     return found.first() is not None
 
 
-def forget(session: Session, key: str) -> None:
+def forget(session: Session, key: SeenKey) -> None:
     """`key` was recorded by a run that decided nothing (it needs to know more first): the run
     that decides records it again."""
     session.execute(delete(_SEEN).where(_SEEN.c.query_id == key[:KEY_LENGTH]))
