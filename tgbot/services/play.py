@@ -13,10 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar
+from typing import ClassVar
 
-from sqlalchemy import bindparam, update
-from sqlmodel import Session, col
+from sqlmodel import Session
 
 from engine import seat_view
 from engine.actions import Discard, Sum, encode, t_kind
@@ -28,30 +27,16 @@ from ..i18n import _
 from ..render import board as board_render
 from ..render.board import Draft
 from ..store import outbox
-from ..store.models import PAUSED, PLAYING, GamePlayer, SeenTap
+from ..store import seats as seat_rows
+from ..store import taps as tap_rows
+from ..store.models import PAUSED, PLAYING
 from ..store.outbox import Priority
-from ..store.upsert import Insert, built_once
 from . import drafts, inline_table, moves, output, panels, popups, record, surfaces
 from .call import Answer, KeyCall, key_service
 from .context import GameContext, SeatInfo, require_game
 from .env import Env
 from .origins import Tap
 from .table_view import table_of
-
-
-def _seen(insert: Insert) -> Any:
-    return (
-        insert(SeenTap.__table__)  # type: ignore[attr-defined]
-        .values(query_id=bindparam("query_id"), seen_at=bindparam("seen_at"))
-        .on_conflict_do_nothing()
-        .returning(col(SeenTap.query_id))
-    )
-
-
-#: The insert of `first_time`, per dialect, built once (its values are bound when it runs): a
-#: compose tap is cheap, and building the statement anew cost more CPU than running it. RETURNING,
-#: not the row count: the drivers do not all report one for this statement.
-_SEEN = built_once(_seen)
 
 
 def first_time(session: Session, env: Env, tap: Tap) -> bool:
@@ -65,14 +50,12 @@ def first_time(session: Session, env: Env, tap: Tap) -> bool:
 def remember(session: Session, env: Env, key: str) -> bool:
     """Record `key` among the taps seen (the sweep forgets it after a day); False when it was
     there already."""
-    statement = _SEEN(session)
-    found = session.execute(statement, {"query_id": key[:64], "seen_at": env.now})
-    return found.first() is not None
+    return tap_rows.remember(session, key, env.now)
 
 
 def seen(session: Session, key: str) -> bool:
     """Whether `key` was recorded by `remember` (and not yet forgotten)."""
-    return session.get(SeenTap, key[:64]) is not None
+    return tap_rows.seen(session, key)
 
 
 @dataclass
@@ -185,11 +168,7 @@ def use_panel(
     seat = ctx.seats[seat.seat]
     if seat.panel == private:
         return ctx, seat
-    session.execute(
-        update(GamePlayer)
-        .where(col(GamePlayer.game_id) == ctx.game_id, col(GamePlayer.seat) == seat.seat)
-        .values(panel=private)
-    )
+    seat_rows.use_panel(session, ctx.game_id, seat.seat, private)
     if not private:
         panels.retire(session, env, ctx, seat)
     seat = replace(seat, panel=private)
