@@ -8,7 +8,7 @@ from .. import callbacks as cb
 from ..errors import Refusal, ServiceError
 from ..i18n import _
 from ..render import stats as stats_render
-from ..store.models import User
+from ..store import people as people_rows
 from . import history, output, people, stats
 from .call import Answer, CommandCall, KeyCall, Replied, command_service, key_service
 
@@ -22,7 +22,7 @@ def my_stats(call: CommandCall) -> Replied:
     lang = call.reply_language
     line = stats.user_stats(session, None if command.private else command.chat_id, subject.id)
     practice = stats.practice_lines(session, subject.id) if command.private else []
-    stored = session.get(User, subject.id)
+    stored = people_rows.user(session, subject.id)
     name = stored.first_name if stored is not None and stored.first_name else subject.first_name
     text = stats_render.stats_text(lang, name, line, command.private, practice)
     call.reply(text, once=f"stats:{subject.id}")
@@ -64,7 +64,7 @@ def download(call: KeyCall, key: cb.Download) -> Answer:
     if where is None:
         raise ServiceError(Refusal.NO_GAME)
     content = history.replay_file(session, game_id, chat_id=where)
-    user = session.get(User, tap.person.id)
+    user = people_rows.user(session, tap.person.id)
     filename = f"tweak-game-{game_id}.jsonl"
     media = {"kind": "document", "filename": filename, "data": base64.b64encode(content).decode()}
     if user is not None and user.can_dm and where != tap.person.id:

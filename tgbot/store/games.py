@@ -50,6 +50,11 @@ def get(session: Session, game_id: int) -> Game | None:
     return session.get(Game, game_id)
 
 
+def the_one(session: Session, game_id: int) -> Game:
+    """A game known to be there."""
+    return session.get_one(Game, game_id)
+
+
 def save(session: Session, *games: Game) -> None:
     """The games' changes go out with the transaction's other writes (one UPDATE each, with
     its version guard)."""

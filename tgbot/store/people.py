@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Row, bindparam, func, or_, update
+from sqlalchemy import bindparam, func, or_, update
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
@@ -102,7 +102,7 @@ def note_user(
 _LANGUAGE = sa_select(_USERS.c.language, _USERS.c.tg_language).where(_USERS.c.id == bindparam("user_id"))
 
 
-def languages_of(session: Session, user_id: int) -> Row[Any] | None:
+def languages_of(session: Session, user_id: int) -> Any:
     """(the person's /language, their Telegram's), or None when the bot does not know them."""
     return session.execute(_LANGUAGE, {"user_id": user_id}).first()
 
@@ -118,6 +118,6 @@ def set_can_dm(session: Session, user_id: int, can_dm: bool) -> None:
     session.execute(update(User).where(col(User.id) == user_id).values(can_dm=can_dm))
 
 
-def can_dm_of(session: Session, user_id: int) -> Row[Any] | None:
+def can_dm_of(session: Session, user_id: int) -> Any:
     """(whether the bot may write to the person,), or None when it does not know them."""
     return session.execute(sa_select(col(User.can_dm)).where(col(User.id) == user_id)).first()
