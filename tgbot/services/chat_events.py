@@ -25,8 +25,8 @@ from dataclasses import replace
 
 from sqlmodel import Session
 
-from ..i18n import _
-from ..render import cards as cards_render
+from ..errors import Outcome
+from ..render import table_notices
 from ..store import chat_moves, outbox
 from ..store import games as game_rows
 from ..store import people as people_rows
@@ -88,7 +88,7 @@ def migrate_chat(session: Session, env: Env, old_id: int, new_id: int) -> list[i
         if ctx.game.status == LOBBY:
             lobby_message.show_lobby(session, env, ctx)
         else:
-            note = _(ctx.language, "🔄 This group is now a supergroup: the game goes on here.")
+            note = table_notices.now_supergroup(ctx.language)
             record.post_board(session, env, ctx, note=[note])
     return sorted(moved)
 
@@ -139,9 +139,7 @@ def bot_added(session: Session, env: Env, chat_id: int, title: str | None) -> No
     for game in lobby.active_games(session, chat_id):
         if is_held(game):
             ctx = context_of(session, game)
-            output.say_in_game(
-                session, env, ctx, _(ctx.language, "👋 I'm back! The game is paused: send /board to go on.")
-            )
+            output.say_in_game(session, env, ctx, table_notices.bot_back(ctx.language))
 
 
 def member_left(call: EventCall, user_id: int) -> list[int]:
@@ -155,7 +153,7 @@ def member_left(call: EventCall, user_id: int) -> list[int]:
         seat = ctx.seat_of(user_id) if ctx is not None else None
         if ctx is None or seat is None or seat.left:
             continue  # not in it, or already gone: leaving twice changes nothing
-        if call.attempt(functools.partial(_leave, call, ctx, seat)).outcome == "ok":
+        if call.attempt(functools.partial(_leave, call, ctx, seat)).outcome is Outcome.OK:
             changed.append(game.id)
     return changed
 
@@ -165,11 +163,7 @@ def _leave(call: EventCall, ctx: GameContext, seat: SeatInfo) -> Noted:
     if ctx.game.status == LOBBY:
         lobby.leave_lobby(call.session, call.env, ctx, seat.user_id)
     else:
-        notice = _(
-            ctx.language,
-            "🚪 {name} left the group: the bot plays their seat from now on (points kept).",
-            name=cards_render.name(seat.name),
-        )
+        notice = table_notices.left_group(ctx.language, seat.name)
         table_control.leave_game(call.session, call.env, ctx, seat.user_id, notice)
     return Noted()
 
@@ -181,13 +175,13 @@ def _leave(call: EventCall, ctx: GameContext, seat: SeatInfo) -> Noted:
 def chat_migrated(call: EventCall, new_id: int) -> Noted:
     """The chat (`origin.chat_id`) became a supergroup with `new_id`."""
     moved = migrate_chat(call.session, call.env, call.origin.chat_id, new_id)
-    return Noted(f"moved_{len(moved)}")
+    return Noted(Outcome.MOVED, count=len(moved))
 
 
 @event_service
 def bot_left(call: EventCall) -> Noted:
     held = bot_removed(call.session, call.env, call.origin.chat_id)
-    return Noted(f"held_{len(held)}")
+    return Noted(Outcome.HELD, count=len(held))
 
 
 @event_service
@@ -201,7 +195,7 @@ def person_left(call: EventCall) -> Noted:
     """`origin.person` left the group `origin.chat_id`."""
     assert call.origin.person is not None
     changed = member_left(call, call.origin.person.id)
-    return Noted(f"left_{len(changed)}")
+    return Noted(Outcome.LEFT, count=len(changed))
 
 
 @event_service
@@ -214,7 +208,7 @@ def private_chat(call: EventCall, open_now: bool) -> Noted:
         bot_added(session, env, chat_id, None)
     elif not open_now:
         hold_practice(session, env, chat_id)
-    return Noted("open" if open_now else "blocked")
+    return Noted(Outcome.OPEN if open_now else Outcome.BLOCKED)
 
 
 def hold_practice(session: Session, env: Env, user_id: int) -> None:

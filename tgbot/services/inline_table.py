@@ -37,18 +37,16 @@ from ..inline_data import GameQuery
 from ..render import inline_table as render
 from ..render.keys import Keyboard
 from ..store import games as game_rows
-from ..store import outbox
+from ..store import once, once_keys, outbox
 from ..store import people as people_rows
-from ..store import taps as tap_rows
 from ..store.models import CANCELLED, FINISHED, LOBBY, PAUSED, PLAYING, Game
 from ..store.outbox import Message, Payload, Priority
 from ..store.surfaces import InlineKeysOff
 from ..tables import TableKind, inline_chat_id
-from ..turn_clock import TurnClock
 from . import people, surfaces
 from .context import GameContext, load_game
 from .env import Env
-from .game_clock import set_clock
+from .game_clock import end_game
 from .origins import Tap
 from .table_view import table_of
 
@@ -114,10 +112,7 @@ def close_second_lobby(session: Session, env: Env, game_id: int, chat_instance: 
     outbox.discard_surface(session, game.chat_id, surfaces.lobby(game_id))
     outbox.move_rows(session, game.chat_id, chat_id)
     game.chat_id = chat_id
-    game.status = CANCELLED
-    game.finished_at = game.updated_at = env.now
-    set_clock(session, game, TurnClock.stop())
-    game_rows.save(session, game)
+    end_game(session, game, CANCELLED, env.now)
     lobby = _other_game_in(session, chat_instance, game_id) == LOBBY
     text = render.second_lobby(game.language, env.bot_username, lobby=lobby)
     payload = Payload(text, inline_id=game.inline_id)
@@ -169,8 +164,7 @@ def say_elsewhere(session: Session, env: Env, ctx: GameContext, tap: Tap, text: 
     """A 📋 Board here post tapped in a chat that is not the game's: it says so, and loses its
     key (once, however often it is tapped; in that chat's budget)."""
     assert tap.inline_id is not None and tap.chat_instance is not None
-    said = f"elsewhere:{tap.inline_id}"[:64]
-    if not tap_rows.note_once(session, said, env.now):
+    if not once.first_time(session, once_keys.elsewhere(tap.inline_id), env.now):
         return
     chat_id = inline_chat_id(f"chat:{tap.chat_instance}")
     outbox.put(session, Message(chat_id, Payload(text, inline_id=tap.inline_id)), env.now)
@@ -345,8 +339,7 @@ def by_message(session: Session, inline_id: str) -> Game | None:
 def say_feedback_off(session: Session, env: Env, inline_id: str, lang: str) -> None:
     """A posted lobby no game took up: inline feedback is off, so the bot never heard of it. The
     message says so (once: every later tap gets the popup alone), and loses its key."""
-    said = f"nofeedback:{inline_id}"[:64]
-    if not tap_rows.note_once(session, said, env.now):
+    if not once.first_time(session, once_keys.no_feedback(inline_id), env.now):
         return
     text = render.feedback_off(lang, env.bot_username)
     outbox.put(session, Message(inline_chat_id(inline_id), Payload(text, inline_id=inline_id)), env.now)

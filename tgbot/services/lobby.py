@@ -19,12 +19,11 @@ import engine
 from engine import EngineError
 from engine.config import MIN_PLAYERS
 
-from ..errors import Refusal, ServiceError
+from ..errors import Outcome, Refusal, ServiceError
 from ..game_settings import GameSettings
-from ..i18n import M_, _
-from ..render import cards as cards_render
+from ..render import lobby as lobby_render
 from ..store import games as game_rows
-from ..store import move_log
+from ..store import move_log, once_keys
 from ..store import people as people_rows
 from ..store import seats as seat_rows
 from ..store.db import write_now
@@ -44,10 +43,8 @@ from . import inline_table, lobby_message, output, people, record, surfaces
 from .call import CommandCall, Replied, command_service
 from .context import GameContext, context_of, dump_state, player_rows
 from .env import Env
-from .game_clock import set_clock, turn_clock
+from .game_clock import end_game, set_clock, turn_clock
 from .people import Person
-
-COMPUTER_NAMES = {"easy": M_("Bot Easy"), "normal": M_("Bot Normal"), "hard": M_("Bot Hard")}
 
 
 def active_game(session: Session, chat_id: int, thread_id: int | None) -> Game | None:
@@ -82,10 +79,10 @@ def newgame(call: CommandCall) -> Replied:
     existing = active_game(session, command.chat_id, command.thread_id)
     if existing is not None:
         _point_at(session, env, existing)
-        return Replied("exists", existing.id)
+        return Replied(Outcome.EXISTS, existing.id)
     settings = GameSettings(pace=env.default_pace)
     game = open_lobby(session, env, chat, command.thread_id, command.person, call.language, settings)
-    return Replied("lobby", game.id)
+    return Replied(Outcome.LOBBY, game.id)
 
 
 def open_lobby(
@@ -124,7 +121,7 @@ def open_lobby(
     seat_rows.save(session, creator_seat)
     levels: list[str] = []
     for level in computers:
-        name = computer_name(game.language, levels, level)
+        name = lobby_render.computer_name(game.language, levels, level)
         levels.append(level)
         computer = GamePlayer(game_id=game_id, seat=len(levels), user_id=None, name=name, ai_level=level)
         seat_rows.save(session, computer)
@@ -152,21 +149,14 @@ def open_posted_lobby(
     return open_lobby(session, env, chat, None, creator, language, settings, computers, inline_id=inline_id)
 
 
-def computer_name(lang: str, seated: Sequence[str | None], level: str) -> str:
-    """A new computer player's name: "Bot Normal", or "Bot Normal 2" when one of that level sits there."""
-    same = sum(1 for seated_level in seated if seated_level == level)
-    return _(lang, COMPUTER_NAMES[level]) + (f" {same + 1}" if same else "")
-
-
 def _point_at(session: Session, env: Env, game: Game) -> None:
     """A second /newgame is answered under the running game's board (or lobby), so one tap finds
     it; sixty in a row still get one answer a minute, not sixty."""
     assert game.id is not None
     surface = surfaces.board(game) if game.status != LOBBY else surfaces.lobby(game.id)
-    text = _(game.language, "A game is already running here. Scroll up to its board, or send /board.")
-    output.say_once(
-        session, env, game.chat_id, f"exists:{game.id}", text, thread_id=game.thread_id, reply_to=surface
-    )
+    text = lobby_render.already_running(game.language)
+    key = once_keys.exists(game.id)
+    output.say_once(session, env, game.chat_id, key, text, thread_id=game.thread_id, reply_to=surface)
 
 
 def changed(session: Session, env: Env, ctx: GameContext, settings_screen: bool = False) -> GameContext:
@@ -213,8 +203,7 @@ def start(session: Session, env: Env, ctx: GameContext, players: list[GamePlayer
     # commit, and the first board comes under its moves (`services.autoplay`).
     turn_clock(session, env, ctx, state.current)
     lang = ctx.language
-    names = ", ".join(cards_render.name(s.name) for s in ctx.seats)
-    started = _(lang, "🃏 <b>TWEAK!</b> has started: {names}", names=names)
+    started = lobby_render.started(lang, [s.name for s in ctx.seats])
     if ctx.table is TableKind.INLINE:  # no message can be posted there: the lobby's is the first board
         inline_table.started(session, ctx, started)
     else:
@@ -228,12 +217,8 @@ def cancel(session: Session, env: Env, ctx: GameContext) -> None:
     game = ctx.game
     lang = ctx.language
     was_lobby = game.status == LOBBY
-    game.status = CANCELLED
-    game.finished_at = env.now
-    game.updated_at = env.now
-    set_clock(session, game, TurnClock.stop())
-    game_rows.save(session, game)
-    text = _(lang, "✖️ The game was cancelled.")
+    end_game(session, game, CANCELLED, env.now)
+    text = lobby_render.cancelled(lang)
     if was_lobby:
         lobby_message.close_lobby(session, env, ctx, text)
     else:
@@ -244,11 +229,6 @@ def cancel(session: Session, env: Env, ctx: GameContext) -> None:
 def expire(session: Session, env: Env, ctx: GameContext) -> None:
     """Nobody started the lobby in time."""
     game = ctx.game
-    game.status = EXPIRED
-    game.finished_at = env.now
-    game.updated_at = env.now
-    set_clock(session, game, TurnClock.stop())
-    text = _(
-        ctx.language, "⌛ This lobby closed: nobody started the game in time. Send /newgame to try again."
-    )
+    end_game(session, game, EXPIRED, env.now)
+    text = lobby_render.expired(ctx.language)
     lobby_message.close_lobby(session, env, ctx, text)

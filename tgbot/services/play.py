@@ -12,6 +12,7 @@ a key on a message that is no longer live loses its keys.
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
@@ -23,12 +24,10 @@ from engine.game import t_actions
 
 from .. import callbacks as cb
 from ..errors import Refusal, ServiceError
-from ..i18n import _
 from ..render import board as board_render
 from ..render.board import Draft
 from ..store import outbox
 from ..store import seats as seat_rows
-from ..store import taps as tap_rows
 from ..store.models import PAUSED, PLAYING
 from ..store.outbox import Priority
 from . import drafts, inline_table, moves, output, panels, popups, record, surfaces
@@ -37,25 +36,6 @@ from .context import GameContext, SeatInfo, require_game
 from .env import Env
 from .origins import Tap
 from .table_view import table_of
-
-
-def first_time(session: Session, env: Env, tap: Tap) -> bool:
-    """Record this tap; False when it was recorded before (a duplicate delivery). One statement:
-    an insert that does nothing when the tap is known."""
-    if not tap.query_id:
-        return True  # nothing to tell it by
-    return remember(session, env, tap.query_id)
-
-
-def remember(session: Session, env: Env, key: str) -> bool:
-    """Record `key` among the taps seen (the sweep forgets it after a day); False when it was
-    there already."""
-    return tap_rows.remember(session, key, env.now)
-
-
-def seen(session: Session, key: str) -> bool:
-    """Whether `key` was recorded by `remember` (and not yet forgotten)."""
-    return tap_rows.seen(session, key)
 
 
 @dataclass
@@ -95,14 +75,8 @@ class GameKey(KeyCall):
             raise ServiceError(Refusal.NOT_PLAYING)
         return ctx, seat
 
-    def attempt(self, use_case: Callable[[], Answer]) -> Answer:
-        try:
-            with self.session.no_autoflush:
-                return use_case()
-        except _Duplicate:
-            return Answer(outcome="duplicate")
-        except ServiceError as error:
-            return self.refusal(error)
+    def guard(self) -> AbstractContextManager[object]:
+        return self.session.no_autoflush
 
     def refused(self, error: ServiceError) -> Answer:
         """What a refused tap still does: brings its player back, takes keys off a dead message. A
@@ -175,10 +149,6 @@ def use_panel(
     return ctx.with_seat(seat), seat
 
 
-class _Duplicate(Exception):
-    """The same tap delivered again (a retried webhook, two instances): it was applied already."""
-
-
 def _your_turn(call: GameKey, game_id: int, version: int) -> tuple[GameContext, SeatInfo]:
     """The checks of a key that acts on the turn: the game (locked), the tapper's seat (back from
     idle), their turn, the key's version."""
@@ -186,12 +156,6 @@ def _your_turn(call: GameKey, game_id: int, version: int) -> tuple[GameContext, 
     ctx = moves.clear_idle(call.session, ctx, seat)
     _turn(ctx, seat, version)
     return ctx, seat
-
-
-def _once(call: GameKey) -> None:
-    """A toggle must not apply twice: the same tap delivered again is answered and ignored."""
-    if not first_time(call.session, call.env, call.tap):
-        raise _Duplicate
 
 
 # The compose keys change the draft as it is now, or play it (claim, discard). On the group
@@ -219,9 +183,9 @@ def pick_table(call: GameKey, key: cb.PickTable) -> Answer:
 
 @key_service(GameKey)
 def clear(call: GameKey, key: cb.Clear) -> Answer:
-    """The draft starts again (the same tap twice clears twice: no harm)."""
+    """The draft starts again."""
     ctx, seat = _your_turn(call, key.game_id, key.version)
-    return _edit_draft(call, ctx, seat, lambda _d: Draft(), once=False)
+    return _edit_draft(call, ctx, seat, lambda _d: Draft())
 
 
 @key_service(GameKey)
@@ -238,13 +202,11 @@ def discard(call: GameKey, key: cb.Discard) -> Answer:
     return _play_draft(call, ctx, seat, draft, claim=False)
 
 
-def _edit_draft(
-    call: GameKey, ctx: GameContext, seat: SeatInfo, change: Callable[[Draft], Draft], once: bool = True
-) -> Answer:
+def _edit_draft(call: GameKey, ctx: GameContext, seat: SeatInfo, change: Callable[[Draft], Draft]) -> Answer:
+    """A compose key toggles the draft; the seam applies its tap once (a second delivery would
+    toggle it back)."""
     session, env, tap = call.session, call.env, call.tap
     draft = drafts.load(session, ctx.game_id, seat.seat, ctx.game.version)
-    if once:
-        _once(call)
     ctx, seat = use_panel(session, env, ctx, seat, in_panel(ctx, tap))
     draft = change(draft)
     _save_draft(session, env, ctx, seat, draft, tap)
@@ -277,7 +239,6 @@ def choose_t(call: GameKey, key: cb.TChoice) -> Answer:
     options = [code for code in held if wanted is None or t_kind(code) == wanted]
     if not options:
         raise ServiceError(Refusal.ILLEGAL, rule="t_not_held")
-    _once(call)
     ctx, seat = use_panel(session, env, ctx, seat, in_panel(ctx, tap))
     draft = drafts.load(session, key.game_id, seat.seat, ctx.game.version)
     chosen = _next_choice(options, draft.t_code)
@@ -315,7 +276,7 @@ def _play_draft(call: GameKey, ctx: GameContext, seat: SeatInfo, draft: Draft, c
     result.ctx, _seat = use_panel(session, env, result.ctx, seat, in_panel(ctx, tap))
     drafts.clear(session, ctx.game_id)
     record.report(session, env, result)
-    return Answer(_(call.language, "Done!"))
+    return Answer(board_render.done_popup(call.language))
 
 
 def _play_t(call: GameKey, ctx: GameContext, seat: SeatInfo, draft: Draft) -> Answer:
@@ -339,7 +300,7 @@ def _play_t(call: GameKey, ctx: GameContext, seat: SeatInfo, draft: Draft) -> An
         after = moves.play(session, env, result.ctx, seat, Sum(draft.hand, chosen))
         after.outcomes = result.outcomes + after.outcomes
         record.report(session, env, after)
-        return Answer(_(call.language, "Done!"))
+        return Answer(board_render.done_popup(call.language))
     ctx = result.ctx
     me = ctx.seats[seat.seat]
     kept = Draft(draft.hand, draft.mask)  # the cards chosen keep their places on the table
@@ -351,11 +312,20 @@ def _play_t(call: GameKey, ctx: GameContext, seat: SeatInfo, draft: Draft) -> An
     elif not draft.joker:
         record.post_board(session, env, ctx, result.outcomes)
     lines = record.report_lines(call.language, ctx, result.outcomes)
-    return Answer("\n".join(lines) or _(call.language, "Done!"))
+    return Answer("\n".join(lines) or board_render.done_popup(call.language))
 
 
-@key_service(GameKey)
-def hand(call: GameKey, key: cb.Hand) -> Answer:
+@dataclass
+class LookKey(GameKey):
+    """A key that only shows (👀 My hand): nothing to apply twice (bringing its player back from
+    away is done by the first), so it is not recorded, and a second delivery shows the popup
+    again, where the empty answer to a repeat could reach the person first (two instances)."""
+
+    recorded: ClassVar[bool] = False
+
+
+@key_service(LookKey)
+def hand(call: LookKey, key: cb.Hand) -> Answer:
     """The 👀 My hand popup (read only, apart from bringing an away player back)."""
     ctx, seat = call.checked(key.game_id)
     moves.clear_idle(call.session, ctx, seat)

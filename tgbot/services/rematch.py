@@ -25,7 +25,7 @@ from .. import callbacks as cb
 from .. import pacing
 from ..errors import Refusal, ServiceError
 from ..game_settings import GameSettings
-from ..i18n import _
+from ..render import lobby as lobby_render
 from ..store import games as game_rows
 from ..store.models import FINISHED, LOBBY, Game
 from ..tables import TableKind
@@ -73,9 +73,7 @@ def rematch(call: RematchKey, key: cb.Rematch) -> Answer:
     lobby.open_lobby(
         session, env, chat, game.thread_id, tap.person, call.language, _settings(ctx, env), computers
     )
-    if ctx.table is TableKind.PRACTICE:
-        return Answer(_(call.language, "🔁 A new practice game with the same computers: tap ▶️ Start."))
-    return Answer(_(call.language, "🔁 The new lobby is open and you're in. The others join with ✋ Join."))
+    return Answer(lobby_render.rematch_opened(call.language, ctx.table is TableKind.PRACTICE))
 
 
 def _settings(ctx: GameContext, env: Env) -> GameSettings:

@@ -27,12 +27,10 @@ from sqlmodel import Session
 import engine
 
 from .. import pacing
-from ..i18n import _
-from ..render import cards as cards_render
+from ..render import table_notices, turn_notice
 from ..store import games as game_rows
-from ..store import notices, outbox
+from ..store import notices, once, outbox
 from ..store import seats as seat_rows
-from ..store import taps as tap_rows
 from ..store.models import LOBBY, PAUSED, PLAYING
 from ..store.outbox import Message, Payload
 from ..tables import TableKind
@@ -73,8 +71,9 @@ def due(session: Session, now: datetime, limit: int = 500) -> list[int]:
 
 
 def forget_old_taps(session: Session, env: Env) -> None:
-    """Taps are remembered for a day: enough for any duplicate delivery; notices too."""
-    tap_rows.forget_before(session, env.now - TAPS_KEPT)
+    """Updates applied (and the picks and notes done once) are remembered for a day: enough for
+    any duplicate delivery; notices too."""
+    once.forget_before(session, env.now - TAPS_KEPT)
     notices.forget_before(session, env.now - TAPS_KEPT)
 
 
@@ -107,7 +106,7 @@ def handle(session: Session, env: Env, ctx: GameContext, report: SweepReport) ->
     if game.status == LOBBY:
         lobby.expire(session, env, ctx)
     elif paused and due is Due.PAUSE_OVER:
-        table_control.go_on(session, env, ctx, _(ctx.language, "▶️ The pause is over: the game goes on."))
+        table_control.go_on(session, env, ctx, table_notices.pause_over(ctx.language))
     elif running and due is Due.AUTOPLAY:
         autoplay.claim(session, env, ctx)
         report.taken_over += 1
@@ -149,14 +148,14 @@ def _private_reminder(session: Session, env: Env, ctx: GameContext, seat: SeatIn
     play there, else a note; the group mention if that chat refuses the bot."""
     assert seat.user_id is not None
     lang = seat.language
-    chat = cards_render.name(panels.where(ctx, lang), 40)
+    chat = panels.where(ctx, lang)
     if last_call and ctx.game.deadline_at is not None:
         left = pacing.format_duration(ctx.game.deadline_at - env.now, lang)
-        text = _(lang, "⏰ Last call in <b>{chat}</b>: the bot plays in {left}.", chat=chat, left=left)
+        text = turn_notice.last_call_in(lang, chat, left)
     elif seat.gets_panel:
-        text = _(lang, "⏳ Reminder: it's your turn!")
+        text = turn_notice.reminder(lang)
     else:
-        text = _(lang, "⏳ Reminder: it's your move in <b>{chat}</b>.", chat=chat)
+        text = turn_notice.reminder_in(lang, chat)
     # (in a chat the bot is not in, there is no group mention to fall back on)
     fallback = None if ctx.table is TableKind.INLINE else _group_reminder(ctx, env, seat, last_call)
     if not seat.gets_panel:
@@ -174,20 +173,17 @@ def _group_reminder(ctx: GameContext, env: Env, seat: SeatInfo, last_call: bool)
     its person's own chat, a word to them."""
     lang = ctx.language
     practice = ctx.practising is not None
-    who = cards_render.mention(seat.user_id, seat.name)
     if last_call and ctx.game.deadline_at is not None:
         left = pacing.format_duration(ctx.game.deadline_at - env.now, lang)
         if practice:
-            text = _(lang, "⏰ Last call: your turn will be played for you in {left}.", left=left)
+            text = turn_notice.last_call(lang, left)
         else:
-            text = _(
-                lang, "⏰ Last call, {who}: your turn will be played for you in {left}.", who=who, left=left
-            )
+            text = turn_notice.last_call_for(lang, seat.user_id, seat.name, left)
     else:
         text = (
-            _(lang, "⏳ Reminder: it's your turn!")
+            turn_notice.reminder(lang)
             if practice
-            else _(lang, "⏳ {who}, it's your turn!", who=who)
+            else turn_notice.reminder_for(lang, seat.user_id, seat.name)
         )
     return output.to_group(ctx, text, notify=True, reply_to=surfaces.board(ctx.game))
 
@@ -215,21 +211,9 @@ def _deadline(session: Session, env: Env, ctx: GameContext, report: SweepReport)
         result.abandoned = True
     elif away and not seat.away and not result.ended:
         # (when the game is over, its end says it all)
-        name = cards_render.name(seat.name)
         if ctx.table is not TableKind.INLINE:
-            text = _(
-                ctx.language,
-                "💤 {name} missed two turns and is now away: their turns are played at once until they "
-                "tap any key of the game or send /back.",
-                name=name,
-            )
+            text = table_notices.now_away(ctx.language, seat.name)
         else:  # the bot cannot read that chat: /back goes to it in private
-            text = _(
-                ctx.language,
-                "💤 {name} missed two turns and is now away: their turns are played at once until they "
-                "tap any key of the game or send /back to @{bot} in private.",
-                name=name,
-                bot=env.bot_username,
-            )
+            text = table_notices.now_away_inline(ctx.language, seat.name, env.bot_username)
         output.say_in_game(session, env, result.ctx, text)
     record.report(session, env, result)
