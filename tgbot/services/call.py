@@ -276,22 +276,13 @@ class CommandCall(Call[Command, Replied]):
         """The command's answer in its chat. `once` names an answer a group needs once in a
         while, not once per command (its help, its leaderboard): sent again within a minute in
         that chat and topic, it comes to stand in the answer already given (`output.say_capped`)."""
-        command = self.command
-        session, env = self.session, self.env
+        command, session, env = self.command, self.session, self.env
+        chat_id, thread_id = command.chat_id, command.thread_id
         if once is not None and not command.private:
-            key = once_keys.answer(once, command.thread_id)
-            output.say_capped(
-                session,
-                env,
-                command.chat_id,
-                key,
-                text,
-                thread_id=command.thread_id,
-                keys=keys,
-                notify=notify,
-            )
+            key = once_keys.answer(once, thread_id)
+            output.say_capped(session, env, chat_id, key, text, thread_id=thread_id, keys=keys, notify=notify)
             return
-        output.say(session, env, command.chat_id, text, thread_id=command.thread_id, keys=keys, notify=notify)
+        output.say(session, env, chat_id, text, thread_id=thread_id, keys=keys, notify=notify)
 
     def refused(self, error: ServiceError) -> Replied:
         """A refusal is said once in a while in a group: sixty refused commands (a non-admin's
@@ -323,11 +314,8 @@ class InlineCall(Call[InlineQuery, InlineAnswer]):
 
 
 @dataclass
-class PickCall(Call[Pick, Noted]):
-    """A picked inline result: the engine checks a move before any of it is written, so there is
-    nothing for a savepoint to undo; a refusal is only logged."""
-
-    savepoint: ClassVar[bool] = False
+class LoggedCall(Call[O, Noted]):
+    """An update nobody is answered for: a refusal, a repeat, are only logged."""
 
     def refused(self, error: ServiceError) -> Noted:
         return Noted(error.reason)
@@ -340,17 +328,16 @@ class PickCall(Call[Pick, Noted]):
 
 
 @dataclass
-class EventCall(Call[ChatEvent, Noted]):
-    """A change of a chat: nobody to answer; a refusal is only logged."""
+class PickCall(LoggedCall[Pick]):
+    """A picked inline result: the engine checks a move before any of it is written, so there is
+    nothing for a savepoint to undo."""
 
-    def refused(self, error: ServiceError) -> Noted:
-        return Noted(error.reason)
+    savepoint: ClassVar[bool] = False
 
-    def ask_admin(self) -> Noted:
-        return Noted(Outcome.NEED_ADMIN, need_admin=True)
 
-    def repeated(self) -> Noted:
-        return Noted(Outcome.DUPLICATE)
+@dataclass
+class EventCall(LoggedCall[ChatEvent]):
+    """A change of a chat."""
 
 
 # --- use cases as services -------------------------------------------------------------------

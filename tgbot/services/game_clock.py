@@ -13,6 +13,7 @@ from datetime import datetime
 
 from sqlmodel import Session
 
+from ..store import games as game_rows
 from ..store.db import after_commit
 from ..store.models import ENDED_STATUSES, PAUSED, PLAYING, Game, GameStatus
 from ..store.surfaces import Board, Panel, Surface
@@ -56,7 +57,7 @@ def set_clock(session: Session, game: Game, state: ClockState) -> None:
     game has then); its `wake_at` is only the safety net of a process that stopped first."""
     for column, value in asdict(state).items():
         setattr(game, column, value)
-    session.add(game)
+    game_rows.save(session, game)
     notes = after_commit(session)
     if game.id is not None and state.autoplay and game.status == PLAYING:
         notes.autoplay[game.id] = game.version

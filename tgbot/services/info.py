@@ -10,7 +10,9 @@ from ..i18n import LANGUAGES
 from ..inline_data import HowToPlay, OpenPanel, PrivateTurns, start_link
 from ..render import info as info_render
 from ..render.info import language_keyboard, rules_page, welcome_keys
+from ..store import games as game_rows
 from ..store import once_keys
+from ..store import people as people_rows
 from ..store.models import LOBBY, PAUSED, PLAYING
 from ..store.outbox import Priority
 from . import drafts, inline_table, lobby_message, output, panels, people, private_turns, record
@@ -133,12 +135,12 @@ def choose_language(call: KeyCall, key: cb.Language) -> Answer:
     if tap.private:
         user = people.upsert_user(session, tap.person, env)
         user.language = code
-        session.add(user)
+        people_rows.save(session, user)
         _speak(session, env, tap.chat_id, code)  # a practice table speaks its person's language
     else:
         chat = people.upsert_chat(session, tap.chat_id, None, env)
         chat.language = code
-        session.add(chat)
+        people_rows.save(session, chat)
         _speak(session, env, tap.chat_id, code)
     done = info_render.language_chosen(code)
     if tap.message_id is not None:
@@ -151,8 +153,7 @@ def _speak(session: Session, env: Env, chat_id: int, code: str) -> None:
     """The chat's games speak `code` from now on: their lobbies and boards are redrawn at once."""
     for game in active_games(session, chat_id):
         game.language = code
-        session.add(game)
-        session.flush()
+        game_rows.write(session, game)
         ctx = load_game(session, game.id or 0)
         if ctx is None:
             continue

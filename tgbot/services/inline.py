@@ -19,7 +19,7 @@ from __future__ import annotations
 import unicodedata
 from itertools import combinations, product
 
-from sqlmodel import Session, select
+from sqlmodel import Session
 
 from engine import View, seat_view, sum_options
 from engine.actions import T_ACTION_KIND, Discard, PlayJoker, PlayThief, Sum
@@ -33,8 +33,9 @@ from ..render import glance
 from ..render import inline as inline_render
 from ..render import inline_table as inline_table_render
 from ..render.cards import plain_name
+from ..store import games as game_rows
 from ..store import once, once_keys
-from ..store.models import PLAYING, Game, GamePlayer
+from ..store.models import PLAYING
 from ..store.once_keys import SeenKey
 from ..tables import TableKind
 from . import drafts, inline_table, moves, output, record
@@ -189,12 +190,7 @@ def _game_for(session: Session, person: Person, query: str) -> GameContext | Non
     named = GameQuery.of(query)
     if named is not None:
         return load_game(session, named.game_id) if named.game_id is not None else None
-    newest = session.exec(
-        select(Game)
-        .join(GamePlayer, GamePlayer.game_id == Game.id)  # type: ignore[arg-type]
-        .where(GamePlayer.user_id == person.id, Game.status == PLAYING)
-        .order_by(Game.id.desc())  # type: ignore[union-attr]
-    ).first()
+    newest = game_rows.newest_playing_for(session, person.id)
     return load_game(session, newest.id) if newest is not None and newest.id is not None else None
 
 

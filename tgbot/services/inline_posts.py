@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from sqlmodel import Session, col, select
+from sqlmodel import Session
 
 from engine.ai import ALIASES, LEVELS
 
@@ -30,7 +30,8 @@ from ..render import board as board_render
 from ..render import inline_table as render
 from ..render import lobby as lobby_render
 from ..render.keys import Keyboard
-from ..store.models import FINISHED, PAUSED, PLAYING, Game, GamePlayer
+from ..store import games as game_rows
+from ..store.models import FINISHED, PAUSED, PLAYING
 from ..tables import INLINE_CHAT_IDS_FROM
 from . import inline, inline_table, lobby
 from .call import (
@@ -84,18 +85,7 @@ def listed(call: InlineCall) -> InlineAnswer | None:
 
 
 def _inline_games_of(session: Session, user_id: int) -> list[int]:
-    query = (
-        select(Game.id)
-        .join(GamePlayer, col(GamePlayer.game_id) == col(Game.id))
-        .where(
-            GamePlayer.user_id == user_id,
-            col(Game.status).in_((PLAYING, PAUSED)),
-            col(Game.chat_id) <= INLINE_CHAT_IDS_FROM,
-        )
-        .order_by(col(Game.id).desc())
-        .limit(BOARDS_LISTED)
-    )
-    return [game_id for game_id in session.exec(query).all() if game_id is not None]
+    return game_rows.running_below_for(session, user_id, INLINE_CHAT_IDS_FROM, BOARDS_LISTED)
 
 
 def _rematch_results(call: InlineCall, game_id: int) -> list[Result]:

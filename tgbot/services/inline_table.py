@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import hashlib
 
-from sqlmodel import Session, col, select
+from sqlmodel import Session
 
 from engine import public_view
 
@@ -36,8 +36,10 @@ from ..errors import Refusal, ServiceError
 from ..inline_data import GameQuery
 from ..render import inline_table as render
 from ..render.keys import Keyboard
+from ..store import games as game_rows
 from ..store import once, once_keys, outbox
-from ..store.models import ACTIVE_STATUSES, CANCELLED, FINISHED, LOBBY, PAUSED, PLAYING, Chat, Game
+from ..store import people as people_rows
+from ..store.models import CANCELLED, FINISHED, LOBBY, PAUSED, PLAYING, Game
 from ..store.outbox import Message, Payload, Priority
 from ..store.surfaces import InlineKeysOff
 from ..tables import TableKind, inline_chat_id
@@ -86,27 +88,24 @@ def _settle_in(session: Session, env: Env, ctx: GameContext, chat_instance: str)
     game = ctx.game
     chat_id = inline_chat_id(f"chat:{chat_instance}")
     chat = people.lock_chat(session, chat_id, env)
-    old = session.get(Chat, game.chat_id)
+    old = people_rows.chat(session, game.chat_id)
     if not chat.language and old is not None:
         chat.language = old.language
     outbox.move_rows(session, game.chat_id, chat_id)
     game.chat_id = chat_id
     game.chat_instance = chat_instance
-    session.add(game)
+    game_rows.save(session, game)
 
 
 def _other_game_in(session: Session, chat_instance: str, game_id: int) -> str | None:
     """The status of a game open in the chat besides this one (None: there is none)."""
-    query = select(Game.status).where(
-        Game.chat_instance == chat_instance, col(Game.status).in_(ACTIVE_STATUSES), Game.id != game_id
-    )
-    return session.exec(query.limit(1)).first()
+    return game_rows.other_open_status(session, chat_instance, game_id)
 
 
 def close_second_lobby(session: Session, env: Env, game_id: int, chat_instance: str) -> None:
     """A lobby posted where a game is already open: cancelled, its message pointing at the other
     (edited within that chat's budget, which the other game spends too)."""
-    game = session.get(Game, game_id)
+    game = game_rows.get(session, game_id)
     if game is None or game.inline_id is None:
         return
     chat_id = inline_chat_id(f"chat:{chat_instance}")
@@ -207,7 +206,7 @@ def on_post(session: Session, env: Env, ctx: GameContext, inline_id: str) -> Non
     game.board_no += 1
     game.inline_id = inline_id
     game.board_report = carried.to_text()
-    session.add(game)
+    game_rows.save(session, game)
 
 
 def show(
@@ -256,7 +255,7 @@ def _redraw(
         game.reported_version = game.version
     if not game.board_no:
         game.board_no = 1  # the lobby's message is the first board
-    session.add(game)
+    game_rows.save(session, game)
     if game.inline_id is None:
         return
     running = ctx.state is not None and not ctx.state.is_over and game.status in (PLAYING, PAUSED)
@@ -299,7 +298,7 @@ def gone(session: Session, env: Env, game_id: int, inline_id: str, held: str | N
     game = ctx.game
     if game.inline_id == inline_id:
         game.inline_id = None
-        session.add(game)
+        game_rows.save(session, game)
         return
     if not held:
         return
@@ -330,11 +329,11 @@ def started(session: Session, ctx: GameContext, header: str) -> None:
     record = render.Record()
     record.add_notice(header)
     game.board_report = record.to_text()
-    session.add(game)
+    game_rows.save(session, game)
 
 
 def by_message(session: Session, inline_id: str) -> Game | None:
-    return session.exec(select(Game).where(Game.inline_id == inline_id)).first()
+    return game_rows.by_message(session, inline_id)
 
 
 def say_feedback_off(session: Session, env: Env, inline_id: str, lang: str) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlmodel import Session, col, select
+from sqlmodel import Session
 
 import engine
 from engine import EngineError
@@ -22,9 +22,12 @@ from engine.config import MIN_PLAYERS
 from ..errors import Outcome, Refusal, ServiceError
 from ..game_settings import GameSettings
 from ..render import lobby as lobby_render
+from ..store import games as game_rows
 from ..store import move_log, once_keys
+from ..store import people as people_rows
+from ..store import seats as seat_rows
+from ..store.db import write_now
 from ..store.models import (
-    ACTIVE_STATUSES,
     CANCELLED,
     EXPIRED,
     LOBBY,
@@ -45,19 +48,12 @@ from .people import Person
 
 
 def active_game(session: Session, chat_id: int, thread_id: int | None) -> Game | None:
-    query = select(Game).where(Game.chat_id == chat_id, col(Game.status).in_(ACTIVE_STATUSES))
-    query = (
-        query.where(Game.thread_id == thread_id)
-        if thread_id is not None
-        else query.where(col(Game.thread_id).is_(None))
-    )
-    return session.exec(query.order_by(col(Game.id).desc())).first()
+    return game_rows.open_in_topic(session, chat_id, thread_id)
 
 
 def active_games(session: Session, chat_id: int) -> list[Game]:
     """Every lobby and running game of a chat (all its topics), oldest first."""
-    query = select(Game).where(Game.chat_id == chat_id, col(Game.status).in_(ACTIVE_STATUSES))
-    return list(session.exec(query.order_by(col(Game.id))).all())
+    return game_rows.open_in_chat(session, chat_id)
 
 
 def can_manage(game: Game, user_id: int, admin: bool) -> bool:
@@ -108,7 +104,7 @@ def open_lobby(
     people.note_user(session, creator, env)
     if not chat.language and TableKind.of_chat(chat.id) is not TableKind.PRACTICE:
         chat.language = language  # (a practice table takes its person's language each time)
-    session.add(chat)
+    people_rows.save(session, chat)
     game = Game(
         chat_id=chat.id,
         thread_id=thread_id,
@@ -120,17 +116,17 @@ def open_lobby(
         updated_at=env.now,
         inline_id=inline_id,
     )
-    session.add(game)
-    session.flush()
-    assert game.id is not None
-    session.add(GamePlayer(game_id=game.id, seat=0, user_id=creator.id, name=creator.first_name[:128]))
+    game_id = game_rows.create(session, game)
+    creator_seat = GamePlayer(game_id=game_id, seat=0, user_id=creator.id, name=creator.first_name[:128])
+    seat_rows.save(session, creator_seat)
     levels: list[str] = []
     for level in computers:
         name = lobby_render.computer_name(game.language, levels, level)
         levels.append(level)
-        session.add(GamePlayer(game_id=game.id, seat=len(levels), user_id=None, name=name, ai_level=level))
+        computer = GamePlayer(game_id=game_id, seat=len(levels), user_id=None, name=name, ai_level=level)
+        seat_rows.save(session, computer)
     set_clock(session, game, TurnClock.lobby(env.now, env.lobby_ttl))  # an unstarted lobby expires
-    session.flush()
+    write_now(session)
     lobby_message.show_lobby(session, env, context_of(session, game))
     return game
 
@@ -166,8 +162,7 @@ def _point_at(session: Session, env: Env, game: Game) -> None:
 def changed(session: Session, env: Env, ctx: GameContext, settings_screen: bool = False) -> GameContext:
     """The lobby redrawn as it is now; the game as it was drawn."""
     ctx.game.updated_at = env.now
-    session.add(ctx.game)
-    session.flush()
+    game_rows.write(session, ctx.game)
     drawn = context_of(session, ctx.game)
     lobby_message.show_lobby(session, env, drawn, settings_screen)
     return drawn
@@ -178,16 +173,7 @@ def leave_lobby(session: Session, env: Env, ctx: GameContext, user_id: int) -> N
     mine = [p for p in players if p.user_id == user_id]
     if not mine:
         raise ServiceError(Refusal.NOT_IN_GAME)
-    session.delete(mine[0])
-    session.flush()
-    rest = [p for p in players if p.user_id != user_id]
-    for offset, p in enumerate(rest):  # two passes: seats stay unique at every step
-        p.seat = 100 + offset
-        session.add(p)
-    session.flush()
-    for seat, p in enumerate(rest):
-        p.seat = seat
-        session.add(p)
+    seat_rows.leave(session, mine[0], [p for p in players if p.user_id != user_id])
     changed(session, env, ctx)
 
 
@@ -211,7 +197,7 @@ def start(session: Session, env: Env, ctx: GameContext, players: list[GamePlayer
     game.updated_at = env.now
     start = f"start:{seed}"
     move_log.add(session, game_id=ctx.game_id, seq=1, seat=None, code=start, source="system", at=env.now)
-    session.flush()
+    write_now(session)
     ctx = context_of(session, game)
     # A person's turn starts when the board is seen; a computer first to move plays after the
     # commit, and the first board comes under its moves (`services.autoplay`).

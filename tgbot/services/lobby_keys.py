@@ -17,7 +17,9 @@ from ..errors import Refusal, ServiceError
 from ..pacing import PaceName
 from ..render import lobby as lobby_render
 from ..render import private_turns as private_turns_render
+from ..store import games as game_rows
 from ..store import once_keys
+from ..store import seats as seat_rows
 from ..store.models import LOBBY, PAUSED, PLAYING, GamePlayer
 from ..tables import TableKind
 from . import inline_table, lobby, lobby_message, output, people, record
@@ -129,8 +131,9 @@ def _join(call: LobbyKey, game_id: int) -> Answer:
         raise ServiceError(Refusal.ALREADY_JOINED)
     if len(players) >= MAX_PLAYERS:
         raise ServiceError(Refusal.LOBBY_FULL)
-    call.session.add(
-        GamePlayer(game_id=ctx.game_id, seat=len(players), user_id=person.id, name=person.first_name[:128])
+    seat_rows.save(
+        call.session,
+        GamePlayer(game_id=ctx.game_id, seat=len(players), user_id=person.id, name=person.first_name[:128]),
     )
     seat = lobby.changed(call.session, call.env, ctx).seat_of(person.id)
     can_dm = seat is not None and seat.can_dm
@@ -189,7 +192,8 @@ def _add_computer(call: LobbyKey, game_id: int, level: str, stay: bool) -> Answe
     if len(players) >= MAX_PLAYERS:
         raise ServiceError(Refusal.LOBBY_FULL)
     label = lobby_render.computer_name(ctx.language, [p.ai_level for p in players], level)
-    session.add(GamePlayer(game_id=game_id, seat=len(players), user_id=None, name=label, ai_level=level))
+    computer = GamePlayer(game_id=game_id, seat=len(players), user_id=None, name=label, ai_level=level)
+    seat_rows.save(session, computer)
     lobby.changed(session, call.env, ctx, stay)
     return Answer(lobby_render.computer_joined(call.language))
 
@@ -226,7 +230,7 @@ def change_pace(
     lobby.require_manager(ctx, tap.person.id, admin)
     settings = replace(ctx.settings, pace=pace)
     ctx.game.settings = settings.to_json()
-    session.add(ctx.game)
+    game_rows.save(session, ctx.game)
     ctx = replace(ctx, settings=settings)
     if ctx.game.status == PLAYING:
         clock = rules_of(ctx, env).restart(clock_of(ctx.game), ctx.playing_state().current, env.now)

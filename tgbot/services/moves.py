@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from sqlalchemy import update
-from sqlmodel import Session, col
+from sqlmodel import Session
 
 import engine
 from engine import EngineError, GameState, IllegalActionError
@@ -24,7 +23,8 @@ from engine.events import Event, GameEnded, TurnStarted, dump_events
 from .. import metrics
 from ..errors import Refusal, ServiceError
 from ..store import move_log
-from ..store.models import ABANDONED, FINISHED, GamePlayer
+from ..store import seats as seat_rows
+from ..store.models import ABANDONED, FINISHED
 from . import stats
 from .context import GameContext, SeatInfo, dump_state
 from .env import Env
@@ -134,11 +134,7 @@ def clear_idle(session: Session, ctx: GameContext, seat: SeatInfo) -> GameContex
     """A player who acts is no longer idle: timeouts and the away flag go back to zero."""
     if not (seat.timeouts or seat.away):
         return ctx
-    session.execute(
-        update(GamePlayer)
-        .where(col(GamePlayer.game_id) == ctx.game_id, col(GamePlayer.seat) == seat.seat)
-        .values(timeouts=0, away=False)
-    )
+    seat_rows.clear_idle(session, ctx.game_id, seat.seat)
     return ctx.with_seat(replace(ctx.seats[seat.seat], timeouts=0, away=False))
 
 

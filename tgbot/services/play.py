@@ -16,8 +16,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
-from sqlalchemy import update
-from sqlmodel import Session, col
+from sqlmodel import Session
 
 from engine import seat_view
 from engine.actions import Discard, Sum, encode, t_kind
@@ -28,7 +27,8 @@ from ..errors import Refusal, ServiceError
 from ..render import board as board_render
 from ..render.board import Draft
 from ..store import outbox
-from ..store.models import PAUSED, PLAYING, GamePlayer
+from ..store import seats as seat_rows
+from ..store.models import PAUSED, PLAYING
 from ..store.outbox import Priority
 from . import drafts, inline_table, moves, output, panels, popups, record, surfaces
 from .call import Answer, KeyCall, key_service
@@ -142,11 +142,7 @@ def use_panel(
     seat = ctx.seats[seat.seat]
     if seat.panel == private:
         return ctx, seat
-    session.execute(
-        update(GamePlayer)
-        .where(col(GamePlayer.game_id) == ctx.game_id, col(GamePlayer.seat) == seat.seat)
-        .values(panel=private)
-    )
+    seat_rows.use_panel(session, ctx.game_id, seat.seat, private)
     if not private:
         panels.retire(session, env, ctx, seat)
     seat = replace(seat, panel=private)

@@ -8,7 +8,7 @@ from .. import callbacks as cb
 from ..errors import Outcome, Refusal, ServiceError
 from ..render import stats as stats_render
 from ..store import once_keys
-from ..store.models import User
+from ..store import people as people_rows
 from ..store.outbox import Media, MediaKind
 from . import history, output, people, stats
 from .call import Answer, CommandCall, KeyCall, Replied, command_service, key_service
@@ -23,7 +23,7 @@ def my_stats(call: CommandCall) -> Replied:
     lang = call.reply_language
     line = stats.user_stats(session, None if command.private else command.chat_id, subject.id)
     practice = stats.practice_lines(session, subject.id) if command.private else []
-    stored = session.get(User, subject.id)
+    stored = people_rows.user(session, subject.id)
     name = stored.first_name if stored is not None and stored.first_name else subject.first_name
     text = stats_render.stats_text(lang, name, line, command.private, practice)
     call.reply(text, once=once_keys.stats_of(subject.id))
@@ -65,7 +65,7 @@ def download(call: KeyCall, key: cb.Download) -> Answer:
     if where is None:
         raise ServiceError(Refusal.NO_GAME)
     content = history.replay_file(session, game_id, chat_id=where)
-    user = session.get(User, tap.person.id)
+    user = people_rows.user(session, tap.person.id)
     filename = f"tweak-game-{game_id}.jsonl"
     media = Media(MediaKind.DOCUMENT, filename, data=base64.b64encode(content).decode())
     if user is not None and user.can_dm and where != tap.person.id:

@@ -22,16 +22,16 @@ import logging
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
-from sqlalchemy import func, update
-from sqlmodel import Session, col, select
+from sqlmodel import Session
 
 import engine
 
 from .. import pacing
 from ..render import table_notices, turn_notice
+from ..store import games as game_rows
 from ..store import notices, once, outbox
-from ..store.db import is_postgres
-from ..store.models import LOBBY, PAUSED, PLAYING, Game, GamePlayer
+from ..store import seats as seat_rows
+from ..store.models import LOBBY, PAUSED, PLAYING
 from ..store.outbox import Message, Payload
 from ..tables import TableKind
 from ..turn_clock import Due, TurnClock
@@ -67,8 +67,7 @@ class SweepReport:
 
 def due(session: Session, now: datetime, limit: int = 500) -> list[int]:
     """Games due at `now`, most overdue first (a range scan of ix_games_wake_at)."""
-    query = select(Game.id).where(col(Game.wake_at) <= now).order_by(col(Game.wake_at)).limit(limit)
-    return [i for i in session.exec(query).all() if i is not None]
+    return game_rows.due(session, now, limit)
 
 
 def forget_old_taps(session: Session, env: Env) -> None:
@@ -80,17 +79,14 @@ def forget_old_taps(session: Session, env: Env) -> None:
 
 def next_wake(session: Session) -> datetime | None:
     """When the next game falls due (the clock's next wake-up after a sweep)."""
-    return session.exec(select(func.min(Game.wake_at))).one()
+    return game_rows.next_wake(session)
 
 
 def sweep_batch(session: Session, env: Env, game_ids: list[int]) -> SweepReport:
     """Handle the due games among `game_ids` in this transaction (games another instance holds,
     or no longer due, are left out)."""
     report = SweepReport()
-    query = select(Game).where(col(Game.id).in_(game_ids), col(Game.wake_at) <= env.now)
-    if is_postgres(session):
-        query = query.with_for_update(skip_locked=True)
-    games = list(session.exec(query.order_by(col(Game.wake_at))).all())
+    games = game_rows.still_due(session, game_ids, env.now)
     contexts = contexts_of(session, games)
     for game in games:
         report.examined += 1
@@ -200,11 +196,7 @@ def _deadline(session: Session, env: Env, ctx: GameContext, report: SweepReport)
     seat = ctx.seats[state.current]
     timeouts = seat.timeouts + 1
     away = seat.away or timeouts >= AWAY_AFTER_TIMEOUTS
-    session.execute(
-        update(GamePlayer)
-        .where(col(GamePlayer.game_id) == ctx.game_id, col(GamePlayer.seat) == seat.seat)
-        .values(timeouts=timeouts, away=away)
-    )
+    seat_rows.set_idle(session, ctx.game_id, seat.seat, timeouts, away)
     # (before the move: the turn after it may be theirs again, and then the bot's to play)
     ctx = ctx.with_seat(replace(seat, timeouts=timeouts, away=away))
     action = engine.default_action(state, seat.seat)

@@ -10,13 +10,16 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from sqlmodel import Session, col, select
+from sqlmodel import Session
 
 from ..errors import Outcome, Refusal, ServiceError
 from ..render import table_notices
 from ..render.lobby import pace_rows, settings_text
+from ..store import games as game_rows
 from ..store import once_keys
-from ..store.models import LOBBY, PAUSED, PLAYING, Game, GamePlayer
+from ..store import people as people_rows
+from ..store import seats as seat_rows
+from ..store.models import LOBBY, PAUSED, PLAYING, Game
 from ..turn_clock import TurnClock
 from . import lobby, lobby_message, moves, output, people, record
 from .call import CommandCall, Replied, command_service
@@ -145,11 +148,9 @@ def leave_game(session: Session, env: Env, ctx: GameContext, user_id: int, notic
         raise ServiceError(Refusal.NOT_IN_GAME)
     if seat.left:
         raise ServiceError(Refusal.ALREADY_LEFT)
-    player = session.exec(
-        select(GamePlayer).where(GamePlayer.game_id == ctx.game_id, GamePlayer.user_id == user_id)
-    ).one()
+    player = seat_rows.the_one_of(session, ctx.game_id, user_id)
     player.left = True
-    session.add(player)
+    seat_rows.save(session, player)
     seats = [replace(s, left=True) if s.seat == seat.seat else s for s in ctx.seats]
     ctx = replace(ctx, seats=seats)
     text = notice or table_notices.left_game(ctx.language, seat.name)
@@ -194,27 +195,19 @@ def back(call: CommandCall) -> Replied:
 
 def _come_back(session: Session, game: Game, user_id: int) -> bool:
     """Clear the away flag; True when the player was away."""
-    player = session.exec(
-        select(GamePlayer).where(GamePlayer.game_id == game.id, GamePlayer.user_id == user_id)
-    ).first()
+    player = seat_rows.of_person(session, game.id, user_id)
     if player is None:
         return False
     was_away = player.away
     if player.away or player.timeouts:
         player.away = False
         player.timeouts = 0
-        session.add(player)
+        seat_rows.save(session, player)
     return was_away
 
 
 def _games_of(session: Session, user_id: int) -> list[Game]:
-    query = (
-        select(Game)
-        .join(GamePlayer, col(GamePlayer.game_id) == col(Game.id))
-        .where(GamePlayer.user_id == user_id, col(Game.status).in_((PLAYING, PAUSED)))
-        .order_by(col(Game.id).desc())
-    )
-    return list(session.exec(query).all())
+    return game_rows.running_for(session, user_id)
 
 
 # --- quiet hours ------------------------------------------------------------------------------
@@ -261,8 +254,7 @@ def quiet(call: CommandCall) -> Replied:
     chat.quiet_start, chat.quiet_end, chat.utc_offset_minutes = (
         hours if hours is not None else (None, None, 0)
     )
-    session.add(chat)
-    session.flush()
+    people_rows.write(session, chat)
     for game in running:
         if game.status == PLAYING and game.turn_started_at is not None:
             ctx = context_of(session, game)
