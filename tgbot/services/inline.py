@@ -34,25 +34,15 @@ from ..render import inline as inline_render
 from ..render import inline_table as inline_table_render
 from ..render.cards import plain_name
 from ..store.models import PLAYING, Game, GamePlayer
-from ..tables import TableKind
 from . import drafts, inline_table, moves, output, play, record
 from .call import InlineAnswer, InlineCall, Noted, PickCall, Result, inline_service, pick_service
 from .context import GameContext, SeatInfo, load_game
 from .env import Env
 from .people import Person
+from .tables import presenter_of
 
 #: Telegram shows at most 50 results per answer; more come with `next_offset`.
 PAGE = 50
-GROUP_CHATS = ("group", "supergroup")
-#: Where a table's moves may be picked (Telegram's `chat_type` of the query): a group's in a group,
-#: a practice table's in the bot's own chat with its person ("sender"), a game posted via inline
-#: mode in any other.
-PLAYED_IN = {
-    TableKind.GROUP: GROUP_CHATS,
-    TableKind.PRACTICE: ("sender",),
-    # a game played via inline mode: any chat but a person's own with the bot
-    TableKind.INLINE: ("private", *GROUP_CHATS),
-}
 
 
 def offers(ctx: GameContext, seat: SeatInfo) -> list[inline_render.Offer]:
@@ -209,13 +199,14 @@ def answer(call: InlineCall) -> InlineAnswer:
     if ctx is None or seat is None or ctx.state is None or ctx.game.status != PLAYING:
         # (nothing to post: advice posted would be the person's own message, where they typed)
         return InlineAnswer.saying(inline_table_render.no_game(lang), "no_game")
-    if ctx.table is TableKind.INLINE and not inline_table.from_its_chat(ctx, query):
+    presenter = presenter_of(ctx)
+    if presenter.carried_by_posts and not inline_table.from_its_chat(ctx, query):
         # not from the 🎯 Play key of its board in its own chat: a move posted here splits the record
         return InlineAnswer.saying(inline_table_render.not_its_chat(lang), "not_its_chat", ctx.game_id)
     current = ctx.seats[ctx.state.current]
-    if current.seat != seat.seat or origin.chat_type not in PLAYED_IN.get(ctx.table, ()):
+    if current.seat != seat.seat or origin.chat_type not in presenter.picked_in:
         turn = _info(InfoLine(InfoTopic.TURN, ctx.game_id), *inline_render.not_your_turn(lang, current.name))
-        return InlineAnswer([turn, board_result(lang, ctx)] if ctx.table is TableKind.INLINE else [turn])
+        return InlineAnswer([turn, board_result(lang, ctx)] if presenter.carried_by_posts else [turn])
     start = int(offset) if offset.isdigit() else 0
     if ctx.settings.hints:
         found = offers(ctx, seat)
@@ -253,7 +244,7 @@ def _page(
     results = []
     # In a chat the bot is not in, the posted pick becomes the next board: with a key, so that
     # Telegram gives the bot its inline id.
-    keys = inline_table_render.pick_keys(lang, ctx.game_id) if ctx.table is TableKind.INLINE else None
+    keys = presenter_of(ctx).pick_keys(lang, ctx.game_id)
     for offer in page:
         picked = PickedMoves(ctx.game_id, ctx.game.version, offer.moves)
         link = pick_link(env.bot_username, picked)
@@ -308,7 +299,7 @@ def pick(call: PickCall) -> Noted:
     seat = ctx.seat_of(person.id)
     if seat is None or ctx.state is None:
         return Noted("ignored", game_id)
-    if ctx.table is not TableKind.INLINE:
+    if not presenter_of(ctx).carried_by_posts:
         return _pick(call, ctx, seat, picked, None)
     # In a chat the bot is not in, the posted pick is the game's next message (`inline_table`);
     # one that plays nothing stands there too, and says so (its own edit: never a bot message).
@@ -395,6 +386,6 @@ def _play(session: Session, env: Env, ctx: GameContext, seat: SeatInfo, codes: t
     result.outcomes = outcomes
     drafts.clear(session, ctx.game_id)
     record.report(session, env, result)
-    if ctx.table is TableKind.INLINE and not result.turn_over:
+    if presenter_of(ctx).carried_by_posts and not result.turn_over:
         # A [T!] card alone: the post is the live board now, and shows the table it left.
         record.post_board(session, env, result.ctx, result.outcomes)

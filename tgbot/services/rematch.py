@@ -27,11 +27,11 @@ from ..errors import Refusal, ServiceError
 from ..game_settings import GameSettings
 from ..i18n import _
 from ..store.models import FINISHED, LOBBY, Game
-from ..tables import TableKind
 from . import lobby, output, people
 from .call import Answer, KeyCall, key_service
 from .context import GameContext, player_rows, require_game
 from .env import Env
+from .tables import presenter_of
 
 
 @dataclass
@@ -72,7 +72,7 @@ def rematch(call: RematchKey, key: cb.Rematch) -> Answer:
     lobby.open_lobby(
         session, env, chat, game.thread_id, tap.person, call.language, _settings(ctx, env), computers
     )
-    if ctx.table is TableKind.PRACTICE:
+    if presenter_of(ctx).in_players_chat:
         return Answer(_(call.language, "🔁 A new practice game with the same computers: tap ▶️ Start."))
     return Answer(_(call.language, "🔁 The new lobby is open and you're in. The others join with ✋ Join."))
 

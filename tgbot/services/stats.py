@@ -56,8 +56,8 @@ from ..store.models import (
     User,
 )
 from ..store.upsert import insert_for
-from ..tables import TableKind
 from .context import parse_state
+from .tables import table_of_game
 
 log = logging.getLogger("tweakbot.stats")
 
@@ -217,7 +217,7 @@ def record_game_end(
         if not game.state:
             return False
         state = parse_state(game.state)
-    if TableKind.of_chat(game.chat_id) is TableKind.PRACTICE:
+    if table_of_game(game).in_players_chat:  # practice: counted apart, per computer level
         with session.no_autoflush:
             _add_all(
                 session, PracticeStats, ("user_id", "level"), practice_tally(session, game, state, seats), now
