@@ -49,7 +49,7 @@ from tgbot.errors import Refusal, ServiceError
 from tgbot.game_settings import Colours, Edition, GameSettings
 from tgbot.i18n import DEFAULT_LANGUAGE, DOMAIN, LANGUAGES, LOCALES_DIR, _, _n, _p, normalize
 from tgbot.pacing import Pace, PaceName, custom_pace, pace_keys
-from tgbot.render import board, glance, info, lobby, results, stats
+from tgbot.render import board, glance, hand_view, info, lobby, results, stats
 from tgbot.render.cards import COLOUR_NAMES, T_NAMES
 from tgbot.render.keys import Keyboard
 from tgbot.render.refusals import ILLEGAL_TEXT, refusal
@@ -254,7 +254,7 @@ KEY_MENTIONS: dict[str, list[str]] = {
         NO_COMPUTER,
     ],
     "🤖 Add computer": [HELP_TEXT, PRACTICE_HOW, NO_COMPUTER],
-    "👀 My hand": [HELP_TEXT],
+    "👀 My hand": [HELP_TEXT, "👀 Tap My hand on the board: your cards show to you alone."],
     "🎯 Play": ["⚠️ {name}, that pick came from an old list: nothing was played. Tap 🎯 Play again."],
     "📱 Panel": [HELP_TEXT, WELCOME_TEXT],
     "✅ Claim": [HELP_TEXT, "{expr} = {total} ✅ Tap Claim!"],
@@ -621,6 +621,30 @@ def board_keyboards(lang: str, names: list[str]) -> Iterator[tuple[str, Keyboard
             yield f"{where}, {what}", board.keyboard(lang, view, table, draft)
 
 
+def hand_view_keyboards(lang: str, names: list[str]) -> Iterator[tuple[str, Keyboard]]:
+    """Every keyboard of a person's own view (issue 61): off turn; on turn with no draft, a hand
+    card, the whole table, each [T!] play chosen (every Thief's victim by name), with sum hints
+    and with typed values."""
+    state = worst_state()
+    players = tuple(replace(p, name=n) for p, n in zip(worst_players(), names, strict=True))
+    yield (
+        "hand view off turn",
+        hand_view.hand_view(lang, seat_view(state, 1), board.Table(MAX_GAME_ID, 1, players, False)).keys,
+    )
+    table = replace(worst_table(state, 0), players=players)
+    drafts = {
+        "no draft": board.Draft(),
+        "a hand card": board.Draft(0, 0),
+        "the whole table": board.Draft(2, all_table(state)),
+        **{f"{c} chosen": board.Draft(2, all_table(state), t_code=c) for c in table.t_choices},
+    }
+    for hints, typed in ((False, None), (False, (1, 2, 3)), (True, None)):
+        for what, draft in drafts.items():
+            composing = hand_view.Composing(draft, typed)
+            keys = hand_view.hand_view(lang, seat_view(state, 0), replace(table, hints=hints), composing).keys
+            yield f"hand view, {what}, hints {hints}, typed {typed}", keys
+
+
 def lobby_keyboards(lang: str, custom: Pace | None = None) -> Iterator[tuple[str, Keyboard]]:
     """The lobby; its settings screen with every choice ticked (✅) in turn; /settings' pace keys."""
     yield "lobby", lobby.lobby_keyboard(lang, worst_lobby())
@@ -676,7 +700,12 @@ def test_keys_fit_a_phone(lang: str) -> None:
     ROW_WIDTH columns a row and KEY_WIDTH a key. The cases that cannot fit yet whatever the
     wording (long names, big game numbers, the custom pace) have their own tests below."""
     problems = too_wide(
-        chain(board_keyboards(lang, USUAL_NAMES), lobby_keyboards(lang), other_keyboards(lang))
+        chain(
+            board_keyboards(lang, USUAL_NAMES),
+            hand_view_keyboards(lang, USUAL_NAMES),
+            lobby_keyboards(lang),
+            other_keyboards(lang),
+        )
     )
     assert not problems, f"{len(problems)} rows too wide in {lang}:\n" + "\n".join(problems[:20])
 
@@ -691,7 +720,9 @@ def test_the_custom_pace_fits_a_phone() -> None:
 
 
 def test_thief_keys_fit_with_any_name() -> None:
-    problems = all_languages_too_wide(lambda lang: board_keyboards(lang, NAMES))
+    problems = all_languages_too_wide(
+        lambda lang: chain(board_keyboards(lang, NAMES), hand_view_keyboards(lang, NAMES))
+    )
     assert not problems, "\n".join(problems[:20])
 
 

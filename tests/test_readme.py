@@ -84,6 +84,7 @@ def key_labels() -> set[str]:
         add(info.rules_page("en", page)[1])
     add(info.welcome_keys("en", "tweakbot"))
     add(results.standings_keys("en", 1))
+    add(inline_table.show_board_keys("en", 1))
     labels.add(inline_table.new_game_title("en")[0])  # the inline list's lines read as keys
     labels.add(inline_table.board_title("en", ["Ana"])[0])
     return labels

@@ -5,6 +5,7 @@ refusal a group admin may escape first asks whether the person is one."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
@@ -97,6 +98,33 @@ def test_a_managers_refusal_first_asks_for_admin_rights_and_says_nothing(db: Eng
         assert len(replies(session)) == 1  # said once, now that Telegram answered
         allowed = managers_only(session, env(), Command(ANA, GROUP, admin=True))
     assert allowed.outcome == "ok"
+
+
+def test_an_update_is_applied_once_and_the_run_that_asked_for_admin_rights_does_not_count(
+    db: Engine,
+) -> None:
+    """The first run of an update only asks whether the person is an admin: the run with the
+    answer is the one recorded, and the update delivered again (its first run asking again, then
+    with the answer) changes nothing, even a refusal's reply."""
+    update = Command(ANA, GROUP, update_id=77)
+    with session_scope(db) as session:
+        assert managers_only(session, env(), update).need_admin
+    with session_scope(db) as session:
+        assert managers_only(session, env(), replace(update, admin=True)).outcome == "ok"
+    with session_scope(db) as session:
+        assert len(replies(session)) == 1
+    for again in (update, replace(update, admin=True), replace(update, admin=False)):
+        with session_scope(db) as session:
+            assert managers_only(session, env(), again).outcome == "duplicate"
+    with session_scope(db) as session:
+        assert len(replies(session)) == 1
+    # A refused update is recorded with its reply: delivered again, it says nothing more.
+    refused = Command(ANA, GROUP, update_id=78, admin=False)
+    for _ in range(2):
+        with session_scope(db) as session:
+            managers_only(session, env(), refused)
+    with session_scope(db) as session:
+        assert len(replies(session)) == 2
 
 
 def refusing(reason: Refusal, **details: object) -> Callable[[], Answer]:

@@ -1,4 +1,4 @@
-"""The stored table kind (revision 0007): games from before it get the kind their chat id told,
+"""The stored table kind (revision 0008): games from before it get the kind their chat id told,
 on SQLite and PostgreSQL, so a running game keeps doing what its table did."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ INLINE = inline_chat_id("chat:instance-1")
 
 
 def check_existing_games_get_their_kind(url: str) -> None:
-    migrations.upgrade(url, "0006")
+    migrations.upgrade(url, "0007")
     engine = make_engine(url)
     try:
         with engine.begin() as connection:

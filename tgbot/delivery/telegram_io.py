@@ -19,7 +19,7 @@ from telegram import Bot, InlineKeyboardMarkup, InputFile, Message
 from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, RetryAfter, TelegramError
 
 from ..render.limits import POPUP_LIMIT
-from ..store.outbox import Payload
+from ..store.outbox import MediaKind, Payload
 from .webhook_replies import WebhookReplies
 
 log = logging.getLogger("tweakbot.delivery")
@@ -148,15 +148,15 @@ async def _call(
     thread = payload.thread_id
     sent: Message
     if media is not None:
-        data = media_bytes if media_bytes is not None else base64.b64decode(media.get("data", ""))
-        upload = InputFile(data, filename=str(media.get("filename", "file")))
+        data = media_bytes if media_bytes is not None else base64.b64decode(media.data or "")
+        upload = InputFile(data, filename=media.filename)
         common: dict[str, Any] = {
             "caption": text or None,
             "message_thread_id": thread,
             "disable_notification": silent,
             "reply_markup": markup,
         }
-        if media.get("kind") == "photo":
+        if media.kind is MediaKind.PHOTO:
             sent = await bot.send_photo(chat_id, upload, **common)
         else:
             sent = await bot.send_document(chat_id, upload, **common)

@@ -22,6 +22,7 @@ from telegram.error import TelegramError
 from telegram.ext import BaseHandler, ChosenInlineResultHandler, InlineQueryHandler, MessageHandler, filters
 
 from .. import logs
+from ..errors import Outcome
 from ..inline_data import InfoLine, InfoTopic, PickedMoves, picked_from_link, posted
 from ..services import inline, inline_posts
 from ..services.call import Result
@@ -39,7 +40,7 @@ def _article(result: Result) -> InlineQueryResultArticle:
         else None
     )
     return InlineQueryResultArticle(
-        id=result.id,
+        id=result.id.data,
         title=result.title,
         description=result.description or None,
         input_message_content=InputTextMessageContent(result.message),
@@ -51,12 +52,14 @@ async def on_inline_query(update: Update, context: TweakContext) -> None:
     query = update.inline_query
     if query is None:
         return
-    asked = InlineQuery(person(query.from_user), query.query, query.offset, query.chat_type)
+    asked = InlineQuery(
+        person(query.from_user), query.query, query.offset, query.chat_type, update_id=update.update_id
+    )
     found = await serve(context, inline_posts.answer, asked, action="inline")
     button = None
     if found is None:
         sorry = trouble_text(own_language(update))
-        trouble = Result(InfoLine(InfoTopic.TROUBLE).data, sorry, "", sorry)
+        trouble = Result(InfoLine(InfoTopic.TROUBLE), sorry, "", sorry)
         results, next_offset = [_article(trouble)], ""
     else:
         results, next_offset = [_article(r) for r in found.results], found.next_offset
@@ -67,7 +70,7 @@ async def on_inline_query(update: Update, context: TweakContext) -> None:
             results, cache_time=0, is_personal=True, next_offset=next_offset or None, button=button
         )
     except TelegramError as exc:  # too late (the person typed on): nothing to do
-        logs.note_update(None, "inline", "late", error=type(exc).__name__)
+        logs.note_update(None, "inline", Outcome.LATE, error=type(exc).__name__)
         return
     logs.note_extra(results=len(results))
 
@@ -81,6 +84,7 @@ async def on_chosen(update: Update, context: TweakContext) -> None:
         PickedMoves.read(chosen.result_id),
         inline_id=chosen.inline_message_id,
         posted=posted(chosen.result_id),
+        update_id=update.update_id,
     )
     await serve(context, inline_posts.chosen, picked, action="inline_pick")
 
@@ -94,7 +98,8 @@ async def on_via_message(update: Update, context: TweakContext) -> None:
     picked = _picked_id(message.entities or ())
     if user is None or picked is None:
         return
-    await serve(context, inline.pick, Pick(person(user), picked, message.chat.id), action="inline_message")
+    pick = Pick(person(user), picked, message.chat.id, update_id=update.update_id)
+    await serve(context, inline.pick, pick, action="inline_message")
 
 
 def _picked_id(entities: Any) -> PickedMoves | None:

@@ -32,7 +32,7 @@ def board_keys(lang: str, table: Table, query: str) -> Keyboard:
     return [
         [
             switch_inline(_(lang, "🎯 Play"), query),
-            button(_(lang, "👀 My hand"), cb.Hand(gid).data),
+            button(_(lang, "👀 My hand"), cb.Hand(gid)),
         ]
     ]
 
@@ -40,7 +40,7 @@ def board_keys(lang: str, table: Table, query: str) -> Keyboard:
 def pick_keys(lang: str, game_id: int) -> Keyboard:
     """The key a posted pick carries: with a key, the message is one the bot can edit (Telegram
     gives its inline id only then), into the move's report and the next board."""
-    return [[button(_(lang, "👀 My hand"), cb.Hand(game_id).data)]]
+    return [[button(_(lang, "👀 My hand"), cb.Hand(game_id))]]
 
 
 def board(lang: str, view: View, table: Table) -> str:
@@ -112,7 +112,7 @@ def board_posted(lang: str, players: list[str]) -> str:
 
 
 def show_board_keys(lang: str, game_id: int) -> Keyboard:
-    return [[button(_(lang, "📋 Show the board"), cb.ShowBoard(game_id).data)]]
+    return [[button(_(lang, "📋 Show the board"), cb.ShowBoard(game_id))]]
 
 
 def played_elsewhere(lang: str, players: list[str]) -> str:

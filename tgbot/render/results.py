@@ -24,6 +24,7 @@ from engine.events import (
 from .. import callbacks as cb
 from ..i18n import _, _n, _p
 from .cards import card, cards, name, t_label, t_name
+from .chart import ChartTexts
 from .keys import Keyboard, button
 
 
@@ -207,4 +208,28 @@ def standings_keys(lang: str, game_id: int) -> Keyboard:
     no other game is open there and none was played since. Where it stops applying, its refusal
     says /newgame: to someone who did not play, and once a newer game has been played there (those
     standings then lose the key)."""
-    return [[button(_(lang, "🔁 Rematch"), cb.Rematch(game_id).data)]]
+    return [[button(_(lang, "🔁 Rematch"), cb.Rematch(game_id))]]
+
+
+def abandoned(lang: str, standings: Sequence[tuple[str, int]]) -> str:
+    """The end of a game nobody plays any more, with the scores as they stood (`standings`: each
+    name and total, best first; none before the first deal)."""
+    text = _(lang, "🛑 Every player has left or is away: the game is over, scores kept.")
+    if not standings:
+        return text
+    return text + "\n\n" + "\n".join(f"{name(player)} — {points}" for player, points in standings)
+
+
+def chart_caption(lang: str) -> str:
+    """The caption of the scores' chart, under the final standings."""
+    return _(lang, "📈 Scores per round")
+
+
+def chart_texts(lang: str, threshold: int) -> ChartTexts:
+    """The chart's labels (the chart itself knows no language: it is drawn by the sender)."""
+    return ChartTexts(
+        title=_(lang, "Scores per round"),
+        round_label=_(lang, "Round"),
+        points_label=_(lang, "Points"),
+        goal_label=_(lang, "Goal {points}", points=threshold),
+    )

@@ -19,7 +19,7 @@ from __future__ import annotations
 import unicodedata
 from itertools import combinations, product
 
-from sqlmodel import Session, select
+from sqlmodel import Session
 
 from engine import View, seat_view, sum_options
 from engine.actions import T_ACTION_KIND, Discard, PlayJoker, PlayThief, Sum
@@ -27,14 +27,17 @@ from engine.cards import POINTS, VALUE
 from engine.game import t_actions
 from engine.sums import realise
 
-from ..errors import ServiceError
+from ..errors import Outcome, Refusal
 from ..inline_data import BoardHere, GameQuery, InfoLine, InfoTopic, PickedMoves, pick_link
 from ..render import glance
 from ..render import inline as inline_render
 from ..render import inline_table as inline_table_render
 from ..render.cards import plain_name
-from ..store.models import PLAYING, Game, GamePlayer
-from . import drafts, inline_table, moves, output, play, record
+from ..store import games as game_rows
+from ..store import once, once_keys
+from ..store.models import PLAYING
+from ..store.once_keys import SeenKey
+from . import drafts, inline_table, moves, output, record
 from .call import InlineAnswer, InlineCall, Noted, PickCall, Result, inline_service, pick_service
 from .context import GameContext, SeatInfo, load_game
 from .env import Env
@@ -177,12 +180,7 @@ def _game_for(session: Session, person: Person, query: str) -> GameContext | Non
     named = GameQuery.of(query)
     if named is not None:
         return load_game(session, named.game_id) if named.game_id is not None else None
-    newest = session.exec(
-        select(Game)
-        .join(GamePlayer, GamePlayer.game_id == Game.id)  # type: ignore[arg-type]
-        .where(GamePlayer.user_id == person.id, Game.status == PLAYING)
-        .order_by(Game.id.desc())  # type: ignore[union-attr]
-    ).first()
+    newest = game_rows.newest_playing_for(session, person.id)
     return load_game(session, newest.id) if newest is not None and newest.id is not None else None
 
 
@@ -198,11 +196,11 @@ def answer(call: InlineCall) -> InlineAnswer:
     seat = ctx.seat_of(origin.person.id) if ctx is not None else None
     if ctx is None or seat is None or ctx.state is None or ctx.game.status != PLAYING:
         # (nothing to post: advice posted would be the person's own message, where they typed)
-        return InlineAnswer.saying(inline_table_render.no_game(lang), "no_game")
+        return InlineAnswer.saying(inline_table_render.no_game(lang), Refusal.NO_GAME)
     presenter = presenter_of(ctx)
     if presenter.carried_by_posts and not inline_table.from_its_chat(ctx, query):
         # not from the 🎯 Play key of its board in its own chat: a move posted here splits the record
-        return InlineAnswer.saying(inline_table_render.not_its_chat(lang), "not_its_chat", ctx.game_id)
+        return InlineAnswer.saying(inline_table_render.not_its_chat(lang), Outcome.NOT_ITS_CHAT, ctx.game_id)
     current = ctx.seats[ctx.state.current]
     if current.seat != seat.seat or origin.chat_type not in presenter.picked_in:
         turn = _info(InfoLine(InfoTopic.TURN, ctx.game_id), *inline_render.not_your_turn(lang, current.name))
@@ -250,7 +248,7 @@ def _page(
         link = pick_link(env.bot_username, picked)
         results.append(
             Result(
-                picked.data,
+                picked,
                 inline_render.title(lang, offer),
                 inline_render.description(lang, offer),
                 inline_render.announcement(ctx.language, seat.name, offer, link),
@@ -268,11 +266,11 @@ def board_result(lang: str, ctx: GameContext) -> Result:
     title, description = inline_table_render.board_title(lang, names)
     keys = inline_table_render.show_board_keys(lang, ctx.game_id)
     message = inline_table_render.board_posted(lang, names)
-    return Result(BoardHere(ctx.game_id).data, title, description, message, keys)
+    return Result(BoardHere(ctx.game_id), title, description, message, keys)
 
 
 def _info(line: InfoLine, title: str, message: str, description: str = "") -> Result:
-    return Result(line.data, title, description, message)
+    return Result(line, title, description, message)
 
 
 @pick_service
@@ -291,26 +289,23 @@ def pick(call: PickCall) -> Noted:
     session, env = call.session, call.env
     person, picked, chat_id = call.origin.person, call.origin.picked, call.origin.chat_id
     if picked is None:
-        return Noted("ignored")
+        return Noted(Outcome.IGNORED)
     game_id = picked.game_id
     ctx = load_game(session, game_id, lock=True)
     if ctx is None or (chat_id is not None and ctx.game.chat_id != chat_id):
-        return Noted("ignored", game_id)
+        return Noted(Outcome.IGNORED, game_id)
     seat = ctx.seat_of(person.id)
     if seat is None or ctx.state is None:
-        return Noted("ignored", game_id)
+        return Noted(Outcome.IGNORED, game_id)
     if not presenter_of(ctx).carried_by_posts:
         return _pick(call, ctx, seat, picked, None)
     # In a chat the bot is not in, the posted pick is the game's next message (`inline_table`);
     # one that plays nothing stands there too, and says so (its own edit: never a bot message).
     post = call.origin.inline_id
     if post is None:
-        return Noted("ignored", game_id)
-    try:
-        noted = _pick(call, ctx, seat, picked, post)
-    except ServiceError:
-        noted = Noted("illegal", game_id)
-    if noted.outcome not in ("ok", "duplicate"):
+        return Noted(Outcome.IGNORED, game_id)
+    noted = _pick(call, ctx, seat, picked, post)
+    if noted.outcome not in (Outcome.OK, Outcome.DUPLICATE):
         notice = inline_render.stale_pick(ctx.language, seat.name)
         inline_table.correct_post(session, env, ctx, post, notice)
     return noted
@@ -320,27 +315,30 @@ def _pick(call: PickCall, ctx: GameContext, seat: SeatInfo, picked: PickedMoves,
     session, env = call.session, call.env
     game_id, version, codes = picked.game_id, picked.version, picked.codes
     if not 1 <= version <= ctx.game.version:
-        return Noted("forged", game_id)  # a version the game never had: no list offered it
+        return Noted(Outcome.FORGED, game_id)  # a version the game never had: no list offered it
     key = _pick_key(game_id, version, seat.seat, codes, post)
     playing = ctx.game.status == PLAYING
     assert ctx.state is not None
     if ctx.game.version != version or not playing or ctx.state.current != seat.seat:
-        if play.seen(session, key):
-            return Noted("duplicate", game_id)  # this very pick was played: its second arrival
+        if once.known(session, key):
+            return Noted(Outcome.DUPLICATE, game_id)  # this very pick was played: its second arrival
         if ctx.game.version == version and playing:
-            return Noted("forged", game_id)  # this turn's list is only its mover's
-        return Noted("stale", game_id) if post is not None else _stale(call, ctx, seat)
+            return Noted(Outcome.FORGED, game_id)  # this turn's list is only its mover's
+        return Noted(Refusal.STALE, game_id) if post is not None else _stale(call, ctx, seat)
     # The engine checks the whole pick before any of it is recorded (a forged list: a Joker, then
-    # a sum it does not make), so a refused pick writes nothing.
-    state = ctx.playing_state()
-    for code in codes:
-        state, _events = moves.apply_action(state, seat.seat, code)
+    # a sum it does not make), so a refused pick writes nothing (in a chat the bot is not in, it
+    # stands there, and says so: `pick`).
+    refused = moves.refused(ctx.playing_state(), seat.seat, codes)
+    if refused is not None and post is not None:
+        return Noted(Refusal.ILLEGAL, game_id)
+    if refused is not None:
+        raise refused
     with session.no_autoflush:  # the game's changes go out as one UPDATE at the end
         if post is not None:
             inline_table.on_post(session, env, ctx, post)
         _play(session, env, ctx, seat, codes)
-        play.remember(session, env, key)
-    return Noted("ok", game_id)
+        once.first_time(session, key, env.now)
+    return Noted(Outcome.OK, game_id)
 
 
 def _stale(call: PickCall, ctx: GameContext, seat: SeatInfo) -> Noted:
@@ -350,24 +348,22 @@ def _stale(call: PickCall, ctx: GameContext, seat: SeatInfo) -> Noted:
     can say it: a chosen result does not tell where it was posted (another chat, where the
     group has nothing to correct), and the message comes too when it was this game's group."""
     if call.origin.chat_id is None:
-        return Noted("stale", ctx.game_id)
+        return Noted(Refusal.STALE, ctx.game_id)
     state = ctx.playing_state()
-    turn = f"stale:{ctx.game_id}:{state.round}.{state.turn}:{seat.seat}"
-    if not play.remember(call.session, call.env, turn):
-        return Noted("stale_again", ctx.game_id)  # the note of this turn stands for it
+    turn = once_keys.stale_note(ctx.game_id, state.round, state.turn, seat.seat)
+    if not once.first_time(call.session, turn, call.env.now):
+        return Noted(Outcome.STALE_AGAIN, ctx.game_id)  # the note of this turn stands for it
     output.say_in_game(call.session, call.env, ctx, inline_render.stale_pick(ctx.language, seat.name))
-    return Noted("stale", ctx.game_id)
+    return Noted(Refusal.STALE, ctx.game_id)
 
 
-def _pick_key(game_id: int, version: int, seat: int, codes: tuple[str, ...], post: str | None) -> str:
-    """A pick as the seen taps record it once played, so that only its own second arrival finds
+def _pick_key(game_id: int, version: int, seat: int, codes: tuple[str, ...], post: str | None) -> SeenKey:
+    """A pick as `store.once` records it once played, so that only its own second arrival finds
     it: its turn (the game's version, the seat) and its moves, not another pick of the turn. In a
     chat the bot is not in, the message it posted (`post`): the same move posted again from the
     list still open in the person's app is a message of its own, which played nothing and must
     say so, or the chat would read the move twice."""
-    if post is not None:
-        return f"post:{post}"
-    return f"pick:{game_id}:{version}:{seat}:{'.'.join(codes)}"
+    return once_keys.post(post) if post is not None else once_keys.pick(game_id, version, seat, codes)
 
 
 def _play(session: Session, env: Env, ctx: GameContext, seat: SeatInfo, codes: tuple[str, ...]) -> None:

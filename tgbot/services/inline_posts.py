@@ -17,21 +17,21 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from sqlmodel import Session, col, select
+from sqlmodel import Session
 
 from engine.ai import ALIASES, LEVELS
 
 from .. import callbacks as cb
 from .. import pacing
-from ..errors import Refusal, ServiceError
+from ..errors import Outcome, Refusal, ServiceError
 from ..game_settings import GameSettings
 from ..inline_data import BoardHere, NewLobby, RematchHere, RematchQuery
 from ..render import board as board_render
 from ..render import inline_table as render
 from ..render import lobby as lobby_render
 from ..render.keys import Keyboard
-from ..store.models import FINISHED, PAUSED, PLAYING, Game, GamePlayer
-from ..tables import INLINE_CHAT_IDS_FROM
+from ..store import games as game_rows
+from ..store.models import FINISHED, PAUSED, PLAYING
 from . import inline, inline_table, lobby
 from .call import (
     Answer,
@@ -75,7 +75,7 @@ def listed(call: InlineCall) -> InlineAnswer | None:
     lang = call.language
     title, description = render.new_game_title(lang)
     text, keys = _posted_lobby(call, GameSettings(pace=call.env.default_pace), ())
-    results = [Result(NewLobby().data, title, description, text, keys)]
+    results = [Result(NewLobby(), title, description, text, keys)]
     for game_id in _inline_games_of(call.session, origin.person.id):
         ctx = load_game(call.session, game_id)
         if ctx is not None:
@@ -84,18 +84,7 @@ def listed(call: InlineCall) -> InlineAnswer | None:
 
 
 def _inline_games_of(session: Session, user_id: int) -> list[int]:
-    query = (
-        select(Game.id)
-        .join(GamePlayer, col(GamePlayer.game_id) == col(Game.id))
-        .where(
-            GamePlayer.user_id == user_id,
-            col(Game.status).in_((PLAYING, PAUSED)),
-            col(Game.chat_id) <= INLINE_CHAT_IDS_FROM,
-        )
-        .order_by(col(Game.id).desc())
-        .limit(BOARDS_LISTED)
-    )
-    return [game_id for game_id in session.exec(query).all() if game_id is not None]
+    return game_rows.running_inline_for(session, user_id, BOARDS_LISTED)
 
 
 def _rematch_results(call: InlineCall, game_id: int) -> list[Result]:
@@ -105,7 +94,7 @@ def _rematch_results(call: InlineCall, game_id: int) -> list[Result]:
         raise ServiceError(Refusal.REMATCH_NOT_PLAYER)
     title, description = render.rematch_title(lang)
     text, keys = _posted_lobby(call, *_rematch_table(ctx, call.env))
-    return [Result(RematchHere(game_id).data, title, description, text, keys)]
+    return [Result(RematchHere(game_id), title, description, text, keys)]
 
 
 def _posted_lobby(
@@ -117,7 +106,7 @@ def _posted_lobby(
     seated: list[str | None] = []
     for level in computers:
         players.append(
-            board_render.Player(lobby.computer_name(lang, seated, level), None, level, False, False)
+            board_render.Player(lobby_render.computer_name(lang, seated, level), None, level, False, False)
         )
         seated.append(level)
     view = lobby_render.LobbyView(0, tuple(players), settings, call.env.bot_username, inline=True)
@@ -140,7 +129,7 @@ def chosen(call: PickCall) -> Noted:
     if isinstance(posted, NewLobby):
         return _new_lobby(call, GameSettings(pace=call.env.default_pace), ())
     if isinstance(posted, BoardHere):
-        return Noted("board_offered", posted.game_id)  # it waits for a tap: `show_board`
+        return Noted(Outcome.BOARD_OFFERED, posted.game_id)  # it waits for a tap: `show_board`
     if isinstance(posted, RematchHere):
         return _rematch_here(call, posted.game_id)
     return inline.pick(call.session, call.env, call.origin)
@@ -149,11 +138,13 @@ def chosen(call: PickCall) -> Noted:
 def _new_lobby(call: PickCall, settings: GameSettings, computers: tuple[str, ...]) -> Noted:
     inline_id = call.origin.inline_id
     if inline_id is None:
-        return Noted("no_inline_id")  # posted without keys: never the bot's own result
+        return Noted(Outcome.NO_INLINE_ID)  # posted without keys: never the bot's own result
     game = lobby.open_posted_lobby(
         call.session, call.env, call.origin.person, call.language, inline_id, settings, computers
     )
-    return Noted("lobby" if game is not None else "duplicate", game.id if game is not None else None)
+    if game is None:
+        return Noted(Outcome.DUPLICATE)
+    return Noted(Outcome.LOBBY, game.id)
 
 
 @key_service(KeyCall)
@@ -174,7 +165,7 @@ def show_board(call: KeyCall, key: cb.ShowBoard) -> Answer:
     if tap.chat_instance != ctx.game.chat_instance:
         names = [seat.name for seat in ctx.seats]
         inline_table.say_elsewhere(session, env, ctx, tap, render.played_elsewhere(ctx.language, names))
-        return Answer(render.played_elsewhere(call.language, names), True, "elsewhere", ctx.game_id)
+        return Answer(render.played_elsewhere(call.language, names), True, Outcome.ELSEWHERE, ctx.game_id)
     inline_table.on_post(session, env, ctx, tap.inline_id)
     inline_table.show(session, env, ctx, [])
     return Answer(game_id=ctx.game_id)
@@ -183,5 +174,5 @@ def show_board(call: KeyCall, key: cb.ShowBoard) -> Answer:
 def _rematch_here(call: PickCall, game_id: int) -> Noted:
     ctx = load_game(call.session, game_id)
     if ctx is None or ctx.seat_of(call.origin.person.id) is None or ctx.game.status != FINISHED:
-        return Noted("ignored")
+        return Noted(Outcome.IGNORED)
     return _new_lobby(call, *_rematch_table(ctx, call.env))

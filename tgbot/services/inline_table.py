@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import hashlib
 
-from sqlmodel import Session, col, select
+from sqlmodel import Session
 
 from engine import public_view
 
@@ -36,16 +36,17 @@ from ..errors import Refusal, ServiceError
 from ..inline_data import GameQuery
 from ..render import inline_table as render
 from ..render.keys import Keyboard
-from ..store import outbox
-from ..store.models import ACTIVE_STATUSES, CANCELLED, FINISHED, LOBBY, PAUSED, PLAYING, Chat, Game, SeenTap
+from ..store import games as game_rows
+from ..store import once, once_keys, outbox
+from ..store import people as people_rows
+from ..store.models import CANCELLED, FINISHED, LOBBY, PAUSED, PLAYING, Game
 from ..store.outbox import Message, Payload, Priority
 from ..store.surfaces import InlineKeysOff
 from ..tables import inline_chat_id
-from ..turn_clock import TurnClock
 from . import people, surfaces
 from .context import GameContext, load_game
 from .env import Env
-from .game_clock import set_clock
+from .game_clock import end_game
 from .origins import Tap
 from .table_view import table_of
 from .tables import presenter_of
@@ -88,37 +89,31 @@ def _settle_in(session: Session, env: Env, ctx: GameContext, chat_instance: str)
     game = ctx.game
     chat_id = inline_chat_id(f"chat:{chat_instance}")
     chat = people.lock_chat(session, chat_id, env)
-    old = session.get(Chat, game.chat_id)
+    old = people_rows.chat(session, game.chat_id)
     if not chat.language and old is not None:
         chat.language = old.language
     outbox.move_rows(session, game.chat_id, chat_id)
     game.chat_id = chat_id
     game.chat_instance = chat_instance
-    session.add(game)
+    game_rows.save(session, game)
 
 
 def _other_game_in(session: Session, chat_instance: str, game_id: int) -> str | None:
     """The status of a game open in the chat besides this one (None: there is none)."""
-    query = select(Game.status).where(
-        Game.chat_instance == chat_instance, col(Game.status).in_(ACTIVE_STATUSES), Game.id != game_id
-    )
-    return session.exec(query.limit(1)).first()
+    return game_rows.other_open_status(session, chat_instance, game_id)
 
 
 def close_second_lobby(session: Session, env: Env, game_id: int, chat_instance: str) -> None:
     """A lobby posted where a game is already open: cancelled, its message pointing at the other
     (edited within that chat's budget, which the other game spends too)."""
-    game = session.get(Game, game_id)
+    game = game_rows.get(session, game_id)
     if game is None or game.inline_id is None:
         return
     chat_id = inline_chat_id(f"chat:{chat_instance}")
     outbox.discard_surface(session, game.chat_id, surfaces.lobby(game_id))
     outbox.move_rows(session, game.chat_id, chat_id)
     game.chat_id = chat_id
-    game.status = CANCELLED
-    game.finished_at = game.updated_at = env.now
-    set_clock(session, game, TurnClock.stop())
-    session.add(game)
+    end_game(session, game, CANCELLED, env.now)
     lobby = _other_game_in(session, chat_instance, game_id) == LOBBY
     text = render.second_lobby(game.language, env.bot_username, lobby=lobby)
     payload = Payload(text, inline_id=game.inline_id)
@@ -170,10 +165,8 @@ def say_elsewhere(session: Session, env: Env, ctx: GameContext, tap: Tap, text: 
     """A 📋 Board here post tapped in a chat that is not the game's: it says so, and loses its
     key (once, however often it is tapped; in that chat's budget)."""
     assert tap.inline_id is not None and tap.chat_instance is not None
-    said = f"elsewhere:{tap.inline_id}"[:64]
-    if session.get(SeenTap, said) is not None:
+    if not once.first_time(session, once_keys.elsewhere(tap.inline_id), env.now):
         return
-    session.add(SeenTap(query_id=said, seen_at=env.now))
     chat_id = inline_chat_id(f"chat:{tap.chat_instance}")
     outbox.put(session, Message(chat_id, Payload(text, inline_id=tap.inline_id)), env.now)
 
@@ -214,7 +207,7 @@ def on_post(session: Session, env: Env, ctx: GameContext, inline_id: str) -> Non
     game.board_no += 1
     game.inline_id = inline_id
     game.board_report = carried.to_text()
-    session.add(game)
+    game_rows.save(session, game)
 
 
 def show(
@@ -263,7 +256,7 @@ def _redraw(
         game.reported_version = game.version
     if not game.board_no:
         game.board_no = 1  # the lobby's message is the first board
-    session.add(game)
+    game_rows.save(session, game)
     if game.inline_id is None:
         return
     running = ctx.state is not None and not ctx.state.is_over and game.status in (PLAYING, PAUSED)
@@ -306,7 +299,7 @@ def gone(session: Session, env: Env, game_id: int, inline_id: str, held: str | N
     game = ctx.game
     if game.inline_id == inline_id:
         game.inline_id = None
-        session.add(game)
+        game_rows.save(session, game)
         return
     if not held:
         return
@@ -337,19 +330,17 @@ def started(session: Session, ctx: GameContext, header: str) -> None:
     record = render.Record()
     record.add_notice(header)
     game.board_report = record.to_text()
-    session.add(game)
+    game_rows.save(session, game)
 
 
 def by_message(session: Session, inline_id: str) -> Game | None:
-    return session.exec(select(Game).where(Game.inline_id == inline_id)).first()
+    return game_rows.by_message(session, inline_id)
 
 
 def say_feedback_off(session: Session, env: Env, inline_id: str, lang: str) -> None:
     """A posted lobby no game took up: inline feedback is off, so the bot never heard of it. The
     message says so (once: every later tap gets the popup alone), and loses its key."""
-    said = f"nofeedback:{inline_id}"[:64]
-    if session.get(SeenTap, said) is not None:
+    if not once.first_time(session, once_keys.no_feedback(inline_id), env.now):
         return
-    session.add(SeenTap(query_id=said, seen_at=env.now))
     text = render.feedback_off(lang, env.bot_username)
     outbox.put(session, Message(inline_chat_id(inline_id), Payload(text, inline_id=inline_id)), env.now)

@@ -12,9 +12,8 @@ from sqlmodel import Session
 
 from engine import seat_view
 
-from ..i18n import _
 from ..render import board as board_render
-from ..render.cards import mention, name
+from ..render import turn_notice
 from ..render.keys import Keyboard
 from ..render.limits import chunks
 from ..store import outbox
@@ -80,7 +79,7 @@ def ping(
     mention (`fallback`) notifies them instead."""
     assert seat.user_id is not None
     lang = seat.language
-    text = text or _(lang, "🔔 Your move in <b>{chat}</b>.", chat=name(where(ctx, lang), 40))
+    text = text or turn_notice.your_move_in(lang, where(ctx, lang))
     # (a chat the bot is not in has no group mention to fall back on)
     call = None if presenter_of(ctx).carried_by_posts else fallback or group_call(ctx, seat)
     payload = Payload(text, notify=True, fallback=call.as_fallback() if call is not None else None)
@@ -97,7 +96,7 @@ def where(ctx: GameContext, lang: str) -> str:
 def group_call(ctx: GameContext, seat: SeatInfo) -> Message:
     """The mention that notifies the player in the group, under the board: what a private
     notification falls back to when the private chat refuses the bot."""
-    text = _(ctx.language, "👉 {mention}, your move!", mention=mention(seat.user_id, seat.name))
+    text = turn_notice.call(ctx.language, seat.user_id, seat.name)
     return output.to_group(ctx, text, notify=True, reply_to=surfaces.board(ctx.game))
 
 
@@ -118,10 +117,7 @@ def retire(session: Session, env: Env, ctx: GameContext, seat: SeatInfo) -> None
     """The player composes on the group board now: their panel (if shown) says so, without keys."""
     if seat.user_id is None or not seat.can_dm:
         return
-    text = _(
-        seat.language,
-        "↪️ You play this game on the group board now. Tap 📱 Panel there to play here again.",
-    )
+    text = board_render.retired_panel_text(seat.language)
     _edit_only(session, env, ctx, seat, text)
 
 

@@ -24,7 +24,7 @@ is their turn's notification (no panel, no note).
 
 from __future__ import annotations
 
-from sqlmodel import Session, col, select
+from sqlmodel import Session
 
 from engine import public_view
 from engine.events import GameEnded, RoundEnded, load_events
@@ -33,8 +33,9 @@ from ..render import board as board_render
 from ..render.keys import Keyboard
 from ..render.limits import chunks
 from ..render.results import final_standings, move_lines, round_summary, standings_keys
+from ..store import games as game_rows
 from ..store import move_log, outbox
-from ..store.models import PLAYING, Game, Move
+from ..store.models import PLAYING, Game
 from ..store.outbox import Message, Priority
 from ..store.surfaces import Board
 from . import drafts, game_end, inline_table, output, panels, surfaces
@@ -63,12 +64,7 @@ def unreported(session: Session, ctx: GameContext, outcomes: list[MoveOutcome]) 
     if game.reported_version + 1 >= first:
         return list(outcomes)
     state = ctx.playing_state()
-    move_log.write_kept(session)
-    logged = session.exec(
-        select(Move)
-        .where(Move.game_id == ctx.game_id, col(Move.seq) > game.reported_version, col(Move.seq) < first)
-        .order_by(col(Move.seq))
-    ).all()
+    logged = move_log.between(session, ctx.game_id, game.reported_version, first)
     earlier = [
         MoveOutcome(m.seat, m.code, m.source, state, state, load_events(m.events))
         for m in logged
@@ -176,7 +172,7 @@ def pause_board(session: Session, env: Env, ctx: GameContext) -> None:
     outbox.drop_keys(session, game.chat_id, shown, env.now, game_id=ctx.game_id, first=True)
     _new_board(session, game)  # not live any more: its report stays in the chat, the next is new
     game.board_report = ""
-    session.add(game)
+    game_rows.save(session, game)
 
 
 def live_board(session: Session, ctx: GameContext) -> int | None:
@@ -349,7 +345,7 @@ def _put(
             game.board_report = ""
         text = _under(report, body or "")
     game.reported_version = game.version
-    session.add(game)
+    game_rows.save(session, game)
     outbox.put(session, _message(ctx, text, keys, surface, notify), env.now)
 
 

@@ -22,17 +22,16 @@ import logging
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
-from sqlalchemy import delete, func, update
-from sqlmodel import Session, col, select
+from sqlmodel import Session
 
 import engine
 
 from .. import pacing
-from ..i18n import _
-from ..render import cards as cards_render
-from ..store import notices, outbox
-from ..store.db import is_postgres
-from ..store.models import LOBBY, PAUSED, PLAYING, Game, GamePlayer, SeenTap
+from ..render import table_notices, turn_notice
+from ..store import games as game_rows
+from ..store import notices, once, outbox
+from ..store import seats as seat_rows
+from ..store.models import LOBBY, PAUSED, PLAYING
 from ..store.outbox import Message, Payload
 from ..turn_clock import Due, TurnClock
 from . import autoplay, lobby, moves, output, panels, record, surfaces, table_control
@@ -68,29 +67,26 @@ class SweepReport:
 
 def due(session: Session, now: datetime, limit: int = 500) -> list[int]:
     """Games due at `now`, most overdue first (a range scan of ix_games_wake_at)."""
-    query = select(Game.id).where(col(Game.wake_at) <= now).order_by(col(Game.wake_at)).limit(limit)
-    return [i for i in session.exec(query).all() if i is not None]
+    return game_rows.due(session, now, limit)
 
 
 def forget_old_taps(session: Session, env: Env) -> None:
-    """Taps are remembered for a day: enough for any duplicate delivery; notices too."""
-    session.execute(delete(SeenTap).where(col(SeenTap.seen_at) < env.now - TAPS_KEPT))
+    """Updates applied (and the picks and notes done once) are remembered for a day: enough for
+    any duplicate delivery; notices too."""
+    once.forget_before(session, env.now - TAPS_KEPT)
     notices.forget_before(session, env.now - TAPS_KEPT)
 
 
 def next_wake(session: Session) -> datetime | None:
     """When the next game falls due (the clock's next wake-up after a sweep)."""
-    return session.exec(select(func.min(Game.wake_at))).one()
+    return game_rows.next_wake(session)
 
 
 def sweep_batch(session: Session, env: Env, game_ids: list[int]) -> SweepReport:
     """Handle the due games among `game_ids` in this transaction (games another instance holds,
     or no longer due, are left out)."""
     report = SweepReport()
-    query = select(Game).where(col(Game.id).in_(game_ids), col(Game.wake_at) <= env.now)
-    if is_postgres(session):
-        query = query.with_for_update(skip_locked=True)
-    games = list(session.exec(query.order_by(col(Game.wake_at))).all())
+    games = game_rows.still_due(session, game_ids, env.now)
     contexts = contexts_of(session, games)
     for game in games:
         report.examined += 1
@@ -110,7 +106,7 @@ def handle(session: Session, env: Env, ctx: GameContext, report: SweepReport) ->
     if game.status == LOBBY:
         lobby.expire(session, env, ctx)
     elif paused and due is Due.PAUSE_OVER:
-        table_control.go_on(session, env, ctx, _(ctx.language, "▶️ The pause is over: the game goes on."))
+        table_control.go_on(session, env, ctx, table_notices.pause_over(ctx.language))
     elif running and due is Due.AUTOPLAY:
         autoplay.claim(session, env, ctx)
         report.taken_over += 1
@@ -153,14 +149,14 @@ def _private_reminder(session: Session, env: Env, ctx: GameContext, seat: SeatIn
     play there, else a note; the group mention if that chat refuses the bot."""
     assert seat.user_id is not None
     lang = seat.language
-    chat = cards_render.name(panels.where(ctx, lang), 40)
+    chat = panels.where(ctx, lang)
     if last_call and ctx.game.deadline_at is not None:
         left = pacing.format_duration(ctx.game.deadline_at - env.now, lang)
-        text = _(lang, "⏰ Last call in <b>{chat}</b>: the bot plays in {left}.", chat=chat, left=left)
+        text = turn_notice.last_call_in(lang, chat, left)
     elif seat.gets_panel:
-        text = _(lang, "⏳ Reminder: it's your turn!")
+        text = turn_notice.reminder(lang)
     else:
-        text = _(lang, "⏳ Reminder: it's your move in <b>{chat}</b>.", chat=chat)
+        text = turn_notice.reminder_in(lang, chat)
     # (in a chat the bot is not in, there is no group mention to fall back on)
     fallback = None if presenter_of(ctx).carried_by_posts else _group_reminder(ctx, env, seat, last_call)
     if not seat.gets_panel:
@@ -178,20 +174,17 @@ def _group_reminder(ctx: GameContext, env: Env, seat: SeatInfo, last_call: bool)
     its person's own chat, a word to them."""
     lang = ctx.language
     practice = presenter_of(ctx).in_players_chat
-    who = cards_render.mention(seat.user_id, seat.name)
     if last_call and ctx.game.deadline_at is not None:
         left = pacing.format_duration(ctx.game.deadline_at - env.now, lang)
         if practice:
-            text = _(lang, "⏰ Last call: your turn will be played for you in {left}.", left=left)
+            text = turn_notice.last_call(lang, left)
         else:
-            text = _(
-                lang, "⏰ Last call, {who}: your turn will be played for you in {left}.", who=who, left=left
-            )
+            text = turn_notice.last_call_for(lang, seat.user_id, seat.name, left)
     else:
         text = (
-            _(lang, "⏳ Reminder: it's your turn!")
+            turn_notice.reminder(lang)
             if practice
-            else _(lang, "⏳ {who}, it's your turn!", who=who)
+            else turn_notice.reminder_for(lang, seat.user_id, seat.name)
         )
     return output.to_group(ctx, text, notify=True, reply_to=surfaces.board(ctx.game))
 
@@ -204,11 +197,7 @@ def _deadline(session: Session, env: Env, ctx: GameContext, report: SweepReport)
     seat = ctx.seats[state.current]
     timeouts = seat.timeouts + 1
     away = seat.away or timeouts >= AWAY_AFTER_TIMEOUTS
-    session.execute(
-        update(GamePlayer)
-        .where(col(GamePlayer.game_id) == ctx.game_id, col(GamePlayer.seat) == seat.seat)
-        .values(timeouts=timeouts, away=away)
-    )
+    seat_rows.set_idle(session, ctx.game_id, seat.seat, timeouts, away)
     # (before the move: the turn after it may be theirs again, and then the bot's to play)
     ctx = ctx.with_seat(replace(seat, timeouts=timeouts, away=away))
     action = engine.default_action(state, seat.seat)
@@ -223,21 +212,9 @@ def _deadline(session: Session, env: Env, ctx: GameContext, report: SweepReport)
         result.abandoned = True
     elif away and not seat.away and not result.ended:
         # (when the game is over, its end says it all)
-        name = cards_render.name(seat.name)
         if not presenter_of(ctx).carried_by_posts:
-            text = _(
-                ctx.language,
-                "💤 {name} missed two turns and is now away: their turns are played at once until they "
-                "tap any key of the game or send /back.",
-                name=name,
-            )
+            text = table_notices.now_away(ctx.language, seat.name)
         else:  # the bot cannot read that chat: /back goes to it in private
-            text = _(
-                ctx.language,
-                "💤 {name} missed two turns and is now away: their turns are played at once until they "
-                "tap any key of the game or send /back to @{bot} in private.",
-                name=name,
-                bot=env.bot_username,
-            )
+            text = table_notices.now_away_inline(ctx.language, seat.name, env.bot_username)
         output.say_in_game(session, env, result.ctx, text)
     record.report(session, env, result)

@@ -15,7 +15,7 @@ The surfaces themselves are `store.surfaces`; what a transaction holds until it 
 from __future__ import annotations
 
 from .chats import ChatDelivery, claim, delivery_chat, release, release_all, take
-from .payload import Fallback, Keyboard, Message, Payload, Priority
+from .payload import Fallback, Keyboard, Media, MediaKind, Message, Payload, Priority
 from .queue import (
     chats_with_rows,
     delivered,
@@ -37,6 +37,8 @@ __all__ = [
     "ChatDelivery",
     "Fallback",
     "Keyboard",
+    "Media",
+    "MediaKind",
     "Message",
     "Payload",
     "Priority",

@@ -6,9 +6,9 @@ id's range. Existing games are filled from that range (`tables.TableKind.of_chat
 is a practice table, an id at or below -2**53 a chat reached through inline mode, any other a
 group.
 
-Revision ID: 0007
-Revises: 0006
-Create Date: 2026-12-07 10:00:00.000000
+Revision ID: 0008
+Revises: 0007
+Create Date: 2026-12-08 10:00:00.000000
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ import sqlalchemy as sa
 import sqlmodel.sql.sqltypes
 from alembic import op
 
-revision: str = "0007"
-down_revision: str | Sequence[str] | None = "0006"
+revision: str = "0008"
+down_revision: str | Sequence[str] | None = "0007"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
