@@ -78,15 +78,9 @@ class GameContext:
 
     @property
     def table(self) -> TableKind:
-        """Where the game is played: a group, practice in the bot's private chat, or inline."""
-        return TableKind.of_chat(self.game.chat_id)
-
-    @property
-    def practising(self) -> SeatInfo | None:
-        """At a practice table, the person's seat (the chat is theirs: its id is their id)."""
-        if self.table is not TableKind.PRACTICE:
-            return None
-        return self.seat_of(self.game.chat_id)
+        """Where the game is played, as stored when its lobby opened (what that kind of table does:
+        `services.tables`)."""
+        return TableKind(self.game.table_kind)
 
     def with_seat(self, seat: SeatInfo) -> GameContext:
         """The game with one seat as this transaction has just changed it."""

@@ -12,11 +12,11 @@ from ..render import chart
 from ..render import results as results_render
 from ..store import outbox
 from ..store.outbox import Media, MediaKind, Priority
-from ..tables import TableKind
 from . import output
 from .context import GameContext
 from .env import Env
 from .moves import MoveOutcome
+from .tables import presenter_of
 
 
 def won_cards(outcomes: list[MoveOutcome], round_no: int, seats: int) -> list[int]:
@@ -46,7 +46,7 @@ def abandoned_text(lang: str, ctx: GameContext) -> str:
 def score_chart(session: Session, env: Env, ctx: GameContext, event: GameEnded) -> None:
     """The final standings' picture, drawn by the sender just before it goes (never on a tap)."""
     state = ctx.state
-    if state is None or not state.round_points or ctx.table is TableKind.INLINE:
+    if state is None or not state.round_points or presenter_of(ctx).carried_by_posts:
         return  # (a chat the bot cannot post in gets no picture)
     lang = ctx.language
     threshold = ctx.settings.threshold(len(ctx.seats))

@@ -21,6 +21,7 @@ from .context import load_game
 from .env import Env
 from .lobby import active_games
 from .play import use_panel
+from .tables import presenter_of
 
 
 @command_service
@@ -62,7 +63,7 @@ def _open_panel(call: CommandCall, game_id: int) -> Replied:
         raise ServiceError(Refusal.NOT_IN_GAME)
     if inline_table.is_inline(ctx):
         raise ServiceError(Refusal.PLAYED_IN_ITS_CHAT)  # each turn is a post there (inline_table)
-    if ctx.practising is not None:  # played in this very chat: no panel, its board again
+    if presenter_of(ctx).in_players_chat:  # played in this very chat: no panel, its board again
         if ctx.game.status == PLAYING:
             record.post_board(session, env, ctx)
         return Replied(game_id=game_id)

@@ -37,25 +37,15 @@ from ..store import games as game_rows
 from ..store import once, once_keys
 from ..store.models import PLAYING
 from ..store.once_keys import SeenKey
-from ..tables import TableKind
 from . import drafts, inline_table, moves, output, record
 from .call import InlineAnswer, InlineCall, Noted, PickCall, Result, inline_service, pick_service
 from .context import GameContext, SeatInfo, load_game
 from .env import Env
 from .people import Person
+from .tables import presenter_of
 
 #: Telegram shows at most 50 results per answer; more come with `next_offset`.
 PAGE = 50
-GROUP_CHATS = ("group", "supergroup")
-#: Where a table's moves may be picked (Telegram's `chat_type` of the query): a group's in a group,
-#: a practice table's in the bot's own chat with its person ("sender"), a game posted via inline
-#: mode in any other.
-PLAYED_IN = {
-    TableKind.GROUP: GROUP_CHATS,
-    TableKind.PRACTICE: ("sender",),
-    # a game played via inline mode: any chat but a person's own with the bot
-    TableKind.INLINE: ("private", *GROUP_CHATS),
-}
 
 
 def offers(ctx: GameContext, seat: SeatInfo) -> list[inline_render.Offer]:
@@ -207,13 +197,14 @@ def answer(call: InlineCall) -> InlineAnswer:
     if ctx is None or seat is None or ctx.state is None or ctx.game.status != PLAYING:
         # (nothing to post: advice posted would be the person's own message, where they typed)
         return InlineAnswer.saying(inline_table_render.no_game(lang), Refusal.NO_GAME)
-    if ctx.table is TableKind.INLINE and not inline_table.from_its_chat(ctx, query):
+    presenter = presenter_of(ctx)
+    if presenter.carried_by_posts and not inline_table.from_its_chat(ctx, query):
         # not from the 🎯 Play key of its board in its own chat: a move posted here splits the record
         return InlineAnswer.saying(inline_table_render.not_its_chat(lang), Outcome.NOT_ITS_CHAT, ctx.game_id)
     current = ctx.seats[ctx.state.current]
-    if current.seat != seat.seat or origin.chat_type not in PLAYED_IN.get(ctx.table, ()):
+    if current.seat != seat.seat or origin.chat_type not in presenter.picked_in:
         turn = _info(InfoLine(InfoTopic.TURN, ctx.game_id), *inline_render.not_your_turn(lang, current.name))
-        return InlineAnswer([turn, board_result(lang, ctx)] if ctx.table is TableKind.INLINE else [turn])
+        return InlineAnswer([turn, board_result(lang, ctx)] if presenter.carried_by_posts else [turn])
     start = int(offset) if offset.isdigit() else 0
     if ctx.settings.hints:
         found = offers(ctx, seat)
@@ -251,7 +242,7 @@ def _page(
     results = []
     # In a chat the bot is not in, the posted pick becomes the next board: with a key, so that
     # Telegram gives the bot its inline id.
-    keys = inline_table_render.pick_keys(lang, ctx.game_id) if ctx.table is TableKind.INLINE else None
+    keys = presenter_of(ctx).pick_keys(lang, ctx.game_id)
     for offer in page:
         picked = PickedMoves(ctx.game_id, ctx.game.version, offer.moves)
         link = pick_link(env.bot_username, picked)
@@ -306,7 +297,7 @@ def pick(call: PickCall) -> Noted:
     seat = ctx.seat_of(person.id)
     if seat is None or ctx.state is None:
         return Noted(Outcome.IGNORED, game_id)
-    if ctx.table is not TableKind.INLINE:
+    if not presenter_of(ctx).carried_by_posts:
         return _pick(call, ctx, seat, picked, None)
     # In a chat the bot is not in, the posted pick is the game's next message (`inline_table`);
     # one that plays nothing stands there too, and says so (its own edit: never a bot message).
@@ -391,6 +382,6 @@ def _play(session: Session, env: Env, ctx: GameContext, seat: SeatInfo, codes: t
     result.outcomes = outcomes
     drafts.clear(session, ctx.game_id)
     record.report(session, env, result)
-    if ctx.table is TableKind.INLINE and not result.turn_over:
+    if presenter_of(ctx).carried_by_posts and not result.turn_over:
         # A [T!] card alone: the post is the live board now, and shows the table it left.
         record.post_board(session, env, result.ctx, result.outcomes)

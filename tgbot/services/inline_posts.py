@@ -32,7 +32,6 @@ from ..render import lobby as lobby_render
 from ..render.keys import Keyboard
 from ..store import games as game_rows
 from ..store.models import FINISHED, PAUSED, PLAYING
-from ..tables import INLINE_CHAT_IDS_FROM
 from . import inline, inline_table, lobby
 from .call import (
     Answer,
@@ -85,7 +84,7 @@ def listed(call: InlineCall) -> InlineAnswer | None:
 
 
 def _inline_games_of(session: Session, user_id: int) -> list[int]:
-    return game_rows.running_below_for(session, user_id, INLINE_CHAT_IDS_FROM, BOARDS_LISTED)
+    return game_rows.running_inline_for(session, user_id, BOARDS_LISTED)
 
 
 def _rematch_results(call: InlineCall, game_id: int) -> list[Result]:

@@ -1,5 +1,5 @@
 """A game in any chat, through inline mode: the table where the bot may only edit what people
-post via it (`tgbot.tables`, `TableKind.INLINE`).
+post via it (`tgbot.tables`; what it does differently: `services.tables.inline`).
 
 The bot can neither send into such a chat nor read it nor learn its id. What it can do is answer
 inline queries, answer taps (popups), and edit the messages people post from its inline list,
@@ -42,17 +42,18 @@ from ..store import people as people_rows
 from ..store.models import CANCELLED, FINISHED, LOBBY, PAUSED, PLAYING, Game
 from ..store.outbox import Message, Payload, Priority
 from ..store.surfaces import InlineKeysOff
-from ..tables import TableKind, inline_chat_id
+from ..tables import inline_chat_id
 from . import people, surfaces
 from .context import GameContext, load_game
 from .env import Env
 from .game_clock import end_game
 from .origins import Tap
 from .table_view import table_of
+from .tables import presenter_of
 
 
 def is_inline(ctx: GameContext) -> bool:
-    return TableKind.of_chat(ctx.game.chat_id) is TableKind.INLINE
+    return presenter_of(ctx).carried_by_posts
 
 
 # --- taps -------------------------------------------------------------------------------------

@@ -4,7 +4,7 @@ One game (lobby or running) per chat and forum topic. The creator, or a group ad
 cancels; anyone may change the settings before the start. Each change redraws the lobby message
 through the outbox, where a quick series of joins becomes one edit.
 
-/newgame in the bot's private chat opens a practice table (`tables.TableKind.PRACTICE`): its
+/newgame in the bot's private chat opens a practice table (`services.tables.practice`): its
 person against computers. Nobody else can be in that chat, so it has no Join or Leave, and it
 starts with at least one computer.
 """
@@ -37,7 +37,7 @@ from ..store.models import (
     GamePlayer,
 )
 from ..store.outbox import Priority
-from ..tables import TableKind, inline_chat_id
+from ..tables import inline_chat_id
 from ..turn_clock import TurnClock
 from . import inline_table, lobby_message, output, people, record, surfaces
 from .call import CommandCall, Replied, command_service
@@ -45,6 +45,7 @@ from .context import GameContext, context_of, dump_state, player_rows
 from .env import Env
 from .game_clock import end_game, set_clock, turn_clock
 from .people import Person
+from .tables import kind_of_new, presenter_for, presenter_of
 
 
 def active_game(session: Session, chat_id: int, thread_id: int | None) -> Game | None:
@@ -64,8 +65,7 @@ def require_manager(ctx: GameContext, user_id: int, admin: bool) -> None:
     """A lobby's (and a table's pace) keys are the creator's, or a group admin's; in a chat the
     bot is not in nobody can be asked about, so there they are its poster's alone."""
     if not can_manage(ctx.game, user_id, admin):
-        inline = ctx.table is TableKind.INLINE
-        raise ServiceError(Refusal.NOT_POSTER if inline else Refusal.NOT_CREATOR)
+        raise ServiceError(presenter_of(ctx).not_manager)
 
 
 @command_service
@@ -102,7 +102,8 @@ def open_lobby(
     speaks the creator's `language`; a practice table always speaks its person's. `inline_id`:
     the message a person posted the lobby as, in a chat the bot is not in (`inline_table`)."""
     people.note_user(session, creator, env)
-    if not chat.language and TableKind.of_chat(chat.id) is not TableKind.PRACTICE:
+    kind = kind_of_new(chat.id, inline_id)
+    if not chat.language and not presenter_for(kind).in_players_chat:
         chat.language = language  # (a practice table takes its person's language each time)
     people_rows.save(session, chat)
     game = Game(
@@ -115,6 +116,7 @@ def open_lobby(
         created_at=env.now,
         updated_at=env.now,
         inline_id=inline_id,
+        table_kind=kind,
     )
     game_id = game_rows.create(session, game)
     creator_seat = GamePlayer(game_id=game_id, seat=0, user_id=creator.id, name=creator.first_name[:128])
@@ -204,7 +206,7 @@ def start(session: Session, env: Env, ctx: GameContext, players: list[GamePlayer
     turn_clock(session, env, ctx, state.current)
     lang = ctx.language
     started = lobby_render.started(lang, [s.name for s in ctx.seats])
-    if ctx.table is TableKind.INLINE:  # no message can be posted there: the lobby's is the first board
+    if presenter_of(ctx).carried_by_posts:  # no message can be posted there: the lobby's is the first board
         inline_table.started(session, ctx, started)
     else:
         lobby_message.close_lobby(session, env, ctx, started, Priority.COSMETIC)  # the board goes first

@@ -21,19 +21,19 @@ from ..store import games as game_rows
 from ..store import once_keys
 from ..store import seats as seat_rows
 from ..store.models import LOBBY, PAUSED, PLAYING, GamePlayer
-from ..tables import TableKind
 from . import inline_table, lobby, lobby_message, output, people, record
 from .call import Answer, KeyCall, key_service
 from .context import GameContext, player_rows, require_game
 from .env import Env
 from .game_clock import clock_of, rules_of, set_clock
 from .origins import Tap
+from .tables import presenter_of
 
 
 def _lobby(session: Session, env: Env, tap: Tap, game_id: int) -> GameContext:
     ctx = require_game(session, game_id, lock=True)
     elsewhere = tap.chat_id is not None and ctx.game.chat_id != tap.chat_id
-    if elsewhere or (tap.private and ctx.table is not TableKind.PRACTICE):
+    if elsewhere or (tap.private and not presenter_of(ctx).in_players_chat):
         raise ServiceError(Refusal.MALFORMED)  # a lobby key forged into another chat
     inline_table.check_tap(session, env, ctx, tap, lobby=True)
     if ctx.game.status != LOBBY:
@@ -137,7 +137,7 @@ def _join(call: LobbyKey, game_id: int) -> Answer:
     )
     seat = lobby.changed(call.session, call.env, ctx).seat_of(person.id)
     can_dm = seat is not None and seat.can_dm
-    if not can_dm and ctx.table is TableKind.INLINE:
+    if not can_dm and presenter_of(ctx).carried_by_posts:
         # An edit notifies nobody: told in private or not at all. Their app opens the bot's chat
         # at the lobby's link, which turns that on (`private_turns.confirm`); a text would show
         # instead of it.
@@ -154,7 +154,7 @@ def _leave(call: LobbyKey, game_id: int) -> Answer:
 
 def _not_practice(ctx: GameContext) -> None:
     """A practice lobby has no Join or Leave keys: nobody else can be in its chat."""
-    if ctx.table is TableKind.PRACTICE:
+    if presenter_of(ctx).in_players_chat:
         raise ServiceError(Refusal.MALFORMED)
 
 
@@ -173,7 +173,7 @@ def _managed_lobby_key(call: KeyCall, game_id: int) -> tuple[GameContext, list[G
 
 def _start(call: LobbyKey, game_id: int) -> Answer:
     ctx, players = _managed_lobby_key(call, game_id)
-    if ctx.table is TableKind.PRACTICE and all(p.ai_level is None for p in players):
+    if presenter_of(ctx).in_players_chat and all(p.ai_level is None for p in players):
         raise ServiceError(Refusal.NO_COMPUTER)
     lobby.start(call.session, call.env, ctx, players)
     return Answer()

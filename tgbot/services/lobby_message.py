@@ -12,11 +12,11 @@ from sqlmodel import Session
 from ..render import lobby as lobby_render
 from ..store import outbox
 from ..store.outbox import Priority
-from ..tables import TableKind
 from . import inline_table, output, surfaces
 from .context import GameContext
 from .env import Env
 from .table_view import players
+from .tables import presenter_of
 
 
 def show_lobby(session: Session, env: Env, ctx: GameContext, settings_screen: bool = False) -> None:
@@ -24,17 +24,16 @@ def show_lobby(session: Session, env: Env, ctx: GameContext, settings_screen: bo
     The edits are cosmetic (they wait for spare budget and coalesce), so a burst of lobby taps
     never delays the first board."""
     lang = ctx.language
-    practice = ctx.table is TableKind.PRACTICE
-    view = lobby_render.LobbyView(
-        ctx.game_id, players(ctx), ctx.settings, env.bot_username, practice, ctx.table is TableKind.INLINE
-    )
+    table = presenter_of(ctx)
+    practice, inline = table.in_players_chat, table.carried_by_posts
+    view = lobby_render.LobbyView(ctx.game_id, players(ctx), ctx.settings, env.bot_username, practice, inline)
     text = lobby_render.lobby_text(lang, view, env.custom_pace)
     keys = (
         lobby_render.settings_keyboard(lang, view, env.custom_pace)
         if settings_screen
         else lobby_render.lobby_keyboard(lang, view)
     )
-    if ctx.table is TableKind.INLINE:
+    if table.carried_by_posts:
         if ctx.game.chat_instance is not None:  # (until its first tap, the post shows it as drawn)
             outbox.put(session, inline_table.lobby_message(ctx, text, keys), env.now)
         return
@@ -59,7 +58,7 @@ def close_lobby(
 ) -> None:
     """The lobby's last words (started, cancelled, expired), without keys; posted if it never was.
     "Started" is cosmetic: the first board says it all, and goes first."""
-    if ctx.table is TableKind.INLINE:
+    if presenter_of(ctx).carried_by_posts:
         outbox.put(session, inline_table.lobby_message(ctx, text, None), env.now)
         return
     message = output.to_group(ctx, text, surface=surfaces.lobby(ctx.game_id), priority=priority)

@@ -17,10 +17,10 @@ from ..store import notices, outbox
 from ..store.once_keys import NoticeKey
 from ..store.outbox import Media, Message, Payload, Priority
 from ..store.surfaces import KeyEdit, Said, Surface
-from ..tables import TableKind
 from . import inline_table, surfaces
 from .context import GameContext
 from .env import Env
+from .tables import presenter_of
 
 #: A refusal repeated within this window (sixty /newgame in a row) is answered once.
 REPEAT_WINDOW = timedelta(minutes=1)
@@ -136,7 +136,7 @@ def say_capped(
 def say_in_game(session: Session, env: Env, ctx: GameContext, text: str, *, notify: bool = False) -> None:
     """A notice of the game in its chat; where the bot cannot post (inline mode), a part of the
     live board's record."""
-    if ctx.table is TableKind.INLINE:
+    if presenter_of(ctx).carried_by_posts:
         inline_table.note(session, env, ctx, text)
         return
     outbox.put(session, to_group(ctx, text, notify=notify), env.now)

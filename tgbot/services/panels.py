@@ -13,18 +13,17 @@ from sqlmodel import Session
 from engine import seat_view
 
 from ..render import board as board_render
-from ..render import inline_table as inline_table_render
 from ..render import turn_notice
 from ..render.keys import Keyboard
 from ..render.limits import chunks
 from ..store import outbox
 from ..store.models import PLAYING
 from ..store.outbox import Message, Payload, Priority
-from ..tables import TableKind
 from . import output, surfaces
 from .context import GameContext, SeatInfo
 from .env import Env
 from .table_view import table_of
+from .tables import presenter_of
 
 
 def view(
@@ -82,7 +81,7 @@ def ping(
     lang = seat.language
     text = text or turn_notice.your_move_in(lang, where(ctx, lang))
     # (a chat the bot is not in has no group mention to fall back on)
-    call = None if ctx.table is TableKind.INLINE else fallback or group_call(ctx, seat)
+    call = None if presenter_of(ctx).carried_by_posts else fallback or group_call(ctx, seat)
     payload = Payload(text, notify=True, fallback=call.as_fallback() if call is not None else None)
     outbox.put(session, Message(seat.user_id, payload, priority=Priority.TURN, game_id=ctx.game_id), env.now)
 
@@ -91,9 +90,7 @@ def where(ctx: GameContext, lang: str) -> str:
     """How a private message, in its reader's language, names the game's chat: its title; a chat
     the bot is not in has none the bot may know, so the game's players name it, as the inline list
     does."""
-    if ctx.chat_title or ctx.table is not TableKind.INLINE:
-        return ctx.chat_title
-    return inline_table_render.table_name(lang, [s.name for s in ctx.seats if s.is_human])
+    return presenter_of(ctx).chat_name(ctx, lang)
 
 
 def group_call(ctx: GameContext, seat: SeatInfo) -> Message:

@@ -36,6 +36,7 @@ from .context import GameContext, SeatInfo, require_game
 from .env import Env
 from .origins import Tap
 from .table_view import table_of
+from .tables import presenter_of
 
 
 @dataclass
@@ -61,7 +62,7 @@ class GameKey(KeyCall):
         ctx = self.ctx = require_game(self.session, game_id, lock=True)
         tap = self.tap
         elsewhere = tap.chat_id is not None and ctx.game.chat_id != tap.chat_id
-        if elsewhere and (not tap.private or ctx.practising is not None):
+        if elsewhere and (not tap.private or presenter_of(ctx).in_players_chat):
             # a forged key from another chat (a group's keys are in its private panels too; a
             # practice table's only in its own chat)
             raise ServiceError(Refusal.MALFORMED)
@@ -100,7 +101,7 @@ class GameKey(KeyCall):
 def in_panel(ctx: GameContext, tap: Tap) -> bool:
     """The tap is on its player's private panel: in private, for a game played elsewhere (a
     practice table's board is in that very chat, and it has no panel)."""
-    return tap.private and ctx.practising is None
+    return tap.private and not presenter_of(ctx).in_players_chat
 
 
 def _turn(ctx: GameContext, seat: SeatInfo, version: int) -> None:
@@ -217,7 +218,7 @@ def _save_draft(session: Session, env: Env, ctx: GameContext, seat: SeatInfo, dr
     """The draft is kept; a surface that shows it follows: the private panel, or a practice
     table's board (both in a private chat, with its own budget). The group board does not."""
     drafts.save(session, env, ctx.game_id, seat.seat, ctx.game.version, draft)
-    if ctx.practising is not None:
+    if presenter_of(ctx).in_players_chat:
         record.redraw_board(session, env, ctx, draft, Priority.COSMETIC)
     elif tap.private:
         panels.show(session, env, ctx, seat, draft, Priority.COSMETIC)
@@ -305,7 +306,7 @@ def _play_t(call: GameKey, ctx: GameContext, seat: SeatInfo, draft: Draft) -> An
     me = ctx.seats[seat.seat]
     kept = Draft(draft.hand, draft.mask)  # the cards chosen keep their places on the table
     drafts.save(session, env, ctx.game_id, me.seat, ctx.game.version, kept)
-    if ctx.practising is not None:  # its board is the player's own: it shows what the card did
+    if presenter_of(ctx).in_players_chat:  # its board is the player's own: it shows what the card did
         record.redraw_board(session, env, ctx, kept, Priority.BOARD)
     elif tap.private:
         panels.show(session, env, ctx, me, kept, Priority.TURN)

@@ -38,12 +38,12 @@ from ..store import move_log, outbox
 from ..store.models import PLAYING, Game
 from ..store.outbox import Message, Priority
 from ..store.surfaces import Board
-from ..tables import TableKind
 from . import drafts, game_end, inline_table, output, panels, surfaces
 from .context import GameContext
 from .env import Env
 from .moves import MoveOutcome, PlayResult
 from .table_view import table_of
+from .tables import presenter_of
 
 # --- what the record says of moves ------------------------------------------------------------
 
@@ -96,7 +96,7 @@ def board_view(
     """The board as its chat sees it: a group's (`group_board`), or a practice table's, drawn as
     its player's private panel is (their real cards on the keys, the move they are composing:
     `draft`, else the one kept for them), under its report."""
-    seat = ctx.practising
+    seat = presenter_of(ctx).player_seat(ctx)
     if seat is None:
         return group_board(ctx, env, header)
     if draft is None:
@@ -125,11 +125,12 @@ def _board(session: Session, env: Env, ctx: GameContext, lines: list[str]) -> No
     board's mention. A board in the middle of a turn (after a [T!] card) notifies nobody."""
     mover = ctx.current
     new_turn = mover is not None and not mover.autoplayed and not ctx.playing_state().t_played
-    if ctx.practising is not None:  # the board is in the player's own chat: it notifies them
+    table = presenter_of(ctx)
+    if table.in_players_chat:  # the board is in the player's own chat: it notifies them
         _put(session, env, ctx, lines, board=True, notify=new_turn)
         return
     private = new_turn and panels.reached_privately(mover)
-    if ctx.table is TableKind.INLINE:  # an edit notifies nobody: privately, or not at all
+    if table.carried_by_posts:  # an edit notifies nobody: privately, or not at all
         inline_table.show(session, env, ctx, lines)
         if private and mover is not None:
             panels.ping(session, env, ctx, mover)
@@ -204,7 +205,7 @@ def board_on_its_way(session: Session, ctx: GameContext) -> bool:
     """The game's next board waits to be sent (the group's budget), or for the bot's moves before
     it: a tap on the board before it is early, not stale. (In a chat the bot is not in, the live
     board is the newest post: only the bot's moves can be on their way.)"""
-    if ctx.table is TableKind.INLINE:
+    if presenter_of(ctx).carried_by_posts:
         return bot_to_move(ctx)
     return bot_to_move(ctx) or (bool(ctx.game.board_no) and live_board(session, ctx) is None)
 
@@ -305,7 +306,7 @@ def _put(
     own, so no line is ever cut. (In a chat the bot is not in, all of it goes in the live board:
     `inline_table`.)
     """
-    if ctx.table is TableKind.INLINE:
+    if presenter_of(ctx).carried_by_posts:
         inline_table.show(session, env, ctx, lines, body=body, final=keys is not None)
         return
     game = ctx.game
@@ -320,7 +321,7 @@ def _put(
             game.board_report = ""  # its lines are in this message now
         else:  # the board the game leaves: its keys were never taken (it was live)
             chat, message_id = game.chat_id, shown.message_id
-            if ctx.practising is not None:  # a draft of the turn now over, not sent yet: void
+            if presenter_of(ctx).in_players_chat:  # a draft of the turn now over, not sent yet: void
                 outbox.discard_surface(session, chat, live)
             outbox.drop_keys(session, chat, message_id, env.now, game_id=ctx.game_id, first=True)
             retired = True

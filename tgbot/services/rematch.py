@@ -28,11 +28,11 @@ from ..game_settings import GameSettings
 from ..render import lobby as lobby_render
 from ..store import games as game_rows
 from ..store.models import FINISHED, LOBBY, Game
-from ..tables import TableKind
 from . import lobby, output, people
 from .call import Answer, KeyCall, key_service
 from .context import GameContext, player_rows, require_game
 from .env import Env
+from .tables import presenter_of
 
 
 @dataclass
@@ -73,7 +73,7 @@ def rematch(call: RematchKey, key: cb.Rematch) -> Answer:
     lobby.open_lobby(
         session, env, chat, game.thread_id, tap.person, call.language, _settings(ctx, env), computers
     )
-    return Answer(lobby_render.rematch_opened(call.language, ctx.table is TableKind.PRACTICE))
+    return Answer(lobby_render.rematch_opened(call.language, presenter_of(ctx).in_players_chat))
 
 
 def _settings(ctx: GameContext, env: Env) -> GameSettings:

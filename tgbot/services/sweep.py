@@ -33,12 +33,12 @@ from ..store import notices, once, outbox
 from ..store import seats as seat_rows
 from ..store.models import LOBBY, PAUSED, PLAYING
 from ..store.outbox import Message, Payload
-from ..tables import TableKind
 from ..turn_clock import Due, TurnClock
 from . import autoplay, lobby, moves, output, panels, record, surfaces, table_control
 from .context import GameContext, SeatInfo, contexts_of
 from .env import Env
 from .game_clock import clock_of, rules_of, set_clock
+from .tables import presenter_of
 
 log = logging.getLogger("tweakbot.sweep")
 
@@ -127,11 +127,12 @@ def _remind(session: Session, env: Env, ctx: GameContext) -> bool:
     seat = ctx.current
     if seat is None or seat.autoplayed:
         return False  # nobody waits to be told
-    if ctx.practising is None and panels.reached_privately(seat):
+    table = presenter_of(ctx)
+    if not table.in_players_chat and panels.reached_privately(seat):
         # In private, like the turn's own notification: the group is not woken for one player.
         _private_reminder(session, env, ctx, seat, reminder.last_call)
         return True
-    if ctx.table is TableKind.INLINE:
+    if table.carried_by_posts:
         return False  # a chat the bot cannot post in: the idle default keeps the game going
     # Each reminder is a message of its own (a waiting one is replaced, and dropped if the turn
     # moves on before it is sent: `output.drop_reminder`).
@@ -157,7 +158,7 @@ def _private_reminder(session: Session, env: Env, ctx: GameContext, seat: SeatIn
     else:
         text = turn_notice.reminder_in(lang, chat)
     # (in a chat the bot is not in, there is no group mention to fall back on)
-    fallback = None if ctx.table is TableKind.INLINE else _group_reminder(ctx, env, seat, last_call)
+    fallback = None if presenter_of(ctx).carried_by_posts else _group_reminder(ctx, env, seat, last_call)
     if not seat.gets_panel:
         panels.ping(session, env, ctx, seat, text, fallback)
         return
@@ -172,7 +173,7 @@ def _group_reminder(ctx: GameContext, env: Env, seat: SeatInfo, last_call: bool)
     """A reminder in the game's chat, under its board: a mention in a group; at a practice table,
     its person's own chat, a word to them."""
     lang = ctx.language
-    practice = ctx.practising is not None
+    practice = presenter_of(ctx).in_players_chat
     if last_call and ctx.game.deadline_at is not None:
         left = pacing.format_duration(ctx.game.deadline_at - env.now, lang)
         if practice:
@@ -211,7 +212,7 @@ def _deadline(session: Session, env: Env, ctx: GameContext, report: SweepReport)
         result.abandoned = True
     elif away and not seat.away and not result.ended:
         # (when the game is over, its end says it all)
-        if ctx.table is not TableKind.INLINE:
+        if not presenter_of(ctx).carried_by_posts:
             text = table_notices.now_away(ctx.language, seat.name)
         else:  # the bot cannot read that chat: /back goes to it in private
             text = table_notices.now_away_inline(ctx.language, seat.name, env.bot_username)

@@ -7,9 +7,9 @@ from engine.actions import encode
 from engine.game import t_actions
 
 from ..render import board as board_render
-from ..tables import TableKind
 from .context import GameContext
 from .env import Env
+from .tables import presenter_of
 
 
 def players(ctx: GameContext) -> tuple[board_render.Player, ...]:
@@ -36,5 +36,5 @@ def table_of(ctx: GameContext, env: Env, viewer: int | None) -> board_render.Tab
         inline=env.inline,
         t_choices=choices,
         hints=ctx.settings.hints,
-        practice=ctx.table is TableKind.PRACTICE,
+        practice=presenter_of(ctx).in_players_chat,
     )

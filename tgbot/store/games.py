@@ -17,6 +17,7 @@ from sqlalchemy import bindparam, func
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
+from ..tables import TableKind
 from .db import is_postgres
 from .models import ACTIVE_STATUSES, PAUSED, PLAYING, Chat, Game, GamePlayer
 
@@ -160,16 +161,16 @@ def running_for(session: Session, user_id: int) -> list[Game]:
     return list(session.exec(query).all())
 
 
-def running_below_for(session: Session, user_id: int, chat_ids_from: int, limit: int) -> list[int]:
-    """The ids of the newest `limit` games played or paused that `user_id` sits in, in chats
-    whose ids are at most `chat_ids_from` (the inline tables' range)."""
+def running_inline_for(session: Session, user_id: int, limit: int) -> list[int]:
+    """The ids of the newest `limit` games played or paused that `user_id` sits in, at tables
+    reached through inline mode (`games.table_kind`)."""
     query = (
         select(Game.id)
         .join(GamePlayer, col(GamePlayer.game_id) == col(Game.id))
         .where(
             GamePlayer.user_id == user_id,
             col(Game.status).in_((PLAYING, PAUSED)),
-            col(Game.chat_id) <= chat_ids_from,
+            Game.table_kind == TableKind.INLINE,
         )
         .order_by(col(Game.id).desc())
         .limit(limit)

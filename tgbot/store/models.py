@@ -133,6 +133,10 @@ class Game(SQLModel, table=True):
     #: tap must carry.
     inline_id: str | None = Field(default=None, max_length=64)
     chat_instance: str | None = Field(default=None, max_length=64)
+    #: Where the game is played (`tgbot.tables.TableKind`): a group, practice in the bot's private
+    #: chat, or a chat reached through inline mode. Stored when the lobby opens and never changed,
+    #: so what a table does is chosen from it (`services.tables`), not from the chat id's range.
+    table_kind: str = Field(default="group", max_length=16)
     current_seat: int | None = None
     turn_started_at: datetime | None = Field(default=None, sa_column=_utc_column(nullable=True))
     next_nudge_at: datetime | None = Field(default=None, sa_column=_utc_column(nullable=True))
