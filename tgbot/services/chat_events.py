@@ -37,10 +37,8 @@ from . import (
     inline_table,
     lobby,
     lobby_message,
-    output,
     people,
     private_turns,
-    record,
     stats,
     surfaces,
     table_control,
@@ -49,6 +47,7 @@ from .call import EventCall, Noted, event_service
 from .context import GameContext, SeatInfo, context_of, load_game
 from .env import Env
 from .game_clock import clock_of, is_held, set_clock, start_when_shown
+from .tables import presenter_of
 
 log = logging.getLogger("tweakbot.chat_events")
 
@@ -89,7 +88,7 @@ def migrate_chat(session: Session, env: Env, old_id: int, new_id: int) -> list[i
             lobby_message.show_lobby(session, env, ctx)
         else:
             note = table_notices.now_supergroup(ctx.language)
-            record.post_board(session, env, ctx, note=[note])
+            presenter_of(ctx).post_board(session, env, ctx, note=[note])
     return sorted(moved)
 
 
@@ -139,7 +138,7 @@ def bot_added(session: Session, env: Env, chat_id: int, title: str | None) -> No
     for game in lobby.active_games(session, chat_id):
         if is_held(game):
             ctx = context_of(session, game)
-            output.say_in_game(session, env, ctx, table_notices.bot_back(ctx.language))
+            presenter_of(ctx).say(session, env, ctx, table_notices.bot_back(ctx.language))
 
 
 def member_left(call: EventCall, user_id: int) -> list[int]:
@@ -263,4 +262,4 @@ class SenderTrouble:
         if isinstance(surface, Lobby) and ctx.game.status == LOBBY:
             lobby_message.show_lobby(session, env, ctx)
         elif surface == surfaces.board(ctx.game) and ctx.game.status == PLAYING:
-            record.post_board(session, env, ctx)
+            presenter_of(ctx).post_board(session, env, ctx)

@@ -211,7 +211,7 @@ def start(session: Session, env: Env, ctx: GameContext, players: list[GamePlayer
     else:
         lobby_message.close_lobby(session, env, ctx, started, Priority.COSMETIC)  # the board goes first
     if not record.bot_to_move(ctx):
-        record.post_board(session, env, ctx)
+        presenter_of(ctx).post_board(session, env, ctx)
 
 
 def cancel(session: Session, env: Env, ctx: GameContext) -> None:
@@ -224,7 +224,7 @@ def cancel(session: Session, env: Env, ctx: GameContext) -> None:
     if was_lobby:
         lobby_message.close_lobby(session, env, ctx, text)
     else:
-        record.close(session, env, ctx, text)
+        presenter_of(ctx).close(session, env, ctx, text)
         output.drop_reminder(session, ctx)
 
 

@@ -91,7 +91,7 @@ class GameKey(KeyCall):
             if not inline_table.is_live(ctx, tap):  # an older message of a game played via inline mode
                 inline_table.drop_keys(session, env, ctx, tap.inline_id)
         elif ctx is not None and error.reason is Refusal.STALE and on_message:
-            if not in_panel(ctx, tap) and record.board_on_its_way(session, ctx):
+            if not in_panel(ctx, tap) and presenter_of(ctx).board_on_its_way(session, ctx):
                 error = ServiceError(Refusal.ON_ITS_WAY)
             else:
                 _drop_dead_keys(session, env, ctx, tap)
@@ -219,7 +219,7 @@ def _save_draft(session: Session, env: Env, ctx: GameContext, seat: SeatInfo, dr
     table's board (both in a private chat, with its own budget). The group board does not."""
     drafts.save(session, env, ctx.game_id, seat.seat, ctx.game.version, draft)
     if presenter_of(ctx).in_players_chat:
-        record.redraw_board(session, env, ctx, draft, Priority.COSMETIC)
+        presenter_of(ctx).redraw_board(session, env, ctx, draft, Priority.COSMETIC)
     elif tap.private:
         panels.show(session, env, ctx, seat, draft, Priority.COSMETIC)
 
@@ -276,7 +276,7 @@ def _play_draft(call: GameKey, ctx: GameContext, seat: SeatInfo, draft: Draft, c
     result = moves.play(session, env, ctx, seat, action)
     result.ctx, _seat = use_panel(session, env, result.ctx, seat, in_panel(ctx, tap))
     drafts.clear(session, ctx.game_id)
-    record.report(session, env, result)
+    presenter_of(result.ctx).report(session, env, result)
     return Answer(board_render.done_popup(call.language))
 
 
@@ -300,18 +300,18 @@ def _play_t(call: GameKey, ctx: GameContext, seat: SeatInfo, draft: Draft) -> An
     if with_sum and draft.hand is not None:
         after = moves.play(session, env, result.ctx, seat, Sum(draft.hand, chosen))
         after.outcomes = result.outcomes + after.outcomes
-        record.report(session, env, after)
+        presenter_of(after.ctx).report(session, env, after)
         return Answer(board_render.done_popup(call.language))
     ctx = result.ctx
     me = ctx.seats[seat.seat]
     kept = Draft(draft.hand, draft.mask)  # the cards chosen keep their places on the table
     drafts.save(session, env, ctx.game_id, me.seat, ctx.game.version, kept)
     if presenter_of(ctx).in_players_chat:  # its board is the player's own: it shows what the card did
-        record.redraw_board(session, env, ctx, kept, Priority.BOARD)
+        presenter_of(ctx).redraw_board(session, env, ctx, kept, Priority.BOARD)
     elif tap.private:
         panels.show(session, env, ctx, me, kept, Priority.TURN)
     elif not draft.joker:
-        record.post_board(session, env, ctx, result.outcomes)
+        presenter_of(ctx).post_board(session, env, ctx, result.outcomes)
     lines = record.report_lines(call.language, ctx, result.outcomes)
     return Answer("\n".join(lines) or board_render.done_popup(call.language))
 

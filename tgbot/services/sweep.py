@@ -34,7 +34,7 @@ from ..store import seats as seat_rows
 from ..store.models import LOBBY, PAUSED, PLAYING
 from ..store.outbox import Message, Payload
 from ..turn_clock import Due, TurnClock
-from . import autoplay, lobby, moves, output, panels, record, surfaces, table_control
+from . import autoplay, lobby, moves, output, panels, surfaces, table_control
 from .context import GameContext, SeatInfo, contexts_of
 from .env import Env
 from .game_clock import clock_of, rules_of, set_clock
@@ -149,7 +149,7 @@ def _private_reminder(session: Session, env: Env, ctx: GameContext, seat: SeatIn
     play there, else a note; the group mention if that chat refuses the bot."""
     assert seat.user_id is not None
     lang = seat.language
-    chat = panels.where(ctx, lang)
+    chat = presenter_of(ctx).chat_name(ctx, lang)
     if last_call and ctx.game.deadline_at is not None:
         left = pacing.format_duration(ctx.game.deadline_at - env.now, lang)
         text = turn_notice.last_call_in(lang, chat, left)
@@ -216,5 +216,5 @@ def _deadline(session: Session, env: Env, ctx: GameContext, report: SweepReport)
             text = table_notices.now_away(ctx.language, seat.name)
         else:  # the bot cannot read that chat: /back goes to it in private
             text = table_notices.now_away_inline(ctx.language, seat.name, env.bot_username)
-        output.say_in_game(session, env, result.ctx, text)
-    record.report(session, env, result)
+        presenter_of(result.ctx).say(session, env, result.ctx, text)
+    presenter_of(result.ctx).report(session, env, result)

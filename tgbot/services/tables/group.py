@@ -1,14 +1,30 @@
 """A group the bot is in: the bot posts one board a turn (DESIGN §6), mentions the player to
-move, and a player may play from their private panel. The other kinds override this class."""
+move, and a player may play from their private panel. The other kinds override this class.
+
+A use case decides and saves, then calls one method here per step (`report`, `post_board`,
+`say`, `show_lobby`, …); what a kind does differently is an override, never a question the use
+case asks. The modules this draws on (`record`, `panels`, `lobby_message`, `inline_table`) are
+each one kind's or one surface's, and never ask which kind a game is."""
 
 from __future__ import annotations
 
 from typing import ClassVar
 
+from sqlmodel import Session
+
+from engine.events import GameEnded
+
 from ...errors import Refusal
+from ...render import board as board_render
+from ...render import turn_notice
 from ...render.keys import Keyboard
+from ...store import outbox
+from ...store.outbox import Message, Priority
 from ...tables import TableKind
+from .. import game_end, output, panels, record
 from ..context import GameContext, SeatInfo
+from ..env import Env
+from ..moves import MoveOutcome, PlayResult
 
 #: Telegram's `chat_type` of an inline query sent in a group.
 GROUP_CHATS = ("group", "supergroup")
@@ -39,3 +55,98 @@ class GroupTable:
     def pick_keys(self, lang: str, game_id: int) -> Keyboard | None:
         """The keys a move posted from the inline list carries (none: it is only a message)."""
         return None
+
+    # --- the record: what a use case hands over once it has decided and saved ---------------
+
+    def report(self, session: Session, env: Env, result: PlayResult) -> None:
+        """After moves: the record of what they did, and the next board (`record.report`)."""
+        record.report(session, env, result, self)
+
+    def post_board(
+        self,
+        session: Session,
+        env: Env,
+        ctx: GameContext,
+        outcomes: list[MoveOutcome] | None = None,
+        note: list[str] | None = None,
+    ) -> None:
+        """The next board, opening with `note` and the moves not yet reported."""
+        record.post_board(session, env, ctx, self, outcomes, note)
+
+    def redraw_board(
+        self,
+        session: Session,
+        env: Env,
+        ctx: GameContext,
+        draft: board_render.Draft | None = None,
+        priority: Priority = Priority.COSMETIC,
+    ) -> None:
+        """The live board again in place, its report kept."""
+        record.redraw_board(session, env, ctx, self, draft, priority)
+
+    def close(self, session: Session, env: Env, ctx: GameContext, text: str) -> None:
+        """The game ends without a result: the record says so once."""
+        record.close(session, env, ctx, self, text)
+
+    def board_on_its_way(self, session: Session, ctx: GameContext) -> bool:
+        """The next board waits to be sent, or for the bot's moves before it."""
+        return record.board_on_its_way(session, ctx)
+
+    def say(self, session: Session, env: Env, ctx: GameContext, text: str, *, notify: bool = False) -> None:
+        """A notice of the game in its chat."""
+        outbox.put(session, output.to_group(ctx, text, notify=notify), env.now)
+
+    # --- what `record` leaves to the kind (`record.Table`) ------------------------------------
+
+    def board_view(
+        self,
+        session: Session,
+        ctx: GameContext,
+        env: Env,
+        header: list[str],
+        draft: board_render.Draft | None = None,
+    ) -> tuple[str, Keyboard | None]:
+        """The board as its chat sees it: the public view, under its report."""
+        return record.group_board(ctx, env, header)
+
+    def show_board(self, session: Session, env: Env, ctx: GameContext, lines: list[str]) -> None:
+        """A turn's board, and its one notification: privately when the player can be reached,
+        else the board's mention."""
+        record.group_board_and_panel(session, env, ctx, self, lines)
+
+    def write(
+        self,
+        session: Session,
+        env: Env,
+        ctx: GameContext,
+        lines: list[str],
+        *,
+        body: str | None = None,
+        keys: Keyboard | None = None,
+    ) -> None:
+        """The record's next message: `body` under the report `lines`."""
+        record.put(session, env, ctx, self, lines, body=body, keys=keys)
+
+    def score_chart(self, session: Session, env: Env, ctx: GameContext, event: GameEnded) -> None:
+        """The final standings' picture."""
+        game_end.score_chart(session, env, ctx, event)
+
+    def ping(
+        self,
+        session: Session,
+        env: Env,
+        ctx: GameContext,
+        seat: SeatInfo,
+        text: str | None = None,
+        fallback: Message | None = None,
+    ) -> None:
+        """The player to move is told in their chat with the bot (`text`, else that it is their
+        move in this chat); if that chat refuses the bot, the group mention (`fallback`, else the
+        board's) notifies them instead."""
+        lang = seat.language
+        text = text or turn_notice.your_move_in(lang, self.chat_name(ctx, lang))
+        panels.ping(session, env, ctx, seat, text, self.call(ctx, seat, fallback))
+
+    def call(self, ctx: GameContext, seat: SeatInfo, fallback: Message | None = None) -> Message | None:
+        """The group mention a private notification falls back on."""
+        return fallback or panels.group_call(ctx, seat)

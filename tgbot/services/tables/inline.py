@@ -6,11 +6,18 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from sqlmodel import Session
+
+from engine.events import GameEnded
+
 from ...errors import Refusal
 from ...render import inline_table as render
 from ...render.keys import Keyboard
+from ...store.outbox import Message
 from ...tables import TableKind
-from ..context import GameContext
+from .. import inline_table, panels, record
+from ..context import GameContext, SeatInfo
+from ..env import Env
 from .group import GROUP_CHATS, GroupTable
 
 
@@ -29,3 +36,37 @@ class InlineTable(GroupTable):
     def pick_keys(self, lang: str, game_id: int) -> Keyboard | None:
         # with a key, Telegram gives the bot the posted pick's inline id: it becomes the next board
         return render.pick_keys(lang, game_id)
+
+    # what the bot says goes into the live board (an edit, which notifies nobody)
+
+    def show_board(self, session: Session, env: Env, ctx: GameContext, lines: list[str]) -> None:
+        # an edit notifies nobody: the player is told privately, or not at all
+        inline_table.show(session, env, ctx, lines)
+        mover = ctx.current
+        if mover is not None and record.new_turn(ctx) and panels.reached_privately(mover):
+            self.ping(session, env, ctx, mover)
+
+    def write(
+        self,
+        session: Session,
+        env: Env,
+        ctx: GameContext,
+        lines: list[str],
+        *,
+        body: str | None = None,
+        keys: Keyboard | None = None,
+    ) -> None:
+        inline_table.show(session, env, ctx, lines, body=body, final=keys is not None)
+
+    def say(self, session: Session, env: Env, ctx: GameContext, text: str, *, notify: bool = False) -> None:
+        inline_table.note(session, env, ctx, text)
+
+    def board_on_its_way(self, session: Session, ctx: GameContext) -> bool:
+        # the live board is the newest post: only the bot's moves can be on their way
+        return record.bot_to_move(ctx)
+
+    def call(self, ctx: GameContext, seat: SeatInfo, fallback: Message | None = None) -> Message | None:
+        return None  # nobody can be mentioned there
+
+    def score_chart(self, session: Session, env: Env, ctx: GameContext, event: GameEnded) -> None:
+        return  # a chat the bot cannot post in gets no picture

@@ -6,8 +6,14 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from sqlmodel import Session
+
+from ...render import board as board_render
+from ...render.keys import Keyboard
 from ...tables import TableKind
+from .. import record
 from ..context import GameContext, SeatInfo
+from ..env import Env
 from .group import GroupTable
 
 
@@ -18,3 +24,34 @@ class PracticeTable(GroupTable):
 
     def player_seat(self, ctx: GameContext) -> SeatInfo | None:
         return ctx.seat_of(ctx.game.chat_id)
+
+    def board_view(
+        self,
+        session: Session,
+        ctx: GameContext,
+        env: Env,
+        header: list[str],
+        draft: board_render.Draft | None = None,
+    ) -> tuple[str, Keyboard | None]:
+        # drawn as its player's panel: their real cards, the move they compose
+        seat = self.player_seat(ctx)
+        if seat is None:
+            return record.group_board(ctx, env, header, practice=True)
+        return record.practice_board(session, ctx, env, seat, header, draft)
+
+    def show_board(self, session: Session, env: Env, ctx: GameContext, lines: list[str]) -> None:
+        # the board is in the player's own chat: it is their turn's notification (no panel, no note)
+        record.put(session, env, ctx, self, lines, board=True, notify=record.new_turn(ctx), void_draft=True)
+
+    def write(
+        self,
+        session: Session,
+        env: Env,
+        ctx: GameContext,
+        lines: list[str],
+        *,
+        body: str | None = None,
+        keys: Keyboard | None = None,
+    ) -> None:
+        # the board was drawn from its player's draft: an edit of it not sent yet is void
+        record.put(session, env, ctx, self, lines, body=body, keys=keys, void_draft=True)
