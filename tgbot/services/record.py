@@ -18,8 +18,11 @@ record must re-add to every round summary:
 Round summaries, the standings and the chart are messages of their own, sent silently.
 
 A practice table keeps its record the same way in its player's own chat with the bot; only its
-board differs (`practice_board`, drawn for `services.tables.practice`): it shows that player's real cards, redrawn as they compose, and it
-is their turn's notification (no panel, no note).
+board differs (`practice_board`, for `services.tables.practice`): it shows that player's real
+cards, redrawn as they compose, and it is their turn's notification (no panel, no note).
+
+What differs by kind of table is left to it (`Table`, implemented in `services.tables`): this
+module never asks which kind a game is.
 """
 
 from __future__ import annotations
