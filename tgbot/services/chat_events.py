@@ -36,7 +36,6 @@ from ..turn_clock import TurnClock
 from . import (
     inline_table,
     lobby,
-    lobby_message,
     people,
     private_turns,
     stats,
@@ -85,7 +84,7 @@ def migrate_chat(session: Session, env: Env, old_id: int, new_id: int) -> list[i
     for game_id in moved:
         ctx = context_of(session, game_rows.the_one(session, game_id))
         if ctx.game.status == LOBBY:
-            lobby_message.show_lobby(session, env, ctx)
+            presenter_of(ctx).show_lobby(session, env, ctx)
         else:
             note = table_notices.now_supergroup(ctx.language)
             presenter_of(ctx).post_board(session, env, ctx, note=[note])
@@ -260,6 +259,6 @@ class SenderTrouble:
             return
         env = self.make_env()
         if isinstance(surface, Lobby) and ctx.game.status == LOBBY:
-            lobby_message.show_lobby(session, env, ctx)
+            presenter_of(ctx).show_lobby(session, env, ctx)
         elif surface == surfaces.board(ctx.game) and ctx.game.status == PLAYING:
             presenter_of(ctx).post_board(session, env, ctx)

@@ -15,7 +15,7 @@ from ..store import once_keys
 from ..store import people as people_rows
 from ..store.models import LOBBY, PAUSED, PLAYING
 from ..store.outbox import Priority
-from . import drafts, inline_table, lobby_message, output, panels, people, private_turns
+from . import drafts, inline_table, output, panels, people, private_turns
 from .call import Answer, CommandCall, KeyCall, Replied, command_service, key_service
 from .context import load_game
 from .env import Env
@@ -159,6 +159,6 @@ def _speak(session: Session, env: Env, chat_id: int, code: str) -> None:
         if ctx is None:
             continue
         if game.status == LOBBY:
-            lobby_message.show_lobby(session, env, ctx)
+            presenter_of(ctx).show_lobby(session, env, ctx)
         elif game.status == PLAYING and game.board_no:
             presenter_of(ctx).redraw_board(session, env, ctx)

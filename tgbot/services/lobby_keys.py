@@ -21,7 +21,7 @@ from ..store import games as game_rows
 from ..store import once_keys
 from ..store import seats as seat_rows
 from ..store.models import LOBBY, PAUSED, PLAYING, GamePlayer
-from . import inline_table, lobby, lobby_message, output, people, record
+from . import inline_table, lobby, output, people, record
 from .call import Answer, KeyCall, key_service
 from .context import GameContext, player_rows, require_game
 from .env import Env
@@ -160,7 +160,7 @@ def _not_practice(ctx: GameContext) -> None:
 
 def _settings_screen(call: LobbyKey, game_id: int, shown: bool) -> Answer:
     ctx, _players = _lobby_key(call, game_id)
-    lobby_message.show_lobby(call.session, call.env, ctx, settings_screen=shown)
+    presenter_of(ctx).show_lobby(call.session, call.env, ctx, settings_screen=shown)
     return Answer()
 
 

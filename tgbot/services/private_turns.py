@@ -17,7 +17,7 @@ from ..store import games as game_rows
 from ..store import people as people_rows
 from ..store.db import write_now
 from ..store.models import ACTIVE_STATUSES, LOBBY
-from . import lobby_message, people
+from . import people
 from .call import CommandCall, Replied
 from .context import GameContext, context_of, load_game
 from .env import Env
@@ -57,7 +57,8 @@ def _their_lobbies(session: Session, user_id: int) -> list[GameContext]:
 def _redraw(session: Session, env: Env, lobbies: list[GameContext]) -> None:
     write_now(session)
     for ctx in lobbies:
-        lobby_message.show_lobby(session, env, context_of(session, ctx.game))
+        fresh = context_of(session, ctx.game)
+        presenter_of(fresh).show_lobby(session, env, fresh)
 
 
 def confirm(call: CommandCall, game_id: int) -> Replied:

@@ -21,7 +21,7 @@ from ..store import people as people_rows
 from ..store import seats as seat_rows
 from ..store.models import LOBBY, PAUSED, PLAYING, Game
 from ..turn_clock import TurnClock
-from . import lobby, lobby_message, moves, output, people, record
+from . import lobby, moves, output, people, record
 from .call import CommandCall, Replied, command_service
 from .context import GameContext, context_of, require_game
 from .env import Env
@@ -113,7 +113,7 @@ def board(call: CommandCall) -> Replied:
     elif not output.claim(session, env, ctx.game.chat_id, once_keys.reposted(ctx.game_id)):
         return Replied(Outcome.RECENT, ctx.game_id)  # posted again within the minute: near the bottom still
     elif ctx.game.status == LOBBY:
-        lobby_message.repost_lobby(session, env, ctx)
+        presenter_of(ctx).repost_lobby(session, env, ctx)
     else:
         presenter_of(ctx).post_board(session, env, ctx)
     return Replied(game_id=ctx.game_id)

@@ -16,12 +16,12 @@ from engine.events import GameEnded
 
 from ...errors import Refusal
 from ...render import board as board_render
-from ...render import turn_notice
+from ...render import table_notices, turn_notice
 from ...render.keys import Keyboard
 from ...store import outbox
 from ...store.outbox import Message, Priority
 from ...tables import TableKind
-from .. import game_end, output, panels, record
+from .. import game_end, lobby_message, output, panels, record, reminders
 from ..context import GameContext, SeatInfo
 from ..env import Env
 from ..moves import MoveOutcome, PlayResult
@@ -95,6 +95,44 @@ class GroupTable:
     def say(self, session: Session, env: Env, ctx: GameContext, text: str, *, notify: bool = False) -> None:
         """A notice of the game in its chat."""
         outbox.put(session, output.to_group(ctx, text, notify=notify), env.now)
+
+    def remind(self, session: Session, env: Env, ctx: GameContext, seat: SeatInfo, last_call: bool) -> bool:
+        """The turn's next reminder to `seat`; False when nobody can be told."""
+        if panels.reached_privately(seat):
+            # in private, like the turn's own notification: the group is not woken for one player
+            group = reminders.in_chat_message(ctx, env, seat, last_call, practice=False)
+            chat = self.chat_name(ctx, seat.language)
+            reminders.in_private(session, env, ctx, seat, last_call, chat, self.call(ctx, seat, group))
+            return True
+        reminders.in_chat(session, env, ctx, seat, last_call, practice=self.in_players_chat)
+        return True
+
+    def say_away(self, session: Session, env: Env, ctx: GameContext, seat: SeatInfo) -> None:
+        """`seat` missed two turns in a row: they are away now."""
+        self.say(session, env, ctx, table_notices.now_away(ctx.language, seat.name))
+
+    # --- the lobby ------------------------------------------------------------------------------
+
+    def show_lobby(self, session: Session, env: Env, ctx: GameContext, settings_screen: bool = False) -> None:
+        """The lobby drawn anew: posted, or edited as people join and change settings."""
+        text, keys = lobby_message.draw(
+            ctx, env, settings_screen, practice=self.in_players_chat, inline=self.carried_by_posts
+        )
+        self.post_lobby(session, env, ctx, text, keys)
+
+    def post_lobby(self, session: Session, env: Env, ctx: GameContext, text: str, keys: Keyboard) -> None:
+        lobby_message.post_lobby(session, env, ctx, text, keys)
+
+    def repost_lobby(self, session: Session, env: Env, ctx: GameContext) -> None:
+        """/board in a lobby: the lobby again at the bottom; the old message loses its keys."""
+        lobby_message.forget_lobby(session, env, ctx)
+        self.show_lobby(session, env, ctx)
+
+    def close_lobby(
+        self, session: Session, env: Env, ctx: GameContext, text: str, priority: Priority = Priority.TURN
+    ) -> None:
+        """The lobby's last words (started, cancelled, expired), without keys."""
+        lobby_message.close_lobby(session, env, ctx, text, priority)
 
     # --- what `record` leaves to the kind (`record.Table`) ------------------------------------
 

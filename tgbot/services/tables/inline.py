@@ -12,10 +12,12 @@ from engine.events import GameEnded
 
 from ...errors import Refusal
 from ...render import inline_table as render
+from ...render import table_notices
 from ...render.keys import Keyboard
-from ...store.outbox import Message
+from ...store import outbox
+from ...store.outbox import Message, Priority
 from ...tables import TableKind
-from .. import inline_table, panels, record
+from .. import inline_table, panels, record, reminders
 from ..context import GameContext, SeatInfo
 from ..env import Env
 from .group import GROUP_CHATS, GroupTable
@@ -70,3 +72,23 @@ class InlineTable(GroupTable):
 
     def score_chart(self, session: Session, env: Env, ctx: GameContext, event: GameEnded) -> None:
         return  # a chat the bot cannot post in gets no picture
+
+    def post_lobby(self, session: Session, env: Env, ctx: GameContext, text: str, keys: Keyboard) -> None:
+        if ctx.game.chat_instance is not None:  # (until its first tap, the post shows it as drawn)
+            outbox.put(session, inline_table.lobby_message(ctx, text, keys), env.now)
+
+    def close_lobby(
+        self, session: Session, env: Env, ctx: GameContext, text: str, priority: Priority = Priority.TURN
+    ) -> None:
+        outbox.put(session, inline_table.lobby_message(ctx, text, None), env.now)
+
+    def remind(self, session: Session, env: Env, ctx: GameContext, seat: SeatInfo, last_call: bool) -> bool:
+        if not panels.reached_privately(seat):
+            return False  # a chat the bot cannot post in: the idle default keeps the game going
+        reminders.in_private(session, env, ctx, seat, last_call, self.chat_name(ctx, seat.language), None)
+        return True
+
+    def say_away(self, session: Session, env: Env, ctx: GameContext, seat: SeatInfo) -> None:
+        # the bot cannot read that chat: /back goes to it in private
+        text = table_notices.now_away_inline(ctx.language, seat.name, env.bot_username)
+        self.say(session, env, ctx, text)

@@ -11,7 +11,7 @@ from sqlmodel import Session
 from ...render import board as board_render
 from ...render.keys import Keyboard
 from ...tables import TableKind
-from .. import record
+from .. import record, reminders
 from ..context import GameContext, SeatInfo
 from ..env import Env
 from .group import GroupTable
@@ -55,3 +55,8 @@ class PracticeTable(GroupTable):
     ) -> None:
         # the board was drawn from its player's draft: an edit of it not sent yet is void
         record.put(session, env, ctx, self, lines, body=body, keys=keys, void_draft=True)
+
+    def remind(self, session: Session, env: Env, ctx: GameContext, seat: SeatInfo, last_call: bool) -> bool:
+        # the table is their own chat: a word to them there, under its board
+        reminders.in_chat(session, env, ctx, seat, last_call, practice=True)
+        return True
