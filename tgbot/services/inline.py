@@ -381,7 +381,4 @@ def _play(session: Session, env: Env, ctx: GameContext, seat: SeatInfo, codes: t
         return
     result.outcomes = outcomes
     drafts.clear(session, ctx.game_id)
-    presenter_of(result.ctx).report(session, env, result)
-    if presenter_of(ctx).carried_by_posts and not result.turn_over:
-        # A [T!] card alone: the post is the live board now, and shows the table it left.
-        presenter_of(result.ctx).post_board(session, env, result.ctx, result.outcomes)
+    presenter_of(result.ctx).report_pick(session, env, result)

@@ -36,7 +36,6 @@ from ..store.models import (
     Game,
     GamePlayer,
 )
-from ..store.outbox import Priority
 from ..tables import inline_chat_id
 from ..turn_clock import TurnClock
 from . import inline_table, output, people, record, surfaces
@@ -207,10 +206,7 @@ def start(session: Session, env: Env, ctx: GameContext, players: list[GamePlayer
     turn_clock(session, env, ctx, state.current)
     lang = ctx.language
     started = lobby_render.started(lang, [s.name for s in ctx.seats])
-    if presenter_of(ctx).carried_by_posts:  # no message can be posted there: the lobby's is the first board
-        inline_table.started(session, ctx, started)
-    else:
-        presenter_of(ctx).close_lobby(session, env, ctx, started, Priority.COSMETIC)  # the board goes first
+    presenter_of(ctx).say_started(session, env, ctx, started)
     if not record.bot_to_move(ctx):
         presenter_of(ctx).post_board(session, env, ctx)
 

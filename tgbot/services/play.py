@@ -29,7 +29,6 @@ from ..render.board import Draft
 from ..store import outbox
 from ..store import seats as seat_rows
 from ..store.models import PAUSED, PLAYING
-from ..store.outbox import Priority
 from . import drafts, inline_table, moves, output, panels, popups, record, surfaces
 from .call import Answer, KeyCall, key_service
 from .context import GameContext, SeatInfo, require_game
@@ -218,10 +217,7 @@ def _save_draft(session: Session, env: Env, ctx: GameContext, seat: SeatInfo, dr
     """The draft is kept; a surface that shows it follows: the private panel, or a practice
     table's board (both in a private chat, with its own budget). The group board does not."""
     drafts.save(session, env, ctx.game_id, seat.seat, ctx.game.version, draft)
-    if presenter_of(ctx).in_players_chat:
-        presenter_of(ctx).redraw_board(session, env, ctx, draft, Priority.COSMETIC)
-    elif tap.private:
-        panels.show(session, env, ctx, seat, draft, Priority.COSMETIC)
+    presenter_of(ctx).show_draft(session, env, ctx, seat, draft, tap.private)
 
 
 @key_service(GameKey)
@@ -306,12 +302,9 @@ def _play_t(call: GameKey, ctx: GameContext, seat: SeatInfo, draft: Draft) -> An
     me = ctx.seats[seat.seat]
     kept = Draft(draft.hand, draft.mask)  # the cards chosen keep their places on the table
     drafts.save(session, env, ctx.game_id, me.seat, ctx.game.version, kept)
-    if presenter_of(ctx).in_players_chat:  # its board is the player's own: it shows what the card did
-        presenter_of(ctx).redraw_board(session, env, ctx, kept, Priority.BOARD)
-    elif tap.private:
-        panels.show(session, env, ctx, me, kept, Priority.TURN)
-    elif not draft.joker:
-        presenter_of(ctx).post_board(session, env, ctx, result.outcomes)
+    presenter_of(ctx).show_t_played(
+        session, env, ctx, me, kept, result.outcomes, tap.private, bool(draft.joker)
+    )
     lines = record.report_lines(call.language, ctx, result.outcomes)
     return Answer("\n".join(lines) or board_render.done_popup(call.language))
 

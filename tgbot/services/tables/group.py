@@ -92,6 +92,47 @@ class GroupTable:
         """The next board waits to be sent, or for the bot's moves before it."""
         return record.board_on_its_way(session, ctx)
 
+    def report_pick(self, session: Session, env: Env, result: PlayResult) -> None:
+        """After a move picked from the inline list (🎯 Play): the record, as after any move."""
+        self.report(session, env, result)
+
+    def show_draft(
+        self,
+        session: Session,
+        env: Env,
+        ctx: GameContext,
+        seat: SeatInfo,
+        draft: board_render.Draft,
+        private: bool,
+    ) -> None:
+        """The move `seat` composes changed: a surface that shows it follows (their private panel,
+        if they tapped there: `private`). The group board does not."""
+        if private:
+            panels.show(session, env, ctx, seat, draft, Priority.COSMETIC)
+
+    def show_t_played(
+        self,
+        session: Session,
+        env: Env,
+        ctx: GameContext,
+        seat: SeatInfo,
+        kept: board_render.Draft,
+        outcomes: list[MoveOutcome],
+        private: bool,
+        joker: bool,
+    ) -> None:
+        """A [T!] card played alone, the turn going on: the panel it was played from shows what it
+        did (`kept`: the cards chosen keep their places), or a new board does (a Joker's waits for
+        the sum it is part of)."""
+        if private:
+            panels.show(session, env, ctx, seat, kept, Priority.TURN)
+        elif not joker:
+            self.post_board(session, env, ctx, outcomes)
+
+    def say_started(self, session: Session, env: Env, ctx: GameContext, started: str) -> None:
+        """The game starts: the lobby's last words (cosmetic: the first board goes first)."""
+        self.close_lobby(session, env, ctx, started, Priority.COSMETIC)
+
     def say(self, session: Session, env: Env, ctx: GameContext, text: str, *, notify: bool = False) -> None:
         """A notice of the game in its chat."""
         outbox.put(session, output.to_group(ctx, text, notify=notify), env.now)

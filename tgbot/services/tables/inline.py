@@ -20,6 +20,7 @@ from ...tables import TableKind
 from .. import inline_table, panels, record, reminders
 from ..context import GameContext, SeatInfo
 from ..env import Env
+from ..moves import PlayResult
 from .group import GROUP_CHATS, GroupTable
 
 
@@ -92,3 +93,13 @@ class InlineTable(GroupTable):
         # the bot cannot read that chat: /back goes to it in private
         text = table_notices.now_away_inline(ctx.language, seat.name, env.bot_username)
         self.say(session, env, ctx, text)
+
+    def report_pick(self, session: Session, env: Env, result: PlayResult) -> None:
+        self.report(session, env, result)
+        if not result.turn_over:
+            # a [T!] card alone: the post is the live board now, and shows the table it left
+            self.post_board(session, env, result.ctx, result.outcomes)
+
+    def say_started(self, session: Session, env: Env, ctx: GameContext, started: str) -> None:
+        # no message can be posted there: the lobby's is the first board
+        inline_table.started(session, ctx, started)

@@ -10,10 +10,12 @@ from sqlmodel import Session
 
 from ...render import board as board_render
 from ...render.keys import Keyboard
+from ...store.outbox import Priority
 from ...tables import TableKind
 from .. import record, reminders
 from ..context import GameContext, SeatInfo
 from ..env import Env
+from ..moves import MoveOutcome
 from .group import GroupTable
 
 
@@ -60,3 +62,29 @@ class PracticeTable(GroupTable):
         # the table is their own chat: a word to them there, under its board
         reminders.in_chat(session, env, ctx, seat, last_call, practice=True)
         return True
+
+    def show_draft(
+        self,
+        session: Session,
+        env: Env,
+        ctx: GameContext,
+        seat: SeatInfo,
+        draft: board_render.Draft,
+        private: bool,
+    ) -> None:
+        # the board is the player's own, in their chat (with its own budget): it follows each tap
+        self.redraw_board(session, env, ctx, draft, Priority.COSMETIC)
+
+    def show_t_played(
+        self,
+        session: Session,
+        env: Env,
+        ctx: GameContext,
+        seat: SeatInfo,
+        kept: board_render.Draft,
+        outcomes: list[MoveOutcome],
+        private: bool,
+        joker: bool,
+    ) -> None:
+        # its board is the player's own: it shows what the card did
+        self.redraw_board(session, env, ctx, kept, Priority.BOARD)
