@@ -61,7 +61,7 @@ class GameKey(KeyCall):
         ctx = self.ctx = require_game(self.session, game_id, lock=True)
         tap = self.tap
         elsewhere = tap.chat_id is not None and ctx.game.chat_id != tap.chat_id
-        if elsewhere and (not tap.private or presenter_of(ctx).in_players_chat):
+        if elsewhere and not in_panel(ctx, tap):
             # a forged key from another chat (a group's keys are in its private panels too; a
             # practice table's only in its own chat)
             raise ServiceError(Refusal.MALFORMED)
@@ -100,7 +100,7 @@ class GameKey(KeyCall):
 def in_panel(ctx: GameContext, tap: Tap) -> bool:
     """The tap is on its player's private panel: in private, for a game played elsewhere (a
     practice table's board is in that very chat, and it has no panel)."""
-    return tap.private and not presenter_of(ctx).in_players_chat
+    return presenter_of(ctx).on_panel(tap)
 
 
 def _turn(ctx: GameContext, seat: SeatInfo, version: int) -> None:

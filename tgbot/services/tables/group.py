@@ -16,6 +16,7 @@ from engine.events import GameEnded
 
 from ...errors import Refusal
 from ...render import board as board_render
+from ...render import lobby as lobby_render
 from ...render import table_notices, turn_notice
 from ...render.keys import Keyboard
 from ...store import outbox
@@ -25,6 +26,7 @@ from .. import game_end, lobby_message, output, panels, record, reminders
 from ..context import GameContext, SeatInfo
 from ..env import Env
 from ..moves import MoveOutcome, PlayResult
+from ..origins import Tap
 
 #: Telegram's `chat_type` of an inline query sent in a group.
 GROUP_CHATS = ("group", "supergroup")
@@ -55,6 +57,20 @@ class GroupTable:
     def pick_keys(self, lang: str, game_id: int) -> Keyboard | None:
         """The keys a move posted from the inline list carries (none: it is only a message)."""
         return None
+
+    def on_panel(self, tap: Tap) -> bool:
+        """The tap is on its player's private panel: a tap in private, for a game played here."""
+        return tap.private
+
+    # --- what a person is answered --------------------------------------------------------------
+
+    def join_link(self, ctx: GameContext, env: Env, can_dm: bool) -> str | None:
+        """Where a person who just joined is sent instead of a text (none: told in a text)."""
+        return None
+
+    def rematch_opened(self, lang: str) -> str:
+        """What the person who opened a rematch is told."""
+        return lobby_render.rematch_opened(lang, self.in_players_chat)
 
     # --- the record: what a use case hands over once it has decided and saved ---------------
 

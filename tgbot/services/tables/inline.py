@@ -12,6 +12,7 @@ from engine.events import GameEnded
 
 from ...errors import Refusal
 from ...render import inline_table as render
+from ...render import private_turns as private_turns_render
 from ...render import table_notices
 from ...render.keys import Keyboard
 from ...store import outbox
@@ -103,3 +104,9 @@ class InlineTable(GroupTable):
     def say_started(self, session: Session, env: Env, ctx: GameContext, started: str) -> None:
         # no message can be posted there: the lobby's is the first board
         inline_table.started(session, ctx, started)
+
+    def join_link(self, ctx: GameContext, env: Env, can_dm: bool) -> str | None:
+        # An edit notifies nobody: told in private or not at all. Their app opens the bot's chat
+        # at the lobby's link, which turns that on (`private_turns.confirm`); a text would show
+        # instead of it.
+        return None if can_dm else private_turns_render.turns_link(ctx.game_id, env.bot_username)

@@ -16,6 +16,7 @@ from .. import record, reminders
 from ..context import GameContext, SeatInfo
 from ..env import Env
 from ..moves import MoveOutcome
+from ..origins import Tap
 from .group import GroupTable
 
 
@@ -23,6 +24,9 @@ class PracticeTable(GroupTable):
     kind: ClassVar[TableKind] = TableKind.PRACTICE
     picked_in: ClassVar[tuple[str, ...]] = ("sender",)  # the bot's own chat with its person
     in_players_chat: ClassVar[bool] = True
+
+    def on_panel(self, tap: Tap) -> bool:
+        return False  # its board is in that very chat, and it has no panel
 
     def player_seat(self, ctx: GameContext) -> SeatInfo | None:
         return ctx.seat_of(ctx.game.chat_id)
