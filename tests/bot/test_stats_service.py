@@ -36,6 +36,7 @@ from tgbot.services.env import Env
 from tgbot.services.moves import MoveOutcome
 from tgbot.services.origins import Command, Tap
 from tgbot.services.people import Person
+from tgbot.services.tables import presenter_of
 from tgbot.store import stats as stat_rows
 from tgbot.store.db import create_all, make_engine, session_scope
 from tgbot.store.models import ComputerStats, Game, Move, PlayerStats, PracticeStats
@@ -113,7 +114,7 @@ def play_until_last_move(db: Engine, game_id: int) -> tuple[Person, int, Sum | D
             if isinstance(action, (Sum, Discard)) and engine.apply(state, state.current, action)[0].is_over:
                 return person_of(seat.user_id), ctx.game.version, action
             result = moves.play(session, env(), ctx, seat, action)
-            record.report(session, env(), result)
+            presenter_of(ctx).report(session, env(), result)
     raise AssertionError("the game never came near its end")
 
 
@@ -308,7 +309,7 @@ def test_practice_counts_per_computer_level_and_in_no_groups_stats(db: Engine) -
                 break
             seat = ctx.seats[ctx.state.current]
             action = choose_action(ctx.state, seat.seat, "normal", seed=1)
-            record.report(session, env(), moves.play(session, env(), ctx, seat, action))
+            presenter_of(ctx).report(session, env(), moves.play(session, env(), ctx, seat, action))
     with Session(db) as session:
         game = session.get(Game, finished)
         assert game is not None and game.status == "finished" and game.state is not None

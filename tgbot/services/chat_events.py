@@ -36,11 +36,8 @@ from ..turn_clock import TurnClock
 from . import (
     inline_table,
     lobby,
-    lobby_message,
-    output,
     people,
     private_turns,
-    record,
     stats,
     surfaces,
     table_control,
@@ -49,6 +46,7 @@ from .call import EventCall, Noted, event_service
 from .context import GameContext, SeatInfo, context_of, load_game
 from .env import Env
 from .game_clock import clock_of, is_held, set_clock, start_when_shown
+from .tables import presenter_of
 
 log = logging.getLogger("tweakbot.chat_events")
 
@@ -86,10 +84,10 @@ def migrate_chat(session: Session, env: Env, old_id: int, new_id: int) -> list[i
     for game_id in moved:
         ctx = context_of(session, game_rows.the_one(session, game_id))
         if ctx.game.status == LOBBY:
-            lobby_message.show_lobby(session, env, ctx)
+            presenter_of(ctx).show_lobby(session, env, ctx)
         else:
             note = table_notices.now_supergroup(ctx.language)
-            record.post_board(session, env, ctx, note=[note])
+            presenter_of(ctx).post_board(session, env, ctx, note=[note])
     return sorted(moved)
 
 
@@ -139,7 +137,7 @@ def bot_added(session: Session, env: Env, chat_id: int, title: str | None) -> No
     for game in lobby.active_games(session, chat_id):
         if is_held(game):
             ctx = context_of(session, game)
-            output.say_in_game(session, env, ctx, table_notices.bot_back(ctx.language))
+            presenter_of(ctx).say(session, env, ctx, table_notices.bot_back(ctx.language))
 
 
 def member_left(call: EventCall, user_id: int) -> list[int]:
@@ -261,6 +259,6 @@ class SenderTrouble:
             return
         env = self.make_env()
         if isinstance(surface, Lobby) and ctx.game.status == LOBBY:
-            lobby_message.show_lobby(session, env, ctx)
+            presenter_of(ctx).show_lobby(session, env, ctx)
         elif surface == surfaces.board(ctx.game) and ctx.game.status == PLAYING:
-            record.post_board(session, env, ctx)
+            presenter_of(ctx).post_board(session, env, ctx)

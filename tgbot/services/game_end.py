@@ -16,7 +16,6 @@ from . import output
 from .context import GameContext
 from .env import Env
 from .moves import MoveOutcome
-from .tables import presenter_of
 
 
 def won_cards(outcomes: list[MoveOutcome], round_no: int, seats: int) -> list[int]:
@@ -46,8 +45,8 @@ def abandoned_text(lang: str, ctx: GameContext) -> str:
 def score_chart(session: Session, env: Env, ctx: GameContext, event: GameEnded) -> None:
     """The final standings' picture, drawn by the sender just before it goes (never on a tap)."""
     state = ctx.state
-    if state is None or not state.round_points or presenter_of(ctx).carried_by_posts:
-        return  # (a chat the bot cannot post in gets no picture)
+    if state is None or not state.round_points:
+        return
     lang = ctx.language
     threshold = ctx.settings.threshold(len(ctx.seats))
     spec = chart.spec(

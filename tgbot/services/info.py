@@ -15,7 +15,7 @@ from ..store import once_keys
 from ..store import people as people_rows
 from ..store.models import LOBBY, PAUSED, PLAYING
 from ..store.outbox import Priority
-from . import drafts, inline_table, lobby_message, output, panels, people, private_turns, record
+from . import drafts, inline_table, output, panels, people, private_turns
 from .call import Answer, CommandCall, KeyCall, Replied, command_service, key_service
 from .context import load_game
 from .env import Env
@@ -65,7 +65,7 @@ def _open_panel(call: CommandCall, game_id: int) -> Replied:
         raise ServiceError(Refusal.PLAYED_IN_ITS_CHAT)  # each turn is a post there (inline_table)
     if presenter_of(ctx).in_players_chat:  # played in this very chat: no panel, its board again
         if ctx.game.status == PLAYING:
-            record.post_board(session, env, ctx)
+            presenter_of(ctx).post_board(session, env, ctx)
         return Replied(game_id=game_id)
     ctx, seat = use_panel(session, env, ctx, seat, True)
     draft = drafts.load(session, ctx.game_id, seat.seat, ctx.game.version)  # a move begun on the board
@@ -159,6 +159,6 @@ def _speak(session: Session, env: Env, chat_id: int, code: str) -> None:
         if ctx is None:
             continue
         if game.status == LOBBY:
-            lobby_message.show_lobby(session, env, ctx)
+            presenter_of(ctx).show_lobby(session, env, ctx)
         elif game.status == PLAYING and game.board_no:
-            record.redraw_board(session, env, ctx)
+            presenter_of(ctx).redraw_board(session, env, ctx)

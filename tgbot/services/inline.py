@@ -37,7 +37,7 @@ from ..store import games as game_rows
 from ..store import once, once_keys
 from ..store.models import PLAYING
 from ..store.once_keys import SeenKey
-from . import drafts, inline_table, moves, output, record
+from . import drafts, inline_table, moves
 from .call import InlineAnswer, InlineCall, Noted, PickCall, Result, inline_service, pick_service
 from .context import GameContext, SeatInfo, load_game
 from .env import Env
@@ -353,7 +353,7 @@ def _stale(call: PickCall, ctx: GameContext, seat: SeatInfo) -> Noted:
     turn = once_keys.stale_note(ctx.game_id, state.round, state.turn, seat.seat)
     if not once.first_time(call.session, turn, call.env.now):
         return Noted(Outcome.STALE_AGAIN, ctx.game_id)  # the note of this turn stands for it
-    output.say_in_game(call.session, call.env, ctx, inline_render.stale_pick(ctx.language, seat.name))
+    presenter_of(ctx).say(call.session, call.env, ctx, inline_render.stale_pick(ctx.language, seat.name))
     return Noted(Refusal.STALE, ctx.game_id)
 
 
@@ -381,7 +381,4 @@ def _play(session: Session, env: Env, ctx: GameContext, seat: SeatInfo, codes: t
         return
     result.outcomes = outcomes
     drafts.clear(session, ctx.game_id)
-    record.report(session, env, result)
-    if presenter_of(ctx).carried_by_posts and not result.turn_over:
-        # A [T!] card alone: the post is the live board now, and shows the table it left.
-        record.post_board(session, env, result.ctx, result.outcomes)
+    presenter_of(result.ctx).report_pick(session, env, result)

@@ -42,18 +42,19 @@ from ..store import people as people_rows
 from ..store.models import CANCELLED, FINISHED, LOBBY, PAUSED, PLAYING, Game
 from ..store.outbox import Message, Payload, Priority
 from ..store.surfaces import InlineKeysOff
-from ..tables import inline_chat_id
+from ..tables import TableKind, inline_chat_id
 from . import people, surfaces
 from .context import GameContext, load_game
 from .env import Env
 from .game_clock import end_game
 from .origins import Tap
 from .table_view import table_of
-from .tables import presenter_of
 
 
 def is_inline(ctx: GameContext) -> bool:
-    return presenter_of(ctx).carried_by_posts
+    """The game is this module's: played in a chat reached through inline mode (its stored kind;
+    what the kind does is `services.tables.inline`'s)."""
+    return ctx.game.table_kind == TableKind.INLINE
 
 
 # --- taps -------------------------------------------------------------------------------------

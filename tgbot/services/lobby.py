@@ -36,10 +36,9 @@ from ..store.models import (
     Game,
     GamePlayer,
 )
-from ..store.outbox import Priority
 from ..tables import inline_chat_id
 from ..turn_clock import TurnClock
-from . import inline_table, lobby_message, output, people, record, surfaces
+from . import inline_table, output, people, record, surfaces
 from .call import CommandCall, Replied, command_service
 from .context import GameContext, context_of, dump_state, player_rows
 from .env import Env
@@ -129,7 +128,8 @@ def open_lobby(
         seat_rows.save(session, computer)
     set_clock(session, game, TurnClock.lobby(env.now, env.lobby_ttl))  # an unstarted lobby expires
     write_now(session)
-    lobby_message.show_lobby(session, env, context_of(session, game))
+    drawn = context_of(session, game)
+    presenter_of(drawn).show_lobby(session, env, drawn)
     return game
 
 
@@ -166,7 +166,7 @@ def changed(session: Session, env: Env, ctx: GameContext, settings_screen: bool 
     ctx.game.updated_at = env.now
     game_rows.write(session, ctx.game)
     drawn = context_of(session, ctx.game)
-    lobby_message.show_lobby(session, env, drawn, settings_screen)
+    presenter_of(drawn).show_lobby(session, env, drawn, settings_screen)
     return drawn
 
 
@@ -206,12 +206,9 @@ def start(session: Session, env: Env, ctx: GameContext, players: list[GamePlayer
     turn_clock(session, env, ctx, state.current)
     lang = ctx.language
     started = lobby_render.started(lang, [s.name for s in ctx.seats])
-    if presenter_of(ctx).carried_by_posts:  # no message can be posted there: the lobby's is the first board
-        inline_table.started(session, ctx, started)
-    else:
-        lobby_message.close_lobby(session, env, ctx, started, Priority.COSMETIC)  # the board goes first
+    presenter_of(ctx).say_started(session, env, ctx, started)
     if not record.bot_to_move(ctx):
-        record.post_board(session, env, ctx)
+        presenter_of(ctx).post_board(session, env, ctx)
 
 
 def cancel(session: Session, env: Env, ctx: GameContext) -> None:
@@ -222,9 +219,9 @@ def cancel(session: Session, env: Env, ctx: GameContext) -> None:
     end_game(session, game, CANCELLED, env.now)
     text = lobby_render.cancelled(lang)
     if was_lobby:
-        lobby_message.close_lobby(session, env, ctx, text)
+        presenter_of(ctx).close_lobby(session, env, ctx, text)
     else:
-        record.close(session, env, ctx, text)
+        presenter_of(ctx).close(session, env, ctx, text)
         output.drop_reminder(session, ctx)
 
 
@@ -233,4 +230,4 @@ def expire(session: Session, env: Env, ctx: GameContext) -> None:
     game = ctx.game
     end_game(session, game, EXPIRED, env.now)
     text = lobby_render.expired(ctx.language)
-    lobby_message.close_lobby(session, env, ctx, text)
+    presenter_of(ctx).close_lobby(session, env, ctx, text)

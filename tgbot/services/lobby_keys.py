@@ -21,7 +21,7 @@ from ..store import games as game_rows
 from ..store import once_keys
 from ..store import seats as seat_rows
 from ..store.models import LOBBY, PAUSED, PLAYING, GamePlayer
-from . import inline_table, lobby, lobby_message, output, people, record
+from . import inline_table, lobby, output, people, record
 from .call import Answer, KeyCall, key_service
 from .context import GameContext, player_rows, require_game
 from .env import Env
@@ -33,7 +33,7 @@ from .tables import presenter_of
 def _lobby(session: Session, env: Env, tap: Tap, game_id: int) -> GameContext:
     ctx = require_game(session, game_id, lock=True)
     elsewhere = tap.chat_id is not None and ctx.game.chat_id != tap.chat_id
-    if elsewhere or (tap.private and not presenter_of(ctx).in_players_chat):
+    if elsewhere or presenter_of(ctx).on_panel(tap):
         raise ServiceError(Refusal.MALFORMED)  # a lobby key forged into another chat
     inline_table.check_tap(session, env, ctx, tap, lobby=True)
     if ctx.game.status != LOBBY:
@@ -137,11 +137,9 @@ def _join(call: LobbyKey, game_id: int) -> Answer:
     )
     seat = lobby.changed(call.session, call.env, ctx).seat_of(person.id)
     can_dm = seat is not None and seat.can_dm
-    if not can_dm and presenter_of(ctx).carried_by_posts:
-        # An edit notifies nobody: told in private or not at all. Their app opens the bot's chat
-        # at the lobby's link, which turns that on (`private_turns.confirm`); a text would show
-        # instead of it.
-        return Answer(url=private_turns_render.turns_link(ctx.game_id, call.env.bot_username))
+    link = presenter_of(ctx).join_link(ctx, call.env, can_dm)
+    if link is not None:
+        return Answer(url=link)
     return Answer(private_turns_render.joined(call.language, can_dm))
 
 
@@ -160,7 +158,7 @@ def _not_practice(ctx: GameContext) -> None:
 
 def _settings_screen(call: LobbyKey, game_id: int, shown: bool) -> Answer:
     ctx, _players = _lobby_key(call, game_id)
-    lobby_message.show_lobby(call.session, call.env, ctx, settings_screen=shown)
+    presenter_of(ctx).show_lobby(call.session, call.env, ctx, settings_screen=shown)
     return Answer()
 
 

@@ -17,10 +17,9 @@ from ..store import notices, outbox
 from ..store.once_keys import NoticeKey
 from ..store.outbox import Media, Message, Payload, Priority
 from ..store.surfaces import KeyEdit, Said, Surface
-from . import inline_table, surfaces
+from . import surfaces
 from .context import GameContext
 from .env import Env
-from .tables import presenter_of
 
 #: A refusal repeated within this window (sixty /newgame in a row) is answered once.
 REPEAT_WINDOW = timedelta(minutes=1)
@@ -131,15 +130,6 @@ def say_capped(
     payload = Payload(text, keys, thread_id)
     outbox.put(session, Message(chat_id, payload, surface, Priority.COSMETIC), env.now)
     return False
-
-
-def say_in_game(session: Session, env: Env, ctx: GameContext, text: str, *, notify: bool = False) -> None:
-    """A notice of the game in its chat; where the bot cannot post (inline mode), a part of the
-    live board's record."""
-    if presenter_of(ctx).carried_by_posts:
-        inline_table.note(session, env, ctx, text)
-        return
-    outbox.put(session, to_group(ctx, text, notify=notify), env.now)
 
 
 def edit_message(

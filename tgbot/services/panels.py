@@ -23,7 +23,6 @@ from . import output, surfaces
 from .context import GameContext, SeatInfo
 from .env import Env
 from .table_view import table_of
-from .tables import presenter_of
 
 
 def view(
@@ -33,13 +32,15 @@ def view(
     draft: board_render.Draft | None = None,
     header: str = "",
     lang: str | None = None,
+    *,
+    practice: bool = False,
 ) -> tuple[str, Keyboard | None]:
     """The panel's text and keys (keys only while it is this player's move). A practice table's
     board is drawn the same way, under its report (`header`), in the game's language (`lang`)."""
     lang = lang or seat.language
     state = ctx.playing_state()
     seen = seat_view(state, seat.seat)
-    table = table_of(ctx, env, seat.seat)
+    table = table_of(ctx, env, seat.seat, practice=practice)
     text = board_render.board_text(lang, seen, table, draft, header)
     my_move = state.current == seat.seat and not state.is_over and ctx.game.status == PLAYING
     return text, board_render.keyboard(lang, seen, table, draft) if my_move else None
@@ -71,26 +72,15 @@ def ping(
     env: Env,
     ctx: GameContext,
     seat: SeatInfo,
-    text: str | None = None,
-    fallback: Message | None = None,
+    text: str,
+    call: Message | None,
 ) -> None:
     """The player to move is told in their chat with the bot: their turn's one notification (the
     group board goes silently, so nobody else is woken). If that chat refuses the bot, the group
-    mention (`fallback`) notifies them instead."""
+    mention (`call`, none where the bot cannot post) notifies them instead."""
     assert seat.user_id is not None
-    lang = seat.language
-    text = text or turn_notice.your_move_in(lang, where(ctx, lang))
-    # (a chat the bot is not in has no group mention to fall back on)
-    call = None if presenter_of(ctx).carried_by_posts else fallback or group_call(ctx, seat)
     payload = Payload(text, notify=True, fallback=call.as_fallback() if call is not None else None)
     outbox.put(session, Message(seat.user_id, payload, priority=Priority.TURN, game_id=ctx.game_id), env.now)
-
-
-def where(ctx: GameContext, lang: str) -> str:
-    """How a private message, in its reader's language, names the game's chat: its title; a chat
-    the bot is not in has none the bot may know, so the game's players name it, as the inline list
-    does."""
-    return presenter_of(ctx).chat_name(ctx, lang)
 
 
 def group_call(ctx: GameContext, seat: SeatInfo) -> Message:

@@ -29,7 +29,6 @@ from ..render.board import Draft
 from ..store import outbox
 from ..store import seats as seat_rows
 from ..store.models import PAUSED, PLAYING
-from ..store.outbox import Priority
 from . import drafts, inline_table, moves, output, panels, popups, record, surfaces
 from .call import Answer, KeyCall, key_service
 from .context import GameContext, SeatInfo, require_game
@@ -62,7 +61,7 @@ class GameKey(KeyCall):
         ctx = self.ctx = require_game(self.session, game_id, lock=True)
         tap = self.tap
         elsewhere = tap.chat_id is not None and ctx.game.chat_id != tap.chat_id
-        if elsewhere and (not tap.private or presenter_of(ctx).in_players_chat):
+        if elsewhere and not in_panel(ctx, tap):
             # a forged key from another chat (a group's keys are in its private panels too; a
             # practice table's only in its own chat)
             raise ServiceError(Refusal.MALFORMED)
@@ -91,7 +90,7 @@ class GameKey(KeyCall):
             if not inline_table.is_live(ctx, tap):  # an older message of a game played via inline mode
                 inline_table.drop_keys(session, env, ctx, tap.inline_id)
         elif ctx is not None and error.reason is Refusal.STALE and on_message:
-            if not in_panel(ctx, tap) and record.board_on_its_way(session, ctx):
+            if not in_panel(ctx, tap) and presenter_of(ctx).board_on_its_way(session, ctx):
                 error = ServiceError(Refusal.ON_ITS_WAY)
             else:
                 _drop_dead_keys(session, env, ctx, tap)
@@ -101,7 +100,7 @@ class GameKey(KeyCall):
 def in_panel(ctx: GameContext, tap: Tap) -> bool:
     """The tap is on its player's private panel: in private, for a game played elsewhere (a
     practice table's board is in that very chat, and it has no panel)."""
-    return tap.private and not presenter_of(ctx).in_players_chat
+    return presenter_of(ctx).on_panel(tap)
 
 
 def _turn(ctx: GameContext, seat: SeatInfo, version: int) -> None:
@@ -218,10 +217,7 @@ def _save_draft(session: Session, env: Env, ctx: GameContext, seat: SeatInfo, dr
     """The draft is kept; a surface that shows it follows: the private panel, or a practice
     table's board (both in a private chat, with its own budget). The group board does not."""
     drafts.save(session, env, ctx.game_id, seat.seat, ctx.game.version, draft)
-    if presenter_of(ctx).in_players_chat:
-        record.redraw_board(session, env, ctx, draft, Priority.COSMETIC)
-    elif tap.private:
-        panels.show(session, env, ctx, seat, draft, Priority.COSMETIC)
+    presenter_of(ctx).show_draft(session, env, ctx, seat, draft, tap.private)
 
 
 @key_service(GameKey)
@@ -276,7 +272,7 @@ def _play_draft(call: GameKey, ctx: GameContext, seat: SeatInfo, draft: Draft, c
     result = moves.play(session, env, ctx, seat, action)
     result.ctx, _seat = use_panel(session, env, result.ctx, seat, in_panel(ctx, tap))
     drafts.clear(session, ctx.game_id)
-    record.report(session, env, result)
+    presenter_of(result.ctx).report(session, env, result)
     return Answer(board_render.done_popup(call.language))
 
 
@@ -300,18 +296,15 @@ def _play_t(call: GameKey, ctx: GameContext, seat: SeatInfo, draft: Draft) -> An
     if with_sum and draft.hand is not None:
         after = moves.play(session, env, result.ctx, seat, Sum(draft.hand, chosen))
         after.outcomes = result.outcomes + after.outcomes
-        record.report(session, env, after)
+        presenter_of(after.ctx).report(session, env, after)
         return Answer(board_render.done_popup(call.language))
     ctx = result.ctx
     me = ctx.seats[seat.seat]
     kept = Draft(draft.hand, draft.mask)  # the cards chosen keep their places on the table
     drafts.save(session, env, ctx.game_id, me.seat, ctx.game.version, kept)
-    if presenter_of(ctx).in_players_chat:  # its board is the player's own: it shows what the card did
-        record.redraw_board(session, env, ctx, kept, Priority.BOARD)
-    elif tap.private:
-        panels.show(session, env, ctx, me, kept, Priority.TURN)
-    elif not draft.joker:
-        record.post_board(session, env, ctx, result.outcomes)
+    presenter_of(ctx).show_t_played(
+        session, env, ctx, me, kept, result.outcomes, tap.private, bool(draft.joker)
+    )
     lines = record.report_lines(call.language, ctx, result.outcomes)
     return Answer("\n".join(lines) or board_render.done_popup(call.language))
 

@@ -17,11 +17,12 @@ from ..store import games as game_rows
 from ..store import people as people_rows
 from ..store.db import write_now
 from ..store.models import ACTIVE_STATUSES, LOBBY
-from . import lobby_message, panels, people
+from . import people
 from .call import CommandCall, Replied
 from .context import GameContext, context_of, load_game
 from .env import Env
 from .people import Person
+from .tables import presenter_of
 
 
 def open_chat(session: Session, env: Env, person: Person) -> None:
@@ -56,7 +57,8 @@ def _their_lobbies(session: Session, user_id: int) -> list[GameContext]:
 def _redraw(session: Session, env: Env, lobbies: list[GameContext]) -> None:
     write_now(session)
     for ctx in lobbies:
-        lobby_message.show_lobby(session, env, context_of(session, ctx.game))
+        fresh = context_of(session, ctx.game)
+        presenter_of(fresh).show_lobby(session, env, fresh)
 
 
 def confirm(call: CommandCall, game_id: int) -> Replied:
@@ -68,5 +70,5 @@ def confirm(call: CommandCall, game_id: int) -> Replied:
     if ctx is None or ctx.game.status not in ACTIVE_STATUSES or seat is None or seat.left:
         raise ServiceError(Refusal.NOT_YOUR_LINK)
     lang = call.reply_language
-    call.reply(confirmed(lang, game_id, panels.where(ctx, lang)))
+    call.reply(confirmed(lang, game_id, presenter_of(ctx).chat_name(ctx, lang)))
     return Replied(game_id=game_id, action="private_turns")

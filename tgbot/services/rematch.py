@@ -25,7 +25,6 @@ from .. import callbacks as cb
 from .. import pacing
 from ..errors import Refusal, ServiceError
 from ..game_settings import GameSettings
-from ..render import lobby as lobby_render
 from ..store import games as game_rows
 from ..store.models import FINISHED, LOBBY, Game
 from . import lobby, output, people
@@ -73,7 +72,7 @@ def rematch(call: RematchKey, key: cb.Rematch) -> Answer:
     lobby.open_lobby(
         session, env, chat, game.thread_id, tap.person, call.language, _settings(ctx, env), computers
     )
-    return Answer(lobby_render.rematch_opened(call.language, presenter_of(ctx).in_players_chat))
+    return Answer(presenter_of(ctx).rematch_opened(call.language))
 
 
 def _settings(ctx: GameContext, env: Env) -> GameSettings:

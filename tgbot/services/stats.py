@@ -48,8 +48,8 @@ from ..store import seats as seat_rows
 from ..store import stats as stat_rows
 from ..store.models import ABANDONED, FINISHED, ComputerStats, Game, Move, PlayerStats, PracticeStats
 from ..store.stats import COUNTERS, Sums
+from ..tables import TableKind
 from .context import parse_state
-from .tables import table_of_game
 
 log = logging.getLogger("tweakbot.stats")
 
@@ -183,7 +183,7 @@ def record_game_end(
         if not game.state:
             return False
         state = parse_state(game.state)
-    if table_of_game(game).in_players_chat:  # practice: counted apart, per computer level
+    if game.table_kind == TableKind.PRACTICE:  # practice: counted apart, per computer level
         with session.no_autoflush:
             stat_rows.add_all(
                 session, PracticeStats, ("user_id", "level"), practice_tally(session, game, state, seats), now

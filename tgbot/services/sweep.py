@@ -26,16 +26,14 @@ from sqlmodel import Session
 
 import engine
 
-from .. import pacing
-from ..render import table_notices, turn_notice
+from ..render import table_notices
 from ..store import games as game_rows
-from ..store import notices, once, outbox
+from ..store import notices, once
 from ..store import seats as seat_rows
 from ..store.models import LOBBY, PAUSED, PLAYING
-from ..store.outbox import Message, Payload
 from ..turn_clock import Due, TurnClock
-from . import autoplay, lobby, moves, output, panels, record, surfaces, table_control
-from .context import GameContext, SeatInfo, contexts_of
+from . import autoplay, lobby, moves, table_control
+from .context import GameContext, contexts_of
 from .env import Env
 from .game_clock import clock_of, rules_of, set_clock
 from .tables import presenter_of
@@ -127,66 +125,7 @@ def _remind(session: Session, env: Env, ctx: GameContext) -> bool:
     seat = ctx.current
     if seat is None or seat.autoplayed:
         return False  # nobody waits to be told
-    table = presenter_of(ctx)
-    if not table.in_players_chat and panels.reached_privately(seat):
-        # In private, like the turn's own notification: the group is not woken for one player.
-        _private_reminder(session, env, ctx, seat, reminder.last_call)
-        return True
-    if table.carried_by_posts:
-        return False  # a chat the bot cannot post in: the idle default keeps the game going
-    # Each reminder is a message of its own (a waiting one is replaced, and dropped if the turn
-    # moves on before it is sent: `output.drop_reminder`).
-    outbox.forget_shown(session, ctx.game.chat_id, surfaces.reminder(ctx.game_id))
-    message = replace(
-        _group_reminder(ctx, env, seat, reminder.last_call), surface=surfaces.reminder(ctx.game_id)
-    )
-    outbox.put(session, message, env.now)
-    return True
-
-
-def _private_reminder(session: Session, env: Env, ctx: GameContext, seat: SeatInfo, last_call: bool) -> None:
-    """A reminder in the player's chat with the bot: their panel posted again under it if they
-    play there, else a note; the group mention if that chat refuses the bot."""
-    assert seat.user_id is not None
-    lang = seat.language
-    chat = panels.where(ctx, lang)
-    if last_call and ctx.game.deadline_at is not None:
-        left = pacing.format_duration(ctx.game.deadline_at - env.now, lang)
-        text = turn_notice.last_call_in(lang, chat, left)
-    elif seat.gets_panel:
-        text = turn_notice.reminder(lang)
-    else:
-        text = turn_notice.reminder_in(lang, chat)
-    # (in a chat the bot is not in, there is no group mention to fall back on)
-    fallback = None if presenter_of(ctx).carried_by_posts else _group_reminder(ctx, env, seat, last_call)
-    if not seat.gets_panel:
-        panels.ping(session, env, ctx, seat, text, fallback)
-        return
-    view, keys = panels.view(ctx, env, seat)
-    back = fallback.as_fallback() if fallback is not None else None
-    payload = Payload(text + "\n\n" + view, keys, fresh=True, notify=True, fallback=back)
-    message = Message(seat.user_id, payload, surfaces.panel(ctx.game_id, seat.seat), game_id=ctx.game_id)
-    outbox.put(session, message, env.now)
-
-
-def _group_reminder(ctx: GameContext, env: Env, seat: SeatInfo, last_call: bool) -> Message:
-    """A reminder in the game's chat, under its board: a mention in a group; at a practice table,
-    its person's own chat, a word to them."""
-    lang = ctx.language
-    practice = presenter_of(ctx).in_players_chat
-    if last_call and ctx.game.deadline_at is not None:
-        left = pacing.format_duration(ctx.game.deadline_at - env.now, lang)
-        if practice:
-            text = turn_notice.last_call(lang, left)
-        else:
-            text = turn_notice.last_call_for(lang, seat.user_id, seat.name, left)
-    else:
-        text = (
-            turn_notice.reminder(lang)
-            if practice
-            else turn_notice.reminder_for(lang, seat.user_id, seat.name)
-        )
-    return output.to_group(ctx, text, notify=True, reply_to=surfaces.board(ctx.game))
+    return presenter_of(ctx).remind(session, env, ctx, seat, reminder.last_call)
 
 
 def _deadline(session: Session, env: Env, ctx: GameContext, report: SweepReport) -> None:
@@ -212,9 +151,5 @@ def _deadline(session: Session, env: Env, ctx: GameContext, report: SweepReport)
         result.abandoned = True
     elif away and not seat.away and not result.ended:
         # (when the game is over, its end says it all)
-        if not presenter_of(ctx).carried_by_posts:
-            text = table_notices.now_away(ctx.language, seat.name)
-        else:  # the bot cannot read that chat: /back goes to it in private
-            text = table_notices.now_away_inline(ctx.language, seat.name, env.bot_username)
-        output.say_in_game(session, env, result.ctx, text)
-    record.report(session, env, result)
+        presenter_of(result.ctx).say_away(session, env, result.ctx, seat)
+    presenter_of(result.ctx).report(session, env, result)

@@ -21,11 +21,12 @@ from ..store import people as people_rows
 from ..store import seats as seat_rows
 from ..store.models import LOBBY, PAUSED, PLAYING, Game
 from ..turn_clock import TurnClock
-from . import lobby, lobby_message, moves, output, people, record
+from . import lobby, moves, output, people, record
 from .call import CommandCall, Replied, command_service
 from .context import GameContext, context_of, require_game
 from .env import Env
 from .game_clock import clock_of, is_held, rules_of, set_clock, turn_clock
+from .tables import presenter_of
 
 _QUIET_RE = re.compile(r"(\d{1,2})-(\d{1,2})(?:\s+(?:UTC)?([+-]\d{1,2})(?::(\d{2}))?)?", re.IGNORECASE)
 SECONDS_PER_DAY = 86400
@@ -80,9 +81,9 @@ def go_on(session: Session, env: Env, ctx: GameContext, header: str) -> None:
     set_clock(session, game, TurnClock.resume(clock_of(game), seat))
     if ctx.seats[seat].autoplayed:
         turn_clock(session, env, ctx, seat)
-        output.say_in_game(session, env, ctx, header)
+        presenter_of(ctx).say(session, env, ctx, header)
     else:
-        record.post_board(session, env, ctx, note=[header])
+        presenter_of(ctx).post_board(session, env, ctx, note=[header])
 
 
 @command_service
@@ -112,9 +113,9 @@ def board(call: CommandCall) -> Replied:
     elif not output.claim(session, env, ctx.game.chat_id, once_keys.reposted(ctx.game_id)):
         return Replied(Outcome.RECENT, ctx.game_id)  # posted again within the minute: near the bottom still
     elif ctx.game.status == LOBBY:
-        lobby_message.repost_lobby(session, env, ctx)
+        presenter_of(ctx).repost_lobby(session, env, ctx)
     else:
-        record.post_board(session, env, ctx)
+        presenter_of(ctx).post_board(session, env, ctx)
     return Replied(game_id=ctx.game_id)
 
 
@@ -154,11 +155,11 @@ def leave_game(session: Session, env: Env, ctx: GameContext, user_id: int, notic
     seats = [replace(s, left=True) if s.seat == seat.seat else s for s in ctx.seats]
     ctx = replace(ctx, seats=seats)
     text = notice or table_notices.left_game(ctx.language, seat.name)
-    output.say_in_game(session, env, ctx, text)
+    presenter_of(ctx).say(session, env, ctx, text)
     playing = ctx.game.status == PLAYING
     if not any(s.is_human and not s.left for s in ctx.seats) or (playing and moves.nobody_plays(ctx)):
         moves.abandon(session, env, ctx)
-        record.report(session, env, moves.PlayResult(ctx, abandoned=True))
+        presenter_of(ctx).report(session, env, moves.PlayResult(ctx, abandoned=True))
     elif playing and ctx.playing_state().current == seat.seat:
         # their turn: the bot plays it, after this commit (`services.autoplay`)
         turn_clock(session, env, ctx, seat.seat)
@@ -182,7 +183,7 @@ def back(call: CommandCall) -> Replied:
         for game in back_in:
             name = command.person.first_name
             ctx = context_of(session, game)
-            output.say_in_game(session, env, ctx, table_notices.is_back(ctx.language, name))
+            presenter_of(ctx).say(session, env, ctx, table_notices.is_back(ctx.language, name))
         return Replied()
     ctx = _here(call)
     if ctx.seat_of(command.person.id) is None:

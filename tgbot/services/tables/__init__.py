@@ -2,8 +2,12 @@
 bot's private chat (`practice`), a chat the bot is not in, reached through inline mode
 (`inline`). One class per kind, as python-chess has one board class per variant: the group's is
 the base, and the others override what they do differently. A use case decides (the engine, the
-table's rules), then asks the game's table — chosen once, here, from the kind stored on the game
-(`games.table_kind`) — how what it decided is shown and told; it never asks which kind it is.
+table's rules) and saves, then hands what it decided to the game's table — chosen once, here,
+from the kind stored on the game (`games.table_kind`) — with one call per step (`report`,
+`post_board`, `say`, `show_lobby`, `remind`, `show_draft`, …), which the table turns into outbox
+rows in its own way. The table sits above the modules it draws on (`record`, `panels`,
+`lobby_message`, `reminders`, `inline_table`): they are each one surface's or one kind's, and
+never ask which kind a game is (`record.Table` is what the record leaves to the kind).
 """
 
 from __future__ import annotations
