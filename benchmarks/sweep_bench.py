@@ -265,9 +265,9 @@ def sweep_pass(db: Engine, url: str) -> dict[str, Any]:
     from tests.fakes.telegram import TEST_TOKEN
     from tgbot import jobs
     from tgbot.app import make_deps
-    from tgbot.clock import ManualClock
     from tgbot.config import Settings
     from tgbot.services import sweep
+    from tgbot.time_source import ManualClock
 
     counts: Counter[str] = Counter()
     seen: list[tuple[str, Any]] = []

@@ -58,8 +58,8 @@ from tests.fakes import (
 from tests.fakes.flood import max_in_window, retry_after
 from tests.fakes.telegram import NOT_MODIFIED, TEST_TOKEN, SystemMonotonic, parse_html
 from tests.fakes.timer import DEFAULT_EPOCH
-from tgbot.clock import SystemTimer, Timer, Wakeup
 from tgbot.delivery.telegram_io import retry_seconds
+from tgbot.time_source import SystemTimer, Timer, Wakeup
 
 LOBBY_KEYS = InlineKeyboardMarkup(
     [

@@ -17,7 +17,6 @@ from telegram.ext import Application, ApplicationBuilder, ContextTypes, Defaults
 from telegram.request import BaseRequest
 
 from . import jobs, logs, pacing
-from .clock import Clock, SystemClock, SystemTimer, Timer
 from .config import Settings
 from .delivery.budget import Limits
 from .delivery.process import Delivery
@@ -28,6 +27,7 @@ from .handlers.menu import set_command_menus
 from .http_client import AiohttpRequest
 from .services.chat_events import SenderTrouble
 from .store.db import AfterCommit, Database, create_all, make_engine
+from .time_source import Clock, SystemClock, SystemTimer, Timer
 
 log = logging.getLogger("tweakbot")
 

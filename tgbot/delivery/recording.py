@@ -12,11 +12,11 @@ from typing import Protocol
 
 from sqlmodel import Session
 
-from ..clock import Clock
 from ..store import outbox
 from ..store.models import OutboxRow
 from ..store.outbox import Fallback, Message, Payload
 from ..store.surfaces import Surface
+from ..time_source import Clock
 from . import budget
 from . import telegram_io as io
 from .plan import Plan

@@ -25,11 +25,11 @@ from typing import TYPE_CHECKING
 from sqlmodel import Session
 
 from .. import metrics
-from ..clock import Wakeup
 from ..store import outbox
 from ..store.db import DatabaseTrouble
 from ..store.models import OutboxRow
 from ..store.outbox import Payload
+from ..time_source import Wakeup
 from . import budget, recording
 from . import telegram_io as io
 from .plan import Batch, next_batch

@@ -7,7 +7,7 @@ from typing import Any
 
 from telegram.ext import BaseHandler, CommandHandler
 
-from ..services import cards, info, lobby, records, table_control
+from ..services import cards, info, lobby, stats_commands, table_control
 from ..services.call import CommandService
 from .seam import on_command
 
@@ -28,9 +28,9 @@ COMMANDS: dict[str, CommandService] = {
     "quiet": table_control.quiet,
     "back": table_control.back,
     "settings": table_control.settings,
-    "stats": records.my_stats,
-    "top": records.top,
-    "history": records.recent,
+    "stats": stats_commands.my_stats,
+    "top": stats_commands.top,
+    "history": stats_commands.recent,
 }
 
 

@@ -24,7 +24,7 @@ from telegram.ext import BaseHandler, ChosenInlineResultHandler, InlineQueryHand
 from .. import logs
 from ..errors import Outcome
 from ..inline_data import InfoLine, InfoTopic, PickedMoves, picked_from_link, posted
-from ..services import inline, inline_posts
+from ..services import inline_moves, inline_posts
 from ..services.call import Result
 from ..services.origins import InlineQuery, Pick
 from .context import TweakContext, own_language, person
@@ -99,7 +99,7 @@ async def on_via_message(update: Update, context: TweakContext) -> None:
     if user is None or picked is None:
         return
     pick = Pick(person(user), picked, message.chat.id, update_id=update.update_id)
-    await serve(context, inline.pick, pick, action="inline_message")
+    await serve(context, inline_moves.pick, pick, action="inline_message")
 
 
 def _picked_id(entities: Any) -> PickedMoves | None:

@@ -4,7 +4,7 @@ hints, or only those made of the values the person typed when it does not.
 Worked out from the seat's own view (its hand, the table, the live target) and the [T!] plays the
 caller found legal (`board.Table.t_choices`, engine codes), so no other hand can enter a sum. The
 search is the engine's, by values (`engine.sums`), with the cards picked afterwards: the inline
-list's offers (`services/inline.py`) are built the same way, and its `card_choices` is this
+list's offers (`services/inline_moves.py`) are built the same way, and its `card_choices` is this
 module's (one copy to keep once the services move to it).
 
 Skill is kept without hints: the typed values are checked, never completed. A sum the view offers
@@ -21,8 +21,8 @@ from engine.actions import PlayJoker, Sum, decode
 from engine.cards import VALUE
 from engine.sums import realise
 
-from . import inline as inline_render
-from .inline import Offer
+from . import move_list
+from .move_list import Offer
 
 #: Sums offered as keys at most: the text says how many more there are.
 MAX_OFFERED = 8
@@ -67,17 +67,17 @@ def typed_sums(lang: str, v: View, t_choices: Sequence[str], values: Sequence[in
     colour), or why they make none: a line to show."""
     typed = list(values)
     if not typed or any(not 1 <= value <= 6 for value in typed):
-        return inline_render.not_card_values(lang)
+        return move_list.not_card_values(lang)
     deltas = [d for d in (0, *jokers(t_choices)) if v.target + d == sum(typed)]
     if len(typed) < 2 or not deltas:
-        return inline_render.not_a_sum(lang, typed, v.target)
+        return move_list.not_a_sum(lang, typed, v.target)
     hand, table = list(v.hand or ()), list(v.table)
     found = [
         _offer(v, hand_index, positions, delta)
         for delta in deltas
         for hand_index, positions in card_choices(hand, table, typed)
     ]
-    return found or inline_render.cards_missing(lang, typed)
+    return found or move_list.cards_missing(lang, typed)
 
 
 def card_choices(hand: list[str], table: list[str], values: list[int]) -> list[tuple[int, tuple[int, ...]]]:

@@ -30,8 +30,7 @@ from engine.cards import VALUE, TKind
 
 from .. import callbacks as cb
 from ..i18n import _, _n
-from . import hand_sums
-from . import inline as inline_render
+from . import hand_sums, move_list
 from .board import Draft, Table, t_play_label
 from .cards import HIDDEN_CARD, T_EMOJI, card, cards, fit, name, t_label, t_list, width
 from .glance import first_fitting, in_popup, t_news, table_in_full, target_text
@@ -194,7 +193,7 @@ def _draft_lines(lang: str, v: View, table: Table, draft: Draft) -> list[str]:
 
 def _offered(
     lang: str, v: View, table: Table, composing: Composing
-) -> tuple[list[inline_render.Offer], list[str]]:
+) -> tuple[list[move_list.Offer], list[str]]:
     """The sums offered as keys, and the lines that say what they are (or how to get some)."""
     if table.hints:
         found = hand_sums.hinted_sums(v, table.t_choices)
@@ -213,9 +212,9 @@ def _offered(
     return result[: hand_sums.MAX_OFFERED], [head, *_listed(lang, result)]
 
 
-def _listed(lang: str, found: Sequence[inline_render.Offer]) -> list[str]:
+def _listed(lang: str, found: Sequence[move_list.Offer]) -> list[str]:
     """The sums offered, as the move report will say them, and how many more there are."""
-    lines = ["▫️ " + inline_render.title(lang, offer) for offer in found[: hand_sums.MAX_OFFERED]]
+    lines = ["▫️ " + move_list.title(lang, offer) for offer in found[: hand_sums.MAX_OFFERED]]
     if (more := len(found) - hand_sums.MAX_OFFERED) > 0:
         lines.append(_n(lang, "…and {n} more sum", "…and {n} more sums", more))
     return lines
@@ -244,7 +243,7 @@ def _claimable(v: View, table: Table, draft: Draft) -> bool:
 
 
 def _compose_keys(
-    lang: str, v: View, table: Table, composing: Composing, offered: Sequence[inline_render.Offer]
+    lang: str, v: View, table: Table, composing: Composing, offered: Sequence[move_list.Offer]
 ) -> Keyboard:
     assert v.seat is not None and v.hand is not None
     gid, ver, seat = table.game_id, table.version, v.seat
@@ -264,9 +263,7 @@ def _compose_keys(
     rows.extend(rows_of(table_keys, TABLE_ROW))
     if v.t_played is None:
         rows.extend(_t_keys(lang, table, seat, draft))
-    rows.extend(
-        [button(_sum_label(offer), cb.CardsPlay(gid, ver, seat, offer.moves))] for offer in offered
-    )
+    rows.extend([button(_sum_label(offer), cb.CardsPlay(gid, ver, seat, offer.moves))] for offer in offered)
     actions = []
     if _claimable(v, table, draft):
         actions.append(button(_(lang, "✅ Claim"), cb.CardsClaim(gid, ver, seat)))
@@ -313,7 +310,7 @@ def _t_keys(lang: str, table: Table, seat: int, draft: Draft) -> Keyboard:
     return thieves + rows_of(others, 2)
 
 
-def _sum_label(offer: inline_render.Offer) -> str:
+def _sum_label(offer: move_list.Offer) -> str:
     """A sum offered, on a key: its cards, else its table cards by value, else their number."""
     assert offer.hand_card is not None
     joker = f"{T_EMOJI[TKind.JOKER]}{offer.joker:+d} " if offer.joker else ""

@@ -10,7 +10,7 @@ bot does when one is posted (`inline_table` explains that table).
   finished game's settings and computers, for a player of that game.
 
 A chosen result arrives once per post (inline feedback on, the result with keys, so it carries
-the posted message's inline id). A move picked from 🎯 Play is `inline.pick`'s.
+the posted message's inline id). A move picked from 🎯 Play is `inline_moves.pick`'s.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from ..render import lobby as lobby_render
 from ..render.keys import Keyboard
 from ..store import games as game_rows
 from ..store.models import FINISHED, PAUSED, PLAYING
-from . import inline, inline_table, lobby
+from . import inline_moves, inline_table, lobby
 from .call import (
     Answer,
     InlineAnswer,
@@ -58,12 +58,12 @@ POSTABLE_CHATS = ("private", "group", "supergroup")
 @inline_service
 def answer(call: InlineCall) -> InlineAnswer:
     """The inline list: the lines that post a game's messages, or a game's moves (`inline`)."""
-    return listed(call) or inline.answer(call.session, call.env, call.origin)
+    return listed(call) or inline_moves.answer(call.session, call.env, call.origin)
 
 
 def listed(call: InlineCall) -> InlineAnswer | None:
     """The list for a query that is no game's moves: the lines that post a lobby or a board, or
-    a rematch's; None for a query naming a game (its moves, `inline.answer`)."""
+    a rematch's; None for a query naming a game (its moves, `inline_moves.answer`)."""
     origin = call.origin
     rematch = RematchQuery.of(origin.query)
     if rematch is not None:
@@ -79,7 +79,7 @@ def listed(call: InlineCall) -> InlineAnswer | None:
     for game_id in _inline_games_of(call.session, origin.person.id):
         ctx = load_game(call.session, game_id)
         if ctx is not None:
-            results.append(inline.board_result(lang, ctx))
+            results.append(inline_moves.board_result(lang, ctx))
     return InlineAnswer(results)
 
 
@@ -132,7 +132,7 @@ def chosen(call: PickCall) -> Noted:
         return Noted(Outcome.BOARD_OFFERED, posted.game_id)  # it waits for a tap: `show_board`
     if isinstance(posted, RematchHere):
         return _rematch_here(call, posted.game_id)
-    return inline.pick(call.session, call.env, call.origin)
+    return inline_moves.pick(call.session, call.env, call.origin)
 
 
 def _new_lobby(call: PickCall, settings: GameSettings, computers: tuple[str, ...]) -> Noted:

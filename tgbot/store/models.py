@@ -303,7 +303,7 @@ class DeliveryChat(SQLModel, table=True):
     """A chat's delivery state, shared by every bot instance: who sends to it now (a lease),
     what it has spent of Telegram's budget lately, and a pause after a 429.
 
-    Times are epoch seconds of the delivery timer (`tgbot.clock.Timer.time`).
+    Times are epoch seconds of the delivery timer (`tgbot.time_source.Timer.time`).
     """
 
     __tablename__ = "delivery_chats"

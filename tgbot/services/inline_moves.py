@@ -29,8 +29,7 @@ from engine.sums import realise
 
 from ..errors import Outcome, Refusal
 from ..inline_data import BoardHere, GameQuery, InfoLine, InfoTopic, PickedMoves, pick_link
-from ..render import glance
-from ..render import inline as inline_render
+from ..render import glance, move_list
 from ..render import inline_table as inline_table_render
 from ..render.cards import plain_name
 from ..store import games as game_rows
@@ -48,13 +47,13 @@ from .tables import presenter_of
 PAGE = 50
 
 
-def offers(ctx: GameContext, seat: SeatInfo) -> list[inline_render.Offer]:
+def offers(ctx: GameContext, seat: SeatInfo) -> list[move_list.Offer]:
     """The player's legal moves, best first (see the module docstring): the table plays with
     sum hints on."""
     state = ctx.playing_state()
     view = seat_view(state, seat.seat)
     hand, table = list(view.hand or ()), list(view.table)
-    sums: list[inline_render.Offer] = []
+    sums: list[move_list.Offer] = []
     for delta in (0, *_jokers(ctx, seat)):
         for option in sum_options(hand, table, view.target + delta):
             h, positions = realise(hand, table, option)
@@ -68,11 +67,11 @@ def _jokers(ctx: GameContext, seat: SeatInfo) -> list[int]:
     return [a.delta for a in t_actions(ctx.playing_state(), seat.seat) if isinstance(a, PlayJoker)]
 
 
-def _sum_offer(view: View, hand_index: int, positions: tuple[int, ...], delta: int) -> inline_render.Offer:
+def _sum_offer(view: View, hand_index: int, positions: tuple[int, ...], delta: int) -> move_list.Offer:
     hand, table = view.hand or (), view.table
     joker = (PlayJoker(delta),) if delta else ()
     tweak = len(positions) == len(table)
-    return inline_render.Offer(
+    return move_list.Offer(
         (*joker, Sum(hand_index, positions)),
         hand[hand_index],
         tuple(table[p] for p in positions),
@@ -82,13 +81,13 @@ def _sum_offer(view: View, hand_index: int, positions: tuple[int, ...], delta: i
     )
 
 
-def plays_and_discards(ctx: GameContext, seat: SeatInfo) -> list[inline_render.Offer]:
+def plays_and_discards(ctx: GameContext, seat: SeatInfo) -> list[move_list.Offer]:
     """The Thief, Shifter and Bomb to play first, then the discards, fewest points given away first."""
     state = ctx.playing_state()
     hand = list(seat_view(state, seat.seat).hand or ())
     held = t_actions(state, seat.seat)
     cards_first = [
-        inline_render.Offer(
+        move_list.Offer(
             (a,),
             t_kind=T_ACTION_KIND[type(a)],
             victim=plain_name(ctx.seats[a.victim].name, 16) if isinstance(a, PlayThief) else None,
@@ -96,7 +95,7 @@ def plays_and_discards(ctx: GameContext, seat: SeatInfo) -> list[inline_render.O
         for a in held
         if not isinstance(a, PlayJoker)
     ]
-    discards = [inline_render.Offer((Discard(i),), hand_card=c) for i, c in enumerate(hand)]
+    discards = [move_list.Offer((Discard(i),), hand_card=c) for i, c in enumerate(hand)]
     discards.sort(key=lambda o: POINTS[o.hand_card or ""])
     return cards_first + discards
 
@@ -110,7 +109,7 @@ def typed_values(query: str) -> list[int] | None:
     return digits or None
 
 
-def typed_sums(ctx: GameContext, seat: SeatInfo, values: list[int]) -> list[inline_render.Offer] | str:
+def typed_sums(ctx: GameContext, seat: SeatInfo, values: list[int]) -> list[move_list.Offer] | str:
     """The legal sums made of exactly the typed values (one per choice of cards, the hand card
     among them), or why the values make no sum here (a line to show, which plays nothing).
 
@@ -119,17 +118,17 @@ def typed_sums(ctx: GameContext, seat: SeatInfo, values: list[int]) -> list[inli
     view = seat_view(state, seat.seat)
     lang = seat.language
     if any(not 1 <= v <= 6 for v in values):
-        return inline_render.not_card_values(lang)
+        return move_list.not_card_values(lang)
     total = sum(values)
     deltas = [d for d in (0, *_jokers(ctx, seat)) if view.target + d == total]
     if len(values) < 2 or not deltas:
-        return inline_render.not_a_sum(lang, values, view.target)
+        return move_list.not_a_sum(lang, values, view.target)
     hand, table = list(view.hand or ()), list(view.table)
-    found: list[inline_render.Offer] = []
+    found: list[move_list.Offer] = []
     for delta in deltas:
         for hand_index, positions in card_choices(hand, table, values):
             found.append(_sum_offer(view, hand_index, positions, delta))
-    return found or inline_render.cards_missing(lang, values)
+    return found or move_list.cards_missing(lang, values)
 
 
 def card_choices(hand: list[str], table: list[str], values: list[int]) -> list[tuple[int, tuple[int, ...]]]:
@@ -203,7 +202,7 @@ def answer(call: InlineCall) -> InlineAnswer:
         return InlineAnswer.saying(inline_table_render.not_its_chat(lang), Outcome.NOT_ITS_CHAT, ctx.game_id)
     current = ctx.seats[ctx.state.current]
     if current.seat != seat.seat or origin.chat_type not in presenter.picked_in:
-        turn = _info(InfoLine(InfoTopic.TURN, ctx.game_id), *inline_render.not_your_turn(lang, current.name))
+        turn = _info(InfoLine(InfoTopic.TURN, ctx.game_id), *move_list.not_your_turn(lang, current.name))
         return InlineAnswer([turn, board_result(lang, ctx)] if presenter.carried_by_posts else [turn])
     start = int(offset) if offset.isdigit() else 0
     if ctx.settings.hints:
@@ -212,7 +211,7 @@ def answer(call: InlineCall) -> InlineAnswer:
         # The lines that play nothing show the live table and target: the group board may be a
         # [T!] card behind (one group message a turn).
         view = seat_view(ctx.playing_state(), seat.seat)
-        thinking = inline_render.thinking(ctx.language, seat.name)
+        thinking = move_list.thinking(ctx.language, seat.name)
         typed = typed_values(query)
         checked = typed_sums(ctx, seat, typed) if typed is not None else None
         if isinstance(checked, str):
@@ -223,7 +222,7 @@ def answer(call: InlineCall) -> InlineAnswer:
         if typed is None and start == 0:
             table = glance.description(lang, view, with_target=False)
             how = InfoLine(InfoTopic.HOW, ctx.game_id)
-            hint = [_info(how, inline_render.how_to_type(lang, view), thinking, table)]
+            hint = [_info(how, move_list.how_to_type(lang, view), thinking, table)]
             return _page(env, ctx, seat, lang, found, start, hint)
     return _page(env, ctx, seat, lang, found, start)
 
@@ -233,7 +232,7 @@ def _page(
     ctx: GameContext,
     seat: SeatInfo,
     lang: str,
-    found: list[inline_render.Offer],
+    found: list[move_list.Offer],
     start: int,
     first: list[Result] | None = None,
 ) -> InlineAnswer:
@@ -249,9 +248,9 @@ def _page(
         results.append(
             Result(
                 picked,
-                inline_render.title(lang, offer),
-                inline_render.description(lang, offer),
-                inline_render.announcement(ctx.language, seat.name, offer, link),
+                move_list.title(lang, offer),
+                move_list.description(lang, offer),
+                move_list.announcement(ctx.language, seat.name, offer, link),
                 keys,
             )
         )
@@ -306,7 +305,7 @@ def pick(call: PickCall) -> Noted:
         return Noted(Outcome.IGNORED, game_id)
     noted = _pick(call, ctx, seat, picked, post)
     if noted.outcome not in (Outcome.OK, Outcome.DUPLICATE):
-        notice = inline_render.stale_pick(ctx.language, seat.name)
+        notice = move_list.stale_pick(ctx.language, seat.name)
         inline_table.correct_post(session, env, ctx, post, notice)
     return noted
 
@@ -353,7 +352,7 @@ def _stale(call: PickCall, ctx: GameContext, seat: SeatInfo) -> Noted:
     turn = once_keys.stale_note(ctx.game_id, state.round, state.turn, seat.seat)
     if not once.first_time(call.session, turn, call.env.now):
         return Noted(Outcome.STALE_AGAIN, ctx.game_id)  # the note of this turn stands for it
-    presenter_of(ctx).say(call.session, call.env, ctx, inline_render.stale_pick(ctx.language, seat.name))
+    presenter_of(ctx).say(call.session, call.env, ctx, move_list.stale_pick(ctx.language, seat.name))
     return Noted(Refusal.STALE, ctx.game_id)
 
 
