@@ -26,7 +26,7 @@ from tests.fakes.telegram import FakeChat, FakeTelegram, FakeUser, StoredMessage
 from tests.fakes.timer import VirtualTimer
 from tgbot.inline_data import BoardHere, PickedMoves
 from tgbot.render.inline_table import DIVIDER
-from tgbot.store.models import FINISHED, Game
+from tgbot.store.models import FINISHED, DeliveryChat, Game
 from tgbot.tables import TableKind
 
 PLAY, HAND = "🎯 Play", "👀 My hand"
@@ -172,6 +172,34 @@ async def test_two_friends_play_a_whole_game_in_their_own_chat(rig: BotRig) -> N
     assert "Players (2/6)" in rematch.content
     newest = games(rig)[-1]
     assert newest.creator_id == ben.id and newest.chat_instance == fake.chat_instance(chat.id)
+
+
+async def test_a_game_keeps_its_id_and_shares_its_chat_s_budget_with_the_rematch(rig: BotRig) -> None:
+    """The first tap tells a game the chat its lobby was posted in: the game keeps the id it was
+    made with, and what it and the chat's next game (a rematch: a new lobby message) edit there
+    is counted on one budget, as Telegram counts edits of inline messages on their chat."""
+    fake, tg = rig.fake, rig.tg
+    ana, ben = fake.user(1, "Ana"), fake.user(2, "Ben")
+    chat = fake.private_between(ana, ben)
+    table = Table(rig, chat, [ana, ben])
+    await table.post_lobby(ana)
+    (made,) = games(rig)
+    game = await table.lobby_to_start(ana)
+    await play_out(table, game.id or 0)
+    listed = await tg.tap_switch_inline(ben, table.live(), "🔁 Rematch")
+    await tg.pick(ben, chat, listed, listed.result_ids[0])
+    await drain(rig)
+    rematch = table.live()
+    await tg.tap(ana, rematch, "✋ Join")
+    await drain(rig)
+    assert "Players (2/6)" in rematch.content  # the rematch's lobby, edited after its first tap
+
+    first, second = games(rig)
+    assert first.chat_id == made.chat_id and first.chat_instance == fake.chat_instance(chat.id)
+    assert second.chat_id != first.chat_id  # each game is made under its own lobby's id
+    with Session(rig.deps.db.engine) as session:
+        spent = session.exec(select(DeliveryChat).where(col(DeliveryChat.chat_id) < 0)).all()
+    assert len(spent) == 1 and spent[0].recent != "[]"  # one budget for the chat's two games
 
 
 async def test_a_group_without_the_bot_plays_with_a_computer_and_re_adds(rig: BotRig) -> None:

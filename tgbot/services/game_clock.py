@@ -17,6 +17,7 @@ from ..store import games as game_rows
 from ..store.db import after_commit
 from ..store.models import ENDED_STATUSES, PAUSED, PLAYING, Game, GameStatus
 from ..store.surfaces import Board, Panel, Surface
+from ..tables import played_in
 from ..turn_clock import ClockState, TurnClock
 from .context import GameContext, game_and_chat, parse_settings
 from .env import Env
@@ -104,7 +105,8 @@ def start_when_shown(session: Session, env: Env, chat_id: int, surface: Surface)
     game, chat = found
     if not is_waiting(game):
         return
-    if isinstance(surface, Board) and (surface.number != game.board_no or game.chat_id != chat_id):
+    where = played_in(game.chat_id, game.chat_instance)  # an inline game's chat, not its lobby
+    if isinstance(surface, Board) and (surface.number != game.board_no or where != chat_id):
         return
     if isinstance(surface, Panel) and surface.seat != game.current_seat:
         return

@@ -19,9 +19,12 @@ by their inline message id. So the game is carried by those posts:
 * People are told it is their move privately, where the bot may write to them; nobody else can
   be: an edit notifies nobody.
 
-A game here is stored under a chat id of its own (`tables.inline_chat_id`), so the outbox, its
-budget (a group's, the safe assumption: Telegram counts edits of inline messages on their chat)
-and the stats work as for any chat.
+A game here is stored under a chat id of its own, from its lobby's message
+(`tables.inline_chat_id`), and keeps it: a tap tells the chat, never rewrites the game. What
+the chat's games share goes under the chat's id once the first tap tells it (`outbox_chat`):
+their rows wait in one queue, with one budget (a group's, the safe assumption: Telegram counts
+edits of inline messages on their chat, and a rematch is a new lobby message of the same chat),
+and the stats add up per chat as for any chat.
 """
 
 from __future__ import annotations
@@ -38,11 +41,10 @@ from ..render import inline_table as render
 from ..render.keys import Keyboard
 from ..store import games as game_rows
 from ..store import once, once_keys, outbox
-from ..store import people as people_rows
 from ..store.models import CANCELLED, FINISHED, LOBBY, PAUSED, PLAYING, Game
 from ..store.outbox import Message, Payload, Priority
 from ..store.surfaces import InlineKeysOff
-from ..tables import TableKind, inline_chat_id
+from ..tables import TableKind, inline_chat_id, played_in
 from . import people, surfaces
 from .context import GameContext, load_game
 from .env import Env
@@ -84,19 +86,24 @@ def check_tap(session: Session, env: Env, ctx: GameContext, tap: Tap, *, lobby: 
 
 
 def _settle_in(session: Session, env: Env, ctx: GameContext, chat_instance: str) -> None:
-    """The first tap tells the chat a lobby was posted in: the game moves from the id of its
-    message to its chat's, with what waits to be shown and what the chat's budget has spent, so
-    every game of one chat shares one budget, as Telegram counts it."""
+    """The first tap tells the chat a lobby was posted in: the game learns it (its `chat_id`
+    stays its own), and from now on its rows go to the chat's queue (`outbox_chat`). The chat's
+    row is locked first, so two lobbies tapped at once in one chat are settled one at a time and
+    the second sees the first (`check_tap`).
+
+    Nothing waits under the lobby's own id to follow it: the lobby is drawn into its message by
+    the inline result itself, and its edits wait for this tap (`InlineTable.post_lobby`); what
+    is queued before it closes the lobby for good (it expired, it was a second one)."""
     game = ctx.game
-    chat_id = inline_chat_id(f"chat:{chat_instance}")
-    chat = people.lock_chat(session, chat_id, env)
-    old = people_rows.chat(session, game.chat_id)
-    if not chat.language and old is not None:
-        chat.language = old.language
-    outbox.move_rows(session, game.chat_id, chat_id)
-    game.chat_id = chat_id
+    people.lock_chat(session, inline_chat_id(f"chat:{chat_instance}"), env)
     game.chat_instance = chat_instance
     game_rows.save(session, game)
+
+
+def outbox_chat(game: Game) -> int:
+    """The chat id the game's rows wait under: its chat's, shared by every game there, once a tap
+    told it; until then the lobby's own (`tables.played_in`)."""
+    return played_in(game.chat_id, game.chat_instance)
 
 
 def _other_game_in(session: Session, chat_instance: str, game_id: int) -> str | None:
@@ -111,9 +118,7 @@ def close_second_lobby(session: Session, env: Env, game_id: int, chat_instance: 
     if game is None or game.inline_id is None:
         return
     chat_id = inline_chat_id(f"chat:{chat_instance}")
-    outbox.discard_surface(session, game.chat_id, surfaces.lobby(game_id))
-    outbox.move_rows(session, game.chat_id, chat_id)
-    game.chat_id = chat_id
+    outbox.discard_surface(session, outbox_chat(game), surfaces.lobby(game_id))
     end_game(session, game, CANCELLED, env.now)
     lobby = _other_game_in(session, chat_instance, game_id) == LOBBY
     text = render.second_lobby(game.language, env.bot_username, lobby=lobby)
@@ -127,7 +132,7 @@ def correct_post(session: Session, env: Env, ctx: GameContext, inline_id: str, t
     is cosmetic: it takes only the chat's spare budget, so a burst of old picks never holds up
     the next board."""
     payload = Payload(text, inline_id=inline_id)
-    message = Message(ctx.game.chat_id, payload, priority=Priority.COSMETIC, game_id=ctx.game_id)
+    message = Message(outbox_chat(ctx.game), payload, priority=Priority.COSMETIC, game_id=ctx.game_id)
     outbox.put(session, message, env.now)
 
 
@@ -180,7 +185,7 @@ def is_live(ctx: GameContext, tap: Tap) -> bool:
 def drop_keys(session: Session, env: Env, ctx: GameContext, inline_id: str) -> None:
     """An older message of the game, tapped: it loses its keys, last of all."""
     payload = Payload(inline_id=inline_id, keys_only=True)
-    message = Message(ctx.game.chat_id, payload, InlineKeysOff(inline_id), Priority.CLEANUP, ctx.game_id)
+    message = Message(outbox_chat(ctx.game), payload, InlineKeysOff(inline_id), Priority.CLEANUP, ctx.game_id)
     outbox.put(session, message, env.now)
 
 
@@ -284,7 +289,8 @@ def _edit(
     `held`: the record of a board losing its keys, for the live one if that board is gone."""
     game = ctx.game
     payload = Payload(text, keys, inline_id=game.inline_id, held=held)
-    outbox.put(session, Message(game.chat_id, payload, surfaces.board(game), priority, ctx.game_id), env.now)
+    message = Message(outbox_chat(game), payload, surfaces.board(game), priority, ctx.game_id)
+    outbox.put(session, message, env.now)
 
 
 def gone(session: Session, env: Env, game_id: int, inline_id: str, held: str | None) -> None:
@@ -319,14 +325,14 @@ def _board_text(ctx: GameContext, env: Env) -> str:
 def lobby_message(ctx: GameContext, text: str, keys: Keyboard | None) -> Message:
     """The lobby's content, edited into the message it was posted as."""
     payload = Payload(text, keys, inline_id=ctx.game.inline_id)
-    return Message(ctx.game.chat_id, payload, surfaces.lobby(ctx.game_id), Priority.TURN, ctx.game_id)
+    return Message(outbox_chat(ctx.game), payload, surfaces.lobby(ctx.game_id), Priority.TURN, ctx.game_id)
 
 
 def started(session: Session, ctx: GameContext, header: str) -> None:
     """The game starts: its lobby's message is its first board (no message can be posted), so the
     lobby's waiting edits give way, and the message opens with who plays."""
     game = ctx.game
-    outbox.discard_surface(session, game.chat_id, surfaces.lobby(ctx.game_id))
+    outbox.discard_surface(session, outbox_chat(game), surfaces.lobby(ctx.game_id))
     game.board_no = 1
     record = render.Record()
     record.add_notice(header)

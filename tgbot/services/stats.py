@@ -48,7 +48,7 @@ from ..store import seats as seat_rows
 from ..store import stats as stat_rows
 from ..store.models import ABANDONED, FINISHED, ComputerStats, Game, Move, PlayerStats, PracticeStats
 from ..store.stats import COUNTERS, Sums
-from ..tables import TableKind
+from ..tables import TableKind, played_in
 from .context import parse_state
 
 log = logging.getLogger("tweakbot.stats")
@@ -191,12 +191,13 @@ def record_game_end(
         return True
     computers: Sums = {}
     people: Sums = {}
+    chat_id = played_in(game.chat_id, game.chat_instance)  # an inline game's chat, not its lobby
     with session.no_autoflush:
         for tally in tally_game(session, game, state, seats):
             if tally.ai_level is not None:
-                _sum_into(computers, (game.chat_id, tally.ai_level), _counters(tally))
+                _sum_into(computers, (chat_id, tally.ai_level), _counters(tally))
             elif tally.user_id is not None:
-                _sum_into(people, (game.chat_id, tally.user_id), _counters(tally))
+                _sum_into(people, (chat_id, tally.user_id), _counters(tally))
         stat_rows.add_all(session, ComputerStats, ("chat_id", "level"), computers, now)
         stat_rows.add_all(session, PlayerStats, ("chat_id", "user_id"), people, now)
     return True
