@@ -664,7 +664,7 @@ def lobby_keyboards(lang: str, custom: Pace | None = None) -> Iterator[tuple[str
 
 def history_keyboard(lang: str, first_id: int) -> Iterator[tuple[str, Keyboard]]:
     entries = [
-        HistoryEntry(game_id, NOW, "finished", [HistorySeat(NAMES[5], False, 140)], [0], 9)
+        HistoryEntry(game_id, NOW, True, [HistorySeat(NAMES[5], False, 140)], [0], 9)
         for game_id in range(first_id, first_id + 10)
     ]
     yield f"/history from #{first_id}", stats.history_keyboard(lang, entries) or []

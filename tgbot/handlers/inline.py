@@ -1,4 +1,4 @@
-"""Inline mode: the player's moves as a list only they see (`services.inline`).
+"""Inline mode: the player's moves as a list only they see (`services.inline_moves`).
 
 The answer is free (no chat budget) and personal, never cached. A pick comes back as a
 `chosen_inline_result` (when inline feedback is on in BotFather) and as the message it posted

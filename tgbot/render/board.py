@@ -20,6 +20,7 @@ from engine import View
 from engine.actions import PlayJoker, PlayThief, decode, positions_of, t_kind
 from engine.cards import VALUE, TKind
 from engine.errors import MalformedActionError
+from engine.state import PLAYING
 
 from .. import callbacks as cb
 from ..i18n import M_, _
@@ -120,7 +121,7 @@ def _t_summary(lang: str, v: View, seat: int) -> str:
 
 def _seat_line(lang: str, v: View, table: Table, seat: int) -> str:
     player = table.players[seat]
-    playing = v.status == "playing"
+    playing = v.status == PLAYING
     marker = "▶️" if seat == v.current and playing else "▫️"
     tags = ""
     if player.computer:

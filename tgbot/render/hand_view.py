@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from engine import View
 from engine.actions import PlayThief, decode, t_kind
 from engine.cards import VALUE, TKind
+from engine.state import PLAYING
 
 from .. import callbacks as cb
 from ..i18n import _, _n
@@ -41,7 +42,6 @@ from .limits import POPUP_LIMIT, utf16_length
 KEY_COLUMNS = 28
 ROW_COLUMNS = 34
 TABLE_ROW = 6
-PLAYING = "playing"
 
 
 @dataclass(frozen=True)

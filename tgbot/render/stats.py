@@ -58,14 +58,14 @@ class HistorySeat:
 class HistoryEntry:
     game_id: int
     ended_at: datetime
-    status: str  # finished | abandoned
+    played_out: bool  # finished, not abandoned: its replay can be downloaded
     seats: list[HistorySeat]
     winners: list[int]  # seat numbers; empty for an abandoned game
     rounds: int
 
     @property
     def downloadable(self) -> bool:
-        return self.status == "finished"
+        return self.played_out
 
 
 HISTORY_KEYS_PER_ROW = 2

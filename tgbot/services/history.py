@@ -44,7 +44,7 @@ def recent_games(session: Session, chat_id: int, limit: int = HISTORY_SIZE) -> l
             HistoryEntry(
                 game_id=game.id,
                 ended_at=game.finished_at or game.updated_at,
-                status=game.status,
+                played_out=game.status == FINISHED,
                 seats=[HistorySeat(p.name, p.ai_level is not None, state.totals[p.seat]) for p in players],
                 winners=list(state.winners) if state.is_over else [],
                 rounds=len(state.round_points),
