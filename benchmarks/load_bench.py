@@ -78,7 +78,7 @@ FORGED = (_FORGED + " " + _FORGED_TOO + " r:99 lg:zz ln:{g}:t:-").split()
 LOBBY_KEY = re.compile(r"^(lj|ll|ls|lc|lo|lb|ln|la):")
 NOTIFYING = ("sendMessage", "sendPhoto", "sendDocument")
 SWITCH = "switch_inline_query_current_chat"
-LIVE_KEYS = {"🎯 Play", "👀 My hand"}  # an inline table's board keys
+LIVE = ({"🎯 Play", "👀 My hand"}, {"🎯 Play"})  # an inline table's board keys; of them, a board's
 
 
 @dataclass
@@ -724,12 +724,13 @@ async def run_child(args: argparse.Namespace) -> Figures:
 
     from tests.bot.conftest import make_settings
     from tests.fakes.telegram import TEST_TOKEN
-    from tgbot import logs
+    from tgbot import event_loop, logs
     from tgbot.app import build_application, make_deps
     from tgbot.runner import settle_heap
     from tgbot.store.db import make_engine, outbox_waiting
 
     logs.setup_logging("INFO", [TEST_TOKEN])
+    event_loop.take_turns_often()  # as `tweakbot` does for the process it runs
     with common.fresh_database(args.db) as url:
         settings = make_settings(url)
         deps = make_deps(settings, db=make_engine(url))
@@ -751,9 +752,8 @@ async def run_child(args: argparse.Namespace) -> Figures:
         await load.run(groups)
         window_end = fake.timer.monotonic()
         live = {g.chat.id: common.live_post(fake, g.chat.id) for g in groups if g.inline}
-        posts = [(m, live[c]) for c in live for m in fake.transcript(c) if m.via_bot]
-        old_keys = sum(m is not post and bool(LIVE_KEYS & set(dict(keys_of(m)))) for m, post in posts)
-        old_boards = sum(m is not post and "🎯 Play" in dict(keys_of(m)) for m, post in posts)
+        old = [set(dict(keys_of(m))) for c in live for m in fake.transcript(c) if m.via_bot and m != live[c]]
+        old_keys, old_boards = (sum(bool(k & keys) for keys in old) for k in LIVE)
         cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
         waited = (_waiting_for_a_core() - waited0) / wall
         backlog_end = await asyncio.to_thread(outbox_waiting, deps.db.engine)

@@ -43,7 +43,7 @@ from engine.state import GameState
 from tgbot import pacing, turn_clock
 from tgbot.game_settings import GameSettings
 from tgbot.store.db import create_all, make_engine
-from tgbot.store.models import Chat, Game, GamePlayer, Move, OutboxRow, ShownMessage, User
+from tgbot.store.models import Chat, Game, GamePlayer, GameStatus, Move, OutboxRow, ShownMessage, User
 from tgbot.store.surfaces import Board, Lobby
 
 NOW = datetime(2026, 6, 1, 12, 0, 0)
@@ -207,7 +207,7 @@ def build(db: Engine, games: int, due: int, seed: int) -> Built:
         head["settings"] = settings[pace_key]
         head |= {"creator_id": 1_000 + rnd.randrange(users), "language": "en", "created_at": created}
         head["updated_at"] = NOW - timedelta(minutes=rnd.randrange(1, 5000))
-        game_rows.append(row(Game, **head, **game))
+        game_rows.append(row(Game, **head, **(game | {"status": GameStatus(game["status"])})))
         mover = state.current if state is not None else 0
         for seat in range(rnd.randint(1, 3) if game["status"] == "lobby" else players):
             person = 1_000 + rnd.randrange(users)
@@ -265,9 +265,9 @@ def sweep_pass(db: Engine, url: str) -> dict[str, Any]:
     from tests.fakes.telegram import TEST_TOKEN
     from tgbot import jobs
     from tgbot.app import make_deps
-    from tgbot.clock import ManualClock
     from tgbot.config import Settings
     from tgbot.services import sweep
+    from tgbot.time_source import ManualClock
 
     counts: Counter[str] = Counter()
     seen: list[tuple[str, Any]] = []

@@ -452,7 +452,7 @@ async def running(url: str, seed: int) -> AsyncIterator[Driver]:
     """A running bot (see the module docstring) over the watching fake, and its driver."""
     from tests.bot.conftest import running_bot
     from tests.fakes.timer import VirtualTimer
-    from tgbot.clock import ManualClock
+    from tgbot.time_source import ManualClock
 
     clock, counter = ManualClock(), iter(range(1, 10**6))
     fake = load_bench.watched_fake(

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Refresh the translation catalogs (Babel).
 #
-#   scripts/i18n.sh           extract every _()/_n()/M_() string from tgbot/ into messages.pot,
+#   scripts/i18n.sh           extract every _()/_n()/_p()/M_() string from tgbot/ into messages.pot
+#                             (with the "# NOTE:" comment just above it, for translators),
 #                             then merge it into each language's messages.po (never `init`: the
 #                             catalogs exist), then compile them. New strings arrive untranslated,
 #                             changed ones fuzzy: both are English until translated.
@@ -19,7 +20,7 @@ LOCALES=tgbot/locales
 POT=$LOCALES/messages.pot
 
 extract() {
-    "$PYBABEL" -q extract -F babel.cfg -o "$1" --no-location --omit-header .
+    "$PYBABEL" -q extract -F babel.cfg -c NOTE: -o "$1" --no-location --omit-header .
 }
 
 compile() {

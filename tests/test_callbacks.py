@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from engine.actions import PlayJoker, Sum
 from tgbot import callbacks as cb
 from tgbot.game_settings import Colours, Edition, GoalStep
 from tgbot.pacing import PaceName
@@ -39,6 +40,17 @@ KEYS: list[tuple[cb.Callback, str]] = [
     (cb.Clear(7, 12), "k:7:12:x"),
     (cb.TChoice(7, 12, cb.TChoiceKind.THIEF), "t:7:12:thief"),
     (cb.TChoice(7, 12, cb.TChoiceKind.ANY), "t:7:12:any"),
+    (cb.MyCards(7), "mc:7"),
+    (cb.CardsPickHand(7, 12, 2, 1), "e:7:12:2:h:1"),
+    (cb.CardsPickTable(7, 12, 0, 11), "e:7:12:0:t:11"),
+    (cb.CardsChooseT(7, 12, 2, "T0"), "e:7:12:2:k:T0"),
+    (cb.CardsChooseT(7, 12, 2, "J-"), "e:7:12:2:k:J-"),
+    (cb.CardsChooseT(7, 12, 2, "B"), "e:7:12:2:k:B"),
+    (cb.CardsClaim(7, 12, 2), "e:7:12:2:c"),
+    (cb.CardsDiscard(7, 12, 2), "e:7:12:2:d"),
+    (cb.CardsClear(7, 12, 2), "e:7:12:2:x"),
+    (cb.CardsPlay(7, 12, 2, (Sum(1, (0, 2)),)), "e:7:12:2:p:S1.5"),
+    (cb.CardsPlay(7, 12, 2, (PlayJoker(1), Sum(0, (3,)))), "e:7:12:2:p:J+_S0.8"),
     (cb.Rules(2), "r:2"),
     (cb.Rules(2, "es"), "r:2:es"),
     (cb.Language("ja"), "lg:ja"),
@@ -75,6 +87,14 @@ def test_each_kind_writes_and_reads_its_old_layout(key: cb.Callback, data: str) 
         (cb.Rules, "r:1:EN"),
         (cb.Language, "lg:é"),
         (cb.Hand, "h:" + "1" * 70),
+        (cb.MyCards, "mc:7:12"),  # names no version: it never goes stale
+        (cb.CardsClaim, "e:7:12:c"),  # a key of a person's view names its seat
+        (cb.CardsPickHand, "e:7:12:2:h"),
+        (cb.CardsChooseT, "e:7:12:2:k:S0.1"),  # a sum is no [T!] play
+        (cb.CardsChooseT, "e:7:12:2:k:J"),
+        (cb.CardsPlay, "e:7:12:2:p:"),
+        (cb.CardsPlay, "e:7:12:2:p:S0.0"),  # a sum takes a table card
+        (cb.CardsPlay, "e:7:12:2:p:S1.5 S1.5"),  # moves are joined by _
         (cb.Hand, None),
     ],
 )
@@ -93,13 +113,27 @@ def test_a_pace_the_bot_does_not_offer_is_read_as_none() -> None:
     assert cb.SetPace.parse("ln:7:p:turbo") == cb.SetPace(7, None)
 
 
+#: Kinds declared before their route: the keys of a person's own view (issue 61), which no
+#: message shows until the ephemeral view is wired; a tap on one meanwhile is an invalid key.
+AWAITING_ROUTES = {cb.MyCards, *cb.CARDS_KEYS}
+
+
 def test_every_kind_of_key_has_one_route() -> None:
     from tgbot.handlers.keys import ROUTES
 
     kinds = [kind for kind in vars(cb).values() if isinstance(kind, type) and issubclass(kind, cb.Callback)]
     patterns = [route.pattern for route in ROUTES]
-    bases = {cb.Callback, cb.Setting}  # kinds of kinds: no data of their own
-    for kind in kinds:
-        if kind not in bases:
-            assert patterns.count(kind.PATTERN) == 1, kind.__name__
-    assert len(patterns) == len(kinds) - len(bases)
+    bases = {cb.Callback, cb.Setting, cb.CardsKey}  # kinds of kinds: no data of their own
+    routed = [kind for kind in kinds if kind not in bases and kind not in AWAITING_ROUTES]
+    for kind in routed:
+        assert patterns.count(kind.PATTERN) == 1, kind.__name__
+    for kind in AWAITING_ROUTES:
+        assert patterns.count(kind.PATTERN) <= 1, kind.__name__
+    assert len(patterns) <= len(kinds) - len(bases)
+
+
+def test_a_key_of_a_view_fits_with_the_biggest_values() -> None:
+    """The longest key of a person's view: the biggest ids, a Joker and a sum of every table card."""
+    biggest = cb.CardsPlay(cb.MAX_GAME_ID, 9_999_999_999, 99, (PlayJoker(-1), Sum(9, tuple(range(54)))))
+    assert len(biggest.data.encode()) <= cb.MAX_BYTES
+    assert cb.CardsPlay.parse(biggest.data) == biggest

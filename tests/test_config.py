@@ -24,7 +24,7 @@ from tgbot.config import (
 )
 from tgbot.setting_values import normalize_database_url, parse_duration
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+OPERATING = Path(__file__).resolve().parent.parent / "docs" / "operating.md"
 
 TOKEN = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw-x"
 OTHER_TOKEN = "987654321:ZZHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw_y"
@@ -343,14 +343,14 @@ def test_settings_are_frozen() -> None:
         settings.log_level = "DEBUG"  # type: ignore[misc]
 
 
-# --- the README's table of variables is checked against the Settings class --------------------
+# --- the operator's guide's table of variables is checked against the Settings class ---------
 
 REQUIRED = object()
 
 
-def readme_environment_table() -> dict[str, Any]:
+def documented_environment_table() -> dict[str, Any]:
     """Variable -> documented default (None for "unset", REQUIRED, or the text in backticks)."""
-    text = README.read_text(encoding="utf-8")
+    text = OPERATING.read_text(encoding="utf-8")
     section = text.split("### Environment (per bot)", 1)[1].split("\n## ", 1)[0]
     documented: dict[str, Any] = {}
     for names_cell, default_cell in re.findall(r"^\| ([^|]*`[A-Z_]+`[^|]*) \| ([^|]*) \|", section, re.M):
@@ -368,8 +368,8 @@ def readme_environment_table() -> dict[str, Any]:
     return documented
 
 
-def test_the_readme_documents_every_variable_with_its_real_default() -> None:
-    documented = readme_environment_table()
+def test_the_operators_guide_documents_every_variable_with_its_real_default() -> None:
+    documented = documented_environment_table()
     assert set(documented) == set(ENV_SETTINGS), set(documented) ^ set(ENV_SETTINGS)
     by_env = {env: field for field, env in ENV_NAMES.items()}
     for name, default in documented.items():
@@ -379,11 +379,11 @@ def test_the_readme_documents_every_variable_with_its_real_default() -> None:
             assert actual is None and name == TOKEN_ENV
             assert error_of({}).startswith(f"{name} is missing")
         elif default is None:
-            assert actual is None, f"{name}: README says unset, the default is {actual!r}"
+            assert actual is None, f"{name}: docs/operating.md says unset, the default is {actual!r}"
         else:
             # The documented text, read as the operator would write it, gives the real default.
             parsed = getattr(load({TOKEN_ENV: TOKEN, name: default}), field)
-            assert parsed == actual, f"{name}: README says {default!r}, the default is {actual!r}"
+            assert parsed == actual, f"{name}: docs/operating.md says {default!r}, the default is {actual!r}"
 
 
 def test_errors_never_quote_a_secret_from_the_env_file(tmp_path: Path) -> None:

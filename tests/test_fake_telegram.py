@@ -58,8 +58,8 @@ from tests.fakes import (
 from tests.fakes.flood import max_in_window, retry_after
 from tests.fakes.telegram import NOT_MODIFIED, TEST_TOKEN, SystemMonotonic, parse_html
 from tests.fakes.timer import DEFAULT_EPOCH
-from tgbot.clock import SystemTimer, Timer, Wakeup
 from tgbot.delivery.telegram_io import retry_seconds
+from tgbot.time_source import SystemTimer, Timer, Wakeup
 
 LOBBY_KEYS = InlineKeyboardMarkup(
     [
@@ -265,6 +265,37 @@ async def test_callback_answered_twice_is_an_error(tg: TelegramTestClient, fake:
     )
     with pytest.raises(BadRequest, match=r"(?i)query is too old"):
         await tg.app.bot.answer_callback_query(answer.query_id)
+
+
+async def test_a_callback_answer_may_open_only_a_start_link_to_the_bot(
+    tg: TelegramTestClient, fake: FakeTelegram
+) -> None:
+    """answerCallbackQuery's ``url`` opens a game (not modelled) or ``t.me/<bot>?start=…``; any
+    other link is URL_INVALID. The tapper's app opens it only when the answer has no text."""
+    alice, group = fake.user(1, "Alice"), fake.group()
+    sent = await tg.app.bot.send_message(group.id, "lobby", reply_markup=LOBBY_KEYS)
+    lobby = fake.message(group.id, sent.message_id)
+    bot = tg.app.bot
+    for url in (
+        "https://example.com/",
+        "https://t.me/tweak_test_bot",  # no start parameter
+        "https://t.me/other_bot?start=p1",
+        "tg://resolve?domain=tweak_test_bot&start=p1",
+        "https://t.me/tweak_test_bot?start=no%20spaces",
+    ):
+        query_id = fake.callback_update(alice, lobby, "join")["callback_query"]["id"]
+        with pytest.raises(BadRequest, match=r"(?i)url_invalid"):
+            await bot.answer_callback_query(query_id, url=url)
+        assert not fake.answer_for(query_id).answered
+
+    worded = fake.callback_update(alice, lobby, "join")["callback_query"]["id"]
+    assert await bot.answer_callback_query(worded, "Read me", url="https://t.me/tweak_test_bot?start=p1")
+    with pytest.raises(AssertionError, match="does not open"):
+        await tg.follow(alice, fake.answer_for(worded))
+    linked = fake.callback_update(alice, lobby, "join")["callback_query"]["id"]
+    assert await bot.answer_callback_query(linked, url="https://telegram.me/Tweak_Test_Bot?start=p1")
+    await tg.follow(alice, fake.answer_for(linked))
+    assert [m.text for m in fake.messages(alice.id, include_incoming=True)] == ["/start p1"]
 
 
 async def test_unanswered_callback_fails_the_tap(tg: TelegramTestClient, fake: FakeTelegram) -> None:

@@ -47,9 +47,9 @@ from engine.game import t_actions
 from tgbot.callbacks import MAX_BYTES, MAX_GAME_ID
 from tgbot.errors import Refusal, ServiceError
 from tgbot.game_settings import Colours, Edition, GameSettings
-from tgbot.i18n import DEFAULT_LANGUAGE, DOMAIN, LANGUAGES, LOCALES_DIR, _, _n, normalize
+from tgbot.i18n import DEFAULT_LANGUAGE, DOMAIN, LANGUAGES, LOCALES_DIR, _, _n, _p, normalize
 from tgbot.pacing import Pace, PaceName, custom_pace, pace_keys
-from tgbot.render import board, glance, info, lobby, results, stats
+from tgbot.render import board, glance, hand_view, info, lobby, results, stats
 from tgbot.render.cards import COLOUR_NAMES, T_NAMES
 from tgbot.render.keys import Keyboard
 from tgbot.render.refusals import ILLEGAL_TEXT, refusal
@@ -115,8 +115,9 @@ def emoji(text: str) -> Counter[str]:
 
 
 def marked_strings() -> set[str]:
-    """Literal strings of every _(lang, "..."), _n(lang, "...", "...", n) and M_("...") in tgbot/."""
-    positions = {"_": (1,), "_n": (1, 2), "M_": (0,)}
+    """Literal strings of every _(lang, "..."), _n(lang, "...", "...", n), _p(lang, "context",
+    "...") and M_("...") in tgbot/."""
+    positions = {"_": (1,), "_n": (1, 2), "_p": (2,), "M_": (0,)}
     found: set[str] = set()
     for path in sorted(SOURCE.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -137,7 +138,7 @@ def test_template_has_every_marked_string() -> None:
 
 @pytest.mark.parametrize("lang", TRANSLATED)
 def test_catalog_holds_the_template(lang: str) -> None:
-    missing = [label(m) for m in template_messages() if catalog(lang).get(m.id) is None]
+    missing = [label(m) for m in template_messages() if catalog(lang).get(m.id, m.context) is None]
     assert not missing, f"{lang} catalog lacks {len(missing)} messages (run scripts/i18n.sh): {missing[:5]}"
 
 
@@ -146,7 +147,7 @@ def test_every_message_is_translated(lang: str) -> None:
     cat = catalog(lang)
     problems = []
     for message in template_messages():
-        translated = cat.get(message.id)
+        translated = cat.get(message.id, message.context)
         if translated is None:
             continue  # reported by test_catalog_holds_the_template
         texts = forms(translated)
@@ -164,7 +165,7 @@ def test_placeholders_tags_and_emoji_are_kept(lang: str) -> None:
     cat = catalog(lang)
     problems = []
     for message in template_messages():
-        translated = cat.get(message.id)
+        translated = cat.get(message.id, message.context)
         if translated is None or translated.fuzzy:
             continue
         english = source_text(message)
@@ -185,7 +186,8 @@ def sample_value(spec: str) -> Any:
 def test_every_translation_formats(lang: str) -> None:
     for message in template_messages():
         texts = [source_text(message)]
-        if lang != DEFAULT_LANGUAGE and (translated := catalog(lang).get(message.id)) is not None:
+        translated = catalog(lang).get(message.id, message.context) if lang != DEFAULT_LANGUAGE else None
+        if translated is not None:
             texts += [t for t in forms(translated) if t]
         for text in texts:
             fields = {
@@ -252,7 +254,7 @@ KEY_MENTIONS: dict[str, list[str]] = {
         NO_COMPUTER,
     ],
     "🤖 Add computer": [HELP_TEXT, PRACTICE_HOW, NO_COMPUTER],
-    "👀 My hand": [HELP_TEXT],
+    "👀 My hand": [HELP_TEXT, "👀 Tap My hand on the board: your cards show to you alone."],
     "🎯 Play": ["⚠️ {name}, that pick came from an old list: nothing was played. Tap 🎯 Play again."],
     "📱 Panel": [HELP_TEXT, WELCOME_TEXT],
     "✅ Claim": [HELP_TEXT, "{expr} = {total} ✅ Tap Claim!"],
@@ -619,6 +621,30 @@ def board_keyboards(lang: str, names: list[str]) -> Iterator[tuple[str, Keyboard
             yield f"{where}, {what}", board.keyboard(lang, view, table, draft)
 
 
+def hand_view_keyboards(lang: str, names: list[str]) -> Iterator[tuple[str, Keyboard]]:
+    """Every keyboard of a person's own view (issue 61): off turn; on turn with no draft, a hand
+    card, the whole table, each [T!] play chosen (every Thief's victim by name), with sum hints
+    and with typed values."""
+    state = worst_state()
+    players = tuple(replace(p, name=n) for p, n in zip(worst_players(), names, strict=True))
+    yield (
+        "hand view off turn",
+        hand_view.hand_view(lang, seat_view(state, 1), board.Table(MAX_GAME_ID, 1, players, False)).keys,
+    )
+    table = replace(worst_table(state, 0), players=players)
+    drafts = {
+        "no draft": board.Draft(),
+        "a hand card": board.Draft(0, 0),
+        "the whole table": board.Draft(2, all_table(state)),
+        **{f"{c} chosen": board.Draft(2, all_table(state), t_code=c) for c in table.t_choices},
+    }
+    for hints, typed in ((False, None), (False, (1, 2, 3)), (True, None)):
+        for what, draft in drafts.items():
+            composing = hand_view.Composing(draft, typed)
+            keys = hand_view.hand_view(lang, seat_view(state, 0), replace(table, hints=hints), composing).keys
+            yield f"hand view, {what}, hints {hints}, typed {typed}", keys
+
+
 def lobby_keyboards(lang: str, custom: Pace | None = None) -> Iterator[tuple[str, Keyboard]]:
     """The lobby; its settings screen with every choice ticked (✅) in turn; /settings' pace keys."""
     yield "lobby", lobby.lobby_keyboard(lang, worst_lobby())
@@ -638,7 +664,7 @@ def lobby_keyboards(lang: str, custom: Pace | None = None) -> Iterator[tuple[str
 
 def history_keyboard(lang: str, first_id: int) -> Iterator[tuple[str, Keyboard]]:
     entries = [
-        HistoryEntry(game_id, NOW, "finished", [HistorySeat(NAMES[5], False, 140)], [0], 9)
+        HistoryEntry(game_id, NOW, True, [HistorySeat(NAMES[5], False, 140)], [0], 9)
         for game_id in range(first_id, first_id + 10)
     ]
     yield f"/history from #{first_id}", stats.history_keyboard(lang, entries) or []
@@ -674,7 +700,12 @@ def test_keys_fit_a_phone(lang: str) -> None:
     ROW_WIDTH columns a row and KEY_WIDTH a key. The cases that cannot fit yet whatever the
     wording (long names, big game numbers, the custom pace) have their own tests below."""
     problems = too_wide(
-        chain(board_keyboards(lang, USUAL_NAMES), lobby_keyboards(lang), other_keyboards(lang))
+        chain(
+            board_keyboards(lang, USUAL_NAMES),
+            hand_view_keyboards(lang, USUAL_NAMES),
+            lobby_keyboards(lang),
+            other_keyboards(lang),
+        )
     )
     assert not problems, f"{len(problems)} rows too wide in {lang}:\n" + "\n".join(problems[:20])
 
@@ -689,7 +720,9 @@ def test_the_custom_pace_fits_a_phone() -> None:
 
 
 def test_thief_keys_fit_with_any_name() -> None:
-    problems = all_languages_too_wide(lambda lang: board_keyboards(lang, NAMES))
+    problems = all_languages_too_wide(
+        lambda lang: chain(board_keyboards(lang, NAMES), hand_view_keyboards(lang, NAMES))
+    )
     assert not problems, "\n".join(problems[:20])
 
 
@@ -706,6 +739,8 @@ def test_every_message_fits_with_long_values(lang: str) -> None:
             fields = long_fields(str(message.id[1]))
             fields.pop("n", None)
             text = _n(lang, str(message.id[0]), str(message.id[1]), 999999, **fields)
+        elif message.context:
+            text = _p(lang, message.context, str(message.id), **long_fields(str(message.id)))
         else:
             text = _(lang, str(message.id), **long_fields(str(message.id)))
         assert visible(text) <= MESSAGE_LIMIT

@@ -55,3 +55,22 @@ def test_when_everyone_is_told_in_private_the_lobby_says_so_and_needs_no_key(lan
 def test_a_table_with_no_person_seated_has_neither_line_nor_key() -> None:
     assert private_turns("en", 7, (COMPUTER,), "our_tweak_bot") == private_turns("en", 7, (), "b")
     assert private_turns("en", 7, (), "b").line is None and private_turns("en", 7, (), "b").key is None
+
+
+INLINE = (
+    "🔔 = told of their turns in private. Nobody else is told of their turns: here the bot can only "
+    "edit the board, and an edit notifies nobody."
+)
+
+
+@pytest.mark.parametrize("lang", ALL_LANGUAGES)
+def test_a_lobby_in_a_chat_without_the_bot_says_the_others_are_told_nothing(lang: str) -> None:
+    """There the board is only ever edited, which notifies nobody: no board rings the chat."""
+    inline = LobbyView(7, (ANA, BEN), GameSettings(), "our_tweak_bot", inline=True)
+    lines = lobby_text(lang, inline).splitlines()
+    assert _(lang, INLINE) in lines and _(lang, SOME) not in lines
+    assert links(lang, inline) == [(_(lang, KEY), "https://t.me/our_tweak_bot?start=p7")]
+    everyone = LobbyView(7, (ANA,), GameSettings(), "our_tweak_bot", inline=True)
+    assert _(lang, ALL) in lobby_text(lang, everyone).splitlines()
+    if lang in TRANSLATED:
+        assert _(lang, INLINE) != INLINE

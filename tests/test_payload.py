@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from tgbot.store.outbox import Fallback, Message, Payload, Priority
+from tgbot.store.outbox import Fallback, Media, MediaKind, Message, Payload, Priority
 from tgbot.store.surfaces import Board
 
 OLD_ROWS = [
@@ -12,6 +12,7 @@ OLD_ROWS = [
     '{"text":"Your turn","notify":true,"fallback":{"chat_id":-100,"surface":null,"text":"@ana, your turn",'
     '"reply_to":"board:1:2","notify":true}}',
     '{"text":"Chart","media":{"kind":"photo","filename":"c.png","chart":{"game":1}},"fresh":true}',
+    '{"text":"Replay","thread_id":3,"media":{"kind":"document","filename":"g.jsonl","data":"e30K"}}',
 ]
 
 
@@ -35,3 +36,9 @@ def test_a_message_with_a_fallback_keeps_it_in_its_payload() -> None:
         -100, None, Payload("@ana, your turn", reply_to=Board(1, 2), notify=True)
     )
     assert payload.to_json() == OLD_ROWS[2]
+
+
+def test_a_file_is_typed_media() -> None:
+    chart, replay = Payload.from_json(OLD_ROWS[3]), Payload.from_json(OLD_ROWS[4])
+    assert chart.media == Media(MediaKind.PHOTO, "c.png", chart={"game": 1})
+    assert replay == Payload("Replay", thread_id=3, media=Media(MediaKind.DOCUMENT, "g.jsonl", data="e30K"))

@@ -1,4 +1,5 @@
-"""The README stays true to the code: its commands, settings and keys exist, and vice versa."""
+"""The README and its guides (docs/playing.md, docs/operating.md) stay true to the code: their
+commands, settings and keys exist, and vice versa."""
 
 from __future__ import annotations
 
@@ -11,11 +12,13 @@ from tgbot.pacing import PACES
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
+PLAYING = (ROOT / "docs" / "playing.md").read_text(encoding="utf-8")
+OPERATING = (ROOT / "docs" / "operating.md").read_text(encoding="utf-8")
 
 
-def section(title: str) -> str:
-    match = re.search(rf"^#+ {re.escape(title)}\n(.*?)(?=^## |\Z)", README, re.MULTILINE | re.DOTALL)
-    assert match, f"README has no section {title!r}"
+def section(text: str, title: str) -> str:
+    match = re.search(rf"^#+ {re.escape(title)}\n(.*?)(?=^## |\Z)", text, re.MULTILINE | re.DOTALL)
+    assert match, f"no section {title!r}"
     return match.group(1)
 
 
@@ -31,14 +34,14 @@ def test_readme_opens_with_what_the_bot_is_and_the_two_commands() -> None:
 
 
 def test_every_command_is_documented_and_every_documented_command_exists() -> None:
-    table = section("Commands")
+    table = section(PLAYING, "Commands")
     documented = set(re.findall(r"^\| `/([a-z]+)", table, re.MULTILINE))
     documented |= set(re.findall(r", `/([a-z]+)", table))
     assert documented == set(COMMAND_NAMES), documented ^ set(COMMAND_NAMES)
 
 
 def test_every_environment_setting_is_documented_with_its_default() -> None:
-    table = section("Environment (per bot)")
+    table = section(OPERATING, "Environment (per bot)")
     for name in ENV_SETTINGS:
         assert f"`{name}`" in table, name
     assert f"`{DEFAULT_DATABASE_URL}`" in table and f"`{DEFAULT_API_BASE_URL}`" in table
@@ -48,7 +51,7 @@ def test_every_environment_setting_is_documented_with_its_default() -> None:
 
 
 def test_lobby_settings_table_names_every_pace_and_setting_key() -> None:
-    table = section("Lobby settings (per game)")
+    table = section(PLAYING, "Lobby settings (per game)")
     for pace in PACES:
         assert f"*{pace}*" in table, pace
     for key in ("Classic", "Extended", "Auto colours", "Goal −20", "Goal +20", "[T!] face down"):
@@ -81,19 +84,22 @@ def key_labels() -> set[str]:
         add(info.rules_page("en", page)[1])
     add(info.welcome_keys("en", "tweakbot"))
     add(results.standings_keys("en", 1))
+    add(inline_table.show_board_keys("en", 1))
     labels.add(inline_table.new_game_title("en")[0])  # the inline list's lines read as keys
     labels.add(inline_table.board_title("en", ["Ana"])[0])
     return labels
 
 
-def test_every_key_the_readme_names_is_a_key_the_bot_shows() -> None:
+def test_every_key_the_guides_name_is_a_key_the_bot_shows() -> None:
     """A key named in bold (**✋ Join**) is spelled as on the key, so people find it."""
     labels = key_labels()
+    guides = (("README.md", README), ("docs/playing.md", PLAYING), ("docs/operating.md", OPERATING))
     named = [
-        text
-        for text in re.findall(r"\*\*([^*]+)\*\*", README)
-        if not text[0].isascii() and not text[0].isalnum()  # starts with an emoji or a symbol
+        (name, " ".join(bold.split()))  # a name may wrap across lines
+        for name, text in guides
+        for bold in re.findall(r"\*\*([^*]+)\*\*", text)
+        if not bold[0].isascii() and not bold[0].isalnum()  # starts with an emoji or a symbol
     ]
     assert len(named) > 10, named
-    unknown = [text for text in named if text not in labels and not set(text.split()) <= labels]
-    assert not unknown, f"the README names keys the bot does not show: {unknown}"
+    unknown = [(name, bold) for name, bold in named if bold not in labels and not set(bold.split()) <= labels]
+    assert not unknown, f"the guides name keys the bot does not show: {unknown}"

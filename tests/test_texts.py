@@ -14,7 +14,7 @@ from babel.messages.pofile import read_po
 from engine.ai import LEVELS
 from tgbot.i18n import DEFAULT_LANGUAGE, DOMAIN, LANGUAGES, LOCALES_DIR, _
 from tgbot.render.board import COMPUTER_LEVELS
-from tgbot.services.lobby import COMPUTER_NAMES
+from tgbot.render.lobby import COMPUTER_NAMES
 from tgbot.texts import ANYWHERE_HELP, HELP_TEXT, RULES_PAGES, WELCOME_TEXT
 
 PAGE_LIMIT = 1500

@@ -102,6 +102,7 @@ def main(argv: list[str] | None = None) -> int:
 
     application = build_application(settings, create_tables=False, webhook=args.webhook)
     deps = get_deps(application.bot_data)
+    event_loop.take_turns_often()
     try:
         event_loop.run(serve(application, settings, webhook=args.webhook), settings.event_loop)
     except ConfigError as exc:  # Telegram rejected the token

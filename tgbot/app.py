@@ -9,7 +9,6 @@ their task (`jobs`).
 from __future__ import annotations
 
 import logging
-import sys
 
 from sqlalchemy.engine import Engine
 from telegram import LinkPreviewOptions, Update
@@ -18,7 +17,6 @@ from telegram.ext import Application, ApplicationBuilder, ContextTypes, Defaults
 from telegram.request import BaseRequest
 
 from . import jobs, logs, pacing
-from .clock import Clock, SystemClock, SystemTimer, Timer
 from .config import Settings
 from .delivery.budget import Limits
 from .delivery.process import Delivery
@@ -29,16 +27,12 @@ from .handlers.menu import set_command_menus
 from .http_client import AiohttpRequest
 from .services.chat_events import SenderTrouble
 from .store.db import AfterCommit, Database, create_all, make_engine
+from .time_source import Clock, SystemClock, SystemTimer, Timer
 
 log = logging.getLogger("tweakbot")
 
 #: Connections to the Bot API: PTB's default for the client its builder makes.
 API_CONNECTIONS = 256
-#: How long a thread may hold the GIL while another waits for it (CPython's default: 5 ms). A
-#: Hard computer's search runs in a thread beside the event loop (`jobs`); each hand-off a tap's
-#: handler makes between the loop and its database thread would otherwise wait up to the default
-#: behind it, four or five times a tap.
-SWITCH_INTERVAL_SECONDS = 0.001
 
 
 def make_deps(
@@ -105,7 +99,6 @@ def build_application(
     Updater and no getUpdates client: updates arrive at the bot's own server (tgbot/web.py), and
     a second HTTP client would cost its own connection pool and TLS context (about 1 MB)."""
     deps = deps or make_deps(settings)
-    sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_INTERVAL_SECONDS))
     defaults = Defaults(parse_mode=ParseMode.HTML, link_preview_options=LinkPreviewOptions(is_disabled=True))
     updates_request: BaseRequest
     if request is None:

@@ -14,6 +14,11 @@ The layouts are those of the bot's first versions: keys already in chats still p
   ln:<game>:p:<pace>                pace: its name
   la:<game>:<level>[:s]             lobby: add a computer player (s: from the settings screen)
   h:<game>                          "my hand" popup
+  mc:<game>                         🃏 My cards: the person's own view of the game (never stale)
+  e:<game>:<ver>:<seat>:h|t:<i>     on that view (an ephemeral message): hand card i, table card i
+  e:<game>:<ver>:<seat>:c|d|x       claim, discard, clear
+  e:<game>:<ver>:<seat>:k:<code>    choose that [T!] play (engine code: T<victim>, J+, J-, F, B)
+  e:<game>:<ver>:<seat>:p:<codes>   play a sum the view offers (engine codes, _ between: J+_S0.5)
   k:<game>:<ver>:h:<i>|t:<i>        compose on the server's draft: hand card i, table card i
   k:<game>:<ver>:c|d|x              claim, discard, clear
   t:<game>:<ver>:<kind>             choose a [T!] play of that kind (again: the next choice)
@@ -34,6 +39,7 @@ from engine.ai import LEVELS
 from engine.cards import T_KINDS, TKind
 
 from .game_settings import Colours, Edition, GameSettings, GoalStep
+from .inline_data import LinkedMoves
 from .pacing import PaceName
 from .wire import (
     CALLBACK_DATA,
@@ -205,6 +211,14 @@ class Hand(Callback, wire="h:{game_id}"):
 
 
 @dataclass(frozen=True)
+class ShowBoard(Callback, wire="bh:{game_id}"):
+    """The key of a 📋 Board here post (a chat the bot is not in): a tap tells the bot the chat
+    it is in, so the board comes only into the game's own chat."""
+
+    game_id: GameId
+
+
+@dataclass(frozen=True)
 class PickHand(Callback, wire="k:{game_id}:{version}:h:{index}"):
     """Pick hand card `index` for the draft (again: put it back)."""
 
@@ -257,6 +271,86 @@ class TChoice(Callback, wire="t:{game_id}:{version}:{kind}"):
     game_id: GameId
     version: Version
     kind: TChoiceKind
+
+
+# A person's own view of a running game (issue 61), an ephemeral message: its keys carry the seat
+# it was drawn for (never taken for another's view) and the version (stale after a move).
+
+
+@dataclass(frozen=True)
+class MyCards(Callback, wire="mc:{game_id}"):
+    """🃏 My cards: open (or redraw) the tapper's own view. It names the game and no version, so
+    an old board's key still opens the live game's view, or says the game is over."""
+
+    game_id: GameId
+
+
+#: A [T!] play as the engine codes it (`engine.actions.encode`): T<victim>, J+, J-, F, B.
+TPlayCode = Annotated[str, Codec(r"T[0-9]|J[+-]|F|B")]
+
+
+@dataclass(frozen=True)
+class CardsKey(Callback):
+    """A key of a person's own view: its game, the version it was drawn for, the seat it shows."""
+
+    game_id: GameId
+    version: Version
+    seat: Small
+
+
+@dataclass(frozen=True)
+class CardsPickHand(CardsKey, wire="e:{game_id}:{version}:{seat}:h:{index}"):
+    """Pick hand card `index` for the draft (again: put it back)."""
+
+    index: Small
+
+
+@dataclass(frozen=True)
+class CardsPickTable(CardsKey, wire="e:{game_id}:{version}:{seat}:t:{index}"):
+    """Toggle table card `index` in the draft."""
+
+    index: Small
+
+
+@dataclass(frozen=True)
+class CardsChooseT(CardsKey, wire="e:{game_id}:{version}:{seat}:k:{play}"):
+    """Choose this [T!] play (again: choose none); *Claim* plays it (a Joker with the sum)."""
+
+    play: TPlayCode
+
+
+@dataclass(frozen=True)
+class CardsClaim(CardsKey, wire="e:{game_id}:{version}:{seat}:c"):
+    """Play the draft: the chosen [T!] card, else the sum (drawn only when the draft is legal)."""
+
+
+@dataclass(frozen=True)
+class CardsDiscard(CardsKey, wire="e:{game_id}:{version}:{seat}:d"):
+    """Discard the draft's hand card."""
+
+
+@dataclass(frozen=True)
+class CardsClear(CardsKey, wire="e:{game_id}:{version}:{seat}:x"):
+    """Start the draft again (and forget the values typed)."""
+
+
+@dataclass(frozen=True)
+class CardsPlay(CardsKey, wire="e:{game_id}:{version}:{seat}:p:{moves}"):
+    """Play a sum the view offers (a hint, or made of the values typed), a Joker first if needed."""
+
+    moves: LinkedMoves
+
+
+#: The keys of a person's own view.
+CARDS_KEYS: tuple[type[CardsKey], ...] = (
+    CardsPickHand,
+    CardsPickTable,
+    CardsChooseT,
+    CardsClaim,
+    CardsDiscard,
+    CardsClear,
+    CardsPlay,
+)
 
 
 # Anywhere.

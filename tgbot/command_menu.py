@@ -19,6 +19,7 @@ from .i18n import LANGUAGES, M_, read_catalog
 MENU_COMMANDS: dict[str, str] = {
     "newgame": M_("Start a new game in this group"),
     "board": M_("Post the board again"),
+    "cards": M_("Your cards in this group's game, seen by you alone"),
     "leave": M_("Leave the game (the bot plays your seat)"),
     "settings": M_("Game settings and pace"),
     "pause": M_("Pause the game"),
@@ -33,6 +34,10 @@ MENU_COMMANDS: dict[str, str] = {
     "help": M_("How to play with the bot"),
     "language": M_("Choose the language"),
 }
+
+#: The commands a person sends ephemerally (Bot API 10.2 `BotCommand.is_ephemeral`): nobody else
+#: in the group sees them, and the bot may answer with an ephemeral message of its own.
+EPHEMERAL_COMMANDS: frozenset[str] = frozenset({"cards"})
 
 
 @cache

@@ -272,7 +272,7 @@ class Settings(BaseSettings):
 
 #: Field name -> environment variable, from the aliases (the single list of names).
 ENV_NAMES: dict[str, str] = {name: str(info.validation_alias) for name, info in Settings.model_fields.items()}
-#: Every environment variable the bot reads; deploy files and the README are checked against it.
+#: Every environment variable the bot reads; deploy files and docs/operating.md are checked against it.
 ENV_SETTINGS: tuple[str, ...] = tuple(ENV_NAMES.values())
 
 
@@ -301,7 +301,7 @@ def _config_error(error: ValidationError, values: Mapping[str, Any]) -> ConfigEr
     else:
         raw = values.get(name, problem["input"])
         shown = redact(raw if isinstance(raw, str) else repr(raw))
-        fix = _FIX.get(name, "see the settings table in README.md")
+        fix = _FIX.get(name, "see the settings table in docs/operating.md")
         message = f"{name}={shown!r} is not valid; {fix}"
     return ConfigError(_hide_secrets(message, values))
 

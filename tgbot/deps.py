@@ -13,12 +13,12 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from sqlmodel import Session
 
-from .clock import Clock, SystemClock, SystemTimer, Timer
 from .delivery.process import Delivery
 from .delivery.webhook_replies import WebhookReplies
 from .pacing import DEFAULT_PACE, Pace, PaceName
 from .services.env import Env, random_seed
 from .store.db import Database
+from .time_source import Clock, SystemClock, SystemTimer, Timer
 from .turn_clock import LOBBY_TTL, PAUSE_MAX
 
 DEPS_KEY = "tweakbot.deps"

@@ -1,5 +1,5 @@
-"""Why a request was refused (a `Refusal` the seam words in the reader's language), or could not
-be answered at all (`DatabaseTrouble`)."""
+"""What a request ended in: refused (a `Refusal` the seam words in the reader's language), done
+otherwise (an `Outcome`), or not answered at all (`DatabaseTrouble`)."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ class Refusal(StrEnum):
     ALREADY_JOINED = "already_joined"
     LOBBY_FULL = "lobby_full"
     NOT_IN_GAME = "not_in_game"
+    NOT_IN_GAME_HERE = "not_in_game_here"  # as NOT_IN_GAME, in a chat the bot is not in (no /newgame)
     NOT_CREATOR = "not_creator"
     NOT_POSTER = "not_poster"  # as NOT_CREATOR, in a chat the bot is not in (no admins there)
     TOO_FEW = "too_few"
@@ -83,3 +84,36 @@ class ServiceError(Exception):
         super().__init__(reason.value)
         self.reason = reason
         self.details = details
+
+
+class Outcome(StrEnum):
+    """Every way an update ends that is not a refusal. Nothing is said for these (or the use case
+    says it itself); the value is what the update's log line and metrics say, as a `Refusal`'s."""
+
+    OK = "ok"
+    NEED_ADMIN = "need_admin"  # asked again once Telegram said whether the person is an admin
+    DUPLICATE = "duplicate"  # the same update delivered again: it was applied already
+    IGNORED = "ignored"  # nothing of the bot's (a pick of no game, a post of another bot)
+    FORGED = "forged"  # a pick no list of the game ever offered: it says nothing
+    STALE_AGAIN = "stale_again"  # a stale pick after the turn's note that it played nothing
+    NOT_ITS_CHAT = "not_its_chat"  # an inline game's moves typed outside its own chat
+    ELSEWHERE = "elsewhere"  # an inline game's board shown in a chat it is not played in
+    BOARD_OFFERED = "board_offered"  # an inline game's board posted again: it waits for a tap
+    NO_INLINE_ID = "no_inline_id"  # a post without keys: never the bot's own result
+    LOBBY = "lobby"  # a lobby opened
+    EXISTS = "exists"  # /newgame where a game is here already: it is pointed at
+    RECENT = "recent"  # a board posted again within the minute: near the bottom still
+    LEFT = "left"  # a player left the game (counted, ``left_2``: games left with the group)
+    EMPTY = "empty"  # a record with nothing in it
+    TEXT = "text"  # a private message that is no command: pointed at the commands
+    MOVED = "moved"  # a group became a supergroup (counted: its games moved)
+    HELD = "held"  # the bot was removed (counted: the games held)
+    OPEN = "open"  # a person's private chat with the bot opened
+    BLOCKED = "blocked"  # … or blocked
+    LATE = "late"  # an inline query answered too late for Telegram
+    DB_TROUBLE = "db_trouble"  # the database did not answer
+    ERROR = "error"  # an unhandled exception
+
+
+#: What an update ends in, as its result says and its log line shows.
+Ended = Outcome | Refusal

@@ -12,6 +12,7 @@ saying so rather than run on a loop nobody chose.
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections.abc import Callable, Coroutine
 from typing import Any, Literal, TypeVar, get_args
 
@@ -38,6 +39,20 @@ def loop_factory(choice: EventLoop) -> Callable[[], asyncio.AbstractEventLoop] |
             "install it with pip install 'tweakbot[uvloop]', or leave TWEAKBOT_EVENT_LOOP unset"
         ) from None
     return uvloop.new_event_loop
+
+
+#: How long a thread may hold the GIL while another waits for it (CPython's default: 5 ms). A
+#: Hard computer's search runs in a thread beside the event loop (`jobs`); each hand-off a tap's
+#: handler makes between the loop and its database thread would otherwise wait up to the default
+#: behind it, four or five times a tap (decisions.md B40).
+SWITCH_INTERVAL_SECONDS = 0.001
+
+
+def take_turns_often() -> None:
+    """Lower the process's switch interval to `SWITCH_INTERVAL_SECONDS` (never raise it). A
+    setting of the whole process, so it belongs where the process is run (`tweakbot`, the
+    benchmarks' bots), not in `build_application`, which tests call in a shared process."""
+    sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_INTERVAL_SECONDS))
 
 
 def run(main: Coroutine[Any, Any, T], choice: EventLoop = DEFAULT_EVENT_LOOP) -> T:

@@ -6,10 +6,12 @@ install compiles them in place) and only the `.mo` files are read here, by `gett
 the plural rule is the catalog's own `Plural-Forms`. Untranslated and fuzzy entries are not in
 a compiled catalog, so they are English, like a language without a catalog (logged once).
 
-Usage in code (Babel extracts these with the keywords in babel.cfg):
+Usage in code (Babel extracts these with the keywords in babel.cfg, and the comments just above
+them that start with ``NOTE:``, for translators):
 
     _(lang, "Your turn, {name}!", name=player)
     _n(lang, "{n} card", "{n} cards", n)
+    _p(lang, "move played", "wins a [T!] card")   # one English text, two meanings (msgctxt)
     M_("text")   # mark a string for extraction; translate later with _(lang, text)
 """
 
@@ -81,6 +83,13 @@ def _(lang: str, message: str, **fmt: Any) -> str:
 def _n(lang: str, singular: str, plural: str, n: int, **fmt: Any) -> str:
     text = translations(normalize(lang)).ngettext(singular, plural, n)
     return text.format(n=n, **fmt)
+
+
+def _p(lang: str, context: str, message: str, **fmt: Any) -> str:
+    """A text English words alike in places another language may not (a move offered, a move
+    played): `context` tells them apart for translators (gettext's msgctxt)."""
+    text = translations(normalize(lang)).pgettext(context, message)
+    return text.format(**fmt) if fmt else text
 
 
 def M_(message: str) -> str:

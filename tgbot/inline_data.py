@@ -8,6 +8,8 @@
   g<game>[ <typed values>]            the query the 🎯 Play key types (the player types the values)
   rematch g<game>                     the query of the 🔁 Rematch key of a game played via inline
   g<game>, p<game>                    the /start payloads of the 📱 Panel link and the lobby's 🔔
+  howto                               the /start payload of the button above a list with nothing
+                                      to post (the help)
   …?start=g<game>#pick=g<game>v<version>:<code>_<code>
                                       a pick's posted message links to the panel and carries the
                                       pick after the mark, spaces as _, so the message alone can
@@ -186,9 +188,15 @@ class PrivateTurns(DeepLink, wire="p{game_id}"):
     game_id: GameId
 
 
-def start_link(payload: str) -> OpenPanel | PrivateTurns | None:
+@dataclass(frozen=True)
+class HowToPlay(DeepLink, wire="howto"):
+    """The button above an inline list that has nothing to post (a refusal, no game of the
+    person's, a game played in another chat): the help, in the person's private chat."""
+
+
+def start_link(payload: str) -> OpenPanel | PrivateTurns | HowToPlay | None:
     """The link a ``/start`` payload comes from; None for anything else."""
-    return OpenPanel.read(payload) or PrivateTurns.read(payload)
+    return OpenPanel.read(payload) or PrivateTurns.read(payload) or HowToPlay.read(payload)
 
 
 class PickMark(Wire):

@@ -25,6 +25,7 @@ from typing import Any
 from telegram import Update
 
 from . import metrics
+from .errors import Outcome
 
 UPDATE_LOG = logging.getLogger("tweakbot.updates")
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s %(message)s"
@@ -44,7 +45,7 @@ class UpdateRecord:
     action: str
     started: float = field(default_factory=time.perf_counter)
     game_id: int | None = None
-    outcome: str = "ok"
+    outcome: str = Outcome.OK
     extra: dict[str, Any] = field(default_factory=dict)
 
     def line(self) -> str:
@@ -108,7 +109,7 @@ def note_update(game_id: int | None, action: str, outcome: str, **extra: Any) ->
     if game_id is not None:
         record.game_id = game_id
     record.action = action
-    if record.outcome != "error":
+    if record.outcome != Outcome.ERROR:
         record.outcome = outcome
     record.extra.update(extra)
 
@@ -124,7 +125,7 @@ def note_error() -> None:
     """The update ended in an unhandled exception."""
     record = _current.get()
     if record is not None:
-        record.outcome = "error"
+        record.outcome = Outcome.ERROR
 
 
 # --- set-up -----------------------------------------------------------------------------------

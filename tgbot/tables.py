@@ -5,10 +5,11 @@
   board shows their real cards, and the chat has a private chat's budget, not a group's.
 * **Any other chat, through inline mode** (a private chat between friends, a group the bot is
   not in): the bot can neither post there nor learn the chat's id. It edits what people post
-  "via" it, and knows the chat by the `chat_instance` Telegram puts on every tap there. Such a
-  chat is stored under an id derived from that `chat_instance` (until a lobby's first tap tells
-  it, from the lobby's message), below every id Telegram gives (Telegram's ids have at most 52
-  significant bits), so it can never meet a real chat's rows.
+  "via" it, and knows the chat by the `chat_instance` Telegram puts on every tap there. A game
+  there is stored under an id derived from its lobby's message, and keeps it; once a tap tells
+  its `chat_instance`, what the chat's games share (the outbox and its budget, the stats) goes
+  under an id derived from that (`played_in`). Both lie below every id Telegram gives
+  (Telegram's ids have at most 52 significant bits), so they can never meet a real chat's rows.
 
 A table is a kind of surface, not a second game: the same engine, services and outbox serve all
 three.
@@ -43,3 +44,12 @@ def inline_chat_id(key: str) -> int:
     (a hash, not a counter)."""
     digest = hashlib.blake2b(key.encode(), digest_size=8).digest()
     return INLINE_CHAT_IDS_FROM - (int.from_bytes(digest, "big") >> 12)
+
+
+def played_in(chat_id: int, chat_instance: str | None) -> int:
+    """The chat id of what a game shares with its chat's other games (its outbox rows, and so the
+    chat's budget; its stats): the game's own `chat_id`, unless the game was posted via inline
+    mode and a tap told its chat (`chat_instance`, which no other table has): Telegram counts
+    edits of inline messages on their chat, and a rematch is a new lobby message, so a game's own
+    id would give each game of one chat a budget of its own."""
+    return inline_chat_id(f"chat:{chat_instance}") if chat_instance is not None else chat_id

@@ -16,11 +16,11 @@ from tests.fakes.flood import FloodLimits
 from tests.fakes.telegram import TEST_TOKEN
 from tests.fakes.timer import VirtualTimer
 from tgbot.app import build_application, make_deps
-from tgbot.clock import ManualClock
 from tgbot.config import Settings
 from tgbot.delivery import charts
 from tgbot.deps import Deps
 from tgbot.store.db import make_engine
+from tgbot.time_source import ManualClock
 
 
 @dataclass

@@ -25,12 +25,12 @@ from tests.fakes.telegram import (
     StoredMessage,
 )
 from tests.fakes.timer import VirtualTimer
-from tgbot.clock import ManualClock
 from tgbot.render.cards import card as card_label
 from tgbot.services.env import Env
 from tgbot.services.output import REPEAT_WINDOW
 from tgbot.store.models import Game, GamePlayer, Move, OutboxRow, ShownMessage
 from tgbot.store.surfaces import Board, Lobby, Panel, Surface
+from tgbot.time_source import ManualClock
 
 BOT = "@tweak_test_bot"
 

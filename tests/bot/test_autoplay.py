@@ -36,12 +36,12 @@ from tests.bot.test_record_readds import AnswerWatch
 from tests.fakes.flood import FloodLimits
 from tests.fakes.telegram import FakeChat, FakeUser
 from tests.fakes.timer import VirtualTimer
-from tgbot.clock import ManualClock
 from tgbot.game_settings import GameSettings
 from tgbot.pacing import resolve
 from tgbot.services.context import parse_settings
 from tgbot.store.db import AfterCommit
 from tgbot.store.models import Game, GamePlayer
+from tgbot.time_source import ManualClock
 from tgbot.turn_clock import AUTOPLAY_TAKEOVER
 
 ON_ITS_WAY = "⏳ The next board is on its way: it shows up at the bottom in a moment."

@@ -5,6 +5,7 @@ refusal a group admin may escape first asks whether the person is one."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
@@ -99,6 +100,33 @@ def test_a_managers_refusal_first_asks_for_admin_rights_and_says_nothing(db: Eng
     assert allowed.outcome == "ok"
 
 
+def test_an_update_is_applied_once_and_the_run_that_asked_for_admin_rights_does_not_count(
+    db: Engine,
+) -> None:
+    """The first run of an update only asks whether the person is an admin: the run with the
+    answer is the one recorded, and the update delivered again (its first run asking again, then
+    with the answer) changes nothing, even a refusal's reply."""
+    update = Command(ANA, GROUP, update_id=77)
+    with session_scope(db) as session:
+        assert managers_only(session, env(), update).need_admin
+    with session_scope(db) as session:
+        assert managers_only(session, env(), replace(update, admin=True)).outcome == "ok"
+    with session_scope(db) as session:
+        assert len(replies(session)) == 1
+    for again in (update, replace(update, admin=True), replace(update, admin=False)):
+        with session_scope(db) as session:
+            assert managers_only(session, env(), again).outcome == "duplicate"
+    with session_scope(db) as session:
+        assert len(replies(session)) == 1
+    # A refused update is recorded with its reply: delivered again, it says nothing more.
+    refused = Command(ANA, GROUP, update_id=78, admin=False)
+    for _ in range(2):
+        with session_scope(db) as session:
+            managers_only(session, env(), refused)
+    with session_scope(db) as session:
+        assert len(replies(session)) == 2
+
+
 def refusing(reason: Refusal, **details: object) -> Callable[[], Answer]:
     def use_case() -> Answer:
         raise ServiceError(reason, **details)
@@ -130,10 +158,14 @@ def refused_event(call: EventCall) -> Noted:
     raise ServiceError(Refusal.NOT_IN_GAME)
 
 
-def test_an_inline_refusal_is_the_lists_one_line_and_an_events_is_its_outcome(db: Engine) -> None:
+def test_an_inline_refusal_is_the_button_above_an_empty_list_and_an_events_is_its_outcome(
+    db: Engine,
+) -> None:
+    """A line of the list would post the refusal as the person's own message wherever they typed;
+    the button above the list posts nothing."""
     with session_scope(db) as session:
         listed = refused_inline(session, env(), InlineQuery(ANA, ""))
         noted = refused_event(session, env(), ChatEvent(GROUP))
-    (line,) = listed.results
-    assert listed.outcome == "no_game" and line.title == line.message != ""
+    assert listed.outcome == "no_game" and listed.results == []
+    assert listed.button is not None and listed.button.text != ""
     assert noted == Noted("not_in_game")

@@ -10,7 +10,7 @@ import pytest
 
 from tgbot.delivery import charts
 from tgbot.render import chart
-from tgbot.services.game_end import chart_texts
+from tgbot.render.results import chart_texts
 
 PNG = b"\x89PNG\r\n\x1a\n"
 

@@ -21,7 +21,7 @@ from engine.cards import ALL_CARDS, COLOUR_OF, VALUE
 from tests.test_i18n import HOLDING, NAMES, display_width, worst_table
 from tgbot.i18n import LANGUAGES, _, _n
 from tgbot.render import board, glance
-from tgbot.render import inline as inline_render
+from tgbot.render import move_list as inline_render
 from tgbot.render.limits import MESSAGE_LIMIT, POPUP_LIMIT, visible_length
 
 EMOJI = {"R": "🟥", "O": "🟧", "Y": "🟨", "G": "🟩", "B": "🟦", "P": "🟪"}

@@ -14,11 +14,11 @@ from sqlmodel import Session
 
 from tests.bot.conftest import BotRig
 from tests.fakes.timer import VirtualTimer
-from tgbot.clock import Wakeup
 from tgbot.delivery import telegram_io as io
 from tgbot.delivery.budget import GLOBAL_RATE, GlobalBudget
 from tgbot.store import outbox
 from tgbot.store.outbox import Message, Payload, Priority
+from tgbot.time_source import Wakeup
 
 
 async def settle() -> None:

@@ -156,10 +156,12 @@ async def test_a_change_of_the_groups_language_redraws_with_spare_budget_only(ri
     now = current_game(rig, group.id)
     mover = ana if "Ana, your move" in (board.text or "") else ben
     tapped, first = rig.timer.monotonic(), len(fake.calls)
+    # The mover's two taps come one after the other (a person's taps do); the language tap lands
+    # between them, at once with the discard.
+    await rig.tg.process(fake.callback_update(mover, board, f"k:{now.id}:{now.version}:h:0"))
     await rig.tg.process_many(
         [
             fake.callback_update(ben, picker, "lg:es"),
-            fake.callback_update(mover, board, f"k:{now.id}:{now.version}:h:0"),
             fake.callback_update(mover, board, f"k:{now.id}:{now.version}:d"),
         ]
     )

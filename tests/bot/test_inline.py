@@ -199,3 +199,45 @@ async def test_the_list_and_the_announcement_in_every_language(
         assert mover.first_name in others.results[0]["title"]
         await rig.tg.pick(mover, group, answer, discard["id"])
         assert current_game(rig).version == game.version + 1
+
+
+async def test_a_tweak_that_wins_a_t_card_is_offered_then_reported_in_their_own_tense(
+    db_url: str, seeds: Callable[[], int]
+) -> None:
+    """The list offers the move before it is played, the report tells it after: in Hindi the
+    [T!] card the TWEAK wins is "gets" in the one and "got" in the other (one English text, two
+    catalog messages told apart by their context)."""
+    async with running_bot(db_url, seeds, fake=inline_fake()) as rig:
+        ana = rig.fake.user(1, "Ana", language_code="hi")
+        ben = rig.fake.user(2, "Ben", language_code="hi")
+        group = rig.fake.group("Dost")
+        await rig.tg.send(group, ana, "/newgame@tweak_test_bot")
+        lobby = rig.fake.last_message(group.id)
+        gid = next(d for _t, d in lobby.buttons if d and d.startswith("lj:")).split(":")[1]
+        await rig.tg.tap_data(ben, lobby, f"lj:{gid}")
+        await rig.tg.tap_data(ana, lobby, f"ln:{gid}:f:1")  # won [T!] cards face down
+        await rig.tg.tap_data(ana, lobby, f"ln:{gid}:h:1")  # the list shows every sum
+        await rig.tg.tap_data(ana, lobby, f"ls:{gid}")
+        game = current_game(rig, group.id)
+        state = state_of(game)
+        mover = (ana, ben)[state.current]
+        # One card on the table, and in hand the card that takes it for the target: a TWEAK.
+        # (The deck's top card, the last, keeps the target; every card stays in the game.)
+        top = state.deck[-1]
+        pool = [*state.table, *state.deck[:-1], *state.hands[state.current]]
+        table, hand = next(
+            (t, h) for t in pool for h in pool if t != h and VALUE[t] + VALUE[h] == state.target
+        )
+        rest = [c for c in pool if c not in (table, hand)]
+        state.table = [table]
+        state.hands[state.current] = [hand, *rest[:2]]
+        state.deck = [*rest[2:], top]
+        set_state(rig, game.id or 0, state)
+
+        answer = await rig.tg.inline_query(mover, f"g{game.id}", chat=group)
+        tweak = next(r for r in answer.results if "TWEAK!" in r["title"])
+        assert "· एक [T!] कार्ड मिलता है ·" in tweak["title"]
+        await rig.tg.pick(mover, group, answer, tweak["id"])
+
+        report = [m.content for m in rig.fake.messages(group.id) if "TWEAK!" in m.content][-1]
+        assert "· एक [T!] कार्ड मिला ·" in report, report

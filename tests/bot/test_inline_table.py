@@ -26,7 +26,7 @@ from tests.fakes.telegram import FakeChat, FakeTelegram, FakeUser, StoredMessage
 from tests.fakes.timer import VirtualTimer
 from tgbot.inline_data import BoardHere, PickedMoves
 from tgbot.render.inline_table import DIVIDER
-from tgbot.store.models import FINISHED, Game
+from tgbot.store.models import FINISHED, DeliveryChat, Game
 from tgbot.tables import TableKind
 
 PLAY, HAND = "🎯 Play", "👀 My hand"
@@ -174,6 +174,34 @@ async def test_two_friends_play_a_whole_game_in_their_own_chat(rig: BotRig) -> N
     assert newest.creator_id == ben.id and newest.chat_instance == fake.chat_instance(chat.id)
 
 
+async def test_a_game_keeps_its_id_and_shares_its_chat_s_budget_with_the_rematch(rig: BotRig) -> None:
+    """The first tap tells a game the chat its lobby was posted in: the game keeps the id it was
+    made with, and what it and the chat's next game (a rematch: a new lobby message) edit there
+    is counted on one budget, as Telegram counts edits of inline messages on their chat."""
+    fake, tg = rig.fake, rig.tg
+    ana, ben = fake.user(1, "Ana"), fake.user(2, "Ben")
+    chat = fake.private_between(ana, ben)
+    table = Table(rig, chat, [ana, ben])
+    await table.post_lobby(ana)
+    (made,) = games(rig)
+    game = await table.lobby_to_start(ana)
+    await play_out(table, game.id or 0)
+    listed = await tg.tap_switch_inline(ben, table.live(), "🔁 Rematch")
+    await tg.pick(ben, chat, listed, listed.result_ids[0])
+    await drain(rig)
+    rematch = table.live()
+    await tg.tap(ana, rematch, "✋ Join")
+    await drain(rig)
+    assert "Players (2/6)" in rematch.content  # the rematch's lobby, edited after its first tap
+
+    first, second = games(rig)
+    assert first.chat_id == made.chat_id and first.chat_instance == fake.chat_instance(chat.id)
+    assert second.chat_id != first.chat_id  # each game is made under its own lobby's id
+    with Session(rig.deps.db.engine) as session:
+        spent = session.exec(select(DeliveryChat).where(col(DeliveryChat.chat_id) < 0)).all()
+    assert len(spent) == 1 and spent[0].recent != "[]"  # one budget for the chat's two games
+
+
 async def test_a_group_without_the_bot_plays_with_a_computer_and_re_adds(rig: BotRig) -> None:
     fake = rig.fake
     ana, ben, cy = fake.user(1, "Ana"), fake.user(2, "Ben"), fake.user(3, "Cy")
@@ -308,7 +336,7 @@ async def test_taps_from_outside_the_game_or_its_chat_change_nothing(rig: BotRig
     before = (game_row(rig, game.id or 0).version, board.content)
     # A player of another game taps 👀 My hand on this board: not theirs to see.
     outsider = await tg.tap(eve, board, HAND)
-    assert outsider.text == "You're not in this game. Start your own with /newgame!"
+    assert outsider.text.startswith("You're not in this game.") and "/newgame" not in outsider.text
     # The same key from another chat (a copy of the message there): refused, nothing changes.
     elsewhere = fake.private_between(ben, eve)
     update = fake.callback_update(ben, board, f"h:{game.id}")
@@ -385,6 +413,7 @@ async def test_a_deleted_board_leaves_the_game_going_and_comes_back_from_the_lis
     listed = await tg.inline_query(mover, "", chat=chat)
     assert "📋 Board here" in listed.titles
     await tg.pick(mover, chat, listed, BoardHere(gid).data)
+    await tg.tap(mover, table.live(), "📋 Show the board")  # (the tap tells the bot the chat)
     await drain(rig)
     back = table.live()
     assert back.message_id != board.message_id and PLAY in [t for t, _d in back.buttons]
@@ -441,3 +470,31 @@ async def test_the_help_tells_how_to_play_in_any_chat_only_with_inline_mode(
             await rig.tg.send(rig.fake.private(ana), ana, "/help")
             text = rig.fake.last_message(ana.id).content
             assert ("🎴 New game here" in text and "@tweak_test_bot" in text) is said, text[-200:]
+
+
+async def test_the_private_turns_link_names_a_chat_the_bot_is_not_in_as_its_table(rig: BotRig) -> None:
+    """A chat the bot is not in has no title the bot may know: the lobby's 🔔 link answers with
+    the name the inline list gives its table, its players, in the reader's language (and so do
+    the turn notices)."""
+    fake, tg = rig.fake, rig.tg
+    ana, ben = fake.user(1, "Ana"), fake.user(2, "Ben", language_code="es")
+    await open_private_chats(rig, [ana])  # Ben never started the bot
+    chat = fake.private_between(ana, ben)
+    table = Table(rig, chat, [ana, ben])
+    await table.post_lobby(ana)
+    await tg.tap(ben, table.live(), "✋ Join")
+    await drain(rig)
+    (game,) = games(rig)
+
+    calls = await tg.tap_url(ben, table.live(), "🔔 Get my turns in private")
+
+    assert [c.params.get("text") for c in calls if c.method == "sendMessage" and c.chat_id == ben.id] == [
+        f"🔔 ¡Hecho! Tus turnos del juego #{game.id} en <b>TWEAK! con Ana, Ben</b> te llegarán aquí, "
+        "en privado, y el chat no sonará por ellos."
+    ]
+    # His turns are told so too, in his language though the table speaks English.
+    game = await table.lobby_to_start(ana)
+    while not fake.messages(ben.id)[-1].content.startswith("🔔 Te toca"):
+        await table.play_turn(game.id or 0)
+    assert fake.messages(ben.id)[-1].content == "🔔 Te toca en TWEAK! con Ana, Ben."
+    assert not tg.errors

@@ -16,11 +16,11 @@ from collections.abc import Callable
 from sqlmodel import Session
 
 from tests.bot.conftest import BotRig
-from tgbot.clock import Wakeup
 from tgbot.delivery.budget import GlobalBudget, Slot
 from tgbot.delivery.sender import LEASE_SECONDS
 from tgbot.store import outbox
 from tgbot.store.outbox import Message, Payload, Priority
+from tgbot.time_source import Wakeup
 
 
 class SlowSlot(GlobalBudget):

@@ -35,11 +35,26 @@ def _row(game_id: int, text: str | None) -> Game:
 
 def test_a_versions_readers_share_one_parse_and_a_new_version_is_read_anew() -> None:
     first, second = _versions(7, 2)
-    shared = game_state(_row(901, first))
-    assert game_state(_row(901, first)) is shared  # another transaction, the same version
+    one = game_state(_row(901, first))
+    assert game_state(_row(901, first)) == one == parse_state(first)  # another transaction, the same version
     moved = game_state(_row(901, second))
-    assert moved is not shared and moved == parse_state(second)
+    assert moved == parse_state(second) and moved != one
     assert game_state(_row(903, None)) is None  # a lobby has no state
+
+
+def test_what_one_reader_does_to_its_state_no_other_reader_sees() -> None:
+    """Readers in several worker threads share one parse; a `GameState` is mutable, so each gets
+    a copy of it: a thread that changed its state in place (a bug, or an engine helper that works
+    in place) could otherwise show another thread a hand or a table that was never stored."""
+    (text,) = _versions(13, 1)
+    first = game_state(_row(905, text))
+    assert first is not None
+    first.hands[0].append("X9")
+    first.table.clear()
+    first.current = (first.current + 1) % first.players
+    again = game_state(_row(905, text))
+    assert again == parse_state(text)
+    assert again is not first and again.hands[0] is not first.hands[0]
 
 
 def test_a_long_game_keeps_one_parsed_state() -> None:

@@ -1,4 +1,4 @@
-"""Private turns in one tap (README, *Getting started* §2 and *The lobby*).
+"""Private turns in one tap (docs/playing.md, *Private turns* and *The lobby*).
 
 The lobby marks 🔔 each player the bot may write to and says what the others get. While someone
 seated has no 🔔, the lobby has a **🔔 Get my turns in private** key: a link to the bot that,

@@ -56,9 +56,9 @@ from tests.fakes import FakeTelegram
 from tests.fakes.flood import FloodLimits
 from tests.fakes.telegram import FakeUser, StoredMessage
 from tests.fakes.timer import VirtualTimer
-from tgbot.clock import ManualClock
 from tgbot.render.cards import card as card_label
 from tgbot.store.models import Game, Move
+from tgbot.time_source import ManualClock
 
 # --- the transcript reader ---------------------------------------------------------------------
 

@@ -14,7 +14,7 @@ from tests.bot.conftest import BotRig, running_bot
 from tests.bot.helpers import BOT, board_of, current_game, drain, game_row, inline_fake, lobby_id, players_of
 from tests.bot.pacing_support import sweep_after
 from tests.bot.players import Player, play_turn, to_move
-from tests.bot.test_inline_table import Table, via_bot
+from tests.bot.test_inline_table import Table, games, via_bot
 from tests.bot.test_inline_table import play_out as play_inline
 from tests.fakes.telegram import FakeChat, StoredMessage
 from tgbot import callbacks as cb
@@ -290,7 +290,7 @@ async def test_the_old_standings_lose_the_rematch_key_in_a_chat_without_the_bot(
         assert [t for t, _d in standings.buttons] == ["🔁 Rematch"]  # the lobby may still expire
         await tg.tap(ben, lobby, "▶️ Start")
         await drain(rig)
-        assert games_in(rig, game.chat_id)[-1].status == "playing"
+        assert [g.status for g in games(rig)] == ["finished", "playing"]  # (each with a chat id of its own)
         assert standings.buttons == [] and standings.content == shown
         assert [m for m in via_bot(fake, chat) if m.buttons] == [table.live()]
         assert not tg.errors

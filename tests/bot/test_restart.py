@@ -18,8 +18,8 @@ from tests.bot.helpers import (
 from tests.fakes import FakeTelegram
 from tests.fakes.flood import FloodLimits
 from tests.fakes.timer import VirtualTimer
-from tgbot.clock import ManualClock
 from tgbot.render.cards import card
+from tgbot.time_source import ManualClock
 
 
 def key(data: str) -> Callable[[str, str | None], bool]:

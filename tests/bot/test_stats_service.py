@@ -36,6 +36,8 @@ from tgbot.services.env import Env
 from tgbot.services.moves import MoveOutcome
 from tgbot.services.origins import Command, Tap
 from tgbot.services.people import Person
+from tgbot.services.tables import presenter_of
+from tgbot.store import stats as stat_rows
 from tgbot.store.db import create_all, make_engine, session_scope
 from tgbot.store.models import ComputerStats, Game, Move, PlayerStats, PracticeStats
 
@@ -112,7 +114,7 @@ def play_until_last_move(db: Engine, game_id: int) -> tuple[Person, int, Sum | D
             if isinstance(action, (Sum, Discard)) and engine.apply(state, state.current, action)[0].is_over:
                 return person_of(seat.user_id), ctx.game.version, action
             result = moves.play(session, env(), ctx, seat, action)
-            record.report(session, env(), result)
+            presenter_of(ctx).report(session, env(), result)
     raise AssertionError("the game never came near its end")
 
 
@@ -155,7 +157,7 @@ def test_the_final_move_and_the_stats_commit_together(db: Engine, monkeypatch: p
 
     # A failure while writing the stats (the players' rows, after the computers' had their turn):
     # the final move is not committed either.
-    original = stats._add_all
+    original = stat_rows.add_all
     calls: list[int] = []
 
     def second_write_fails(*args: object, **kwargs: object) -> None:
@@ -164,7 +166,7 @@ def test_the_final_move_and_the_stats_commit_together(db: Engine, monkeypatch: p
             raise RuntimeError("database went away")
         original(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(stats, "_add_all", second_write_fails)
+    monkeypatch.setattr(stat_rows, "add_all", second_write_fails)
     with pytest.raises(RuntimeError):
         final_tap(db, game_id, person, version, action)
     assert len(calls) == 2
@@ -175,7 +177,7 @@ def test_the_final_move_and_the_stats_commit_together(db: Engine, monkeypatch: p
 
     # A failure after the final move (anything later in the same transaction, here writing what
     # the group will read): nothing is kept.
-    monkeypatch.setattr(stats, "_add_all", original)
+    monkeypatch.setattr(stat_rows, "add_all", original)
 
     def fails(*args: object, **kwargs: object) -> None:
         raise RuntimeError("crash after the move")
@@ -236,9 +238,9 @@ def test_abandoned_games_count_as_played_without_a_winner_and_cancelled_ones_do_
 
 def test_stats_follow_a_group_that_became_a_supergroup(db: Engine) -> None:
     with session_scope(db) as session:
-        stats._upsert_add(session, PlayerStats, {"chat_id": CHAT, "user_id": 1}, {"games": 2, "wins": 1}, NOW)
-        stats._upsert_add(session, PlayerStats, {"chat_id": -200, "user_id": 1}, {"games": 1, "wins": 1}, NOW)
-        stats._upsert_add(session, ComputerStats, {"chat_id": CHAT, "level": "easy"}, {"games": 3}, NOW)
+        stat_rows.add_to(session, PlayerStats, {"chat_id": CHAT, "user_id": 1}, {"games": 2, "wins": 1}, NOW)
+        stat_rows.add_to(session, PlayerStats, {"chat_id": -200, "user_id": 1}, {"games": 1, "wins": 1}, NOW)
+        stat_rows.add_to(session, ComputerStats, {"chat_id": CHAT, "level": "easy"}, {"games": 3}, NOW)
     for _ in range(2):  # Telegram reports a migration twice
         with session_scope(db) as session:
             stats.migrate_chat_stats(session, CHAT, -200, NOW)
@@ -259,10 +261,10 @@ def test_a_game_ends_with_one_stats_statement_per_table_two_computers_of_a_level
     for _seat in range(2):
         stats._sum_into(computers, (CHAT, "easy"), {"games": 1, "wins": 0})
     with session_scope(db) as session:
-        stats._upsert_add(session, PlayerStats, {"chat_id": CHAT, "user_id": 1}, {"games": 4, "wins": 2}, NOW)
+        stat_rows.add_to(session, PlayerStats, {"chat_id": CHAT, "user_id": 1}, {"games": 4, "wins": 2}, NOW)
     with recorded(db) as statements, session_scope(db) as session:
-        stats._add_all(session, PlayerStats, ("chat_id", "user_id"), seats, NOW)
-        stats._add_all(session, ComputerStats, ("chat_id", "level"), computers, NOW)
+        stat_rows.add_all(session, PlayerStats, ("chat_id", "user_id"), seats, NOW)
+        stat_rows.add_all(session, ComputerStats, ("chat_id", "level"), computers, NOW)
     assert len([s for s in statements if s.startswith("INSERT")]) == 2, statements
     with Session(db) as session:
         people = session.exec(select(PlayerStats).order_by(PlayerStats.user_id)).all()  # type: ignore[arg-type]
@@ -307,7 +309,7 @@ def test_practice_counts_per_computer_level_and_in_no_groups_stats(db: Engine) -
                 break
             seat = ctx.seats[ctx.state.current]
             action = choose_action(ctx.state, seat.seat, "normal", seed=1)
-            record.report(session, env(), moves.play(session, env(), ctx, seat, action))
+            presenter_of(ctx).report(session, env(), moves.play(session, env(), ctx, seat, action))
     with Session(db) as session:
         game = session.get(Game, finished)
         assert game is not None and game.status == "finished" and game.state is not None

@@ -38,13 +38,13 @@ from tests.bot.pacing_support import (
 )
 from tests.fakes.telegram import ApiCall
 from tgbot import callbacks as cb
-from tgbot.clock import ManualClock
 from tgbot.services import moves, play, sweep, table_control
 from tgbot.services.context import GameContext, contexts_of, load_game
 from tgbot.services.origins import Command
 from tgbot.services.people import Person
 from tgbot.store.db import create_all, make_engine, session_scope
 from tgbot.store.models import Game, GamePlayer, Move
+from tgbot.time_source import ManualClock
 
 SECOND = timedelta(seconds=1)
 MIN = timedelta(minutes=1)

@@ -61,6 +61,8 @@ Faithfulness notes (each is something real Telegram does and the bot must cope w
 * A callback query is answerable for ``answer_timeout`` (15 s) after ``callback_update`` made it,
   and once; later or again: 400 "query is too old and response timeout expired or query ID is
   invalid", and the query stays unanswered (``CallbackAnswer.expired`` says it was too late).
+  Its ``url`` may only be a ``t.me/<bot>?start=…`` link to this bot (400 URL_INVALID otherwise),
+  and the tapper's app opens it only when the answer has no text (``tg.follow``).
 * Inline mode (``inline_mode=True``; getMe's ``supports_inline_queries``): an inline query is
   answerable once within ``inline_answer_timeout`` (10 s), from any chat. answerInlineQuery checks
   its button and results like the Bot API server ("can't parse inline query result: ...", e.g.
@@ -74,6 +76,13 @@ Faithfulness notes (each is something real Telegram does and the bot must cope w
   notify, count against the chat the message is in, and answer MESSAGE_ID_INVALID once a person
   deleted it (``delete_by``). A forward keeps no callback keys (``forward_message``). The sources
   of each rule are in ``bot_api/inline.py`` and ``bot_api/people.py``.
+* Ephemeral messages (Bot API 10.2/10.3, ``bot_api/ephemeral.py``): sends with
+  ``ephemeral_message_parameters`` in groups only, by a bot answering the person's tap or
+  ephemeral message of the last 15 s or by an administrator bot; ``message_id`` 0 and an
+  ``ephemeral_message_id`` per chat and receiver, reused once free; seen by their person only
+  (``read_chat(chat, viewer)``), never in the public transcript; edits and deletions by
+  ``editEphemeralMessage…``/``deleteEphemeralMessage``; offline people, expiry and app restarts;
+  ephemeral commands and replies; taps whose ``message`` is the ephemeral message.
 """
 
 from __future__ import annotations
@@ -98,6 +107,7 @@ from tests.fakes.bot_api.common import (
     SystemMonotonic,
 )
 from tests.fakes.bot_api.driver import SETTLE_TIMEOUT, VIRTUAL_SETTLE_LIMIT
+from tests.fakes.bot_api.ephemeral import EPHEMERAL_METHODS, EPHEMERAL_WINDOW, StoredEphemeral
 from tests.fakes.bot_api.html import parse_html
 from tests.fakes.bot_api.records import (
     ApiCall,
@@ -119,6 +129,8 @@ __all__ = [
     "BOT_USERNAME",
     "CALLBACK_ANSWER_TIMEOUT",
     "CANT_INITIATE",
+    "EPHEMERAL_METHODS",
+    "EPHEMERAL_WINDOW",
     "INLINE_ANSWER_TIMEOUT",
     "MESSAGE_METHODS",
     "NOT_MODIFIED",
@@ -138,6 +150,7 @@ __all__ = [
     "JSONDict",
     "Monotonic",
     "Revision",
+    "StoredEphemeral",
     "StoredMessage",
     "SystemMonotonic",
     "TelegramTestClient",

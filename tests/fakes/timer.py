@@ -1,6 +1,6 @@
 """Virtual monotonic time for tests: ``sleep()`` parks the task until the test moves the clock.
 
-``VirtualTimer`` implements ``tgbot.clock.Timer`` (``monotonic()``, ``time()`` and
+``VirtualTimer`` implements ``tgbot.time_source.Timer`` (``monotonic()``, ``time()`` and
 ``async sleep(seconds, wake=None)``), so code that paces itself against Telegram's budget can be
 driven through minutes of virtual time in milliseconds. Nothing moves on its own:
 ``advance``/``advance_to`` move the clock and wake every sleeper that is due;
@@ -26,12 +26,12 @@ from typing import Any, Protocol
 
 __all__ = ["DEFAULT_EPOCH", "Sleeper", "VirtualTimer", "WakeupLike"]
 
-#: ``time()`` at virtual t=0: 2026-01-01 12:00:00 UTC (``tgbot.clock.ManualClock``'s default start).
+#: ``time()`` at virtual t=0: 2026-01-01 12:00:00 UTC (``tgbot.time_source.ManualClock``'s default start).
 DEFAULT_EPOCH = 1_767_268_800.0
 
 
 class WakeupLike(Protocol):
-    """What ``sleep(..., wake=)`` needs of ``tgbot.clock.Wakeup``: a flag with a future to await."""
+    """What ``sleep(..., wake=)`` needs of ``tgbot.time_source.Wakeup``: a flag with a future to await."""
 
     def is_set(self) -> bool: ...
 
@@ -80,7 +80,7 @@ class VirtualTimer:
         #: How many sleeps ever parked (a cheap progress counter for tests).
         self.parks = 0
 
-    # -- tgbot.clock.Timer -------------------------------------------------------------------------
+    # -- tgbot.time_source.Timer -------------------------------------------------------------------------
 
     def monotonic(self) -> float:
         return self._now

@@ -17,11 +17,11 @@ from telegram.ext import Application
 from tests.bot.conftest import make_settings
 from tests.fakes import FakeTelegram
 from tgbot.app import build_application, make_deps
-from tgbot.clock import ManualClock
 from tgbot.config import Settings
 from tgbot.deps import Deps
 from tgbot.runner import serve
 from tgbot.store.db import make_engine
+from tgbot.time_source import ManualClock
 from tgbot.web import BotServer
 
 

@@ -4,7 +4,9 @@ The bot under test (in-process with its AiohttpRequest, or a subprocess started 
 ``TELEGRAM_API_BASE_URL=http://127.0.0.1:<port>/bot``) talks HTTP to this server exactly as to
 Telegram; requests go to the same ``FakeTelegram`` the other tests use, so nothing leaves the
 machine. ``hold(method, seconds)`` delays the answers to a method (an update "in flight"), and
-``arrived(method)`` is an event set when the first such request comes in.
+``arrived(method)`` is an event set when the first such request comes in. ``unconfirmed``: a
+getUpdates whose offset is past that update id never gets through (the bot "dies" before
+Telegram learns it has the updates up to it: they are delivered again).
 """
 
 from __future__ import annotations
@@ -44,6 +46,8 @@ class FakeBotApiServer:
         self.delays: dict[str, float] = {}
         #: Every request from now on hangs with no answer (a Bot API server that went away).
         self.gone = False
+        #: A getUpdates confirming this update id (an offset past it) hangs with no answer.
+        self.unconfirmed: int | None = None
         self.requests: list[tuple[str, str]] = []
         self.port = 0
         self._events: dict[str, asyncio.Event] = {}
@@ -84,6 +88,9 @@ class FakeBotApiServer:
         else:  # form fields, urlencoded or multipart (an uploaded file's bytes are not kept)
             form = await request.post()
             params = {name: _decode_value(value) for name, value in form.items() if isinstance(value, str)}
+        held = self.unconfirmed
+        if method == "getUpdates" and held is not None and int(params.get("offset") or 0) > held:
+            await asyncio.Event().wait()  # the offset never reaches "Telegram"
         delay = self.delays.get(method, 0.0)
         if delay:
             await asyncio.sleep(delay)

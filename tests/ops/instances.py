@@ -29,11 +29,11 @@ from tests.bot.conftest import make_settings
 from tests.fakes import FakeTelegram, TelegramTestClient
 from tests.fakes.telegram import FakeChat, FakeUser
 from tgbot.app import build_application, make_deps
-from tgbot.clock import ManualClock
 from tgbot.delivery.budget import Limits
 from tgbot.game_settings import GameSettings
 from tgbot.store.db import make_engine
 from tgbot.store.models import Game, GamePlayer, Move, OutboxRow
+from tgbot.time_source import ManualClock
 
 T = TypeVar("T")
 STEP_TIMEOUT = 60.0

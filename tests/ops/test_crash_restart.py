@@ -1,4 +1,5 @@
-"""A crash with messages still waiting in the outbox: after the restart each is delivered, once.
+"""A crash with messages still waiting in the outbox: after the restart each is delivered, once;
+and a crash before the updates applied were confirmed: after the restart each is applied, once.
 
 A real `tweakbot` process plays against the fake Bot API over HTTP. Telegram answers the group's
 writes with 429 for a while, so the move's report and the next board wait in the outbox; the
@@ -11,10 +12,14 @@ import asyncio
 import signal
 from pathlib import Path
 
+from sqlmodel import Session, col, select
+
 from tests.fakes import FakeTelegram
 from tests.fakes.telegram import TEST_TOKEN
 from tests.ops.fake_http import FakeBotApiServer
 from tests.ops.processes import bot_env, keyed, start_a_game, start_bot, until
+from tgbot.store.db import make_engine
+from tgbot.store.models import GamePlayer
 
 
 async def start(tmp_path: Path, api: FakeBotApiServer) -> asyncio.subprocess.Process:
@@ -66,3 +71,61 @@ async def test_kill_9_with_messages_waiting_then_restart_delivers_each_once(tmp_
     assert reports == boards
     texts = [m.text for m in fake.messages(group.id) if m.from_bot]
     assert len(texts) == len(set(texts)), texts
+
+
+async def test_kill_9_before_the_offset_is_confirmed_applies_each_update_once(tmp_path: Path) -> None:
+    """Two updates fetched and applied (/newgame in one group, 🤖 Add computer in another's
+    lobby), then kill -9 before the next getUpdates told Telegram so: after the restart both come
+    again, are recognised, and change nothing (issue 62, item 7)."""
+    fake = FakeTelegram()
+    ana = fake.user(1, "Ana")
+    first_group, second_group = fake.group("Friends"), fake.group("Others")
+    async with FakeBotApiServer(fake, TEST_TOKEN) as api:
+        first = await start(tmp_path, api)
+        try:
+            fake.queue_update(fake.command_update(first_group, ana, "/newgame@tweak_test_bot"))
+            await until(lambda: keyed(fake, first_group.id, "lj:"))
+            lobby = keyed(fake, first_group.id, "lj:")[0]
+            computer = next(d for t, d in lobby.buttons if t == "🤖 Add computer")
+            newgame = fake.command_update(second_group, ana, "/newgame@tweak_test_bot")
+            tap = fake.callback_update(ana, lobby, computer)
+            api.unconfirmed = tap["update_id"]  # fetched together, never confirmed
+            fake.queue_update(newgame)
+            fake.queue_update(tap)
+            await until(lambda: fake.answers[tap["callback_query"]["id"]].answered)
+            await until(lambda: "(2/6)" in (fake.message(first_group.id, lobby.message_id).text or ""))
+            await until(lambda: keyed(fake, second_group.id, "lj:"))
+        finally:
+            first.send_signal(signal.SIGKILL)
+            await first.wait()
+        assert first.returncode == -signal.SIGKILL
+        api.unconfirmed = None
+        second = await start(tmp_path, api)
+        try:
+            # The restarted bot fetched them again and confirmed them (an offset past both).
+            await until(
+                lambda: any(
+                    int(c.params.get("offset") or 0) > tap["update_id"] for c in fake.calls_to("getUpdates")
+                )
+            )
+            await asyncio.sleep(2.5)  # time for anything applied twice to show up
+        finally:
+            second.send_signal(signal.SIGTERM)  # finishes the updates in flight
+            _out, err = await asyncio.wait_for(second.communicate(), 30)
+        log = err.decode()
+        assert second.returncode == 0, log
+    # One lobby in the second group, and no "A game is already running here" under it.
+    said = [m.text or "" for m in fake.messages(second_group.id)]
+    assert len(said) == 1 and "already" not in said[0], said
+    # One computer in the first group's lobby.
+    text = fake.message(first_group.id, lobby.message_id).text or ""
+    assert "(2/6)" in text, text
+    engine = make_engine(f"sqlite:///{tmp_path / 'bot.sqlite3'}")
+    try:
+        with Session(engine) as session:
+            levels = session.exec(select(GamePlayer.ai_level).order_by(col(GamePlayer.game_id))).all()
+    finally:
+        engine.dispose()
+    assert sorted(levels, key=str) == sorted([None, "normal", None], key=str)
+    # Both were delivered again, and recognised.
+    assert "action=newgame outcome=duplicate" in log and "action=add_computer outcome=duplicate" in log, log

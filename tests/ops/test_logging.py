@@ -14,8 +14,8 @@ from tests.fakes.telegram import TEST_TOKEN
 from tests.ops.fake_http import FakeBotApiServer
 from tgbot import logs
 from tgbot.app import build_application, make_deps
-from tgbot.clock import ManualClock
 from tgbot.store.db import make_engine
+from tgbot.time_source import ManualClock
 
 from .conftest import build
 

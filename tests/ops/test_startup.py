@@ -25,9 +25,9 @@ from tests.ops.fake_http import FakeBotApiServer
 from tests.ops.processes import bot_env, running_bot, start_bot, until
 from tgbot import runner
 from tgbot.app import build_application, make_deps
-from tgbot.clock import ManualClock
 from tgbot.runner import PollingErrors, serve
 from tgbot.store.db import make_engine
+from tgbot.time_source import ManualClock
 
 REPO = Path(__file__).resolve().parents[2]
 TIMEOUT = 60.0

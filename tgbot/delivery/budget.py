@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..clock import Timer, Wakeup
 from ..config import DEFAULT_SEND_RATE
 from ..store.outbox import Priority
 from ..tables import TableKind
+from ..time_source import Timer, Wakeup
 
 GROUP_WINDOW = 60.0
 #: Writes per window in a group: Telegram's 20, less headroom for calls we do not pace (a 400,

@@ -19,10 +19,10 @@ from typing import TypeVar
 from sqlmodel import Session
 from telegram import Bot
 
-from ..clock import Clock, Timer, Wakeup
 from ..store import outbox
 from ..store.db import Database, DatabaseTrouble
 from ..store.outbox import Priority
+from ..time_source import Clock, Timer, Wakeup
 from . import budget, charts
 from .recording import ChatTrouble
 from .sender import POLL_IDLE_SECONDS, POLL_SECONDS, ChatSender

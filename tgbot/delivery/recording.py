@@ -12,11 +12,11 @@ from typing import Protocol
 
 from sqlmodel import Session
 
-from ..clock import Clock
 from ..store import outbox
 from ..store.models import OutboxRow
 from ..store.outbox import Fallback, Message, Payload
 from ..store.surfaces import Surface
+from ..time_source import Clock
 from . import budget
 from . import telegram_io as io
 from .plan import Plan
@@ -36,9 +36,10 @@ class ChatTrouble(Protocol):
 
     def surface_lost(self, session: Session, chat_id: int, surface: Surface) -> None: ...
 
-    def inline_gone(self, session: Session, game_id: int, inline_id: str) -> None:
+    def inline_gone(self, session: Session, game_id: int, inline_id: str, held: str | None) -> None:
         """A message of a game in a chat the bot is not in was deleted: it cannot show the game
-        any more (a person brings the board back from the inline list)."""
+        any more (a person brings the board back from the inline list); what it `held` (an
+        older board's record) is the live board's to show now."""
         ...
 
     def surface_shown(self, session: Session, chat_id: int, surface: Surface) -> None:
@@ -86,9 +87,9 @@ def finish(
             # the older message of the surface, posted again below: its keys go when budget allows
             outbox.drop_keys(session, chat_id, plan.replaces, clock.now(), game_id=row.game_id)
     elif kind == OutcomeKind.GONE and payload.inline_id is not None:
+        if row.game_id is not None:  # (the game before the outbox, as every transaction takes them)
+            trouble.inline_gone(session, row.game_id, payload.inline_id, payload.held)
         outbox.drop(session, row.id)  # deleted by a person: the game goes on without it
-        if row.game_id is not None:
-            trouble.inline_gone(session, row.game_id, payload.inline_id)
     elif kind == OutcomeKind.GONE:
         if row.surface is not None and not payload.message_id:
             outbox.forget_shown(session, chat_id, row.surface)  # posted anew on the next round

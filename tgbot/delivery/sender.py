@@ -25,11 +25,11 @@ from typing import TYPE_CHECKING
 from sqlmodel import Session
 
 from .. import metrics
-from ..clock import Wakeup
 from ..store import outbox
 from ..store.db import DatabaseTrouble
 from ..store.models import OutboxRow
 from ..store.outbox import Payload
+from ..time_source import Wakeup
 from . import budget, recording
 from . import telegram_io as io
 from .plan import Batch, next_batch
@@ -211,10 +211,10 @@ class ChatSender:
     async def _media(self, payload: Payload) -> bytes | None:
         """A chart is drawn here, just before it is sent: never on a tap's path (`charts`)."""
         media = payload.media
-        if not media or "chart" not in media:
+        if media is None or media.chart is None:
             return None
         try:
-            return await self.delivery.draw_chart(media["chart"])
+            return await self.delivery.draw_chart(media.chart)
         except Exception:  # a picture is a bonus: never hold up the chat for it
             log.exception("drawing a chart for chat %s failed", self.chat_id)
             return b""

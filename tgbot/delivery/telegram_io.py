@@ -19,7 +19,7 @@ from telegram import Bot, InlineKeyboardMarkup, InputFile, Message
 from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, RetryAfter, TelegramError
 
 from ..render.limits import POPUP_LIMIT
-from ..store.outbox import Payload
+from ..store.outbox import MediaKind, Payload
 from .webhook_replies import WebhookReplies
 
 log = logging.getLogger("tweakbot.delivery")
@@ -148,15 +148,15 @@ async def _call(
     thread = payload.thread_id
     sent: Message
     if media is not None:
-        data = media_bytes if media_bytes is not None else base64.b64decode(media.get("data", ""))
-        upload = InputFile(data, filename=str(media.get("filename", "file")))
+        data = media_bytes if media_bytes is not None else base64.b64decode(media.data or "")
+        upload = InputFile(data, filename=media.filename)
         common: dict[str, Any] = {
             "caption": text or None,
             "message_thread_id": thread,
             "disable_notification": silent,
             "reply_markup": markup,
         }
-        if media.get("kind") == "photo":
+        if media.kind is MediaKind.PHOTO:
             sent = await bot.send_photo(chat_id, upload, **common)
         else:
             sent = await bot.send_document(chat_id, upload, **common)
@@ -196,9 +196,16 @@ def retry_seconds(error: RetryAfter) -> float:
 
 
 async def answer(
-    bot: Bot, query_id: str, text: str = "", alert: bool = False, *, replies: WebhookReplies | None = None
+    bot: Bot,
+    query_id: str,
+    text: str = "",
+    alert: bool = False,
+    *,
+    replies: WebhookReplies | None = None,
+    url: str | None = None,
 ) -> bool:
     """Answer a callback query (free: no chat budget); False when Telegram refused it (too old).
+    `url`: a link to the bot the tapper's app opens (with no `text`: an app shows a text instead).
 
     In webhook mode the answer usually goes back in the webhook request's response (`replies`,
     the bot's `WebhookReplies`), which costs no call; it is then taken as accepted, since
@@ -208,10 +215,12 @@ async def answer(
         params: dict[str, Any] = {"show_alert": alert}
         if popup:
             params["text"] = popup
+        if url:
+            params["url"] = url
         if replies.offer(query_id, params):
             return True
     try:
-        await bot.answer_callback_query(query_id, text=popup or None, show_alert=alert)
+        await bot.answer_callback_query(query_id, text=popup or None, show_alert=alert, url=url or None)
     except TelegramError as exc:
         log.debug("answer_callback_query failed: %s", exc)
         return False

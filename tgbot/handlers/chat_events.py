@@ -21,11 +21,16 @@ from telegram.ext import BaseHandler, ChatMemberHandler, MessageHandler, filters
 
 from ..services import chat_events, info
 from ..services.origins import ChatEvent
+from ..services.people import Person
 from .commands import COMMAND_NAMES
 from .context import TweakContext, command_of, is_group, person
 from .seam import on_command, serve
 
 GROUP = 7  # a handler group of its own, checked after the commands and keys (group 0)
+
+
+def _event(update: Update, chat_id: int, who: Person | None = None) -> ChatEvent:
+    return ChatEvent(chat_id, who, update_id=update.update_id)
 
 
 def _present(member: ChatMember) -> bool:
@@ -45,7 +50,7 @@ async def on_migrate(update: Update, context: TweakContext) -> None:
         old_id, new_id = message.migrate_from_chat_id, message.chat.id
     else:
         return
-    await serve(context, chat_events.chat_migrated, ChatEvent(old_id), new_id, action="migrate")
+    await serve(context, chat_events.chat_migrated, _event(update, old_id), new_id, action="migrate")
 
 
 async def on_my_chat_member(update: Update, context: TweakContext) -> None:
@@ -55,15 +60,15 @@ async def on_my_chat_member(update: Update, context: TweakContext) -> None:
     chat = change.chat
     was, now_in = _present(change.old_chat_member), _present(change.new_chat_member)
     if chat.type == ChatType.PRIVATE:
-        changed = ChatEvent(chat.id, person(change.from_user))
+        changed = _event(update, chat.id, person(change.from_user))
         await serve(context, chat_events.private_chat, changed, now_in, action="private_chat")
         return
     if chat.type not in (ChatType.GROUP, ChatType.SUPERGROUP) or was == now_in:
         return
     if not now_in:
-        await serve(context, chat_events.bot_left, ChatEvent(chat.id), action="chat_event")
+        await serve(context, chat_events.bot_left, _event(update, chat.id), action="chat_event")
     else:
-        await serve(context, chat_events.bot_joined, ChatEvent(chat.id), chat.title, action="chat_event")
+        await serve(context, chat_events.bot_joined, _event(update, chat.id), chat.title, action="chat_event")
 
 
 async def on_chat_member(update: Update, context: TweakContext) -> None:
@@ -72,7 +77,7 @@ async def on_chat_member(update: Update, context: TweakContext) -> None:
         return
     user = change.new_chat_member.user
     if _present(change.old_chat_member) and not _present(change.new_chat_member) and not user.is_bot:
-        left = ChatEvent(change.chat.id, person(user))
+        left = _event(update, change.chat.id, person(user))
         await serve(context, chat_events.person_left, left, action="chat_event")
 
 
@@ -83,9 +88,11 @@ async def on_left_member(update: Update, context: TweakContext) -> None:
     user = message.left_chat_member
     chat_id = message.chat.id
     if user.id == context.bot.id:  # the bot itself (basic groups say so)
-        await serve(context, chat_events.bot_left, ChatEvent(chat_id), action="chat_event")
+        await serve(context, chat_events.bot_left, _event(update, chat_id), action="chat_event")
     elif not user.is_bot:
-        await serve(context, chat_events.person_left, ChatEvent(chat_id, person(user)), action="chat_event")
+        await serve(
+            context, chat_events.person_left, _event(update, chat_id, person(user)), action="chat_event"
+        )
 
 
 async def on_unknown_command(update: Update, context: TweakContext) -> None:

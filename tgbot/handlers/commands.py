@@ -7,7 +7,7 @@ from typing import Any
 
 from telegram.ext import BaseHandler, CommandHandler
 
-from ..services import info, lobby, records, table_control
+from ..services import cards, info, lobby, stats_commands, table_control
 from ..services.call import CommandService
 from .seam import on_command
 
@@ -18,6 +18,7 @@ COMMANDS: dict[str, CommandService] = {
     "start": info.start,
     "cancel": table_control.cancel,
     "board": table_control.board,
+    "cards": cards.cards,
     "leave": table_control.leave,
     "help": info.help_text,
     "rules": info.rules,
@@ -27,9 +28,9 @@ COMMANDS: dict[str, CommandService] = {
     "quiet": table_control.quiet,
     "back": table_control.back,
     "settings": table_control.settings,
-    "stats": records.my_stats,
-    "top": records.top,
-    "history": records.recent,
+    "stats": stats_commands.my_stats,
+    "top": stats_commands.top,
+    "history": stats_commands.recent,
 }
 
 

@@ -68,6 +68,7 @@ def command_of(update: Update, args: list[str] | None = None) -> Command | None:
         chat_title=chat.title,
         args=" ".join(args or []).strip(),
         replied_to=_replied_to(update),
+        update_id=update.update_id,
     )
 
 
@@ -102,4 +103,5 @@ def tap_of(update: Update) -> Tap | None:
         query_id=query.id,
         inline_id=query.inline_message_id,
         chat_instance=query.chat_instance,
+        update_id=update.update_id,
     )

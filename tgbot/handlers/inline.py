@@ -1,4 +1,4 @@
-"""Inline mode: the player's moves as a list only they see (`services.inline`).
+"""Inline mode: the player's moves as a list only they see (`services.inline_moves`).
 
 The answer is free (no chat budget) and personal, never cached. A pick comes back as a
 `chosen_inline_result` (when inline feedback is on in BotFather) and as the message it posted
@@ -13,6 +13,7 @@ from telegram import (
     InlineKeyboardButton,
     InlineKeyboardMarkup,
     InlineQueryResultArticle,
+    InlineQueryResultsButton,
     InputTextMessageContent,
     MessageEntity,
     Update,
@@ -21,8 +22,9 @@ from telegram.error import TelegramError
 from telegram.ext import BaseHandler, ChosenInlineResultHandler, InlineQueryHandler, MessageHandler, filters
 
 from .. import logs
+from ..errors import Outcome
 from ..inline_data import InfoLine, InfoTopic, PickedMoves, picked_from_link, posted
-from ..services import inline, inline_posts
+from ..services import inline_moves, inline_posts
 from ..services.call import Result
 from ..services.origins import InlineQuery, Pick
 from .context import TweakContext, own_language, person
@@ -38,7 +40,7 @@ def _article(result: Result) -> InlineQueryResultArticle:
         else None
     )
     return InlineQueryResultArticle(
-        id=result.id,
+        id=result.id.data,
         title=result.title,
         description=result.description or None,
         input_message_content=InputTextMessageContent(result.message),
@@ -50,18 +52,25 @@ async def on_inline_query(update: Update, context: TweakContext) -> None:
     query = update.inline_query
     if query is None:
         return
-    asked = InlineQuery(person(query.from_user), query.query, query.offset, query.chat_type)
+    asked = InlineQuery(
+        person(query.from_user), query.query, query.offset, query.chat_type, update_id=update.update_id
+    )
     found = await serve(context, inline_posts.answer, asked, action="inline")
+    button = None
     if found is None:
         sorry = trouble_text(own_language(update))
-        trouble = Result(InfoLine(InfoTopic.TROUBLE).data, sorry, "", sorry)
+        trouble = Result(InfoLine(InfoTopic.TROUBLE), sorry, "", sorry)
         results, next_offset = [_article(trouble)], ""
     else:
         results, next_offset = [_article(r) for r in found.results], found.next_offset
+        if found.button is not None:
+            button = InlineQueryResultsButton(found.button.text, start_parameter=found.button.payload)
     try:
-        await query.answer(results, cache_time=0, is_personal=True, next_offset=next_offset or None)
+        await query.answer(
+            results, cache_time=0, is_personal=True, next_offset=next_offset or None, button=button
+        )
     except TelegramError as exc:  # too late (the person typed on): nothing to do
-        logs.note_update(None, "inline", "late", error=type(exc).__name__)
+        logs.note_update(None, "inline", Outcome.LATE, error=type(exc).__name__)
         return
     logs.note_extra(results=len(results))
 
@@ -75,6 +84,7 @@ async def on_chosen(update: Update, context: TweakContext) -> None:
         PickedMoves.read(chosen.result_id),
         inline_id=chosen.inline_message_id,
         posted=posted(chosen.result_id),
+        update_id=update.update_id,
     )
     await serve(context, inline_posts.chosen, picked, action="inline_pick")
 
@@ -88,7 +98,8 @@ async def on_via_message(update: Update, context: TweakContext) -> None:
     picked = _picked_id(message.entities or ())
     if user is None or picked is None:
         return
-    await serve(context, inline.pick, Pick(person(user), picked, message.chat.id), action="inline_message")
+    pick = Pick(person(user), picked, message.chat.id, update_id=update.update_id)
+    await serve(context, inline_moves.pick, pick, action="inline_message")
 
 
 def _picked_id(entities: Any) -> PickedMoves | None:

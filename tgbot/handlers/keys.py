@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 from telegram.ext import BaseHandler, CallbackQueryHandler
 
 from .. import callbacks as cb
-from ..services import info, lobby_keys, play, records, rematch
+from ..services import info, inline_posts, lobby_keys, play, rematch, stats_commands
 from ..services.call import KeyService
 from .seam import invalid_key, on_key, own_page
 
@@ -44,6 +44,7 @@ ROUTES: list[Route] = [
     *[route(kind, lobby_keys.change_setting, "setting") for kind in cb.SETTINGS],
     route(cb.AddComputer, lobby_keys.add_computer, "add_computer"),
     route(cb.Hand, play.hand, "hand"),
+    route(cb.ShowBoard, inline_posts.show_board, "board_here"),
     route(cb.PickHand, play.pick_hand, "compose"),
     route(cb.PickTable, play.pick_table, "compose"),
     route(cb.Claim, play.claim, "compose"),
@@ -52,7 +53,7 @@ ROUTES: list[Route] = [
     route(cb.TChoice, play.choose_t, "t_choice"),
     route(cb.Rules, info.rules_key, "rules", own_page_of=RULES_PAGE),
     route(cb.Language, info.choose_language, "language", own_page_of=LANGUAGE_PAGE),
-    route(cb.Download, records.download, "download"),
+    route(cb.Download, stats_commands.download, "download"),
     route(cb.Rematch, rematch.rematch, "rematch"),
 ]
 

@@ -8,14 +8,21 @@ import logging
 from telegram import Bot, BotCommand
 from telegram.error import TelegramError
 
-from ..command_menu import menu_texts
+from ..command_menu import EPHEMERAL_COMMANDS, menu_texts
+from ..delivery.ephemeral_api import ephemeral_command
 from ..i18n import DEFAULT_LANGUAGE, LANGUAGES
 
 log = logging.getLogger("tweakbot.menu")
 
 
 def menu_commands(lang: str) -> list[BotCommand]:
-    return [BotCommand(command, description) for command, description in menu_texts()[lang]]
+    """The menu of one language; a command in `EPHEMERAL_COMMANDS` is declared `is_ephemeral`."""
+    return [
+        ephemeral_command(command, description)
+        if command in EPHEMERAL_COMMANDS
+        else BotCommand(command, description)
+        for command, description in menu_texts()[lang]
+    ]
 
 
 async def set_command_menus(bot: Bot) -> None:

@@ -31,7 +31,7 @@ from telegram import Update
 from .. import logs
 from ..callbacks import BadCallback, Callback
 from ..delivery import telegram_io as io
-from ..errors import DatabaseTrouble
+from ..errors import DatabaseTrouble, Outcome
 from ..i18n import _
 from ..render.refusals import TROUBLE_TEXT
 from ..services.call import Answer, CommandService, KeyService, forged_key
@@ -53,9 +53,9 @@ class Origin(Protocol):
     def person(self) -> Person | None: ...
 
 
-class Outcome(Protocol):
+class Ending(Protocol):
     @property
-    def outcome(self) -> str: ...
+    def said(self) -> str: ...
 
     @property
     def game_id(self) -> int | None: ...
@@ -65,7 +65,7 @@ class Outcome(Protocol):
 
 
 O = TypeVar("O", bound=Origin)  # noqa: E741
-R = TypeVar("R", bound=Outcome)
+R = TypeVar("R", bound=Ending)
 
 
 def trouble_text(lang: str) -> str:
@@ -89,9 +89,9 @@ async def serve(
             admin = await _is_admin(context, origin)
             result = await deps.run(service, replace(origin, admin=admin), *args)  # type: ignore[type-var]
     except DatabaseTrouble:
-        logs.note_update(game_id, action, "db_trouble")
+        logs.note_update(game_id, action, Outcome.DB_TROUBLE)
         return None
-    logs.note_update(result.game_id or game_id, getattr(result, "action", None) or action, result.outcome)
+    logs.note_update(result.game_id or game_id, getattr(result, "action", None) or action, result.said)
     return result
 
 
@@ -121,7 +121,7 @@ def on_key(kind: type[K], service: KeyService[K], action: str) -> Handler:
         if answer is None:
             answer = Answer(trouble_text(own_language(update)), alert=True)
         replies = context.deps.webhook_replies
-        await io.answer(query.get_bot(), query.id, answer.text, answer.alert, replies=replies)
+        await io.answer(query.get_bot(), query.id, answer.text, answer.alert, replies=replies, url=answer.url)
 
     return handler
 

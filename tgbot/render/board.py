@@ -20,11 +20,13 @@ from engine import View
 from engine.actions import PlayJoker, PlayThief, decode, positions_of, t_kind
 from engine.cards import VALUE, TKind
 from engine.errors import MalformedActionError
+from engine.state import PLAYING
 
 from .. import callbacks as cb
 from ..i18n import M_, _
 from ..inline_data import GameQuery, OpenPanel
-from .cards import HIDDEN_CARD, T_EMOJI, card, cards, mention, name, plain_name, t_label, t_list
+from . import turn_notice
+from .cards import HIDDEN_CARD, T_EMOJI, card, cards, name, plain_name, t_label, t_list
 from .glance import t_news
 from .keys import Keyboard, button, link, rows_of, switch_inline
 
@@ -119,7 +121,7 @@ def _t_summary(lang: str, v: View, seat: int) -> str:
 
 def _seat_line(lang: str, v: View, table: Table, seat: int) -> str:
     player = table.players[seat]
-    playing = v.status == "playing"
+    playing = v.status == PLAYING
     marker = "▶️" if seat == v.current and playing else "▫️"
     tags = ""
     if player.computer:
@@ -221,11 +223,11 @@ def board_text(lang: str, v: View, table: Table, draft: Draft | None = None, hea
     lines.append("")
     current = table.players[v.current]
     if v.seat is not None and v.seat == v.current:
-        lines.append(_(lang, "👉 Your move!"))
+        lines.append(turn_notice.your_move(lang))
     elif current.computer or current.left or current.away:
-        lines.append(_(lang, "⏩ {name} is played by the bot.", name=name(current.name)))
+        lines.append(turn_notice.played_by_bot(lang, current.name))
     else:
-        lines.append(_(lang, "👉 {mention}, your move!", mention=mention(current.user_id, current.name)))
+        lines.append(turn_notice.call(lang, current.user_id, current.name))
     if draft is not None and v.seat is not None:
         lines.extend(_draft_lines(lang, v, table, draft))
     text = "\n".join(lines)
@@ -247,25 +249,25 @@ def keyboard(lang: str, v: View, table: Table, draft: Draft | None = None) -> Ke
         label = card(v.hand[i]) if own and v.hand is not None else f"{HIDDEN_CARD}{i + 1}"
         if draft.hand == i:
             label = f"👉{label}"
-        hand_keys.append(button(label, cb.PickHand(gid, ver, i).data))
+        hand_keys.append(button(label, cb.PickHand(gid, ver, i)))
     if hand_keys:
         rows.append(hand_keys)
     chosen = draft.chosen(len(v.table))
     table_keys = [
-        button(f"✅{card(c)}" if p in chosen else card(c), cb.PickTable(gid, ver, p).data)
+        button(f"✅{card(c)}" if p in chosen else card(c), cb.PickTable(gid, ver, p))
         for p, c in enumerate(v.table)
     ]
     rows.extend(rows_of(table_keys, TABLE_ROW))
     if v.t_played is None and v.holding_counts[v.current]:
         if v.holdings[v.current] is None:  # face down on the group board: which is the player's
-            rows.append([button("🎴 [T!]", cb.TChoice(gid, ver, cb.TChoiceKind.ANY).data)])
+            rows.append([button("🎴 [T!]", cb.TChoice(gid, ver, cb.TChoiceKind.ANY))])
         else:
             picked = t_kind(draft.t_code) if draft.t_code else None
             kinds = list(dict.fromkeys(k for code in table.t_choices if (k := t_kind(code)) is not None))
             keys = [
                 button(
                     ("👉" if k == picked else "") + t_label(lang, k),
-                    cb.TChoice(gid, ver, cb.TChoiceKind.of(k)).data,
+                    cb.TChoice(gid, ver, cb.TChoiceKind.of(k)),
                 )
                 for k in kinds
             ]
@@ -274,12 +276,12 @@ def keyboard(lang: str, v: View, table: Table, draft: Draft | None = None) -> Ke
     # popup shows the sum.
     rows.append(
         [
-            button(_(lang, "✅ Claim"), cb.Claim(gid, ver).data),
-            button(_(lang, "🗑 Discard"), cb.Discard(gid, ver).data),
-            button(_(lang, "↩️ Clear"), cb.Clear(gid, ver).data),
+            button(_(lang, "✅ Claim"), cb.Claim(gid, ver)),
+            button(_(lang, "🗑 Discard"), cb.Discard(gid, ver)),
+            button(_(lang, "↩️ Clear"), cb.Clear(gid, ver)),
         ]
     )
-    utility = [] if table.practice else [button(_(lang, "👀 My hand"), cb.Hand(gid).data)]
+    utility = [] if table.practice else [button(_(lang, "👀 My hand"), cb.Hand(gid))]
     if table.inline:
         utility.insert(0, switch_inline(_(lang, "🎯 Play"), GameQuery(gid).data))
     if v.seat is None:
@@ -340,7 +342,17 @@ def t_choice_popup(lang: str, v: View, table: Table, code: str | None, more: boo
     return text
 
 
+def done_popup(lang: str) -> str:
+    """The popup of a move played (a report of its own says the rest)."""
+    return _(lang, "Done!")
+
+
 def closed_panel_text(lang: str, chat_title: str, lines: list[str]) -> str:
     """A panel whose turn is over: what was played, and no keys."""
     head = _(lang, "✔️ Played in <b>{chat}</b>:", chat=name(chat_title, 40))
     return "\n".join([head, *lines])
+
+
+def retired_panel_text(lang: str) -> str:
+    """A panel whose player went back to the group board: where to play, and no keys."""
+    return _(lang, "↪️ You play this game on the group board now. Tap 📱 Panel there to play here again.")

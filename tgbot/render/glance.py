@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 
 from engine import View
 from engine.cards import VALUE, TKind
+from engine.state import PLAYING
 
 from ..i18n import _, _n
 from .cards import T_EMOJI, card, cards, t_label, t_list, width
@@ -97,7 +98,7 @@ def t_news(lang: str, v: View) -> str | None:
     cards the Bomb dropped a view cannot tell (how many hands it hit is not in it): its line says
     what happened, and the table lists them with the others.
     """
-    if v.t_played is None or v.status != "playing":
+    if v.t_played is None or v.status != PLAYING:
         return None
     kind = TKind(v.t_played)
     play = t_label(lang, kind)
@@ -128,7 +129,7 @@ def hand_popup(lang: str, v: View) -> str:
     slots = "  ".join(f"{i + 1}:{card(c)}" for i, c in enumerate(v.hand)) or _(lang, "(no cards)")
     head = [_(lang, "Your hand: {slots}", slots=slots)]
     held = v.holdings[v.seat] or ()
-    playing = v.status == "playing"
+    playing = v.status == PLAYING
     tail: list[str] = []
     if v.current == v.seat and playing:
         if v.joker:

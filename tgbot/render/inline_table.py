@@ -9,6 +9,7 @@ says before the bot has made it the game's own.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from engine import View
@@ -16,7 +17,7 @@ from engine.config import MAX_PLAYERS, MIN_PLAYERS
 
 from .. import callbacks as cb
 from ..i18n import _
-from ..inline_data import GameQuery, RematchQuery
+from ..inline_data import RematchQuery
 from ..pacing import Pace
 from .board import Table, board_text
 from .keys import Keyboard, button, switch_inline
@@ -24,13 +25,14 @@ from .limits import MESSAGE_LIMIT, visible_length
 from .lobby import LobbyView, lobby_keyboard, lobby_text
 
 
-def board_keys(lang: str, table: Table) -> Keyboard:
-    """The live board's keys: the list of moves (posting one plays it) and the hand popup."""
+def board_keys(lang: str, table: Table, query: str) -> Keyboard:
+    """The live board's keys: the list of moves (posting one plays it; `query`, what the key
+    types, names the game and its chat) and the hand popup."""
     gid = table.game_id
     return [
         [
-            switch_inline(_(lang, "🎯 Play"), GameQuery(gid).data),
-            button(_(lang, "👀 My hand"), cb.Hand(gid).data),
+            switch_inline(_(lang, "🎯 Play"), query),
+            button(_(lang, "👀 My hand"), cb.Hand(gid)),
         ]
     ]
 
@@ -38,7 +40,7 @@ def board_keys(lang: str, table: Table) -> Keyboard:
 def pick_keys(lang: str, game_id: int) -> Keyboard:
     """The key a posted pick carries: with a key, the message is one the bot can edit (Telegram
     gives its inline id only then), into the move's report and the next board."""
-    return [[button(_(lang, "👀 My hand"), cb.Hand(game_id).data)]]
+    return [[button(_(lang, "👀 My hand"), cb.Hand(game_id))]]
 
 
 def board(lang: str, view: View, table: Table) -> str:
@@ -79,7 +81,11 @@ def feedback_off(lang: str, bot_username: str) -> str:
     )
 
 
-def second_lobby(lang: str, bot_username: str) -> str:
+def second_lobby(lang: str, bot_username: str, *, lobby: bool = False) -> str:
+    """A lobby posted where a game is open: that game's own lobby (`lobby`: still open, above
+    in the chat; no board to bring down yet), or its board."""
+    if lobby:
+        return _(lang, "🃏 A game is already open in this chat: join its lobby above.")
     return _(
         lang,
         "🃏 A game is already open in this chat: play that one (type @{bot} and pick 📋 Board here "
@@ -90,12 +96,44 @@ def second_lobby(lang: str, bot_username: str) -> str:
 
 def board_title(lang: str, players: list[str]) -> tuple[str, str]:
     """The inline list's line that posts the live board here again."""
-    return _(lang, "📋 Board here"), _(lang, "TWEAK! with {names}", names=", ".join(players))
+    return _(lang, "📋 Board here"), table_name(lang, players)
 
 
-def board_posted(lang: str) -> str:
-    """What a board brought back says until the bot has drawn it (a moment)."""
-    return _(lang, "📋 The board comes here…")
+def table_name(lang: str, players: Sequence[str]) -> str:
+    """What names a game in a chat the bot is not in, whose title the bot cannot know: its
+    players. The inline list and the private messages about the game call it so."""
+    return _(lang, "TWEAK! with {names}", names=", ".join(players))
+
+
+def board_posted(lang: str, players: list[str]) -> str:
+    """What a 📋 Board here post says until someone taps its key: the bot learns the chat it is
+    in only from a tap, and brings the board only into the game's own chat."""
+    return _(lang, "📋 TWEAK! with {names}: tap the key to bring the board here.", names=", ".join(players))
+
+
+def show_board_keys(lang: str, game_id: int) -> Keyboard:
+    return [[button(_(lang, "📋 Show the board"), cb.ShowBoard(game_id))]]
+
+
+def played_elsewhere(lang: str, players: list[str]) -> str:
+    """A 📋 Board here post tapped in a chat that is not the game's: it stays as it was, saying
+    where the game is (the chat its lobby was posted in; the bot knows no chat's name)."""
+    return _(
+        lang,
+        "🃏 TWEAK! with {names} is played in the chat where its lobby was posted: its board is there.",
+        names=", ".join(players),
+    )
+
+
+def not_its_chat(lang: str) -> str:
+    """Above an inline list typed outside a game's own chat (or not from its 🎯 Play key): no
+    moves, and nothing to post."""
+    return _(lang, "🃏 Your game is played in its own chat: tap 🎯 Play on its board there")
+
+
+def no_game(lang: str) -> str:
+    """Above an inline list with no game of the person's: nothing to post; the help in private."""
+    return _(lang, "No game waits for your move here · how to start one")
 
 
 def rematch_title(lang: str) -> tuple[str, str]:
@@ -149,6 +187,15 @@ class Record:
             self.parts.append(self.open)
             self.open = []
         self.parts.append(text.split("\n"))
+
+    def after(self, earlier: Record) -> Record:
+        """This record with `earlier` before it: what a deleted message held, which the chat
+        lost, opens the live one (its open moves a part of their own when parts follow)."""
+        if not earlier.parts and not earlier.open:
+            return self
+        if self.parts:
+            return Record([*earlier.parts, *([earlier.open] if earlier.open else []), *self.parts], self.open)
+        return Record(list(earlier.parts), [*earlier.open, *self.open])
 
     def text(self, board: str | None) -> str:
         """The message: the parts, then the open moves over the board (or alone, game over)."""

@@ -1,13 +1,17 @@
-"""Inline keys as the plain JSON Telegram takes: a render's keyboard goes into the outbox as is."""
+"""Inline keys as the plain JSON Telegram takes: a render's keyboard goes into the outbox as is.
+A key that calls back is built from its `Callback` (as aiogram's `InlineKeyboardBuilder` takes
+callback data objects), never from data written by hand."""
 
 from __future__ import annotations
+
+from ..callbacks import Callback
 
 Key = dict[str, str]
 Keyboard = list[list[Key]]
 
 
-def button(text: str, data: str) -> Key:
-    return {"text": text, "callback_data": data}
+def button(text: str, callback: Callback) -> Key:
+    return {"text": text, "callback_data": callback.data}
 
 
 def link(text: str, url: str) -> Key:

@@ -8,6 +8,11 @@ give the bot the right to write to them, by opening it: the key is a deep link
 (`inline_data.PrivateTurns`) that does it and brings the 🔔 back to the lobby. A key shows to
 everyone and a popup cannot hold a link, so the key stays on the lobby while someone seated has
 no 🔔, and the Join popup points at it.
+
+In a chat the bot is not in (inline mode) every game message is an edit, which notifies nobody:
+there a private notice is a player's only one. So the line says the others are told nothing, and
+the Join of a person the bot may not write to is answered with the link itself (a tap's answer
+may open a ``t.me/<bot>?start=…`` link, only when it has no text): their app opens the bot's chat.
 """
 
 from __future__ import annotations
@@ -38,8 +43,11 @@ def marked(player: Player) -> str:
     return f" {MARK}" if player.can_dm and player.computer is None else ""
 
 
-def private_turns(lang: str, game_id: int, players: Sequence[Player], bot_username: str) -> PrivateTurns:
-    """The line and the key for a lobby with these players (no line before a person sits)."""
+def private_turns(
+    lang: str, game_id: int, players: Sequence[Player], bot_username: str, inline: bool = False
+) -> PrivateTurns:
+    """The line and the key for a lobby with these players (no line before a person sits);
+    `inline`: a lobby in a chat the bot is not in, whose board is only ever edited."""
     people = [p for p in players if p.computer is None]
     if not people:
         return PrivateTurns(None, None)
@@ -47,12 +55,24 @@ def private_turns(lang: str, game_id: int, players: Sequence[Player], bot_userna
         return PrivateTurns(
             _(lang, "🔔 Everyone here is told of their turns in private: the chat stays quiet."), None
         )
-    line = _(
-        lang,
-        "🔔 = told of their turns in private. The others' turns are called on the board, which "
-        "notifies everyone in the chat.",
-    )
-    return PrivateTurns(line, link(_(lang, KEY), PrivateTurnsLink(game_id).link(bot_username)))
+    if inline:
+        line = _(
+            lang,
+            "🔔 = told of their turns in private. Nobody else is told of their turns: here the bot "
+            "can only edit the board, and an edit notifies nobody.",
+        )
+    else:
+        line = _(
+            lang,
+            "🔔 = told of their turns in private. The others' turns are called on the board, which "
+            "notifies everyone in the chat.",
+        )
+    return PrivateTurns(line, link(_(lang, KEY), turns_link(game_id, bot_username)))
+
+
+def turns_link(game_id: int, bot_username: str) -> str:
+    """The link that opens the person's chat with the bot and tells it to write to them there."""
+    return PrivateTurnsLink(game_id).link(bot_username)
 
 
 def joined(lang: str, can_dm: bool) -> str:

@@ -32,6 +32,9 @@ REFUSAL_TEXT: dict[Refusal, str] = {
     Refusal.ALREADY_JOINED: M_("You're already in."),
     Refusal.LOBBY_FULL: M_("The table is full ({high} players)."),
     Refusal.NOT_IN_GAME: M_("You're not in this game. Start your own with /newgame!"),
+    Refusal.NOT_IN_GAME_HERE: M_(
+        "You're not in this game. Start your own: type @{bot} in a chat and pick 🎴 New game here."
+    ),
     Refusal.NOT_CREATOR: M_("Only the creator or a group admin can do that."),
     Refusal.NOT_POSTER: M_("Only whoever posted this lobby can do that."),
     Refusal.TOO_FEW: M_("At least {low} players are needed."),
@@ -105,5 +108,10 @@ def refusal(lang: str, error: ServiceError) -> str:
     if error.reason is Refusal.NOT_YOUR_TURN and "name" not in details:
         return _(lang, NOT_YOUR_TURN_ANYONE)
     template = REFUSAL_TEXT[error.reason]
-    fields = {"name": details.get("name", ""), "low": MIN_PLAYERS, "high": MAX_PLAYERS}
+    fields = {
+        "name": details.get("name", ""),
+        "bot": details.get("bot", ""),
+        "low": MIN_PLAYERS,
+        "high": MAX_PLAYERS,
+    }
     return _(lang, template, **{k: v for k, v in fields.items() if "{" + k + "}" in template})

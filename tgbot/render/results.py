@@ -22,8 +22,9 @@ from engine.events import (
 )
 
 from .. import callbacks as cb
-from ..i18n import _, _n
+from ..i18n import _, _n, _p
 from .cards import card, cards, name, t_label, t_name
+from .chart import ChartTexts
 from .keys import Keyboard, button
 
 
@@ -76,6 +77,9 @@ def event_line(lang: str, seats: Sequence[Named], event: Event, face_down: bool)
         kind = TKind(event.kind)
         label = t_label(lang, kind)
         if kind is TKind.THIEF and event.victim is not None and event.card:
+            # NOTE: {t} is the Thief, its emoji and name ("🥷 Thief"):
+            # one card, so its own article or gender fits. {victim}: the
+            # player robbed; {card}: the card taken.
             return _(
                 lang,
                 "{who} plays {t} on {victim}: {card} goes to the table",
@@ -85,10 +89,16 @@ def event_line(lang: str, seats: Sequence[Named], event: Event, face_down: bool)
                 card=card(event.card),
             )
         if kind is TKind.JOKER:
+            # NOTE: {t} is the Joker, its emoji and name ("🃏 Joker"):
+            # one card, so its own article or gender fits. {delta}: +1
+            # or -1.
             return _(
                 lang, "{who} plays {t}: target {delta:+d} this turn", who=who, t=label, delta=event.delta
             )
         if kind is TKind.SHIFTER and event.card:
+            # NOTE: {t} is the Shifter, its emoji and name ("🔀 Shifter"):
+            # one card, so its own article or gender fits. {card}: the
+            # deck's top card, now on the table.
             return _(
                 lang,
                 "{who} plays {t}: {card} goes to the table, new target {target}",
@@ -98,6 +108,9 @@ def event_line(lang: str, seats: Sequence[Named], event: Event, face_down: bool)
                 target=event.new_target,
             )
         dropped = ", ".join(f"{name(seats[s].name)} {card(c)}" for s, c in sorted(event.dropped.items()))
+        # NOTE: {t} is the Bomb, its emoji and name ("💣 Bomb"): one
+        # card, so its own article or gender fits. {dropped}: each
+        # opponent hit and their card ("Bea 🟥3, Cy 🟦5").
         return _(lang, "{who} plays {t}: {dropped} to the table", who=who, t=label, dropped=dropped)
     if isinstance(event, Summed):
         who = name(seats[event.seat].name)
@@ -109,8 +122,15 @@ def event_line(lang: str, seats: Sequence[Named], event: Event, face_down: bool)
             line += " · <b>TWEAK!</b>"
             if event.won_t:
                 if face_down:
-                    line += " · " + _(lang, "wins a [T!] card")
+                    # NOTE: the move report, once the move is played: this
+                    # TWEAK won the top card of the [T!] pile (face down, so
+                    # which one is not said).
+                    line += " · " + _p(lang, "move played", "wins a [T!] card")
                 else:
+                    # NOTE: the move report: this TWEAK won the top card of
+                    # the [T!] pile, face up. {t} is its name alone ("Thief",
+                    # "Joker", "Shifter" or "Bomb"), any of the four, so no
+                    # article or gender of one card fits.
                     line += " · " + _(lang, "wins a {t}", t=t_name(lang, event.won_t))
         # What the move adds to the round's points, so the chat re-adds to the round summary.
         return f"{line} · +{sum_points(parts, event.won_t is not None)}"
@@ -188,4 +208,28 @@ def standings_keys(lang: str, game_id: int) -> Keyboard:
     no other game is open there and none was played since. Where it stops applying, its refusal
     says /newgame: to someone who did not play, and once a newer game has been played there (those
     standings then lose the key)."""
-    return [[button(_(lang, "🔁 Rematch"), cb.Rematch(game_id).data)]]
+    return [[button(_(lang, "🔁 Rematch"), cb.Rematch(game_id))]]
+
+
+def abandoned(lang: str, standings: Sequence[tuple[str, int]]) -> str:
+    """The end of a game nobody plays any more, with the scores as they stood (`standings`: each
+    name and total, best first; none before the first deal)."""
+    text = _(lang, "🛑 Every player has left or is away: the game is over, scores kept.")
+    if not standings:
+        return text
+    return text + "\n\n" + "\n".join(f"{name(player)} — {points}" for player, points in standings)
+
+
+def chart_caption(lang: str) -> str:
+    """The caption of the scores' chart, under the final standings."""
+    return _(lang, "📈 Scores per round")
+
+
+def chart_texts(lang: str, threshold: int) -> ChartTexts:
+    """The chart's labels (the chart itself knows no language: it is drawn by the sender)."""
+    return ChartTexts(
+        title=_(lang, "Scores per round"),
+        round_label=_(lang, "Round"),
+        points_label=_(lang, "Points"),
+        goal_label=_(lang, "Goal {points}", points=threshold),
+    )

@@ -58,14 +58,14 @@ class HistorySeat:
 class HistoryEntry:
     game_id: int
     ended_at: datetime
-    status: str  # finished | abandoned
+    played_out: bool  # finished, not abandoned: its replay can be downloaded
     seats: list[HistorySeat]
     winners: list[int]  # seat numbers; empty for an abandoned game
     rounds: int
 
     @property
     def downloadable(self) -> bool:
-        return self.status == "finished"
+        return self.played_out
 
 
 HISTORY_KEYS_PER_ROW = 2
@@ -230,5 +230,24 @@ def history_text(lang: str, entries: list[HistoryEntry]) -> str:
 
 
 def history_keyboard(lang: str, entries: list[HistoryEntry]) -> Keyboard | None:
-    keys = [button(f"⬇️ #{e.game_id}", cb.Download(e.game_id).data) for e in entries if e.downloadable]
+    keys = [button(f"⬇️ #{e.game_id}", cb.Download(e.game_id)) for e in entries if e.downloadable]
     return rows_of(keys, HISTORY_KEYS_PER_ROW) if keys else None
+
+
+def replay_caption(lang: str, game_id: int, filename: str) -> str:
+    """Under a finished game's replay file (the /history key): how to check it."""
+    return _(
+        lang,
+        "🎞 Replay of game #{id} (tweakbot replay format). Check it with: python -m engine.replay {file}",
+        id=game_id,
+        file=filename,
+    )
+
+
+def replay_sent_privately(lang: str) -> str:
+    return _(lang, "Sent to you in our private chat.")
+
+
+def replay_just_sent(lang: str) -> str:
+    """A second tap within the minute: the file is a little above."""
+    return _(lang, "The replay was just sent in this chat: it is a little above.")

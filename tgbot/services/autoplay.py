@@ -41,10 +41,11 @@ from engine.ai import choose_action
 
 from ..store.models import PLAYING
 from ..turn_clock import TurnClock
-from . import moves, record
+from . import moves
 from .context import GameContext, load_game
 from .env import Env
 from .game_clock import clock_of, set_clock
+from .tables import presenter_of
 
 
 @dataclass(frozen=True)
@@ -108,7 +109,7 @@ def play(session: Session, env: Env, turn: Turn, code: str | None) -> None:
     if moves.nobody_plays(ctx):
         moves.abandon(session, env, ctx)
         result.abandoned = True
-        record.report(session, env, result)
+        presenter_of(result.ctx).report(session, env, result)
         return
     if code is None:  # the table changed since the read (a person left, or came back): think now
         code = choose(Turn(turn.game_id, turn.version, seat.seat, ctx.playing_state(), seat.ai_level, True))
@@ -118,7 +119,7 @@ def play(session: Session, env: Env, turn: Turn, code: str | None) -> None:
     outcome = moves.MoveOutcome(seat.seat, code, source, state, after, events)
     result.ctx = moves.commit(session, env, ctx, outcome)
     result.outcomes.append(outcome)
-    record.report(session, env, result)
+    presenter_of(result.ctx).report(session, env, result)
 
 
 def give_turn(session: Session, env: Env, ctx: GameContext) -> None:
@@ -127,7 +128,7 @@ def give_turn(session: Session, env: Env, ctx: GameContext) -> None:
     seat = ctx.current
     assert seat is not None
     set_clock(session, ctx.game, TurnClock.waiting(clock_of(ctx.game), seat.seat))
-    record.post_board(session, env, ctx)
+    presenter_of(ctx).post_board(session, env, ctx)
 
 
 def claim(session: Session, env: Env, ctx: GameContext) -> None:

@@ -7,8 +7,20 @@ decorated here (`key_service`, `command_service`, `inline_service`, `pick_servic
 `event_service`). The decorator gives the use case a `Call`: the transaction, the moment, what
 arrived (`origin`), the person's language looked up once, and `attempt`, which runs the use case
 in a savepoint and turns a `ServiceError` into what that kind of update answers with — a popup, a
-reply in the chat, a line in the inline list, a log outcome. A refusal a group admin may overrule
-first asks the handler to find out whether the person is one (`need_admin`), then runs again.
+reply in the chat, a line in the inline list, a log outcome. It is the one place that catches a
+refusal: a use case that ends otherwise returns its `Outcome` (both are typed, `errors.Ended`). A
+refusal a group admin may overrule first asks the handler to find out whether the person is one
+(`need_admin`), then runs again.
+
+Every update is applied once. Telegram delivers one again (a webhook retried, to this instance or
+another, maybe while the first delivery is still at work; a poller killed before it confirmed
+the offset), and a third of the kinds would act twice (a Goal step, a computer seated, /newgame's
+lobby, …). So before the use case runs, the seam records the update's id in the same
+transaction (`store.once`): a repeat finds it and changes nothing (`repeated`: an empty popup, no
+reply, a log outcome), and an update whose transaction failed was never recorded. A refusal is
+recorded with its own effects; a run that only asked to know whether the person is an admin
+records nothing, so the run with the answer is the one that counts. An inline query changes
+nothing, so it is never recorded (people type one per keystroke).
 
 A kind of key with more to do on a refusal (a game key brings its player back, a rematch key on
 old standings loses its keys) brings its own `KeyCall` subclass with its own `refused`.
@@ -18,6 +30,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, ClassVar, Concatenate, Generic, ParamSpec, Protocol, TypeVar
@@ -25,9 +38,11 @@ from typing import Any, ClassVar, Concatenate, Generic, ParamSpec, Protocol, Typ
 from sqlmodel import Session
 
 from ..callbacks import Callback
-from ..errors import Refusal, ServiceError
+from ..errors import Ended, Outcome, Refusal, ServiceError
+from ..inline_data import HowToPlay, ResultId
 from ..render.keys import Keyboard
 from ..render.refusals import ALERTS, refusal
+from ..store import once, once_keys
 from . import output, people
 from .env import Env
 from .origins import ChatEvent, Command, InlineQuery, Pick, Tap
@@ -44,30 +59,53 @@ class Origin(Protocol):
     @property
     def admin(self) -> bool | None: ...
 
+    @property
+    def update_id(self) -> int | None: ...
+
+
+class Settled(Protocol):
+    """What every kind of result says: whether the run only asked to know more."""
+
+    @property
+    def need_admin(self) -> bool: ...
+
 
 O = TypeVar("O", bound=Origin)  # noqa: E741
-R = TypeVar("R")
+R = TypeVar("R", bound=Settled)
 
 
 # --- what a service answers ------------------------------------------------------------------
 
 
+class Said:
+    """What the update's log line and metrics say of a result: its outcome's text."""
+
+    outcome: Ended
+
+    @property
+    def said(self) -> str:
+        return str(self.outcome)
+
+
 @dataclass(frozen=True)
-class Answer:
+class Answer(Said):
     """A key's popup for the tapper."""
 
     text: str = ""
     alert: bool = False
-    outcome: str = "ok"  # what the update's log line says
+    outcome: Ended = Outcome.OK  # what the update's log line says
     game_id: int | None = None
     need_admin: bool = False
+    #: A link to the bot (``t.me/<bot>?start=…``, the one kind Telegram lets a key's answer open)
+    #: that the tapper's app opens, and only when the answer has no `text`.
+    url: str | None = None
 
 
 @dataclass(frozen=True)
-class Replied:
+class Replied(Said):
     """A command's result: its reply went to the outbox; this is for the handler and the log."""
 
-    outcome: str = "ok"
+    outcome: Ended = Outcome.OK
     game_id: int | None = None
     need_admin: bool = False
     #: The name the update's log line and metrics give it, when not the command's own.
@@ -79,7 +117,7 @@ class Result:
     """One line of an inline list: what it posts if picked, and the keys that message has (with
     keys, a posted message is one the bot can edit: Telegram gives its inline id)."""
 
-    id: str
+    id: ResultId
     title: str
     description: str
     message: str
@@ -87,23 +125,45 @@ class Result:
 
 
 @dataclass(frozen=True)
-class InlineAnswer:
-    """The list an inline query shows."""
+class ResultsButton:
+    """The button above an inline list: it posts nothing (it opens the person's private chat
+    with the bot, sending ``/start <payload>``), so what it says is never a message in the
+    person's name."""
 
-    results: list[Result] = field(default_factory=list)
-    next_offset: str = ""
-    outcome: str = "ok"
-    game_id: int | None = None
-    need_admin: bool = False
+    text: str
+    payload: str = HowToPlay().data
 
 
 @dataclass(frozen=True)
-class Noted:
-    """What came of an update that gets no answer (a pick, a chat event): for the log."""
+class InlineAnswer(Said):
+    """The list an inline query shows (`button`: above it, a line that posts nothing)."""
 
-    outcome: str = "ok"
+    results: list[Result] = field(default_factory=list)
+    next_offset: str = ""
+    outcome: Ended = Outcome.OK
     game_id: int | None = None
     need_admin: bool = False
+    button: ResultsButton | None = None
+
+    @classmethod
+    def saying(cls, text: str, outcome: Ended, game_id: int | None = None) -> InlineAnswer:
+        """No line to post, only `text` above the list (its button opens the help in private)."""
+        return cls(button=ResultsButton(text), outcome=outcome, game_id=game_id)
+
+
+@dataclass(frozen=True)
+class Noted(Said):
+    """What came of an update that gets no answer (a pick, a chat event): for the log."""
+
+    outcome: Ended = Outcome.OK
+    game_id: int | None = None
+    need_admin: bool = False
+    #: How many things it changed, said after the outcome (``moved_2``: two games moved).
+    count: int | None = None
+
+    @property
+    def said(self) -> str:
+        return str(self.outcome) if self.count is None else f"{self.outcome}_{self.count}"
 
 
 # --- the call --------------------------------------------------------------------------------
@@ -118,6 +178,8 @@ class Call(Generic[O, R]):
     origin: O
     #: Run the use case in a savepoint, so that a refusal undoes what it began.
     savepoint: ClassVar[bool] = True
+    #: Record the update, so that its second delivery changes nothing (`first_time`).
+    recorded: ClassVar[bool] = True
 
     @cached_property
     def language(self) -> str:
@@ -128,14 +190,35 @@ class Call(Generic[O, R]):
             return "en"
         return people.language_of(self.session, person.id, person.language_code)
 
+    def first_time(self, service: str) -> bool:
+        """Record this update as applied by `service`; False when it was (a second delivery).
+        An origin without an update id (a test's, a job's) is always new."""
+        update_id = self.origin.update_id
+        if not self.recorded or update_id is None:
+            return True
+        return once.first_time(self.session, once_keys.update(update_id, service), self.env.now)
+
+    def undecided(self, service: str) -> None:
+        """The run asked to know more (`need_admin`) and decided nothing: the run with the answer
+        records the update."""
+        update_id = self.origin.update_id
+        if self.recorded and update_id is not None:
+            once.forget(self.session, once_keys.update(update_id, service))
+
+    def repeated(self) -> R:
+        """The answer to an update applied already: nothing more happens."""
+        raise NotImplementedError
+
     def attempt(self, use_case: Callable[[], R]) -> R:
         try:
-            if not self.savepoint:
-                return use_case()
-            with self.session.begin_nested():
+            with self.guard():
                 return use_case()
         except ServiceError as error:
             return self.refusal(error)
+
+    def guard(self) -> AbstractContextManager[object]:
+        """What the use case runs in: a savepoint (unless `savepoint` is off)."""
+        return self.session.begin_nested() if self.savepoint else nullcontext()
 
     def refusal(self, error: ServiceError) -> R:
         """A refusal only the creator or a group admin escapes is answered once Telegram said
@@ -161,10 +244,15 @@ class KeyCall(Call[Tap, Answer]):
 
     def refused(self, error: ServiceError) -> Answer:
         text = refusal(self.language, error)
-        return Answer(text, alert=error.reason in ALERTS, outcome=error.reason.value)
+        return Answer(text, alert=error.reason in ALERTS, outcome=error.reason)
 
     def ask_admin(self) -> Answer:
-        return Answer(outcome="need_admin", need_admin=True)
+        return Answer(outcome=Outcome.NEED_ADMIN, need_admin=True)
+
+    def repeated(self) -> Answer:
+        """An empty popup: the tap may wait for an answer still (the first one's went back in a
+        webhook response Telegram never got), and the first popup was the one to say it."""
+        return Answer(outcome=Outcome.DUPLICATE)
 
 
 @dataclass
@@ -188,72 +276,68 @@ class CommandCall(Call[Command, Replied]):
         """The command's answer in its chat. `once` names an answer a group needs once in a
         while, not once per command (its help, its leaderboard): sent again within a minute in
         that chat and topic, it comes to stand in the answer already given (`output.say_capped`)."""
-        command = self.command
-        session, env = self.session, self.env
+        command, session, env = self.command, self.session, self.env
+        chat_id, thread_id = command.chat_id, command.thread_id
         if once is not None and not command.private:
-            key = f"{once}:{command.thread_id or 0}"
-            output.say_capped(
-                session,
-                env,
-                command.chat_id,
-                key,
-                text,
-                thread_id=command.thread_id,
-                keys=keys,
-                notify=notify,
-            )
+            key = once_keys.answer(once, thread_id)
+            output.say_capped(session, env, chat_id, key, text, thread_id=thread_id, keys=keys, notify=notify)
             return
-        output.say(session, env, command.chat_id, text, thread_id=command.thread_id, keys=keys, notify=notify)
+        output.say(session, env, chat_id, text, thread_id=thread_id, keys=keys, notify=notify)
 
     def refused(self, error: ServiceError) -> Replied:
         """A refusal is said once in a while in a group: sixty refused commands (a non-admin's
         /pause, /foo@bot) would spend the group's budget on sixty copies of one answer."""
-        self.reply(refusal(self.reply_language, error), once=f"no:{error.reason.value}")
-        return Replied(error.reason.value)
+        self.reply(refusal(self.reply_language, error), once=once_keys.refused(error.reason))
+        return Replied(error.reason)
 
     def ask_admin(self) -> Replied:
-        return Replied("need_admin", need_admin=True)
+        return Replied(Outcome.NEED_ADMIN, need_admin=True)
+
+    def repeated(self) -> Replied:
+        return Replied(Outcome.DUPLICATE)
 
 
 @dataclass
 class InlineCall(Call[InlineQuery, InlineAnswer]):
-    """An inline query: read only (no savepoint); a refusal is the list's one line."""
+    """An inline query: read only (no savepoint, nothing to record as applied: its second
+    delivery is answered with the same list); a refusal is the button above an empty list (a
+    line of the list would post it as the person's own message, wherever they typed)."""
 
     savepoint: ClassVar[bool] = False
+    recorded: ClassVar[bool] = False
 
     def refused(self, error: ServiceError) -> InlineAnswer:
-        text = refusal(self.language, error)
-        return InlineAnswer(
-            [Result(f"info:{error.reason.value}", text, "", text)], outcome=error.reason.value
-        )
+        return InlineAnswer.saying(refusal(self.language, error), error.reason)
 
     def ask_admin(self) -> InlineAnswer:
-        return InlineAnswer(outcome="need_admin", need_admin=True)
+        return InlineAnswer(outcome=Outcome.NEED_ADMIN, need_admin=True)
 
 
 @dataclass
-class PickCall(Call[Pick, Noted]):
+class LoggedCall(Call[O, Noted]):
+    """An update nobody is answered for: a refusal, a repeat, are only logged."""
+
+    def refused(self, error: ServiceError) -> Noted:
+        return Noted(error.reason)
+
+    def ask_admin(self) -> Noted:
+        return Noted(Outcome.NEED_ADMIN, need_admin=True)
+
+    def repeated(self) -> Noted:
+        return Noted(Outcome.DUPLICATE)
+
+
+@dataclass
+class PickCall(LoggedCall[Pick]):
     """A picked inline result: the engine checks a move before any of it is written, so there is
-    nothing for a savepoint to undo; a refusal is only logged."""
+    nothing for a savepoint to undo."""
 
     savepoint: ClassVar[bool] = False
 
-    def refused(self, error: ServiceError) -> Noted:
-        return Noted(error.reason.value)
-
-    def ask_admin(self) -> Noted:
-        return Noted("need_admin", need_admin=True)
-
 
 @dataclass
-class EventCall(Call[ChatEvent, Noted]):
-    """A change of a chat: nobody to answer; a refusal is only logged."""
-
-    def refused(self, error: ServiceError) -> Noted:
-        return Noted(error.reason.value)
-
-    def ask_admin(self) -> Noted:
-        return Noted("need_admin", need_admin=True)
+class EventCall(LoggedCall[ChatEvent]):
+    """A change of a chat."""
 
 
 # --- use cases as services -------------------------------------------------------------------
@@ -268,10 +352,17 @@ PickService = Callable[[Session, Env, Pick], Noted]
 
 
 def _serve(call: type[Call[Any, R]], use_case: Callable[..., R]) -> Callable[..., R]:
+    name = use_case.__name__
+
     @functools.wraps(use_case)
     def service(session: Session, env: Env, origin: Any, *args: Any) -> R:
         this = call(session, env, origin)
-        return this.attempt(lambda: use_case(this, *args))
+        if not this.first_time(name):
+            return this.repeated()
+        result = this.attempt(lambda: use_case(this, *args))
+        if result.need_admin:
+            this.undecided(name)
+        return result
 
     return service
 

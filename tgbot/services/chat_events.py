@@ -22,23 +22,31 @@ import functools
 import logging
 from collections.abc import Callable
 from dataclasses import replace
-from datetime import datetime
 
-from sqlalchemy import delete, insert, update
-from sqlalchemy import select as core_select
-from sqlmodel import Session, SQLModel, col, select
+from sqlmodel import Session
 
-from ..i18n import _
-from ..render import cards as cards_render
-from ..store import outbox
-from ..store.models import ACTIVE_STATUSES, LOBBY, PAUSED, PLAYING, Chat, Game, OutboxRow
+from ..errors import Outcome
+from ..render import table_notices
+from ..store import chat_moves, outbox
+from ..store import games as game_rows
+from ..store import people as people_rows
+from ..store.models import ACTIVE_STATUSES, LOBBY, PAUSED, PLAYING, Game
 from ..store.surfaces import Board, Lobby, Surface
 from ..turn_clock import TurnClock
-from . import lobby, lobby_message, output, people, private_turns, record, stats, surfaces, table_control
+from . import (
+    inline_table,
+    lobby,
+    people,
+    private_turns,
+    stats,
+    surfaces,
+    table_control,
+)
 from .call import EventCall, Noted, event_service
 from .context import GameContext, SeatInfo, context_of, load_game
 from .env import Env
 from .game_clock import clock_of, is_held, set_clock, start_when_shown
+from .tables import presenter_of
 
 log = logging.getLogger("tweakbot.chat_events")
 
@@ -51,7 +59,7 @@ def migrate_chat(session: Session, env: Env, old_id: int, new_id: int) -> list[i
     """Move the chat to `new_id`; the ids of the active games that moved."""
     if old_id == new_id:
         return []
-    old = session.get(Chat, old_id)
+    old = people_rows.chat(session, old_id)
     if old is not None:
         new = people.upsert_chat(session, new_id, old.title, env)
         if not new.language:
@@ -60,27 +68,26 @@ def migrate_chat(session: Session, env: Env, old_id: int, new_id: int) -> list[i
             new.quiet_start, new.quiet_end = old.quiet_start, old.quiet_end
             new.utc_offset_minutes = old.utc_offset_minutes
         new.bot_removed = False
-        session.add(new)
-    _move_chat_rows(session, old_id, new_id)
+        people_rows.save(session, new)
+    chat_moves.move_rows(session, old_id, new_id)
     stats.migrate_chat_stats(session, old_id, new_id, env.now)
-    games = list(session.exec(select(Game).where(Game.chat_id == old_id)).all())
+    games = game_rows.of_chat(session, old_id)
     live = {surface for g in games if g.status in ACTIVE_STATUSES for surface in _live_surfaces(g)}
     _carry_waiting(session, old_id, live)
     outbox.move_chat(session, old_id, new_id)
     moved: list[int] = []
     for game in games:
         game.chat_id = new_id
-        session.add(game)
         if game.status in ACTIVE_STATUSES and game.id is not None:
             moved.append(game.id)
-    session.flush()
+    game_rows.write(session, *games)
     for game_id in moved:
-        ctx = context_of(session, session.get_one(Game, game_id))
+        ctx = context_of(session, game_rows.the_one(session, game_id))
         if ctx.game.status == LOBBY:
-            lobby_message.show_lobby(session, env, ctx)
+            presenter_of(ctx).show_lobby(session, env, ctx)
         else:
-            note = _(ctx.language, "🔄 This group is now a supergroup: the game goes on here.")
-            record.post_board(session, env, ctx, note=[note])
+            note = table_notices.now_supergroup(ctx.language)
+            presenter_of(ctx).post_board(session, env, ctx, note=[note])
     return sorted(moved)
 
 
@@ -94,56 +101,26 @@ def _carry_waiting(session: Session, chat_id: int, live: set[Surface]) -> None:
     content is dropped); any other waiting surface (an old board becoming a move report) goes
     as a plain message, keys taken off, so no move line is lost."""
     outbox.write_pending(session)  # what this transaction put is among them
-    for row in session.exec(
-        select(OutboxRow).where(OutboxRow.chat_id == chat_id, col(OutboxRow.surface).is_not(None))
-    ):
+    for row in chat_moves.waiting_surfaces(session, chat_id):
         if row.surface in live:
-            session.delete(row)
+            chat_moves.drop_waiting(session, row)
             continue
         payload = outbox.Payload.from_json(row.payload)
         if payload.edit_only or payload.keys_only:
-            session.delete(row)
+            chat_moves.drop_waiting(session, row)
             continue
         row.payload = replace(payload, keys=None, message_id=None).to_json()
         row.surface = None
-        session.add(row)
-
-
-def _move_chat_rows(session: Session, old_id: int, new_id: int) -> None:
-    """Rows keyed by the chat (other than stats, handled by `stats`) follow it; counters meeting
-    an existing row add up. Generic over every table with a `chat_id` primary-key column."""
-    skip = {"chats", "player_stats", "computer_stats", "shown_messages", "delivery_chats"}
-    for table in SQLModel.metadata.sorted_tables:
-        chat_col = table.c.get("chat_id")
-        if table.name in skip or chat_col is None or not chat_col.primary_key:
-            continue
-        keys = [c for c in table.primary_key.columns if c.name != "chat_id"]
-        for old_row in session.execute(core_select(table).where(chat_col == old_id)).mappings().all():
-            same = [c == old_row[c.name] for c in keys]
-            existing = session.execute(core_select(table).where(chat_col == new_id, *same)).mappings().first()
-            if existing is None:
-                session.execute(insert(table).values({**old_row, "chat_id": new_id}))
-            else:
-                merged: dict[str, object] = {}
-                for column in table.columns:
-                    if column.primary_key:
-                        continue
-                    mine, theirs = existing[column.name], old_row[column.name]
-                    if isinstance(mine, datetime) and isinstance(theirs, datetime):
-                        merged[column.name] = max(mine, theirs)
-                if merged:
-                    session.execute(update(table).where(chat_col == new_id, *same).values(merged))
-            session.execute(delete(table).where(chat_col == old_id, *same))
+        chat_moves.keep_waiting(session, row)
 
 
 def bot_removed(session: Session, env: Env, chat_id: int) -> list[int]:
     """Hold the chat's running games (paused with no end); their ids."""
     chat = people.upsert_chat(session, chat_id, None, env)
     chat.bot_removed = True
-    session.add(chat)
+    people_rows.save(session, chat)
     held: list[int] = []
-    query = select(Game).where(Game.chat_id == chat_id, col(Game.status).in_((PLAYING, PAUSED)))
-    for game in session.exec(query).all():
+    for game in game_rows.running_in(session, chat_id):
         game.status = PAUSED
         game.updated_at = env.now
         set_clock(session, game, TurnClock.pause(clock_of(game), env.now, None))
@@ -156,13 +133,11 @@ def bot_added(session: Session, env: Env, chat_id: int, title: str | None) -> No
     """The bot is (back) in the group: games waiting for /board say so."""
     chat = people.upsert_chat(session, chat_id, title, env)
     chat.bot_removed = False
-    session.add(chat)
+    people_rows.save(session, chat)
     for game in lobby.active_games(session, chat_id):
         if is_held(game):
             ctx = context_of(session, game)
-            output.say_in_game(
-                session, env, ctx, _(ctx.language, "👋 I'm back! The game is paused: send /board to go on.")
-            )
+            presenter_of(ctx).say(session, env, ctx, table_notices.bot_back(ctx.language))
 
 
 def member_left(call: EventCall, user_id: int) -> list[int]:
@@ -176,7 +151,7 @@ def member_left(call: EventCall, user_id: int) -> list[int]:
         seat = ctx.seat_of(user_id) if ctx is not None else None
         if ctx is None or seat is None or seat.left:
             continue  # not in it, or already gone: leaving twice changes nothing
-        if call.attempt(functools.partial(_leave, call, ctx, seat)).outcome == "ok":
+        if call.attempt(functools.partial(_leave, call, ctx, seat)).outcome is Outcome.OK:
             changed.append(game.id)
     return changed
 
@@ -186,11 +161,7 @@ def _leave(call: EventCall, ctx: GameContext, seat: SeatInfo) -> Noted:
     if ctx.game.status == LOBBY:
         lobby.leave_lobby(call.session, call.env, ctx, seat.user_id)
     else:
-        notice = _(
-            ctx.language,
-            "🚪 {name} left the group: the bot plays their seat from now on (points kept).",
-            name=cards_render.name(seat.name),
-        )
+        notice = table_notices.left_group(ctx.language, seat.name)
         table_control.leave_game(call.session, call.env, ctx, seat.user_id, notice)
     return Noted()
 
@@ -202,13 +173,13 @@ def _leave(call: EventCall, ctx: GameContext, seat: SeatInfo) -> Noted:
 def chat_migrated(call: EventCall, new_id: int) -> Noted:
     """The chat (`origin.chat_id`) became a supergroup with `new_id`."""
     moved = migrate_chat(call.session, call.env, call.origin.chat_id, new_id)
-    return Noted(f"moved_{len(moved)}")
+    return Noted(Outcome.MOVED, count=len(moved))
 
 
 @event_service
 def bot_left(call: EventCall) -> Noted:
     held = bot_removed(call.session, call.env, call.origin.chat_id)
-    return Noted(f"held_{len(held)}")
+    return Noted(Outcome.HELD, count=len(held))
 
 
 @event_service
@@ -222,7 +193,7 @@ def person_left(call: EventCall) -> Noted:
     """`origin.person` left the group `origin.chat_id`."""
     assert call.origin.person is not None
     changed = member_left(call, call.origin.person.id)
-    return Noted(f"left_{len(changed)}")
+    return Noted(Outcome.LEFT, count=len(changed))
 
 
 @event_service
@@ -235,7 +206,7 @@ def private_chat(call: EventCall, open_now: bool) -> Noted:
         bot_added(session, env, chat_id, None)
     elif not open_now:
         hold_practice(session, env, chat_id)
-    return Noted("open" if open_now else "blocked")
+    return Noted(Outcome.OPEN if open_now else Outcome.BLOCKED)
 
 
 def hold_practice(session: Session, env: Env, user_id: int) -> None:
@@ -274,13 +245,9 @@ class SenderTrouble:
     def surface_shown(self, session: Session, chat_id: int, surface: Surface) -> None:
         start_when_shown(session, self.make_env(), chat_id, surface)
 
-    def inline_gone(self, session: Session, game_id: int, inline_id: str) -> None:
-        """A person deleted a message of a game played via inline mode: if it was the live one,
-        the game goes on without a board until someone posts one (📋 Board here, or a pick)."""
-        game = session.get(Game, game_id)
-        if game is not None and game.inline_id == inline_id:
-            game.inline_id = None
-            session.add(game)
+    def inline_gone(self, session: Session, game_id: int, inline_id: str, held: str | None) -> None:
+        """A person deleted a message of a game played via inline mode (`inline_table.gone`)."""
+        inline_table.gone(session, self.make_env(), game_id, inline_id, held)
 
     def surface_lost(self, session: Session, chat_id: int, surface: Surface) -> None:
         """A message a reminder answered is gone (deleted by an admin): the live board or lobby
@@ -292,6 +259,6 @@ class SenderTrouble:
             return
         env = self.make_env()
         if isinstance(surface, Lobby) and ctx.game.status == LOBBY:
-            lobby_message.show_lobby(session, env, ctx)
+            presenter_of(ctx).show_lobby(session, env, ctx)
         elif surface == surfaces.board(ctx.game) and ctx.game.status == PLAYING:
-            record.post_board(session, env, ctx)
+            presenter_of(ctx).post_board(session, env, ctx)

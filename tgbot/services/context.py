@@ -12,11 +12,8 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import Any
 
-from sqlalchemy import bindparam
-from sqlalchemy import select as sa_select
-from sqlmodel import Session, col, select
+from sqlmodel import Session
 
 from engine import GameState
 
@@ -24,8 +21,10 @@ from ..errors import Refusal, ServiceError
 from ..game_settings import GameSettings
 from ..i18n import normalize
 from ..pacing import QuietHours
-from ..store.db import is_postgres
-from ..store.models import Chat, Draft, Game, GamePlayer, User
+from ..store import games as game_rows
+from ..store import people as people_rows
+from ..store import seats as seat_rows
+from ..store.models import Chat, Game, GamePlayer, User
 from ..tables import TableKind
 from . import drafts
 
@@ -79,15 +78,9 @@ class GameContext:
 
     @property
     def table(self) -> TableKind:
-        """Where the game is played: a group, practice in the bot's private chat, or inline."""
-        return TableKind.of_chat(self.game.chat_id)
-
-    @property
-    def practising(self) -> SeatInfo | None:
-        """At a practice table, the person's seat (the chat is theirs: its id is their id)."""
-        if self.table is not TableKind.PRACTICE:
-            return None
-        return self.seat_of(self.game.chat_id)
+        """Where the game is played, as stored when its lobby opened (what that kind of table does:
+        `services.tables`)."""
+        return TableKind(self.game.table_kind)
 
     def with_seat(self, seat: SeatInfo) -> GameContext:
         """The game with one seat as this transaction has just changed it."""
@@ -118,11 +111,13 @@ PARSED_GAMES = 512
 class _LastStates:
     """Each recently read game's state as of its last version, parsed once.
 
-    A state only changes with the game's version, and services never change a GameState in place
-    (`engine.apply` returns a new one), so a turn's taps, the sweep and the senders'
+    A state only changes with the game's version, so a turn's taps, the sweep and the senders'
     transactions share one parse. Only a game's newest version is ever read again: kept by the
     state's text, as before, every move added an entry and the 512 of them held about 3 MB in a
     bot with four games (decisions.md B29).
+    What is kept is shared by several worker threads, and a `GameState` is a mutable record: each
+    reader gets its own copy (`GameState.clone`, a few microseconds against the parse's
+    hundreds), so no thread can change what another reads, whatever a caller does with it.
     The lock: services run in several worker threads.
     """
 
@@ -136,14 +131,14 @@ class _LastStates:
             found = self._by_game.get(game_id)
             if found is not None and found[0] == text:
                 self._by_game.move_to_end(game_id)
-                return found[1]
+                return found[1].clone()
         state = parse_state(text)
         with self._lock:
             self._by_game[game_id] = (text, state)
             self._by_game.move_to_end(game_id)
             if len(self._by_game) > self._size:
                 self._by_game.popitem(last=False)
-        return state
+        return state.clone()
 
 
 _last_states = _LastStates(PARSED_GAMES)
@@ -218,75 +213,14 @@ def seat_of_row(player: GamePlayer, user: User | None) -> SeatInfo:
 
 def player_rows(session: Session, game_id: int) -> list[GamePlayer]:
     """A game's seats as stored, in seat order (the lobby changes them; history reads names)."""
-    query = select(GamePlayer).where(GamePlayer.game_id == game_id).order_by(col(GamePlayer.seat))
-    return list(session.exec(query).all())
-
-
-# Every tap reads its game with these two statements. They are built once, here, with the game
-# as a bound parameter: building a SELECT (and its cache key) anew on every tap cost more CPU
-# than running it. The seats are read as plain columns, not as ORM objects: a tap only needs
-# their values (`SeatInfo`), and changes a seat with an UPDATE statement (`moves.clear_idle`,
-# `play.use_panel`), so the identity map had nothing to gain from them. Each seat's draft comes
-# with it: a compose tap edits its player's, a move reads the next player's for their panel, and
-# neither then needs a query of its own (`drafts.known`).
-_CHATS: Any = Chat.__table__  # type: ignore[attr-defined]
-# The game as an object (a move changes it, and the ORM writes the change with its version
-# guard), its chat as the few values a game needs of it: an object of the chat would be built
-# on every tap for nothing.
-_GAME = (
-    sa_select(
-        Game,
-        _CHATS.c.id,
-        _CHATS.c.title,
-        _CHATS.c.quiet_start,
-        _CHATS.c.quiet_end,
-        _CHATS.c.utc_offset_minutes,
-    )
-    .join(_CHATS, _CHATS.c.id == col(Game.chat_id), isouter=True)
-    .where(col(Game.id) == bindparam("game_id"))
-)
-_GAME_LOCKED = _GAME.with_for_update(of=Game)  # type: ignore[arg-type]
-# The seats' statement names the tables' columns, not the models' attributes: a statement of
-# attributes goes through the ORM's execution (its compile state, its result wrapping) even when
-# it loads no object, and that cost a tap more CPU than the query.
-_PLAYERS: Any = GamePlayer.__table__  # type: ignore[attr-defined]
-_USERS: Any = User.__table__  # type: ignore[attr-defined]
-_DRAFTS: Any = Draft.__table__  # type: ignore[attr-defined]
-_SEATS = (
-    sa_select(
-        _PLAYERS.c.seat,
-        _PLAYERS.c.user_id,
-        _PLAYERS.c.name,
-        _PLAYERS.c.ai_level,
-        _PLAYERS.c.away,
-        _PLAYERS.c.left,
-        _PLAYERS.c.timeouts,
-        _PLAYERS.c.panel,
-        _USERS.c.id,
-        _USERS.c.can_dm,
-        _USERS.c.language,
-        _USERS.c.tg_language,
-        _DRAFTS.c.version,
-        _DRAFTS.c.hand,
-        _DRAFTS.c.mask,
-        _DRAFTS.c.t_code,
-    )
-    .join(_USERS, _USERS.c.id == _PLAYERS.c.user_id, isouter=True)
-    .join(
-        _DRAFTS,
-        (_DRAFTS.c.game_id == _PLAYERS.c.game_id) & (_DRAFTS.c.seat == _PLAYERS.c.seat),
-        isouter=True,
-    )
-    .where(_PLAYERS.c.game_id == bindparam("game_id"))
-    .order_by(_PLAYERS.c.seat)
-)
+    return seat_rows.of_game(session, game_id)
 
 
 def load_seats(session: Session, game_id: int) -> list[SeatInfo]:
     """A game's seats with their people's language and reach, in seat order (as `seat_of_row`);
     their drafts are kept for the transaction."""
     seats = []
-    for row in session.execute(_SEATS, {"game_id": game_id}):
+    for row in seat_rows.with_people_and_drafts(session, game_id):
         seat, user_id, name, ai_level, away, left, timeouts, panel = row[:8]
         known, can_dm, language, tg_language = row[8:12]
         drafts.known(session, game_id, seat, *row[12:])
@@ -311,8 +245,7 @@ def load_seats(session: Session, game_id: int) -> list[SeatInfo]:
 def game_and_chat(session: Session, game_id: int, *, lock: bool = False) -> tuple[Game, ChatFacts] | None:
     """The game row with its chat's facts, in one statement (locked on PostgreSQL when asked), or
     None."""
-    query = _GAME_LOCKED if lock and is_postgres(session) else _GAME
-    found = session.execute(query, {"game_id": game_id}).first()
+    found = game_rows.with_chat(session, game_id, lock=lock)
     if found is None:
         return None
     game, chat_id, title, start, end, offset = found
@@ -333,7 +266,7 @@ def load_game(session: Session, game_id: int, *, lock: bool = False) -> GameCont
 
 
 def context_of(session: Session, game: Game) -> GameContext:
-    return _context(session, game, chat_facts(session.get(Chat, game.chat_id)))
+    return _context(session, game, chat_facts(people_rows.chat(session, game.chat_id)))
 
 
 def _context(session: Session, game: Game, chat: ChatFacts) -> GameContext:
@@ -355,16 +288,10 @@ def contexts_of(session: Session, games: list[Game]) -> dict[int, GameContext]:
     if not ids:
         return {}
     seats: dict[int, list[SeatInfo]] = {game_id: [] for game_id in ids}
-    rows = session.exec(
-        select(GamePlayer, User)
-        .join(User, col(User.id) == col(GamePlayer.user_id), isouter=True)
-        .where(col(GamePlayer.game_id).in_(ids))
-        .order_by(col(GamePlayer.game_id), col(GamePlayer.seat))
-    ).all()
-    for player, user in rows:
+    for player, user in seat_rows.of_games(session, ids):
         seats[player.game_id].append(seat_of_row(player, user))
     chat_ids = {g.chat_id for g in games}
-    chats = {c.id: c for c in session.exec(select(Chat).where(col(Chat.id).in_(chat_ids))).all()}
+    chats = people_rows.chats(session, chat_ids)
     found: dict[int, GameContext] = {}
     for game in games:
         assert game.id is not None

@@ -7,41 +7,20 @@ second read, even when there was none. The game's read brings every seat's draft
 (`known`), so a tap reads none of its own; and once a move has cleared the game's drafts, none
 is read again (there is none left).
 
-Drafts are read and written with plain statements, built once, not as ORM objects: a compose tap
-does little else, and the unit of work (tracking the object, flushing it at commit) cost more
-CPU than the statements themselves. A save is one upsert.
+Drafts are read and written with plain statements, built once (`store.drafts`): a save is one
+upsert.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
-from sqlalchemy import bindparam, delete, select
 from sqlmodel import Session
 
 from ..render.board import Draft
-from ..store.models import Draft as DraftRow
-from ..store.upsert import built_once
+from ..store import drafts as draft_rows
 from .env import Env
 
 _READ = "tweakbot.drafts"
 _CLEARED = "tweakbot.drafts.cleared"  # games whose drafts this transaction deleted
-_TABLE: Any = DraftRow.__table__  # type: ignore[attr-defined]
-_DRAFT = select(_TABLE.c.version, _TABLE.c.hand, _TABLE.c.mask, _TABLE.c.t_code).where(
-    _TABLE.c.game_id == bindparam("game_id"), _TABLE.c.seat == bindparam("seat")
-)
-_CLEAR = delete(_TABLE).where(_TABLE.c.game_id == bindparam("game_id"))
-_CHANGED = ("version", "hand", "mask", "t_code", "updated_at")
-
-
-def _upsert(insert: Any) -> Any:
-    statement = insert(_TABLE)
-    return statement.on_conflict_do_update(
-        index_elements=["game_id", "seat"], set_={name: statement.excluded[name] for name in _CHANGED}
-    )
-
-
-_SAVE = built_once(_upsert)
 
 #: What this transaction knows of a seat's draft: (version, draft), or None when there is none.
 Known = tuple[int, Draft] | None
@@ -74,7 +53,7 @@ def _read(session: Session, game_id: int, seat: int) -> Known:
     if key not in found:
         if game_id in session.info.get(_CLEARED, ()):
             return None
-        row = session.execute(_DRAFT, {"game_id": game_id, "seat": seat}).first()
+        row = draft_rows.read(session, game_id, seat)
         found[key] = None if row is None else (row.version, Draft(row.hand, row.mask, row.t_code))
     return found[key]
 
@@ -89,7 +68,7 @@ def load(session: Session, game_id: int, seat: int, version: int) -> Draft:
 def save(session: Session, env: Env, game_id: int, seat: int, version: int, draft: Draft) -> None:
     values = {"game_id": game_id, "seat": seat, "version": version, "updated_at": env.now}
     values.update(hand=draft.hand, mask=draft.mask, t_code=draft.t_code)
-    session.execute(_SAVE(session), values)
+    draft_rows.save(session, values)
     _known(session)[(game_id, seat)] = (version, Draft(draft.hand, draft.mask, draft.t_code))
 
 
@@ -100,4 +79,4 @@ def clear(session: Session, game_id: int) -> None:
         if key[0] == game_id:
             del found[key]
     session.info.setdefault(_CLEARED, set()).add(game_id)
-    session.execute(_CLEAR, {"game_id": game_id})
+    draft_rows.clear(session, game_id)

@@ -13,12 +13,24 @@ from datetime import datetime
 
 from sqlmodel import Session
 
+from ..store import games as game_rows
 from ..store.db import after_commit
-from ..store.models import PAUSED, PLAYING, Game
+from ..store.models import ENDED_STATUSES, PAUSED, PLAYING, Game, GameStatus
 from ..store.surfaces import Board, Panel, Surface
+from ..tables import played_in
 from ..turn_clock import ClockState, TurnClock
 from .context import GameContext, game_and_chat, parse_settings
 from .env import Env
+
+
+def end_game(session: Session, game: Game, status: GameStatus, now: datetime) -> None:
+    """The one way a game ends (`status`, one of `ENDED_STATUSES`): when, and its clock stopped,
+    so the sweep never wakes for it again. What the chats read of it, and a played game's stats,
+    are the caller's."""
+    assert status in ENDED_STATUSES, status
+    game.status = status
+    game.finished_at = game.updated_at = now
+    set_clock(session, game, TurnClock.stop())
 
 
 def rules_of(ctx: GameContext, env: Env) -> TurnClock:
@@ -46,7 +58,7 @@ def set_clock(session: Session, game: Game, state: ClockState) -> None:
     game has then); its `wake_at` is only the safety net of a process that stopped first."""
     for column, value in asdict(state).items():
         setattr(game, column, value)
-    session.add(game)
+    game_rows.save(session, game)
     notes = after_commit(session)
     if game.id is not None and state.autoplay and game.status == PLAYING:
         notes.autoplay[game.id] = game.version
@@ -93,7 +105,8 @@ def start_when_shown(session: Session, env: Env, chat_id: int, surface: Surface)
     game, chat = found
     if not is_waiting(game):
         return
-    if isinstance(surface, Board) and (surface.number != game.board_no or game.chat_id != chat_id):
+    where = played_in(game.chat_id, game.chat_instance)  # an inline game's chat, not its lobby
+    if isinstance(surface, Board) and (surface.number != game.board_no or where != chat_id):
         return
     if isinstance(surface, Panel) and surface.seat != game.current_seat:
         return

@@ -8,12 +8,10 @@ from sqlmodel import Session
 
 from engine.events import GameEnded, Summed
 
-from ..i18n import _
-from ..render import cards as cards_render
 from ..render import chart
+from ..render import results as results_render
 from ..store import outbox
-from ..store.outbox import Priority
-from ..tables import TableKind
+from ..store.outbox import Media, MediaKind, Priority
 from . import output
 from .context import GameContext
 from .env import Env
@@ -35,26 +33,25 @@ def won_cards(outcomes: list[MoveOutcome], round_no: int, seats: int) -> list[in
 
 def abandoned_text(lang: str, ctx: GameContext) -> str:
     """The end of a game nobody plays any more, with the scores as they stood (this round included)."""
-    text = _(lang, "🛑 Every player has left or is away: the game is over, scores kept.")
     state = ctx.state
     if state is None:
-        return text
+        return results_render.abandoned(lang, [])
     totals = state.scores_total()
     scores = {s.seat: totals[s.seat] for s in ctx.seats}
     order = sorted(ctx.seats, key=lambda s: (-scores[s.seat], s.seat))
-    return text + "\n\n" + "\n".join(f"{cards_render.name(s.name)} — {scores[s.seat]}" for s in order)
+    return results_render.abandoned(lang, [(s.name, scores[s.seat]) for s in order])
 
 
 def score_chart(session: Session, env: Env, ctx: GameContext, event: GameEnded) -> None:
     """The final standings' picture, drawn by the sender just before it goes (never on a tap)."""
     state = ctx.state
-    if state is None or not state.round_points or ctx.table is TableKind.INLINE:
-        return  # (a chat the bot cannot post in gets no picture)
+    if state is None or not state.round_points:
+        return
     lang = ctx.language
     threshold = ctx.settings.threshold(len(ctx.seats))
     spec = chart.spec(
-        chart_texts(lang, threshold),
-        chart_texts("en", threshold),
+        results_render.chart_texts(lang, threshold),
+        results_render.chart_texts("en", threshold),
         [s.name for s in ctx.seats],
         state.round_points,
         threshold,
@@ -62,17 +59,8 @@ def score_chart(session: Session, env: Env, ctx: GameContext, event: GameEnded) 
     )
     message = output.to_group(
         ctx,
-        _(lang, "📈 Scores per round"),
+        results_render.chart_caption(lang),
         priority=Priority.INFO,
-        media={"kind": "photo", "filename": f"tweak-{ctx.game_id}.png", "chart": spec},
+        media=Media(MediaKind.PHOTO, f"tweak-{ctx.game_id}.png", chart=spec),
     )
     outbox.put(session, message, env.now)
-
-
-def chart_texts(lang: str, threshold: int) -> chart.ChartTexts:
-    return chart.ChartTexts(
-        title=_(lang, "Scores per round"),
-        round_label=_(lang, "Round"),
-        points_label=_(lang, "Points"),
-        goal_label=_(lang, "Goal {points}", points=threshold),
-    )

@@ -11,13 +11,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sqlmodel import Session, col, select
+from sqlmodel import Session
 
 from engine import GameState
 from engine.replay import records_from_log
 
 from ..errors import Refusal, ServiceError
 from ..render.stats import HistoryEntry, HistorySeat
+from ..store import games as game_rows
 from ..store.models import ABANDONED, FINISHED, Game
 from .context import parse_state, player_rows
 from .stats import game_moves
@@ -32,14 +33,8 @@ def _state(game: Game) -> GameState | None:
 
 def recent_games(session: Session, chat_id: int, limit: int = HISTORY_SIZE) -> list[HistoryEntry]:
     """The group's last games that ended (finished or abandoned), newest first."""
-    query = (
-        select(Game)
-        .where(Game.chat_id == chat_id, col(Game.status).in_(ENDED))
-        .order_by(col(Game.finished_at).desc(), col(Game.id).desc())
-        .limit(limit)
-    )
     entries: list[HistoryEntry] = []
-    for game in session.exec(query).all():
+    for game in game_rows.ended_in(session, chat_id, ENDED, limit):
         assert game.id is not None
         state = _state(game)
         if state is None:
@@ -49,7 +44,7 @@ def recent_games(session: Session, chat_id: int, limit: int = HISTORY_SIZE) -> l
             HistoryEntry(
                 game_id=game.id,
                 ended_at=game.finished_at or game.updated_at,
-                status=game.status,
+                played_out=game.status == FINISHED,
                 seats=[HistorySeat(p.name, p.ai_level is not None, state.totals[p.seat]) for p in players],
                 winners=list(state.winners) if state.is_over else [],
                 rounds=len(state.round_points),
@@ -60,7 +55,7 @@ def recent_games(session: Session, chat_id: int, limit: int = HISTORY_SIZE) -> l
 
 def replay_records(session: Session, game_id: int, chat_id: int | None = None) -> list[dict[str, Any]]:
     """The replay records of a finished game; `chat_id` limits it to that group's games."""
-    game = session.get(Game, game_id)
+    game = game_rows.get(session, game_id)
     if game is None or (chat_id is not None and game.chat_id != chat_id):
         raise ServiceError(Refusal.NO_GAME)
     if game.status != FINISHED:

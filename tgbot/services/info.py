@@ -5,19 +5,23 @@ from __future__ import annotations
 from sqlmodel import Session
 
 from .. import callbacks as cb
-from ..errors import Refusal, ServiceError
-from ..i18n import LANGUAGES, _
-from ..inline_data import OpenPanel, PrivateTurns, start_link
+from ..errors import Outcome, Refusal, ServiceError
+from ..i18n import LANGUAGES
+from ..inline_data import HowToPlay, OpenPanel, PrivateTurns, start_link
+from ..render import info as info_render
 from ..render.info import language_keyboard, rules_page, welcome_keys
+from ..store import games as game_rows
+from ..store import once_keys
+from ..store import people as people_rows
 from ..store.models import LOBBY, PAUSED, PLAYING
 from ..store.outbox import Priority
-from ..texts import ANYWHERE_HELP, HELP_TEXT, WELCOME_TEXT
-from . import drafts, inline_table, lobby_message, output, panels, people, private_turns, record
+from . import drafts, inline_table, output, panels, people, private_turns
 from .call import Answer, CommandCall, KeyCall, Replied, command_service, key_service
 from .context import load_game
 from .env import Env
 from .lobby import active_games
 from .play import use_panel
+from .tables import presenter_of
 
 
 @command_service
@@ -25,7 +29,8 @@ def start(call: CommandCall) -> Replied:
     """/start in private: the bot may write to this person now. A deep link's payload says more:
     ``g<id>`` (the board's 📱 Panel key) turns on that game's private panel and shows it (a
     practice table's: its board again, it has no panel), ``p<id>`` (the lobby's 🔔 key) confirms
-    their turns come in private. Anything else is refused, and changes nothing. In a group:
+    their turns come in private, ``howto`` (the button above an inline list) shows the help.
+    Anything else is refused, and changes nothing. In a group:
     /help."""
     command = call.command
     if not command.private:
@@ -40,10 +45,11 @@ def start(call: CommandCall) -> Replied:
         return _open_panel(call, link.game_id)
     if isinstance(link, PrivateTurns):
         return private_turns.confirm(call, link.game_id)
+    if isinstance(link, HowToPlay):  # the button above an inline list with nothing to post
+        call.reply(help_for(call.reply_language, call.env))
+        return Replied(action="help")
     lang = call.reply_language
-    call.reply(
-        _(lang, WELCOME_TEXT, bot_name=call.env.bot_username), welcome_keys(lang, call.env.bot_username)
-    )
+    call.reply(info_render.welcome(lang, call.env.bot_username), welcome_keys(lang, call.env.bot_username))
     return Replied()
 
 
@@ -57,9 +63,9 @@ def _open_panel(call: CommandCall, game_id: int) -> Replied:
         raise ServiceError(Refusal.NOT_IN_GAME)
     if inline_table.is_inline(ctx):
         raise ServiceError(Refusal.PLAYED_IN_ITS_CHAT)  # each turn is a post there (inline_table)
-    if ctx.practising is not None:  # played in this very chat: no panel, its board again
+    if presenter_of(ctx).in_players_chat:  # played in this very chat: no panel, its board again
         if ctx.game.status == PLAYING:
-            record.post_board(session, env, ctx)
+            presenter_of(ctx).post_board(session, env, ctx)
         return Replied(game_id=game_id)
     ctx, seat = use_panel(session, env, ctx, seat, True)
     draft = drafts.load(session, ctx.game_id, seat.seat, ctx.game.version)  # a move begun on the board
@@ -69,8 +75,7 @@ def _open_panel(call: CommandCall, game_id: int) -> Replied:
 
 def help_for(lang: str, env: Env) -> str:
     """The help, with games in any chat when the bot has inline mode (they need it)."""
-    text = _(lang, HELP_TEXT)
-    return text + "\n\n" + _(lang, ANYWHERE_HELP, bot=env.bot_username) if env.inline else text
+    return info_render.help_text(lang, env.bot_username, env.inline)
 
 
 @command_service
@@ -105,21 +110,15 @@ def unknown_command(call: CommandCall) -> Replied:
 
 @command_service
 def private_text(call: CommandCall) -> Replied:
-    text = _(
-        call.reply_language,
-        "I only understand commands and keys. /help lists them; /newgame here starts a practice game.",
-    )
-    output.say_once(call.session, call.env, call.command.chat_id, "text", text)
-    return Replied("text")
+    text = info_render.only_commands(call.reply_language)
+    output.say_once(call.session, call.env, call.command.chat_id, once_keys.TEXT, text)
+    return Replied(Outcome.TEXT)
 
 
 @command_service
 def language_menu(call: CommandCall) -> Replied:
     lang = call.reply_language
-    if call.command.private:
-        text = _(lang, "Choose your language for private messages and popups:")
-    else:
-        text = _(lang, "Choose the language of this group's games:")
+    text = info_render.language_prompt(lang, call.command.private)
     call.reply(text, language_keyboard(), once="language")
     return Replied()
 
@@ -137,14 +136,14 @@ def choose_language(call: KeyCall, key: cb.Language) -> Answer:
     if tap.private:
         user = people.upsert_user(session, tap.person, env)
         user.language = code
-        session.add(user)
+        people_rows.save(session, user)
         _speak(session, env, tap.chat_id, code)  # a practice table speaks its person's language
     else:
         chat = people.upsert_chat(session, tap.chat_id, None, env)
         chat.language = code
-        session.add(chat)
+        people_rows.save(session, chat)
         _speak(session, env, tap.chat_id, code)
-    done = _(code, "Language: {name}", name=LANGUAGES[code])
+    done = info_render.language_chosen(code)
     if tap.message_id is not None:
         priority = Priority.TURN if tap.private else Priority.COSMETIC
         output.edit_message(session, env, tap.chat_id, tap.message_id, done, None, priority)
@@ -155,12 +154,11 @@ def _speak(session: Session, env: Env, chat_id: int, code: str) -> None:
     """The chat's games speak `code` from now on: their lobbies and boards are redrawn at once."""
     for game in active_games(session, chat_id):
         game.language = code
-        session.add(game)
-        session.flush()
+        game_rows.write(session, game)
         ctx = load_game(session, game.id or 0)
         if ctx is None:
             continue
         if game.status == LOBBY:
-            lobby_message.show_lobby(session, env, ctx)
+            presenter_of(ctx).show_lobby(session, env, ctx)
         elif game.status == PLAYING and game.board_no:
-            record.redraw_board(session, env, ctx)
+            presenter_of(ctx).redraw_board(session, env, ctx)

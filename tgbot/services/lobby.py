@@ -4,7 +4,7 @@ One game (lobby or running) per chat and forum topic. The creator, or a group ad
 cancels; anyone may change the settings before the start. Each change redraws the lobby message
 through the outbox, where a quick series of joins becomes one edit.
 
-/newgame in the bot's private chat opens a practice table (`tables.TableKind.PRACTICE`): its
+/newgame in the bot's private chat opens a practice table (`services.tables.practice`): its
 person against computers. Nobody else can be in that chat, so it has no Join or Leave, and it
 starts with at least one computer.
 """
@@ -13,19 +13,21 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlmodel import Session, col, select
+from sqlmodel import Session
 
 import engine
 from engine import EngineError
 from engine.config import MIN_PLAYERS
 
-from ..errors import Refusal, ServiceError
+from ..errors import Outcome, Refusal, ServiceError
 from ..game_settings import GameSettings
-from ..i18n import M_, _
-from ..render import cards as cards_render
-from ..store import move_log
+from ..render import lobby as lobby_render
+from ..store import games as game_rows
+from ..store import move_log, once_keys
+from ..store import people as people_rows
+from ..store import seats as seat_rows
+from ..store.db import write_now
 from ..store.models import (
-    ACTIVE_STATUSES,
     CANCELLED,
     EXPIRED,
     LOBBY,
@@ -34,33 +36,24 @@ from ..store.models import (
     Game,
     GamePlayer,
 )
-from ..store.outbox import Priority
-from ..tables import TableKind, inline_chat_id
+from ..tables import inline_chat_id
 from ..turn_clock import TurnClock
-from . import inline_table, lobby_message, old_standings, output, people, record, surfaces
+from . import inline_table, old_standings, output, people, record, surfaces
 from .call import CommandCall, Replied, command_service
 from .context import GameContext, context_of, dump_state, player_rows
 from .env import Env
-from .game_clock import set_clock, turn_clock
+from .game_clock import end_game, set_clock, turn_clock
 from .people import Person
-
-COMPUTER_NAMES = {"easy": M_("Bot Easy"), "normal": M_("Bot Normal"), "hard": M_("Bot Hard")}
+from .tables import kind_of_new, presenter_for, presenter_of
 
 
 def active_game(session: Session, chat_id: int, thread_id: int | None) -> Game | None:
-    query = select(Game).where(Game.chat_id == chat_id, col(Game.status).in_(ACTIVE_STATUSES))
-    query = (
-        query.where(Game.thread_id == thread_id)
-        if thread_id is not None
-        else query.where(col(Game.thread_id).is_(None))
-    )
-    return session.exec(query.order_by(col(Game.id).desc())).first()
+    return game_rows.open_in_topic(session, chat_id, thread_id)
 
 
 def active_games(session: Session, chat_id: int) -> list[Game]:
     """Every lobby and running game of a chat (all its topics), oldest first."""
-    query = select(Game).where(Game.chat_id == chat_id, col(Game.status).in_(ACTIVE_STATUSES))
-    return list(session.exec(query.order_by(col(Game.id))).all())
+    return game_rows.open_in_chat(session, chat_id)
 
 
 def can_manage(game: Game, user_id: int, admin: bool) -> bool:
@@ -71,8 +64,7 @@ def require_manager(ctx: GameContext, user_id: int, admin: bool) -> None:
     """A lobby's (and a table's pace) keys are the creator's, or a group admin's; in a chat the
     bot is not in nobody can be asked about, so there they are its poster's alone."""
     if not can_manage(ctx.game, user_id, admin):
-        inline = ctx.table is TableKind.INLINE
-        raise ServiceError(Refusal.NOT_POSTER if inline else Refusal.NOT_CREATOR)
+        raise ServiceError(presenter_of(ctx).not_manager)
 
 
 @command_service
@@ -86,10 +78,10 @@ def newgame(call: CommandCall) -> Replied:
     existing = active_game(session, command.chat_id, command.thread_id)
     if existing is not None:
         _point_at(session, env, existing)
-        return Replied("exists", existing.id)
+        return Replied(Outcome.EXISTS, existing.id)
     settings = GameSettings(pace=env.default_pace)
     game = open_lobby(session, env, chat, command.thread_id, command.person, call.language, settings)
-    return Replied("lobby", game.id)
+    return Replied(Outcome.LOBBY, game.id)
 
 
 def open_lobby(
@@ -109,9 +101,10 @@ def open_lobby(
     speaks the creator's `language`; a practice table always speaks its person's. `inline_id`:
     the message a person posted the lobby as, in a chat the bot is not in (`inline_table`)."""
     people.note_user(session, creator, env)
-    if not chat.language and TableKind.of_chat(chat.id) is not TableKind.PRACTICE:
+    kind = kind_of_new(chat.id, inline_id)
+    if not chat.language and not presenter_for(kind).in_players_chat:
         chat.language = language  # (a practice table takes its person's language each time)
-    session.add(chat)
+    people_rows.save(session, chat)
     game = Game(
         chat_id=chat.id,
         thread_id=thread_id,
@@ -122,19 +115,21 @@ def open_lobby(
         created_at=env.now,
         updated_at=env.now,
         inline_id=inline_id,
+        table_kind=kind,
     )
-    session.add(game)
-    session.flush()
-    assert game.id is not None
-    session.add(GamePlayer(game_id=game.id, seat=0, user_id=creator.id, name=creator.first_name[:128]))
+    game_id = game_rows.create(session, game)
+    creator_seat = GamePlayer(game_id=game_id, seat=0, user_id=creator.id, name=creator.first_name[:128])
+    seat_rows.save(session, creator_seat)
     levels: list[str] = []
     for level in computers:
-        name = computer_name(game.language, levels, level)
+        name = lobby_render.computer_name(game.language, levels, level)
         levels.append(level)
-        session.add(GamePlayer(game_id=game.id, seat=len(levels), user_id=None, name=name, ai_level=level))
+        computer = GamePlayer(game_id=game_id, seat=len(levels), user_id=None, name=name, ai_level=level)
+        seat_rows.save(session, computer)
     set_clock(session, game, TurnClock.lobby(env.now, env.lobby_ttl))  # an unstarted lobby expires
-    session.flush()
-    lobby_message.show_lobby(session, env, context_of(session, game))
+    write_now(session)
+    drawn = context_of(session, game)
+    presenter_of(drawn).show_lobby(session, env, drawn)
     return game
 
 
@@ -156,30 +151,22 @@ def open_posted_lobby(
     return open_lobby(session, env, chat, None, creator, language, settings, computers, inline_id=inline_id)
 
 
-def computer_name(lang: str, seated: Sequence[str | None], level: str) -> str:
-    """A new computer player's name: "Bot Normal", or "Bot Normal 2" when one of that level sits there."""
-    same = sum(1 for seated_level in seated if seated_level == level)
-    return _(lang, COMPUTER_NAMES[level]) + (f" {same + 1}" if same else "")
-
-
 def _point_at(session: Session, env: Env, game: Game) -> None:
     """A second /newgame is answered under the running game's board (or lobby), so one tap finds
     it; sixty in a row still get one answer a minute, not sixty."""
     assert game.id is not None
     surface = surfaces.board(game) if game.status != LOBBY else surfaces.lobby(game.id)
-    text = _(game.language, "A game is already running here. Scroll up to its board, or send /board.")
-    output.say_once(
-        session, env, game.chat_id, f"exists:{game.id}", text, thread_id=game.thread_id, reply_to=surface
-    )
+    text = lobby_render.already_running(game.language)
+    key = once_keys.exists(game.id)
+    output.say_once(session, env, game.chat_id, key, text, thread_id=game.thread_id, reply_to=surface)
 
 
 def changed(session: Session, env: Env, ctx: GameContext, settings_screen: bool = False) -> GameContext:
     """The lobby redrawn as it is now; the game as it was drawn."""
     ctx.game.updated_at = env.now
-    session.add(ctx.game)
-    session.flush()
+    game_rows.write(session, ctx.game)
     drawn = context_of(session, ctx.game)
-    lobby_message.show_lobby(session, env, drawn, settings_screen)
+    presenter_of(drawn).show_lobby(session, env, drawn, settings_screen)
     return drawn
 
 
@@ -188,16 +175,7 @@ def leave_lobby(session: Session, env: Env, ctx: GameContext, user_id: int) -> N
     mine = [p for p in players if p.user_id == user_id]
     if not mine:
         raise ServiceError(Refusal.NOT_IN_GAME)
-    session.delete(mine[0])
-    session.flush()
-    rest = [p for p in players if p.user_id != user_id]
-    for offset, p in enumerate(rest):  # two passes: seats stay unique at every step
-        p.seat = 100 + offset
-        session.add(p)
-    session.flush()
-    for seat, p in enumerate(rest):
-        p.seat = seat
-        session.add(p)
+    seat_rows.leave(session, mine[0], [p for p in players if p.user_id != user_id])
     changed(session, env, ctx)
 
 
@@ -221,20 +199,16 @@ def start(session: Session, env: Env, ctx: GameContext, players: list[GamePlayer
     game.updated_at = env.now
     start = f"start:{seed}"
     move_log.add(session, game_id=ctx.game_id, seq=1, seat=None, code=start, source="system", at=env.now)
-    session.flush()
+    write_now(session)
     ctx = context_of(session, game)
     # A person's turn starts when the board is seen; a computer first to move plays after the
     # commit, and the first board comes under its moves (`services.autoplay`).
     turn_clock(session, env, ctx, state.current)
     lang = ctx.language
-    names = ", ".join(cards_render.name(s.name) for s in ctx.seats)
-    started = _(lang, "🃏 <b>TWEAK!</b> has started: {names}", names=names)
-    if ctx.table is TableKind.INLINE:  # no message can be posted there: the lobby's is the first board
-        inline_table.started(session, ctx, started)
-    else:
-        lobby_message.close_lobby(session, env, ctx, started, Priority.COSMETIC)  # the board goes first
+    started = lobby_render.started(lang, [s.name for s in ctx.seats])
+    presenter_of(ctx).say_started(session, env, ctx, started)
     if not record.bot_to_move(ctx):
-        record.post_board(session, env, ctx)
+        presenter_of(ctx).post_board(session, env, ctx)
     old_standings.retire(session, env, ctx)  # a newer game is played here: their rematch is history
 
 
@@ -243,27 +217,18 @@ def cancel(session: Session, env: Env, ctx: GameContext) -> None:
     game = ctx.game
     lang = ctx.language
     was_lobby = game.status == LOBBY
-    game.status = CANCELLED
-    game.finished_at = env.now
-    game.updated_at = env.now
-    set_clock(session, game, TurnClock.stop())
-    session.add(game)
-    text = _(lang, "✖️ The game was cancelled.")
+    end_game(session, game, CANCELLED, env.now)
+    text = lobby_render.cancelled(lang)
     if was_lobby:
-        lobby_message.close_lobby(session, env, ctx, text)
+        presenter_of(ctx).close_lobby(session, env, ctx, text)
     else:
-        record.close(session, env, ctx, text)
+        presenter_of(ctx).close(session, env, ctx, text)
         output.drop_reminder(session, ctx)
 
 
 def expire(session: Session, env: Env, ctx: GameContext) -> None:
     """Nobody started the lobby in time."""
     game = ctx.game
-    game.status = EXPIRED
-    game.finished_at = env.now
-    game.updated_at = env.now
-    set_clock(session, game, TurnClock.stop())
-    text = _(
-        ctx.language, "⌛ This lobby closed: nobody started the game in time. Send /newgame to try again."
-    )
-    lobby_message.close_lobby(session, env, ctx, text)
+    end_game(session, game, EXPIRED, env.now)
+    text = lobby_render.expired(ctx.language)
+    presenter_of(ctx).close_lobby(session, env, ctx, text)

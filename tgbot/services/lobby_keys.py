@@ -14,23 +14,26 @@ from engine.config import MAX_PLAYERS, MIN_PLAYERS
 from .. import callbacks as cb
 from .. import pacing
 from ..errors import Refusal, ServiceError
-from ..i18n import _
 from ..pacing import PaceName
+from ..render import lobby as lobby_render
 from ..render import private_turns as private_turns_render
+from ..store import games as game_rows
+from ..store import once_keys
+from ..store import seats as seat_rows
 from ..store.models import LOBBY, PAUSED, PLAYING, GamePlayer
-from ..tables import TableKind
-from . import inline_table, lobby, lobby_message, output, people, record
+from . import inline_table, lobby, output, people, record
 from .call import Answer, KeyCall, key_service
 from .context import GameContext, player_rows, require_game
 from .env import Env
 from .game_clock import clock_of, rules_of, set_clock
 from .origins import Tap
+from .tables import presenter_of
 
 
 def _lobby(session: Session, env: Env, tap: Tap, game_id: int) -> GameContext:
     ctx = require_game(session, game_id, lock=True)
     elsewhere = tap.chat_id is not None and ctx.game.chat_id != tap.chat_id
-    if elsewhere or (tap.private and ctx.table is not TableKind.PRACTICE):
+    if elsewhere or presenter_of(ctx).on_panel(tap):
         raise ServiceError(Refusal.MALFORMED)  # a lobby key forged into another chat
     inline_table.check_tap(session, env, ctx, tap, lobby=True)
     if ctx.game.status != LOBBY:
@@ -128,29 +131,34 @@ def _join(call: LobbyKey, game_id: int) -> Answer:
         raise ServiceError(Refusal.ALREADY_JOINED)
     if len(players) >= MAX_PLAYERS:
         raise ServiceError(Refusal.LOBBY_FULL)
-    call.session.add(
-        GamePlayer(game_id=ctx.game_id, seat=len(players), user_id=person.id, name=person.first_name[:128])
+    seat_rows.save(
+        call.session,
+        GamePlayer(game_id=ctx.game_id, seat=len(players), user_id=person.id, name=person.first_name[:128]),
     )
     seat = lobby.changed(call.session, call.env, ctx).seat_of(person.id)
-    return Answer(private_turns_render.joined(call.language, seat is not None and seat.can_dm))
+    can_dm = seat is not None and seat.can_dm
+    link = presenter_of(ctx).join_link(ctx, call.env, can_dm)
+    if link is not None:
+        return Answer(url=link)
+    return Answer(private_turns_render.joined(call.language, can_dm))
 
 
 def _leave(call: LobbyKey, game_id: int) -> Answer:
     ctx, _players = _lobby_key(call, game_id)
     _not_practice(ctx)
     lobby.leave_lobby(call.session, call.env, ctx, call.tap.person.id)
-    return Answer(_(call.language, "You left the lobby."))
+    return Answer(lobby_render.you_left(call.language))
 
 
 def _not_practice(ctx: GameContext) -> None:
     """A practice lobby has no Join or Leave keys: nobody else can be in its chat."""
-    if ctx.table is TableKind.PRACTICE:
+    if presenter_of(ctx).in_players_chat:
         raise ServiceError(Refusal.MALFORMED)
 
 
 def _settings_screen(call: LobbyKey, game_id: int, shown: bool) -> Answer:
     ctx, _players = _lobby_key(call, game_id)
-    lobby_message.show_lobby(call.session, call.env, ctx, settings_screen=shown)
+    presenter_of(ctx).show_lobby(call.session, call.env, ctx, settings_screen=shown)
     return Answer()
 
 
@@ -163,7 +171,7 @@ def _managed_lobby_key(call: KeyCall, game_id: int) -> tuple[GameContext, list[G
 
 def _start(call: LobbyKey, game_id: int) -> Answer:
     ctx, players = _managed_lobby_key(call, game_id)
-    if ctx.table is TableKind.PRACTICE and all(p.ai_level is None for p in players):
+    if presenter_of(ctx).in_players_chat and all(p.ai_level is None for p in players):
         raise ServiceError(Refusal.NO_COMPUTER)
     lobby.start(call.session, call.env, ctx, players)
     return Answer()
@@ -181,10 +189,11 @@ def _add_computer(call: LobbyKey, game_id: int, level: str, stay: bool) -> Answe
     players = player_rows(session, game_id)
     if len(players) >= MAX_PLAYERS:
         raise ServiceError(Refusal.LOBBY_FULL)
-    label = lobby.computer_name(ctx.language, [p.ai_level for p in players], level)
-    session.add(GamePlayer(game_id=game_id, seat=len(players), user_id=None, name=label, ai_level=level))
+    label = lobby_render.computer_name(ctx.language, [p.ai_level for p in players], level)
+    computer = GamePlayer(game_id=game_id, seat=len(players), user_id=None, name=label, ai_level=level)
+    seat_rows.save(session, computer)
     lobby.changed(session, call.env, ctx, stay)
-    return Answer(_(call.language, "A computer player joined."))
+    return Answer(lobby_render.computer_joined(call.language))
 
 
 @key_service(LobbyKey)
@@ -219,18 +228,17 @@ def change_pace(
     lobby.require_manager(ctx, tap.person.id, admin)
     settings = replace(ctx.settings, pace=pace)
     ctx.game.settings = settings.to_json()
-    session.add(ctx.game)
+    game_rows.save(session, ctx.game)
     ctx = replace(ctx, settings=settings)
     if ctx.game.status == PLAYING:
         clock = rules_of(ctx, env).restart(clock_of(ctx.game), ctx.playing_state().current, env.now)
         set_clock(session, ctx.game, clock)
     glang = ctx.language
-    label = pacing.pace_label(glang, pace, env.custom_pace)
-    text = _(glang, "⚙️ The pace of this game is now {pace}; the turn clock starts again.", pace=label)
+    text = lobby_render.pace_changed(glang, pace, env.custom_pace)
     # Said once a minute at most; a change within it comes to stand in that notice.
     game = ctx.game
-    output.say_capped(session, env, game.chat_id, f"pace:{ctx.game_id}", text, thread_id=game.thread_id)
+    output.say_capped(session, env, game.chat_id, once_keys.pace(ctx.game_id), text, thread_id=game.thread_id)
     on_board = tap.message_id == record.live_board(session, ctx)  # a forged key: the board keeps its own
     if tap.chat_id is not None and tap.message_id is not None and not on_board:
         output.drop_keys(session, env, tap.chat_id, tap.message_id)  # the /settings message
-    return Answer(_(lang, "Pace: {pace}", pace=pacing.pace_label(lang, pace, env.custom_pace)))
+    return Answer(lobby_render.pace_popup(lang, pace, env.custom_pace))

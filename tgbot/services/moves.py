@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from sqlalchemy import update
-from sqlmodel import Session, col
+from sqlmodel import Session
 
 import engine
 from engine import EngineError, GameState, IllegalActionError
@@ -24,12 +23,12 @@ from engine.events import Event, GameEnded, TurnStarted, dump_events
 from .. import metrics
 from ..errors import Refusal, ServiceError
 from ..store import move_log
-from ..store.models import ABANDONED, FINISHED, GamePlayer
-from ..turn_clock import TurnClock
+from ..store import seats as seat_rows
+from ..store.models import ABANDONED, FINISHED
 from . import stats
 from .context import GameContext, SeatInfo, dump_state
 from .env import Env
-from .game_clock import clock_of, rules_of, set_clock, turn_clock
+from .game_clock import clock_of, end_game, rules_of, set_clock, turn_clock
 
 
 @dataclass
@@ -71,10 +70,25 @@ def apply_action(state: GameState, seat: int, action: Action | str) -> tuple[Gam
     """The engine's move, its refusals as service errors."""
     try:
         return engine.apply(state, seat, action)
-    except IllegalActionError as exc:
-        raise ServiceError(Refusal.ILLEGAL, rule=exc.reason, **exc.details) from exc
     except EngineError as exc:
-        raise ServiceError(Refusal.of_engine(exc.code)) from exc
+        raise refusal_of(exc) from exc
+
+
+def refused(state: GameState, seat: int, codes: tuple[str, ...]) -> ServiceError | None:
+    """The engine's refusal of these moves played one after the other, if any: a use case asks
+    before it records anything of them."""
+    for code in codes:
+        try:
+            state, _events = engine.apply(state, seat, code)
+        except EngineError as exc:
+            return refusal_of(exc)
+    return None
+
+
+def refusal_of(exc: EngineError) -> ServiceError:
+    if isinstance(exc, IllegalActionError):
+        return ServiceError(Refusal.ILLEGAL, rule=exc.reason, **exc.details)
+    return ServiceError(Refusal.of_engine(exc.code))
 
 
 def commit(session: Session, env: Env, ctx: GameContext, outcome: MoveOutcome) -> GameContext:
@@ -93,9 +107,7 @@ def commit(session: Session, env: Env, ctx: GameContext, outcome: MoveOutcome) -
     game.version = version + 1
     game.updated_at = env.now
     if after.is_over:
-        game.status = FINISHED
-        game.finished_at = env.now
-        set_clock(session, game, TurnClock.stop())
+        end_game(session, game, FINISHED, env.now)
     elif outcome.main or ctx.seats[after.current].autoplayed:
         # a person's turn starts when they can see it; the bot's is played after the commit
         turn_clock(session, env, ctx, after.current)
@@ -122,11 +134,7 @@ def clear_idle(session: Session, ctx: GameContext, seat: SeatInfo) -> GameContex
     """A player who acts is no longer idle: timeouts and the away flag go back to zero."""
     if not (seat.timeouts or seat.away):
         return ctx
-    session.execute(
-        update(GamePlayer)
-        .where(col(GamePlayer.game_id) == ctx.game_id, col(GamePlayer.seat) == seat.seat)
-        .values(timeouts=0, away=False)
-    )
+    seat_rows.clear_idle(session, ctx.game_id, seat.seat)
     return ctx.with_seat(replace(ctx.seats[seat.seat], timeouts=0, away=False))
 
 
@@ -138,10 +146,7 @@ def nobody_plays(ctx: GameContext) -> bool:
 def abandon(session: Session, env: Env, ctx: GameContext) -> None:
     """Nobody plays any more: the game ends, scores kept, won by nobody."""
     game = ctx.game
-    game.status = ABANDONED
-    game.finished_at = env.now
-    game.updated_at = env.now
-    set_clock(session, game, TurnClock.stop())
+    end_game(session, game, ABANDONED, env.now)
     stats.record_game_end(session, game, ctx.state, env.now, ctx.seats)
 
 

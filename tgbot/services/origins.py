@@ -2,7 +2,9 @@
 
 Each kind of update has its origin: a key press (`Tap`), a command (`Command`), an inline query
 (`InlineQuery`), a picked inline result (`Pick`), a change of a chat (`ChatEvent`). A service
-gets it inside its `Call` (`services.call`), which also knows the person's language.
+gets it inside its `Call` (`services.call`), which also knows the person's language. Each carries
+Telegram's id of the update it came in (`update_id`: the same when the update is delivered again),
+by which the seam applies each update once.
 """
 
 from __future__ import annotations
@@ -26,12 +28,14 @@ class Tap:
     message_id: int | None
     private: bool  # the key is on a message in a private chat
     thread_id: int | None = None  # the forum topic of that message
-    query_id: str = ""  # Telegram's id of this tap (the same if the update is delivered twice)
+    query_id: str = ""  # Telegram's id of this tap
     inline_id: str | None = None  # the inline message the key is on
     chat_instance: str | None = None
     #: What Telegram said of the tapper's admin rights in the group: None until a service needed
     #: to know (`Call.attempt` then asks the handler to find out).
     admin: bool | None = None
+    #: The update it came in (None: not from Telegram).
+    update_id: int | None = None
 
 
 @dataclass(frozen=True)
@@ -49,6 +53,7 @@ class Command:
     replied_to: Person | None = None
     #: As `Tap.admin`.
     admin: bool | None = None
+    update_id: int | None = None
 
 
 @dataclass(frozen=True)
@@ -61,6 +66,7 @@ class InlineQuery:
     offset: str = ""
     chat_type: str | None = None
     admin: bool | None = None  # never asked: nothing inline needs admin rights
+    update_id: int | None = None
 
 
 @dataclass(frozen=True)
@@ -77,6 +83,7 @@ class Pick:
     inline_id: str | None = None
     posted: Posted | None = None
     admin: bool | None = None
+    update_id: int | None = None
 
 
 @dataclass(frozen=True)
@@ -87,3 +94,4 @@ class ChatEvent:
     chat_id: int
     person: Person | None = None
     admin: bool | None = None
+    update_id: int | None = None

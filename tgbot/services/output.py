@@ -9,16 +9,15 @@ panels are `panels`; the lobby message is `lobby_message`; the popups a composer
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Any
 
 from sqlmodel import Session
 
 from ..render.keys import Keyboard
 from ..store import notices, outbox
-from ..store.outbox import Message, Payload, Priority
+from ..store.once_keys import NoticeKey
+from ..store.outbox import Media, Message, Payload, Priority
 from ..store.surfaces import KeyEdit, Said, Surface
-from ..tables import TableKind
-from . import inline_table, surfaces
+from . import surfaces
 from .context import GameContext
 from .env import Env
 
@@ -42,7 +41,7 @@ def to_group(
     priority: Priority = Priority.TURN,
     notify: bool = False,
     reply_to: Surface | None = None,
-    media: dict[str, Any] | None = None,
+    media: Media | None = None,
 ) -> Message:
     """A message into the game's group (and forum topic)."""
     payload = Payload(text, keys, ctx.game.thread_id, reply_to=reply_to, media=media, notify=notify)
@@ -71,7 +70,7 @@ def send_file(
     env: Env,
     chat_id: int,
     caption: str,
-    media: dict[str, Any],
+    media: Media,
     thread_id: int | None = None,
 ) -> None:
     payload = Payload(caption, thread_id=thread_id, media=media)
@@ -82,7 +81,7 @@ def say_once(
     session: Session,
     env: Env,
     chat_id: int,
-    key: str,
+    key: NoticeKey,
     text: str,
     *,
     thread_id: int | None = None,
@@ -97,7 +96,9 @@ def say_once(
     return True
 
 
-def claim(session: Session, env: Env, chat_id: int, key: str, window: timedelta = REPEAT_WINDOW) -> bool:
+def claim(
+    session: Session, env: Env, chat_id: int, key: NoticeKey, window: timedelta = REPEAT_WINDOW
+) -> bool:
     """True, and `key` noted as done now in the chat, unless it was done there within `window`:
     for what a burst of updates should do once (a board posted again at the bottom)."""
     return notices.claim(session, chat_id, key, env.now, window)
@@ -107,7 +108,7 @@ def say_capped(
     session: Session,
     env: Env,
     chat_id: int,
-    key: str,
+    key: NoticeKey,
     text: str,
     *,
     thread_id: int | None = None,
@@ -129,15 +130,6 @@ def say_capped(
     payload = Payload(text, keys, thread_id)
     outbox.put(session, Message(chat_id, payload, surface, Priority.COSMETIC), env.now)
     return False
-
-
-def say_in_game(session: Session, env: Env, ctx: GameContext, text: str, *, notify: bool = False) -> None:
-    """A notice of the game in its chat; where the bot cannot post (inline mode), a part of the
-    live board's record."""
-    if ctx.table is TableKind.INLINE:
-        inline_table.note(session, env, ctx, text)
-        return
-    outbox.put(session, to_group(ctx, text, notify=notify), env.now)
 
 
 def edit_message(

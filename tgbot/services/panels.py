@@ -12,15 +12,13 @@ from sqlmodel import Session
 
 from engine import seat_view
 
-from ..i18n import _
 from ..render import board as board_render
-from ..render.cards import mention, name
+from ..render import turn_notice
 from ..render.keys import Keyboard
 from ..render.limits import chunks
 from ..store import outbox
 from ..store.models import PLAYING
 from ..store.outbox import Message, Payload, Priority
-from ..tables import TableKind
 from . import output, surfaces
 from .context import GameContext, SeatInfo
 from .env import Env
@@ -34,13 +32,15 @@ def view(
     draft: board_render.Draft | None = None,
     header: str = "",
     lang: str | None = None,
+    *,
+    practice: bool = False,
 ) -> tuple[str, Keyboard | None]:
     """The panel's text and keys (keys only while it is this player's move). A practice table's
     board is drawn the same way, under its report (`header`), in the game's language (`lang`)."""
     lang = lang or seat.language
     state = ctx.playing_state()
     seen = seat_view(state, seat.seat)
-    table = table_of(ctx, env, seat.seat)
+    table = table_of(ctx, env, seat.seat, practice=practice)
     text = board_render.board_text(lang, seen, table, draft, header)
     my_move = state.current == seat.seat and not state.is_over and ctx.game.status == PLAYING
     return text, board_render.keyboard(lang, seen, table, draft) if my_move else None
@@ -72,32 +72,21 @@ def ping(
     env: Env,
     ctx: GameContext,
     seat: SeatInfo,
-    text: str | None = None,
-    fallback: Message | None = None,
+    text: str,
+    call: Message | None,
 ) -> None:
     """The player to move is told in their chat with the bot: their turn's one notification (the
     group board goes silently, so nobody else is woken). If that chat refuses the bot, the group
-    mention (`fallback`) notifies them instead."""
+    mention (`call`, none where the bot cannot post) notifies them instead."""
     assert seat.user_id is not None
-    text = text or _(seat.language, "🔔 Your move in <b>{chat}</b>.", chat=name(where(ctx), 40))
-    # (a chat the bot is not in has no group mention to fall back on)
-    call = None if ctx.table is TableKind.INLINE else fallback or group_call(ctx, seat)
     payload = Payload(text, notify=True, fallback=call.as_fallback() if call is not None else None)
     outbox.put(session, Message(seat.user_id, payload, priority=Priority.TURN, game_id=ctx.game_id), env.now)
-
-
-def where(ctx: GameContext) -> str:
-    """How a private message names the game's chat: its title; a chat the bot is not in has none
-    the bot may know, so the game's players name it."""
-    if ctx.chat_title or ctx.table is not TableKind.INLINE:
-        return ctx.chat_title
-    return _(ctx.language, "TWEAK! with {names}", names=", ".join(s.name for s in ctx.seats if s.is_human))
 
 
 def group_call(ctx: GameContext, seat: SeatInfo) -> Message:
     """The mention that notifies the player in the group, under the board: what a private
     notification falls back to when the private chat refuses the bot."""
-    text = _(ctx.language, "👉 {mention}, your move!", mention=mention(seat.user_id, seat.name))
+    text = turn_notice.call(ctx.language, seat.user_id, seat.name)
     return output.to_group(ctx, text, notify=True, reply_to=surfaces.board(ctx.game))
 
 
@@ -118,10 +107,7 @@ def retire(session: Session, env: Env, ctx: GameContext, seat: SeatInfo) -> None
     """The player composes on the group board now: their panel (if shown) says so, without keys."""
     if seat.user_id is None or not seat.can_dm:
         return
-    text = _(
-        seat.language,
-        "↪️ You play this game on the group board now. Tap 📱 Panel there to play here again.",
-    )
+    text = board_render.retired_panel_text(seat.language)
     _edit_only(session, env, ctx, seat, text)
 
 

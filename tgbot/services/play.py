@@ -12,11 +12,11 @@ a key on a message that is no longer live loses its keys.
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar
+from typing import ClassVar
 
-from sqlalchemy import bindparam, update
-from sqlmodel import Session, col
+from sqlmodel import Session
 
 from engine import seat_view
 from engine.actions import Discard, Sum, encode, t_kind
@@ -24,55 +24,18 @@ from engine.game import t_actions
 
 from .. import callbacks as cb
 from ..errors import Refusal, ServiceError
-from ..i18n import _
 from ..render import board as board_render
 from ..render.board import Draft
 from ..store import outbox
-from ..store.models import PAUSED, PLAYING, GamePlayer, SeenTap
-from ..store.outbox import Priority
-from ..store.upsert import Insert, built_once
+from ..store import seats as seat_rows
+from ..store.models import PAUSED, PLAYING
 from . import drafts, inline_table, moves, output, panels, popups, record, surfaces
 from .call import Answer, KeyCall, key_service
 from .context import GameContext, SeatInfo, require_game
 from .env import Env
 from .origins import Tap
 from .table_view import table_of
-
-
-def _seen(insert: Insert) -> Any:
-    return (
-        insert(SeenTap.__table__)  # type: ignore[attr-defined]
-        .values(query_id=bindparam("query_id"), seen_at=bindparam("seen_at"))
-        .on_conflict_do_nothing()
-        .returning(col(SeenTap.query_id))
-    )
-
-
-#: The insert of `first_time`, per dialect, built once (its values are bound when it runs): a
-#: compose tap is cheap, and building the statement anew cost more CPU than running it. RETURNING,
-#: not the row count: the drivers do not all report one for this statement.
-_SEEN = built_once(_seen)
-
-
-def first_time(session: Session, env: Env, tap: Tap) -> bool:
-    """Record this tap; False when it was recorded before (a duplicate delivery). One statement:
-    an insert that does nothing when the tap is known."""
-    if not tap.query_id:
-        return True  # nothing to tell it by
-    return remember(session, env, tap.query_id)
-
-
-def remember(session: Session, env: Env, key: str) -> bool:
-    """Record `key` among the taps seen (the sweep forgets it after a day); False when it was
-    there already."""
-    statement = _SEEN(session)
-    found = session.execute(statement, {"query_id": key[:64], "seen_at": env.now})
-    return found.first() is not None
-
-
-def seen(session: Session, key: str) -> bool:
-    """Whether `key` was recorded by `remember` (and not yet forgotten)."""
-    return session.get(SeenTap, key[:64]) is not None
+from .tables import presenter_of
 
 
 @dataclass
@@ -98,26 +61,22 @@ class GameKey(KeyCall):
         ctx = self.ctx = require_game(self.session, game_id, lock=True)
         tap = self.tap
         elsewhere = tap.chat_id is not None and ctx.game.chat_id != tap.chat_id
-        if elsewhere and (not tap.private or ctx.practising is not None):
+        if elsewhere and not in_panel(ctx, tap):
             # a forged key from another chat (a group's keys are in its private panels too; a
             # practice table's only in its own chat)
             raise ServiceError(Refusal.MALFORMED)
         inline_table.check_tap(self.session, self.env, ctx, tap)
         seat = self.seat = ctx.seat_of(tap.person.id)
+        if seat is None and inline_table.is_inline(ctx):  # no /newgame where the bot cannot read it
+            raise ServiceError(Refusal.NOT_IN_GAME_HERE, bot=self.env.bot_username)
         if seat is None:
             raise ServiceError(Refusal.NOT_IN_GAME)
         if ctx.state is None or ctx.game.status not in (PLAYING, PAUSED):
             raise ServiceError(Refusal.NOT_PLAYING)
         return ctx, seat
 
-    def attempt(self, use_case: Callable[[], Answer]) -> Answer:
-        try:
-            with self.session.no_autoflush:
-                return use_case()
-        except _Duplicate:
-            return Answer(outcome="duplicate")
-        except ServiceError as error:
-            return self.refusal(error)
+    def guard(self) -> AbstractContextManager[object]:
+        return self.session.no_autoflush
 
     def refused(self, error: ServiceError) -> Answer:
         """What a refused tap still does: brings its player back, takes keys off a dead message. A
@@ -131,7 +90,7 @@ class GameKey(KeyCall):
             if not inline_table.is_live(ctx, tap):  # an older message of a game played via inline mode
                 inline_table.drop_keys(session, env, ctx, tap.inline_id)
         elif ctx is not None and error.reason is Refusal.STALE and on_message:
-            if not in_panel(ctx, tap) and record.board_on_its_way(session, ctx):
+            if not in_panel(ctx, tap) and presenter_of(ctx).board_on_its_way(session, ctx):
                 error = ServiceError(Refusal.ON_ITS_WAY)
             else:
                 _drop_dead_keys(session, env, ctx, tap)
@@ -141,7 +100,7 @@ class GameKey(KeyCall):
 def in_panel(ctx: GameContext, tap: Tap) -> bool:
     """The tap is on its player's private panel: in private, for a game played elsewhere (a
     practice table's board is in that very chat, and it has no panel)."""
-    return tap.private and ctx.practising is None
+    return presenter_of(ctx).on_panel(tap)
 
 
 def _turn(ctx: GameContext, seat: SeatInfo, version: int) -> None:
@@ -183,19 +142,11 @@ def use_panel(
     seat = ctx.seats[seat.seat]
     if seat.panel == private:
         return ctx, seat
-    session.execute(
-        update(GamePlayer)
-        .where(col(GamePlayer.game_id) == ctx.game_id, col(GamePlayer.seat) == seat.seat)
-        .values(panel=private)
-    )
+    seat_rows.use_panel(session, ctx.game_id, seat.seat, private)
     if not private:
         panels.retire(session, env, ctx, seat)
     seat = replace(seat, panel=private)
     return ctx.with_seat(seat), seat
-
-
-class _Duplicate(Exception):
-    """The same tap delivered again (a retried webhook, two instances): it was applied already."""
 
 
 def _your_turn(call: GameKey, game_id: int, version: int) -> tuple[GameContext, SeatInfo]:
@@ -205,12 +156,6 @@ def _your_turn(call: GameKey, game_id: int, version: int) -> tuple[GameContext, 
     ctx = moves.clear_idle(call.session, ctx, seat)
     _turn(ctx, seat, version)
     return ctx, seat
-
-
-def _once(call: GameKey) -> None:
-    """A toggle must not apply twice: the same tap delivered again is answered and ignored."""
-    if not first_time(call.session, call.env, call.tap):
-        raise _Duplicate
 
 
 # The compose keys change the draft as it is now, or play it (claim, discard). On the group
@@ -238,9 +183,9 @@ def pick_table(call: GameKey, key: cb.PickTable) -> Answer:
 
 @key_service(GameKey)
 def clear(call: GameKey, key: cb.Clear) -> Answer:
-    """The draft starts again (the same tap twice clears twice: no harm)."""
+    """The draft starts again."""
     ctx, seat = _your_turn(call, key.game_id, key.version)
-    return _edit_draft(call, ctx, seat, lambda _d: Draft(), once=False)
+    return _edit_draft(call, ctx, seat, lambda _d: Draft())
 
 
 @key_service(GameKey)
@@ -257,13 +202,11 @@ def discard(call: GameKey, key: cb.Discard) -> Answer:
     return _play_draft(call, ctx, seat, draft, claim=False)
 
 
-def _edit_draft(
-    call: GameKey, ctx: GameContext, seat: SeatInfo, change: Callable[[Draft], Draft], once: bool = True
-) -> Answer:
+def _edit_draft(call: GameKey, ctx: GameContext, seat: SeatInfo, change: Callable[[Draft], Draft]) -> Answer:
+    """A compose key toggles the draft; the seam applies its tap once (a second delivery would
+    toggle it back)."""
     session, env, tap = call.session, call.env, call.tap
     draft = drafts.load(session, ctx.game_id, seat.seat, ctx.game.version)
-    if once:
-        _once(call)
     ctx, seat = use_panel(session, env, ctx, seat, in_panel(ctx, tap))
     draft = change(draft)
     _save_draft(session, env, ctx, seat, draft, tap)
@@ -274,10 +217,7 @@ def _save_draft(session: Session, env: Env, ctx: GameContext, seat: SeatInfo, dr
     """The draft is kept; a surface that shows it follows: the private panel, or a practice
     table's board (both in a private chat, with its own budget). The group board does not."""
     drafts.save(session, env, ctx.game_id, seat.seat, ctx.game.version, draft)
-    if ctx.practising is not None:
-        record.redraw_board(session, env, ctx, draft, Priority.COSMETIC)
-    elif tap.private:
-        panels.show(session, env, ctx, seat, draft, Priority.COSMETIC)
+    presenter_of(ctx).show_draft(session, env, ctx, seat, draft, tap.private)
 
 
 @key_service(GameKey)
@@ -296,7 +236,6 @@ def choose_t(call: GameKey, key: cb.TChoice) -> Answer:
     options = [code for code in held if wanted is None or t_kind(code) == wanted]
     if not options:
         raise ServiceError(Refusal.ILLEGAL, rule="t_not_held")
-    _once(call)
     ctx, seat = use_panel(session, env, ctx, seat, in_panel(ctx, tap))
     draft = drafts.load(session, key.game_id, seat.seat, ctx.game.version)
     chosen = _next_choice(options, draft.t_code)
@@ -333,8 +272,8 @@ def _play_draft(call: GameKey, ctx: GameContext, seat: SeatInfo, draft: Draft, c
     result = moves.play(session, env, ctx, seat, action)
     result.ctx, _seat = use_panel(session, env, result.ctx, seat, in_panel(ctx, tap))
     drafts.clear(session, ctx.game_id)
-    record.report(session, env, result)
-    return Answer(_(call.language, "Done!"))
+    presenter_of(result.ctx).report(session, env, result)
+    return Answer(board_render.done_popup(call.language))
 
 
 def _play_t(call: GameKey, ctx: GameContext, seat: SeatInfo, draft: Draft) -> Answer:
@@ -357,24 +296,30 @@ def _play_t(call: GameKey, ctx: GameContext, seat: SeatInfo, draft: Draft) -> An
     if with_sum and draft.hand is not None:
         after = moves.play(session, env, result.ctx, seat, Sum(draft.hand, chosen))
         after.outcomes = result.outcomes + after.outcomes
-        record.report(session, env, after)
-        return Answer(_(call.language, "Done!"))
+        presenter_of(after.ctx).report(session, env, after)
+        return Answer(board_render.done_popup(call.language))
     ctx = result.ctx
     me = ctx.seats[seat.seat]
     kept = Draft(draft.hand, draft.mask)  # the cards chosen keep their places on the table
     drafts.save(session, env, ctx.game_id, me.seat, ctx.game.version, kept)
-    if ctx.practising is not None:  # its board is the player's own: it shows what the card did
-        record.redraw_board(session, env, ctx, kept, Priority.BOARD)
-    elif tap.private:
-        panels.show(session, env, ctx, me, kept, Priority.TURN)
-    elif not draft.joker:
-        record.post_board(session, env, ctx, result.outcomes)
+    presenter_of(ctx).show_t_played(
+        session, env, ctx, me, kept, result.outcomes, tap.private, bool(draft.joker)
+    )
     lines = record.report_lines(call.language, ctx, result.outcomes)
-    return Answer("\n".join(lines) or _(call.language, "Done!"))
+    return Answer("\n".join(lines) or board_render.done_popup(call.language))
 
 
-@key_service(GameKey)
-def hand(call: GameKey, key: cb.Hand) -> Answer:
+@dataclass
+class LookKey(GameKey):
+    """A key that only shows (👀 My hand): nothing to apply twice (bringing its player back from
+    away is done by the first), so it is not recorded, and a second delivery shows the popup
+    again, where the empty answer to a repeat could reach the person first (two instances)."""
+
+    recorded: ClassVar[bool] = False
+
+
+@key_service(LookKey)
+def hand(call: LookKey, key: cb.Hand) -> Answer:
     """The 👀 My hand popup (read only, apart from bringing an away player back)."""
     ctx, seat = call.checked(key.game_id)
     moves.clear_idle(call.session, ctx, seat)

@@ -18,13 +18,18 @@ record must re-add to every round summary:
 Round summaries, the standings and the chart are messages of their own, sent silently.
 
 A practice table keeps its record the same way in its player's own chat with the bot; only its
-board differs (`board_view`): it shows that player's real cards, redrawn as they compose, and it
-is their turn's notification (no panel, no note).
+board differs (`practice_board`, for `services.tables.practice`): it shows that player's real
+cards, redrawn as they compose, and it is their turn's notification (no panel, no note).
+
+What differs by kind of table is left to it (`Table`, implemented in `services.tables`): this
+module never asks which kind a game is.
 """
 
 from __future__ import annotations
 
-from sqlmodel import Session, col, select
+from typing import Protocol
+
+from sqlmodel import Session
 
 from engine import public_view
 from engine.events import GameEnded, RoundEnded, load_events
@@ -33,16 +38,49 @@ from ..render import board as board_render
 from ..render.keys import Keyboard
 from ..render.limits import chunks
 from ..render.results import final_standings, move_lines, round_summary, standings_keys
+from ..store import games as game_rows
 from ..store import move_log, outbox
-from ..store.models import PLAYING, Game, Move
+from ..store.models import PLAYING, Game
 from ..store.outbox import Message, Priority
 from ..store.surfaces import Board
-from ..tables import TableKind
-from . import drafts, game_end, inline_table, output, panels, surfaces
-from .context import GameContext
+from . import drafts, game_end, output, panels, surfaces
+from .context import GameContext, SeatInfo
 from .env import Env
 from .moves import MoveOutcome, PlayResult
 from .table_view import table_of
+
+
+class Table(Protocol):
+    """What the record leaves to the game's kind of table (`services.tables`): how its board is
+    drawn, how the board of a new turn goes out with the turn's notification, and where the
+    record's next message goes."""
+
+    def board_view(
+        self,
+        session: Session,
+        ctx: GameContext,
+        env: Env,
+        header: list[str],
+        draft: board_render.Draft | None = None,
+    ) -> tuple[str, Keyboard | None]: ...
+
+    def show_board(self, session: Session, env: Env, ctx: GameContext, lines: list[str]) -> None: ...
+
+    def ping(self, session: Session, env: Env, ctx: GameContext, seat: SeatInfo) -> None: ...
+
+    def score_chart(self, session: Session, env: Env, ctx: GameContext, event: GameEnded) -> None: ...
+
+    def write(
+        self,
+        session: Session,
+        env: Env,
+        ctx: GameContext,
+        lines: list[str],
+        *,
+        body: str | None = None,
+        keys: Keyboard | None = None,
+    ) -> None: ...
+
 
 # --- what the record says of moves ------------------------------------------------------------
 
@@ -63,12 +101,7 @@ def unreported(session: Session, ctx: GameContext, outcomes: list[MoveOutcome]) 
     if game.reported_version + 1 >= first:
         return list(outcomes)
     state = ctx.playing_state()
-    move_log.write_kept(session)
-    logged = session.exec(
-        select(Move)
-        .where(Move.game_id == ctx.game_id, col(Move.seq) > game.reported_version, col(Move.seq) < first)
-        .order_by(col(Move.seq))
-    ).all()
+    logged = move_log.between(session, ctx.game_id, game.reported_version, first)
     earlier = [
         MoveOutcome(m.seat, m.code, m.source, state, state, load_events(m.events))
         for m in logged
@@ -80,38 +113,39 @@ def unreported(session: Session, ctx: GameContext, outcomes: list[MoveOutcome]) 
 # --- boards -----------------------------------------------------------------------------------
 
 
-def group_board(ctx: GameContext, env: Env, header: list[str]) -> tuple[str, Keyboard]:
+def group_board(
+    ctx: GameContext, env: Env, header: list[str], practice: bool = False
+) -> tuple[str, Keyboard]:
     """The board as the group sees it: the public view only, so it cannot show a hidden card."""
     lang = ctx.language
     view = public_view(ctx.playing_state())
-    table = table_of(ctx, env, None)
+    table = table_of(ctx, env, None, practice=practice)
     return board_render.board_text(lang, view, table, None, "\n".join(header)), board_render.keyboard(
         lang, view, table
     )
 
 
-def board_view(
+def practice_board(
     session: Session,
     ctx: GameContext,
     env: Env,
+    seat: SeatInfo,
     header: list[str],
     draft: board_render.Draft | None = None,
 ) -> tuple[str, Keyboard | None]:
-    """The board as its chat sees it: a group's (`group_board`), or a practice table's, drawn as
-    its player's private panel is (their real cards on the keys, the move they are composing:
-    `draft`, else the one kept for them), under its report."""
-    seat = ctx.practising
-    if seat is None:
-        return group_board(ctx, env, header)
+    """A practice table's board: drawn as its player's private panel is (their real cards on the
+    keys, the move they are composing: `draft`, else the one kept for them), under its report,
+    in the game's language."""
     if draft is None:
         draft = drafts.load(session, ctx.game_id, seat.seat, ctx.game.version)
-    return panels.view(ctx, env, seat, draft, "\n".join(header), ctx.language)
+    return panels.view(ctx, env, seat, draft, "\n".join(header), ctx.language, practice=True)
 
 
 def post_board(
     session: Session,
     env: Env,
     ctx: GameContext,
+    table: Table,
     outcomes: list[MoveOutcome] | None = None,
     note: list[str] | None = None,
 ) -> None:
@@ -119,37 +153,39 @@ def post_board(
     and the report of the moves not yet in the record; the board before it keeps its text and
     loses its keys."""
     lines = report_lines(ctx.language, ctx, unreported(session, ctx, outcomes or []))
-    _board(session, env, ctx, [*(note or []), *lines])
+    table.show_board(session, env, ctx, [*(note or []), *lines])
 
 
-def _board(session: Session, env: Env, ctx: GameContext, lines: list[str]) -> None:
+def new_turn(ctx: GameContext) -> bool:
+    """The board about to go out starts a person's turn: it is their turn's notification. A board
+    in the middle of a turn (after a [T!] card) notifies nobody."""
+    mover = ctx.current
+    return mover is not None and not mover.autoplayed and not ctx.playing_state().t_played
+
+
+def group_board_and_panel(
+    session: Session, env: Env, ctx: GameContext, table: Table, lines: list[str]
+) -> None:
     """The board under `lines`, mentioning the player to move, who gets one notification for the
     turn: in their private chat with the bot when they have one (their panel, if they play
     there, else a short note; the board then goes silently, so nobody else is woken), else the
-    board's mention. A board in the middle of a turn (after a [T!] card) notifies nobody."""
+    board's mention."""
     mover = ctx.current
-    new_turn = mover is not None and not mover.autoplayed and not ctx.playing_state().t_played
-    if ctx.practising is not None:  # the board is in the player's own chat: it notifies them
-        _put(session, env, ctx, lines, board=True, notify=new_turn)
-        return
-    private = new_turn and panels.reached_privately(mover)
-    if ctx.table is TableKind.INLINE:  # an edit notifies nobody: privately, or not at all
-        inline_table.show(session, env, ctx, lines)
-        if private and mover is not None:
-            panels.ping(session, env, ctx, mover)
-        return
-    _put(session, env, ctx, lines, board=True, notify=new_turn and not private)
+    starts = new_turn(ctx)
+    private = starts and panels.reached_privately(mover)
+    put(session, env, ctx, table, lines, board=True, notify=starts and not private)
     if mover is not None and mover.gets_panel:
         draft = drafts.load(session, ctx.game_id, mover.seat, ctx.game.version)
         panels.show(session, env, ctx, mover, draft, fresh=private, notify=private)
     elif private and mover is not None:
-        panels.ping(session, env, ctx, mover)
+        table.ping(session, env, ctx, mover)
 
 
 def redraw_board(
     session: Session,
     env: Env,
     ctx: GameContext,
+    table: Table,
     draft: board_render.Draft | None = None,
     priority: Priority = Priority.COSMETIC,
 ) -> None:
@@ -159,7 +195,7 @@ def redraw_board(
     if not ctx.game.board_no or ctx.state is None or ctx.state.is_over:
         return
     header = _lines(ctx.game.board_report)
-    text, keys = board_view(session, ctx, env, header, draft)
+    text, keys = table.board_view(session, ctx, env, header, draft)
     message = output.to_group(ctx, text, keys=keys, surface=surfaces.board(ctx.game), priority=priority)
     outbox.put(session, message, env.now)
 
@@ -175,7 +211,7 @@ def pause_board(session: Session, env: Env, ctx: GameContext) -> None:
     outbox.drop_keys(session, game.chat_id, shown, env.now, game_id=ctx.game_id, first=True)
     _new_board(session, game)  # not live any more: its report stays in the chat, the next is new
     game.board_report = ""
-    session.add(game)
+    game_rows.save(session, game)
 
 
 def live_board(session: Session, ctx: GameContext) -> int | None:
@@ -206,17 +242,14 @@ def _shown_board(session: Session, game: Game) -> outbox.Shown | None:
 
 def board_on_its_way(session: Session, ctx: GameContext) -> bool:
     """The game's next board waits to be sent (the group's budget), or for the bot's moves before
-    it: a tap on the board before it is early, not stale. (In a chat the bot is not in, the live
-    board is the newest post: only the bot's moves can be on their way.)"""
-    if ctx.table is TableKind.INLINE:
-        return bot_to_move(ctx)
+    it: a tap on the board before it is early, not stale."""
     return bot_to_move(ctx) or (bool(ctx.game.board_no) and live_board(session, ctx) is None)
 
 
 # --- after moves ------------------------------------------------------------------------------
 
 
-def report(session: Session, env: Env, result: PlayResult) -> None:
+def report(session: Session, env: Env, result: PlayResult, table: Table) -> None:
     """After a turn: the panels of those who moved closed, then the record: a summary for each
     round that ended (each under the report of its last moves), the standings and the chart at
     the end of the game, and the next board under the report of the moves after the last round
@@ -242,18 +275,18 @@ def report(session: Session, env: Env, result: PlayResult) -> None:
             if isinstance(event, RoundEnded):
                 won = game_end.won_cards(outcomes, event.round, len(ctx.seats))
                 summary = round_summary(lang, ctx.seats, event, won, ctx.settings.threshold(len(ctx.seats)))
-                _put(session, env, ctx, lines, body=summary)
+                table.write(session, env, ctx, lines, body=summary)
                 lines = []
             elif isinstance(event, GameEnded):
                 rounds = len(ctx.state.round_points) if ctx.state else 0
                 standings = final_standings(lang, ctx.seats, event, rounds)
-                _put(session, env, ctx, lines, body=standings, keys=standings_keys(lang, ctx.game_id))
+                table.write(session, env, ctx, lines, body=standings, keys=standings_keys(lang, ctx.game_id))
                 lines = []
-                game_end.score_chart(session, env, ctx, event)
+                table.score_chart(session, env, ctx, event)
     if result.abandoned:
-        _put(session, env, ctx, lines, body=game_end.abandoned_text(lang, ctx))
+        table.write(session, env, ctx, lines, body=game_end.abandoned_text(lang, ctx))
     elif ctx.state is not None and not ctx.state.is_over and not bot_to_move(ctx):
-        _board(session, env, ctx, lines)
+        table.show_board(session, env, ctx, lines)
 
 
 def bot_to_move(ctx: GameContext) -> bool:
@@ -263,13 +296,13 @@ def bot_to_move(ctx: GameContext) -> bool:
     return ctx.game.status == PLAYING and mover is not None and mover.autoplayed
 
 
-def close(session: Session, env: Env, ctx: GameContext, text: str) -> None:
+def close(session: Session, env: Env, ctx: GameContext, table: Table, text: str) -> None:
     """The game ends without a result (cancelled): the record says so once, under any moves not
     yet reported; the live board loses its keys."""
     if ctx.state is None:
         return
     lines = report_lines(ctx.language, ctx, unreported(session, ctx, []))
-    _put(session, env, ctx, lines, body=text)
+    table.write(session, env, ctx, lines, body=text)
 
 
 def _close_panels(
@@ -290,28 +323,27 @@ def _close_panels(
 # --- the next message of the record -------------------------------------------------------------
 
 
-def _put(
+def put(
     session: Session,
     env: Env,
     ctx: GameContext,
+    table: Table,
     lines: list[str],
     *,
     body: str | None = None,
     keys: Keyboard | None = None,
     board: bool = False,
     notify: bool = False,
+    void_draft: bool = False,
 ) -> None:
     """The next message of the game's record: a board (`board`) or a text (`body`, with `keys`),
     under the report `lines`.
 
     If the live board has not reached the chat, this message takes its place and opens with
     that board's report too. A report too long for one message goes first as messages of its
-    own, so no line is ever cut. (In a chat the bot is not in, all of it goes in the live board:
-    `inline_table`.)
+    own, so no line is ever cut. `void_draft`: the live board is drawn from its player's draft
+    (a practice table), so an edit of it not sent yet is void once the turn is over.
     """
-    if ctx.table is TableKind.INLINE:
-        inline_table.show(session, env, ctx, lines, body=body, final=keys is not None)
-        return
     game = ctx.game
     surface: Board | None = None
     report = list(lines)
@@ -324,7 +356,7 @@ def _put(
             game.board_report = ""  # its lines are in this message now
         else:  # the board the game leaves: its keys were never taken (it was live)
             chat, message_id = game.chat_id, shown.message_id
-            if ctx.practising is not None:  # a draft of the turn now over, not sent yet: void
+            if void_draft:  # a draft of the turn now over, not sent yet: void
                 outbox.discard_surface(session, chat, live)
             outbox.drop_keys(session, chat, message_id, env.now, game_id=ctx.game_id, first=True)
             retired = True
@@ -334,20 +366,14 @@ def _put(
         if surface is not None:
             _new_board(session, game)
             surface = None
-    if board:
+    if board or keys is not None:  # a board, or the standings: on a board, for `old_standings`
         if surface is None:
             _new_board(session, game)
             surface = surfaces.board(game)
-        game.board_report = "\n".join(report)
-        text, keys = board_view(session, ctx, env, report)
-    elif keys is not None:
-        # The standings (the game is over): shown by the game's last board surface, so the game
-        # that starts here next finds them and takes their key off (`old_standings`).
-        if surface is None:
-            _new_board(session, game)
-            surface = surfaces.board(game)
-        game.board_report = ""
+        game.board_report = "\n".join(report) if board else ""
         text = _under(report, body or "")
+        if board:
+            text, keys = table.board_view(session, ctx, env, report)
     else:
         if surface is not None or retired:
             # the surface now holds this text, or the board before it is not live any more: the
@@ -356,7 +382,7 @@ def _put(
             game.board_report = ""
         text = _under(report, body or "")
     game.reported_version = game.version
-    session.add(game)
+    game_rows.save(session, game)
     outbox.put(session, _message(ctx, text, keys, surface, notify), env.now)
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from sqlmodel import Session, col, select
+from sqlmodel import Session
 
 from engine.ai import ALIASES, LEVELS
 
@@ -25,13 +25,13 @@ from .. import callbacks as cb
 from .. import pacing
 from ..errors import Refusal, ServiceError
 from ..game_settings import GameSettings
-from ..i18n import _
+from ..store import games as game_rows
 from ..store.models import FINISHED, LOBBY, Game
-from ..tables import TableKind
 from . import lobby, output, people
 from .call import Answer, KeyCall, key_service
 from .context import GameContext, player_rows, require_game
 from .env import Env
+from .tables import presenter_of
 
 
 @dataclass
@@ -72,9 +72,7 @@ def rematch(call: RematchKey, key: cb.Rematch) -> Answer:
     lobby.open_lobby(
         session, env, chat, game.thread_id, tap.person, call.language, _settings(ctx, env), computers
     )
-    if ctx.table is TableKind.PRACTICE:
-        return Answer(_(call.language, "🔁 A new practice game with the same computers: tap ▶️ Start."))
-    return Answer(_(call.language, "🔁 The new lobby is open and you're in. The others join with ✋ Join."))
+    return Answer(presenter_of(ctx).rematch_opened(call.language))
 
 
 def _settings(ctx: GameContext, env: Env) -> GameSettings:
@@ -87,11 +85,4 @@ def _settings(ctx: GameContext, env: Env) -> GameSettings:
 
 def _played_since(session: Session, game: Game) -> bool:
     """A newer game was started in the same chat and topic (an expired or cancelled lobby was not)."""
-    query = select(Game.id).where(
-        Game.chat_id == game.chat_id, col(Game.id) > game.id, col(Game.state).is_not(None)
-    )
-    if game.thread_id is None:
-        query = query.where(col(Game.thread_id).is_(None))
-    else:
-        query = query.where(Game.thread_id == game.thread_id)
-    return session.exec(query.limit(1)).first() is not None
+    return game_rows.played_since(session, game)

@@ -1,6 +1,6 @@
 """Per-group statistics: updated once when a game ends, in the transaction that ends it.
 
-What counts (README "Stats, history and computer players"):
+What counts (docs/playing.md, "Stats, history and computer players"):
 
 * A **finished** game counts for every seat: games +1, wins +1 for each seat
   with the top total (a shared win is a win for each), the finished rounds,
@@ -33,8 +33,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
-from sqlalchemy import func
-from sqlmodel import Session, SQLModel, col, select
+from sqlmodel import Session
 
 import engine
 from engine import EngineError, GameState
@@ -44,24 +43,16 @@ from engine.tally import tally_events
 
 from ..render.stats import PracticeLine, StatLine
 from ..store import move_log
-from ..store.models import (
-    ABANDONED,
-    FINISHED,
-    ComputerStats,
-    Game,
-    GamePlayer,
-    Move,
-    PlayerStats,
-    PracticeStats,
-    User,
-)
-from ..store.upsert import insert_for
-from ..tables import TableKind
+from ..store import people as people_rows
+from ..store import seats as seat_rows
+from ..store import stats as stat_rows
+from ..store.models import ABANDONED, FINISHED, ComputerStats, Game, Move, PlayerStats, PracticeStats
+from ..store.stats import COUNTERS, Sums
+from ..tables import TableKind, played_in
 from .context import parse_state
 
 log = logging.getLogger("tweakbot.stats")
 
-COUNTERS = ("games", "wins", "rounds", "points", "tweaks", "t_played")
 LEADERBOARD_SIZE = 10
 
 
@@ -98,9 +89,7 @@ def count_plays(
 
 def game_moves(session: Session, game_id: int) -> list[Move]:
     """The engine moves of a game's log, in order (the `start:<seed>` entry left out)."""
-    move_log.write_kept(session)  # the moves of the transaction that ends the game among them
-    query = select(Move).where(Move.game_id == game_id, col(Move.seat).is_not(None)).order_by(col(Move.seq))
-    return list(session.exec(query).all())
+    return move_log.engine_moves(session, game_id)  # the transaction's own moves among them
 
 
 def _plays(session: Session, game: Game, state: GameState) -> tuple[list[int], list[int]]:
@@ -157,33 +146,10 @@ def tally_game(
 
 
 def _stored_seats(session: Session, game: Game) -> Sequence[Seat]:
-    return session.exec(
-        select(GamePlayer).where(GamePlayer.game_id == game.id).order_by(col(GamePlayer.seat))
-    ).all()
+    return seat_rows.of_game(session, game.id)
 
 
 # --- writing --------------------------------------------------------------
-
-
-def _upsert_add(
-    session: Session, table: type[SQLModel], keys: dict[str, Any], add: dict[str, int], now: datetime
-) -> None:
-    """INSERT the row or add to its counters, atomically."""
-    _add_all(session, table, tuple(keys), {tuple(keys.values()): add}, now)
-
-
-def _read_then_add(
-    session: Session, table: type[SQLModel], keys: dict[str, Any], add: dict[str, int], now: datetime
-) -> None:
-    """Databases without ON CONFLICT: read the row, then write it."""
-    row = session.get(table, tuple(keys.values()))
-    if row is None:
-        session.add(table(**keys, **add, updated_at=now))
-        return
-    for name, amount in add.items():
-        setattr(row, name, getattr(row, name) + amount)
-    row.updated_at = now
-    session.add(row)
 
 
 def _counters(tally: SeatTally) -> dict[str, int]:
@@ -217,27 +183,24 @@ def record_game_end(
         if not game.state:
             return False
         state = parse_state(game.state)
-    if TableKind.of_chat(game.chat_id) is TableKind.PRACTICE:
+    if game.table_kind == TableKind.PRACTICE:  # practice: counted apart, per computer level
         with session.no_autoflush:
-            _add_all(
+            stat_rows.add_all(
                 session, PracticeStats, ("user_id", "level"), practice_tally(session, game, state, seats), now
             )
         return True
     computers: Sums = {}
     people: Sums = {}
+    chat_id = played_in(game.chat_id, game.chat_instance)  # an inline game's chat, not its lobby
     with session.no_autoflush:
         for tally in tally_game(session, game, state, seats):
             if tally.ai_level is not None:
-                _sum_into(computers, (game.chat_id, tally.ai_level), _counters(tally))
+                _sum_into(computers, (chat_id, tally.ai_level), _counters(tally))
             elif tally.user_id is not None:
-                _sum_into(people, (game.chat_id, tally.user_id), _counters(tally))
-        _add_all(session, ComputerStats, ("chat_id", "level"), computers, now)
-        _add_all(session, PlayerStats, ("chat_id", "user_id"), people, now)
+                _sum_into(people, (chat_id, tally.user_id), _counters(tally))
+        stat_rows.add_all(session, ComputerStats, ("chat_id", "level"), computers, now)
+        stat_rows.add_all(session, PlayerStats, ("chat_id", "user_id"), people, now)
     return True
-
-
-#: Counters to add, per row key (its key columns' values, in order).
-Sums = dict[tuple[Any, ...], dict[str, int]]
 
 
 def practice_tally(
@@ -265,44 +228,11 @@ def _sum_into(sums: Sums, key: tuple[Any, ...], add: dict[str, int]) -> None:
         known[name] += amount
 
 
-def _add_all(
-    session: Session, table: type[SQLModel], key_names: tuple[str, ...], sums: Sums, now: datetime
-) -> None:
-    """Each row INSERTed or added to its counters, atomically, every seat's row of a table in one
-    statement (a multi-row ON CONFLICT on SQLite and PostgreSQL), not one per seat."""
-    if not sums:
-        return
-    dialect = session.get_bind().dialect.name
-    if dialect not in ("sqlite", "postgresql"):
-        for key, add in sums.items():
-            _read_then_add(session, table, dict(zip(key_names, key, strict=True)), add, now)
-        return
-    sa_table = table.__table__  # type: ignore[attr-defined]
-    rows = [{**dict(zip(key_names, key, strict=True)), **add, "updated_at": now} for key, add in sums.items()]
-    statement = insert_for(dialect)(sa_table).values(rows)
-    counters = next(iter(sums.values()))
-    statement = statement.on_conflict_do_update(
-        index_elements=list(key_names),
-        set_={
-            **{name: sa_table.c[name] + statement.excluded[name] for name in counters},
-            "updated_at": statement.excluded.updated_at,
-        },
-    )
-    session.execute(statement)
-
-
 def migrate_chat_stats(session: Session, old_id: int, new_id: int, now: datetime) -> None:
     """A group became a supergroup: its stats follow it to the new chat id (merged, idempotent)."""
     if old_id == new_id:
         return
-    for table in (PlayerStats, ComputerStats):
-        rows = session.exec(select(table).where(table.chat_id == old_id)).all()
-        for row in rows:
-            key_name = "user_id" if table is PlayerStats else "level"
-            keys = {"chat_id": new_id, key_name: getattr(row, key_name)}
-            _upsert_add(session, table, keys, {c: getattr(row, c) for c in COUNTERS}, now)
-            session.delete(row)
-    session.flush()
+    stat_rows.move_chat(session, old_id, new_id, now)
 
 
 # --- reading --------------------------------------------------------------
@@ -314,24 +244,19 @@ def _line(key: str, name: str, row: Any) -> StatLine:
 
 def user_stats(session: Session, chat_id: int | None, user_id: int) -> StatLine | None:
     """A person's totals in one group, or across every group when `chat_id` is None."""
-    user = session.get(User, user_id)
+    user = people_rows.user(session, user_id)
     name = user.first_name if user is not None and user.first_name else str(user_id)
     if chat_id is not None:
-        row = session.get(PlayerStats, (chat_id, user_id))
+        row = stat_rows.of_person_in(session, chat_id, user_id)
         return _line(str(user_id), name, row) if row is not None else None
-    sums = [func.coalesce(func.sum(getattr(PlayerStats, c)), 0).label(c) for c in COUNTERS]
-    total = session.exec(select(*sums).where(PlayerStats.user_id == user_id)).one()
+    total = stat_rows.person_totals(session, user_id)
     return _line(str(user_id), name, total) if total.games else None
 
 
 def leaderboard(session: Session, chat_id: int, limit: int = LEADERBOARD_SIZE) -> list[StatLine]:
     """The group's people, by wins, then win rate, then points per round (then name, for a
     stable order among people who share a place)."""
-    rows = session.exec(
-        select(PlayerStats, User)
-        .join(User, col(User.id) == col(PlayerStats.user_id), isouter=True)
-        .where(PlayerStats.chat_id == chat_id, PlayerStats.games > 0)
-    ).all()
+    rows = stat_rows.people_of(session, chat_id)
     lines = [
         _line(str(row.user_id), user.first_name if user and user.first_name else str(row.user_id), row)
         for row, user in rows
@@ -345,14 +270,14 @@ LEVEL_ORDER = LEVELS
 
 def practice_lines(session: Session, user_id: int) -> list[PracticeLine]:
     """A person's practice games per computer level, easiest first."""
-    rows = session.exec(select(PracticeStats).where(PracticeStats.user_id == user_id)).all()
+    rows = stat_rows.practice_of(session, user_id)
     found = {r.level: r for r in rows if r.games > 0}
     order = [*(level for level in LEVEL_ORDER if level in found), *sorted(set(found) - set(LEVEL_ORDER))]
     return [PracticeLine(level, found[level].games, found[level].wins) for level in order]
 
 
 def computer_lines(session: Session, chat_id: int) -> list[StatLine]:
-    rows = session.exec(select(ComputerStats).where(ComputerStats.chat_id == chat_id)).all()
+    rows = stat_rows.computers_of(session, chat_id)
     found = {r.level: r for r in rows if r.games > 0}
     return [_line(level, level, found[level]) for level in LEVEL_ORDER if level in found] + [
         _line(level, level, row) for level, row in sorted(found.items()) if level not in LEVEL_ORDER

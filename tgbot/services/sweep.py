@@ -22,24 +22,21 @@ import logging
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
-from sqlalchemy import delete, func, update
-from sqlmodel import Session, col, select
+from sqlmodel import Session
 
 import engine
 
-from .. import pacing
-from ..i18n import _
-from ..render import cards as cards_render
-from ..store import notices, outbox
-from ..store.db import is_postgres
-from ..store.models import LOBBY, PAUSED, PLAYING, Game, GamePlayer, SeenTap
-from ..store.outbox import Message, Payload
-from ..tables import TableKind
+from ..render import table_notices
+from ..store import games as game_rows
+from ..store import notices, once
+from ..store import seats as seat_rows
+from ..store.models import LOBBY, PAUSED, PLAYING
 from ..turn_clock import Due, TurnClock
-from . import autoplay, lobby, moves, output, panels, record, surfaces, table_control
-from .context import GameContext, SeatInfo, contexts_of
+from . import autoplay, lobby, moves, table_control
+from .context import GameContext, contexts_of
 from .env import Env
 from .game_clock import clock_of, rules_of, set_clock
+from .tables import presenter_of
 
 log = logging.getLogger("tweakbot.sweep")
 
@@ -68,29 +65,26 @@ class SweepReport:
 
 def due(session: Session, now: datetime, limit: int = 500) -> list[int]:
     """Games due at `now`, most overdue first (a range scan of ix_games_wake_at)."""
-    query = select(Game.id).where(col(Game.wake_at) <= now).order_by(col(Game.wake_at)).limit(limit)
-    return [i for i in session.exec(query).all() if i is not None]
+    return game_rows.due(session, now, limit)
 
 
 def forget_old_taps(session: Session, env: Env) -> None:
-    """Taps are remembered for a day: enough for any duplicate delivery; notices too."""
-    session.execute(delete(SeenTap).where(col(SeenTap.seen_at) < env.now - TAPS_KEPT))
+    """Updates applied (and the picks and notes done once) are remembered for a day: enough for
+    any duplicate delivery; notices too."""
+    once.forget_before(session, env.now - TAPS_KEPT)
     notices.forget_before(session, env.now - TAPS_KEPT)
 
 
 def next_wake(session: Session) -> datetime | None:
     """When the next game falls due (the clock's next wake-up after a sweep)."""
-    return session.exec(select(func.min(Game.wake_at))).one()
+    return game_rows.next_wake(session)
 
 
 def sweep_batch(session: Session, env: Env, game_ids: list[int]) -> SweepReport:
     """Handle the due games among `game_ids` in this transaction (games another instance holds,
     or no longer due, are left out)."""
     report = SweepReport()
-    query = select(Game).where(col(Game.id).in_(game_ids), col(Game.wake_at) <= env.now)
-    if is_postgres(session):
-        query = query.with_for_update(skip_locked=True)
-    games = list(session.exec(query.order_by(col(Game.wake_at))).all())
+    games = game_rows.still_due(session, game_ids, env.now)
     contexts = contexts_of(session, games)
     for game in games:
         report.examined += 1
@@ -110,7 +104,7 @@ def handle(session: Session, env: Env, ctx: GameContext, report: SweepReport) ->
     if game.status == LOBBY:
         lobby.expire(session, env, ctx)
     elif paused and due is Due.PAUSE_OVER:
-        table_control.go_on(session, env, ctx, _(ctx.language, "▶️ The pause is over: the game goes on."))
+        table_control.go_on(session, env, ctx, table_notices.pause_over(ctx.language))
     elif running and due is Due.AUTOPLAY:
         autoplay.claim(session, env, ctx)
         report.taken_over += 1
@@ -131,68 +125,7 @@ def _remind(session: Session, env: Env, ctx: GameContext) -> bool:
     seat = ctx.current
     if seat is None or seat.autoplayed:
         return False  # nobody waits to be told
-    if ctx.practising is None and panels.reached_privately(seat):
-        # In private, like the turn's own notification: the group is not woken for one player.
-        _private_reminder(session, env, ctx, seat, reminder.last_call)
-        return True
-    if ctx.table is TableKind.INLINE:
-        return False  # a chat the bot cannot post in: the idle default keeps the game going
-    # Each reminder is a message of its own (a waiting one is replaced, and dropped if the turn
-    # moves on before it is sent: `output.drop_reminder`).
-    outbox.forget_shown(session, ctx.game.chat_id, surfaces.reminder(ctx.game_id))
-    message = replace(
-        _group_reminder(ctx, env, seat, reminder.last_call), surface=surfaces.reminder(ctx.game_id)
-    )
-    outbox.put(session, message, env.now)
-    return True
-
-
-def _private_reminder(session: Session, env: Env, ctx: GameContext, seat: SeatInfo, last_call: bool) -> None:
-    """A reminder in the player's chat with the bot: their panel posted again under it if they
-    play there, else a note; the group mention if that chat refuses the bot."""
-    assert seat.user_id is not None
-    lang = seat.language
-    chat = cards_render.name(panels.where(ctx), 40)
-    if last_call and ctx.game.deadline_at is not None:
-        left = pacing.format_duration(ctx.game.deadline_at - env.now, lang)
-        text = _(lang, "⏰ Last call in <b>{chat}</b>: the bot plays in {left}.", chat=chat, left=left)
-    elif seat.gets_panel:
-        text = _(lang, "⏳ Reminder: it's your turn!")
-    else:
-        text = _(lang, "⏳ Reminder: it's your move in <b>{chat}</b>.", chat=chat)
-    # (in a chat the bot is not in, there is no group mention to fall back on)
-    fallback = None if ctx.table is TableKind.INLINE else _group_reminder(ctx, env, seat, last_call)
-    if not seat.gets_panel:
-        panels.ping(session, env, ctx, seat, text, fallback)
-        return
-    view, keys = panels.view(ctx, env, seat)
-    back = fallback.as_fallback() if fallback is not None else None
-    payload = Payload(text + "\n\n" + view, keys, fresh=True, notify=True, fallback=back)
-    message = Message(seat.user_id, payload, surfaces.panel(ctx.game_id, seat.seat), game_id=ctx.game_id)
-    outbox.put(session, message, env.now)
-
-
-def _group_reminder(ctx: GameContext, env: Env, seat: SeatInfo, last_call: bool) -> Message:
-    """A reminder in the game's chat, under its board: a mention in a group; at a practice table,
-    its person's own chat, a word to them."""
-    lang = ctx.language
-    practice = ctx.practising is not None
-    who = cards_render.mention(seat.user_id, seat.name)
-    if last_call and ctx.game.deadline_at is not None:
-        left = pacing.format_duration(ctx.game.deadline_at - env.now, lang)
-        if practice:
-            text = _(lang, "⏰ Last call: your turn will be played for you in {left}.", left=left)
-        else:
-            text = _(
-                lang, "⏰ Last call, {who}: your turn will be played for you in {left}.", who=who, left=left
-            )
-    else:
-        text = (
-            _(lang, "⏳ Reminder: it's your turn!")
-            if practice
-            else _(lang, "⏳ {who}, it's your turn!", who=who)
-        )
-    return output.to_group(ctx, text, notify=True, reply_to=surfaces.board(ctx.game))
+    return presenter_of(ctx).remind(session, env, ctx, seat, reminder.last_call)
 
 
 def _deadline(session: Session, env: Env, ctx: GameContext, report: SweepReport) -> None:
@@ -203,11 +136,7 @@ def _deadline(session: Session, env: Env, ctx: GameContext, report: SweepReport)
     seat = ctx.seats[state.current]
     timeouts = seat.timeouts + 1
     away = seat.away or timeouts >= AWAY_AFTER_TIMEOUTS
-    session.execute(
-        update(GamePlayer)
-        .where(col(GamePlayer.game_id) == ctx.game_id, col(GamePlayer.seat) == seat.seat)
-        .values(timeouts=timeouts, away=away)
-    )
+    seat_rows.set_idle(session, ctx.game_id, seat.seat, timeouts, away)
     # (before the move: the turn after it may be theirs again, and then the bot's to play)
     ctx = ctx.with_seat(replace(seat, timeouts=timeouts, away=away))
     action = engine.default_action(state, seat.seat)
@@ -222,11 +151,5 @@ def _deadline(session: Session, env: Env, ctx: GameContext, report: SweepReport)
         result.abandoned = True
     elif away and not seat.away and not result.ended:
         # (when the game is over, its end says it all)
-        text = _(
-            ctx.language,
-            "💤 {name} missed two turns and is now away: their turns are played at once until they "
-            "tap any key of the game or send /back.",
-            name=cards_render.name(seat.name),
-        )
-        output.say_in_game(session, env, result.ctx, text)
-    record.report(session, env, result)
+        presenter_of(result.ctx).say_away(session, env, result.ctx, seat)
+    presenter_of(result.ctx).report(session, env, result)

@@ -10,20 +10,23 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from sqlmodel import Session, col, select
+from sqlmodel import Session
 
-from .. import pacing
-from ..errors import Refusal, ServiceError
-from ..i18n import _, _n
-from ..render import cards as cards_render
-from ..render.lobby import hints_text, pace_rows
-from ..store.models import LOBBY, PAUSED, PLAYING, Game, GamePlayer
+from ..errors import Outcome, Refusal, ServiceError
+from ..render import table_notices
+from ..render.lobby import pace_rows, settings_text
+from ..store import games as game_rows
+from ..store import once_keys
+from ..store import people as people_rows
+from ..store import seats as seat_rows
+from ..store.models import LOBBY, PAUSED, PLAYING, Game
 from ..turn_clock import TurnClock
-from . import lobby, lobby_message, moves, output, people, record
+from . import lobby, moves, output, people, record
 from .call import CommandCall, Replied, command_service
 from .context import GameContext, context_of, require_game
 from .env import Env
 from .game_clock import clock_of, is_held, rules_of, set_clock, turn_clock
+from .tables import presenter_of
 
 _QUIET_RE = re.compile(r"(\d{1,2})-(\d{1,2})(?:\s+(?:UTC)?([+-]\d{1,2})(?::(\d{2}))?)?", re.IGNORECASE)
 SECONDS_PER_DAY = 86400
@@ -60,14 +63,7 @@ def pause(call: CommandCall) -> Replied:
     game.updated_at = env.now
     set_clock(session, game, TurnClock.pause(clock_of(game), env.now, env.pause_max))
     days = max(1, round(env.pause_max.total_seconds() / SECONDS_PER_DAY))
-    text = _n(
-        ctx.language,
-        "⏸ Game paused: no reminders and no deadlines. Send /resume to go on; the pause ends "
-        "by itself in {n} day.",
-        "⏸ Game paused: no reminders and no deadlines. Send /resume to go on; the pause ends "
-        "by itself in {n} days.",
-        days,
-    )
+    text = table_notices.paused(ctx.language, days)
     record.pause_board(session, env, ctx)
     output.drop_reminder(session, ctx)
     call.reply(text, notify=False)
@@ -85,9 +81,9 @@ def go_on(session: Session, env: Env, ctx: GameContext, header: str) -> None:
     set_clock(session, game, TurnClock.resume(clock_of(game), seat))
     if ctx.seats[seat].autoplayed:
         turn_clock(session, env, ctx, seat)
-        output.say_in_game(session, env, ctx, header)
+        presenter_of(ctx).say(session, env, ctx, header)
     else:
-        record.post_board(session, env, ctx, note=[header])
+        presenter_of(ctx).post_board(session, env, ctx, note=[header])
 
 
 @command_service
@@ -97,7 +93,7 @@ def resume(call: CommandCall) -> Replied:
         raise ServiceError(Refusal.NOT_PAUSED)
     _manager(ctx, call)
     people.bot_is_here(call.session, ctx.game.chat_id)
-    go_on(call.session, call.env, ctx, _(ctx.language, "▶️ The game goes on!"))
+    go_on(call.session, call.env, ctx, table_notices.goes_on(ctx.language))
     return Replied(game_id=ctx.game_id)
 
 
@@ -113,13 +109,13 @@ def board(call: CommandCall) -> Replied:
     ctx = _here(call)
     if is_held(ctx.game):
         people.bot_is_here(session, ctx.game.chat_id)
-        go_on(session, env, ctx, _(ctx.language, "▶️ The game goes on!"))
-    elif not output.claim(session, env, ctx.game.chat_id, f"reposted:{ctx.game_id}"):
-        return Replied("recent", ctx.game_id)  # posted again within the minute: near the bottom still
+        go_on(session, env, ctx, table_notices.goes_on(ctx.language))
+    elif not output.claim(session, env, ctx.game.chat_id, once_keys.reposted(ctx.game_id)):
+        return Replied(Outcome.RECENT, ctx.game_id)  # posted again within the minute: near the bottom still
     elif ctx.game.status == LOBBY:
-        lobby_message.repost_lobby(session, env, ctx)
+        presenter_of(ctx).repost_lobby(session, env, ctx)
     else:
-        record.post_board(session, env, ctx)
+        presenter_of(ctx).post_board(session, env, ctx)
     return Replied(game_id=ctx.game_id)
 
 
@@ -140,7 +136,7 @@ def leave(call: CommandCall) -> Replied:
         lobby.leave_lobby(call.session, call.env, ctx, person.id)
         return Replied(game_id=ctx.game_id)
     leave_game(call.session, call.env, ctx, person.id)
-    return Replied(game_id=ctx.game_id, outcome="left")
+    return Replied(game_id=ctx.game_id, outcome=Outcome.LEFT)
 
 
 def leave_game(session: Session, env: Env, ctx: GameContext, user_id: int, notice: str | None = None) -> str:
@@ -153,23 +149,17 @@ def leave_game(session: Session, env: Env, ctx: GameContext, user_id: int, notic
         raise ServiceError(Refusal.NOT_IN_GAME)
     if seat.left:
         raise ServiceError(Refusal.ALREADY_LEFT)
-    player = session.exec(
-        select(GamePlayer).where(GamePlayer.game_id == ctx.game_id, GamePlayer.user_id == user_id)
-    ).one()
+    player = seat_rows.the_one_of(session, ctx.game_id, user_id)
     player.left = True
-    session.add(player)
+    seat_rows.save(session, player)
     seats = [replace(s, left=True) if s.seat == seat.seat else s for s in ctx.seats]
     ctx = replace(ctx, seats=seats)
-    text = notice or _(
-        ctx.language,
-        "🚪 {name} left the game: the bot plays their seat from now on (points kept).",
-        name=cards_render.name(seat.name),
-    )
-    output.say_in_game(session, env, ctx, text)
+    text = notice or table_notices.left_game(ctx.language, seat.name)
+    presenter_of(ctx).say(session, env, ctx, text)
     playing = ctx.game.status == PLAYING
     if not any(s.is_human and not s.left for s in ctx.seats) or (playing and moves.nobody_plays(ctx)):
         moves.abandon(session, env, ctx)
-        record.report(session, env, moves.PlayResult(ctx, abandoned=True))
+        presenter_of(ctx).report(session, env, moves.PlayResult(ctx, abandoned=True))
     elif playing and ctx.playing_state().current == seat.seat:
         # their turn: the bot plays it, after this commit (`services.autoplay`)
         turn_clock(session, env, ctx, seat.seat)
@@ -189,44 +179,36 @@ def back(call: CommandCall) -> Replied:
         ]
         if not back_in:
             raise ServiceError(Refusal.NOT_AWAY)
-        call.reply(_(call.reply_language, "👋 Welcome back! Your turns wait for you again."))
+        call.reply(table_notices.welcome_back(call.reply_language))
         for game in back_in:
-            name = cards_render.name(command.person.first_name)
+            name = command.person.first_name
             ctx = context_of(session, game)
-            output.say_in_game(session, env, ctx, _(ctx.language, "👋 {name} is back.", name=name))
+            presenter_of(ctx).say(session, env, ctx, table_notices.is_back(ctx.language, name))
         return Replied()
     ctx = _here(call)
     if ctx.seat_of(command.person.id) is None:
         raise ServiceError(Refusal.NOT_IN_GAME)
     if not _come_back(session, ctx.game, command.person.id):
         raise ServiceError(Refusal.NOT_AWAY)
-    call.reply(_(ctx.language, "👋 Welcome back! Your turns wait for you again."))
+    call.reply(table_notices.welcome_back(ctx.language))
     return Replied(game_id=ctx.game_id)
 
 
 def _come_back(session: Session, game: Game, user_id: int) -> bool:
     """Clear the away flag; True when the player was away."""
-    player = session.exec(
-        select(GamePlayer).where(GamePlayer.game_id == game.id, GamePlayer.user_id == user_id)
-    ).first()
+    player = seat_rows.of_person(session, game.id, user_id)
     if player is None:
         return False
     was_away = player.away
     if player.away or player.timeouts:
         player.away = False
         player.timeouts = 0
-        session.add(player)
+        seat_rows.save(session, player)
     return was_away
 
 
 def _games_of(session: Session, user_id: int) -> list[Game]:
-    query = (
-        select(Game)
-        .join(GamePlayer, col(GamePlayer.game_id) == col(Game.id))
-        .where(GamePlayer.user_id == user_id, col(Game.status).in_((PLAYING, PAUSED)))
-        .order_by(col(Game.id).desc())
-    )
-    return list(session.exec(query).all())
+    return game_rows.running_for(session, user_id)
 
 
 # --- quiet hours ------------------------------------------------------------------------------
@@ -273,25 +255,17 @@ def quiet(call: CommandCall) -> Replied:
     chat.quiet_start, chat.quiet_end, chat.utc_offset_minutes = (
         hours if hours is not None else (None, None, 0)
     )
-    session.add(chat)
-    session.flush()
+    people_rows.write(session, chat)
     for game in running:
         if game.status == PLAYING and game.turn_started_at is not None:
             ctx = context_of(session, game)
             set_clock(session, game, rules_of(ctx, env).rederive(clock_of(game)))
     lang = call.reply_language
     if hours is None:
-        call.reply(_(lang, "🔔 Quiet hours are off."), once="quiet")
+        call.reply(table_notices.quiet_off(lang), once="quiet")
     else:
         start, end, offset = hours
-        text = _(
-            lang,
-            "🌙 Quiet hours: {start:02d}:00–{end:02d}:00 ({utc}). "
-            "Reminders wait until they end, and deadlines move to their end.",
-            start=start,
-            end=end,
-            utc=utc_label(offset),
-        )
+        text = table_notices.quiet_hours(lang, start, end, utc_label(offset))
         call.reply(text, once="quiet")  # a second /quiet in the minute: that answer shows the newest
     return Replied()
 
@@ -311,24 +285,6 @@ def settings(call: CommandCall) -> Replied:
     ctx = context_of(session, game)
     glang = ctx.language
     custom = env.custom_pace
-    lines = [
-        _(glang, "⚙️ Pace of this game: {pace}", pace=pacing.pace_label(glang, ctx.settings.pace, custom)),
-        _(
-            glang,
-            "live: reminder 1 min, auto-play 3 min · quick: 10 min / 1 h · casual: 2 h / 12 h · "
-            "slow: 12 h / 48 h · relaxed: a reminder a day, no auto-play",
-        ),
-    ]
-    if custom is not None:
-        lines.append(
-            _(
-                glang,
-                "custom: reminder {nudge}, auto-play {deadline}",
-                nudge=pacing.format_duration(custom.nudge, glang),
-                deadline=pacing.format_duration(custom.deadline, glang) if custom.deadline else "—",
-            )
-        )
-    lines.append(_(glang, "The creator or a group admin can change it; the turn clock starts again."))
-    lines.append(hints_text(glang, ctx.settings.hints))  # chosen in the lobby, for the whole game
-    call.reply("\n".join(lines), pace_rows(glang, game.id, ctx.settings.pace, custom), once="settings")
+    text = settings_text(glang, ctx.settings.pace, custom, ctx.settings.hints)
+    call.reply(text, pace_rows(glang, game.id, ctx.settings.pace, custom), once="settings")
     return Replied(game_id=game.id)

@@ -7,7 +7,6 @@ from engine.actions import encode
 from engine.game import t_actions
 
 from ..render import board as board_render
-from ..tables import TableKind
 from .context import GameContext
 from .env import Env
 
@@ -18,9 +17,10 @@ def players(ctx: GameContext) -> tuple[board_render.Player, ...]:
     )
 
 
-def table_of(ctx: GameContext, env: Env, viewer: int | None) -> board_render.Table:
+def table_of(ctx: GameContext, env: Env, viewer: int | None, *, practice: bool = False) -> board_render.Table:
     """The mover's legal [T!] plays are offered to the mover, and on the group board only while
-    [T!] cards are face up (they are public then)."""
+    [T!] cards are face up (they are public then). `practice`: drawn in its player's own chat
+    (`services.tables.practice`)."""
     state = ctx.playing_state()
     visible = viewer == state.current or (viewer is None and not ctx.settings.face_down)
     choices = (
@@ -36,5 +36,5 @@ def table_of(ctx: GameContext, env: Env, viewer: int | None) -> board_render.Tab
         inline=env.inline,
         t_choices=choices,
         hints=ctx.settings.hints,
-        practice=ctx.table is TableKind.PRACTICE,
+        practice=practice,
     )

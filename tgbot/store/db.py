@@ -153,6 +153,12 @@ def session_scope(engine: Engine) -> Iterator[Session]:
         yield session
 
 
+def write_now(session: OrmSession) -> None:
+    """The transaction's changes so far go to the database now: the plain (Core) statements that
+    read after this do not flush them first, as the ORM's own reads do."""
+    session.flush()
+
+
 def is_postgres(session: OrmSession) -> bool:
     bind = session.bind or session.get_bind()  # the engine it was made with (asked on every tap)
     return bind.dialect.name == "postgresql"

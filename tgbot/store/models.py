@@ -9,21 +9,53 @@ sweep cheap however many games exist.
 from __future__ import annotations
 
 from datetime import datetime
+from enum import StrEnum
+from typing import Any
 
 from sqlalchemy import BigInteger, Column, DateTime, Index, Integer, Text, UniqueConstraint
-from sqlmodel import Field, SQLModel
+from sqlalchemy.types import TypeDecorator
+from sqlmodel import AutoString, Field, SQLModel
 
 from .surfaces import Surface, SurfaceColumn
 
-LOBBY = "lobby"
-PLAYING = "playing"
-PAUSED = "paused"
-FINISHED = "finished"
-CANCELLED = "cancelled"
-ABANDONED = "abandoned"
-EXPIRED = "expired"
+
+class GameStatus(StrEnum):
+    """Where a game is; the value is the `status` column's text. A game ends one way
+    (`services.game_clock.end_game`), in one of `ENDED_STATUSES`."""
+
+    LOBBY = "lobby"
+    PLAYING = "playing"
+    PAUSED = "paused"
+    FINISHED = "finished"  # played to the end
+    CANCELLED = "cancelled"  # ended without a result (/cancel, a second lobby in a chat)
+    ABANDONED = "abandoned"  # nobody plays any more: scores kept, won by nobody
+    EXPIRED = "expired"  # a lobby nobody started in time
+
+
+class GameStatusColumn(TypeDecorator[GameStatus]):
+    """The `status` column: a `GameStatus` in the bot, its text in the database."""
+
+    impl = AutoString(16)
+    cache_ok = True
+
+    def process_bind_param(self, value: str | None, dialect: Any) -> str | None:
+        return None if value is None else GameStatus(value).value
+
+    def process_result_value(self, value: str | None, dialect: Any) -> GameStatus | None:
+        return None if value is None else GameStatus(value)
+
+
+# The members under their old names.
+LOBBY = GameStatus.LOBBY
+PLAYING = GameStatus.PLAYING
+PAUSED = GameStatus.PAUSED
+FINISHED = GameStatus.FINISHED
+CANCELLED = GameStatus.CANCELLED
+ABANDONED = GameStatus.ABANDONED
+EXPIRED = GameStatus.EXPIRED
 
 ACTIVE_STATUSES = (LOBBY, PLAYING, PAUSED)
+ENDED_STATUSES = (FINISHED, CANCELLED, ABANDONED, EXPIRED)
 
 
 def _utc_column(nullable: bool) -> Column:  # type: ignore[type-arg]
@@ -76,7 +108,7 @@ class Game(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     chat_id: int = Field(sa_column=Column(BigInteger, nullable=False))
     thread_id: int | None = Field(default=None, sa_column=Column(BigInteger, nullable=True))
-    status: str = Field(default=LOBBY, max_length=16)
+    status: GameStatus = Field(default=LOBBY, sa_column=Column(GameStatusColumn, nullable=False))
     version: int = Field(default=0, sa_column=_GAME_VERSION)
     settings: str = Field(default="{}", sa_column=Column(Text, nullable=False))
     state: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
@@ -101,6 +133,10 @@ class Game(SQLModel, table=True):
     #: tap must carry.
     inline_id: str | None = Field(default=None, max_length=64)
     chat_instance: str | None = Field(default=None, max_length=64)
+    #: Where the game is played (`tgbot.tables.TableKind`): a group, practice in the bot's private
+    #: chat, or a chat reached through inline mode. Stored when the lobby opens and never changed,
+    #: so what a table does is chosen from it (`services.tables`), not from the chat id's range.
+    table_kind: str = Field(default="group", max_length=16)
     current_seat: int | None = None
     turn_started_at: datetime | None = Field(default=None, sa_column=_utc_column(nullable=True))
     next_nudge_at: datetime | None = Field(default=None, sa_column=_utc_column(nullable=True))
@@ -267,7 +303,7 @@ class DeliveryChat(SQLModel, table=True):
     """A chat's delivery state, shared by every bot instance: who sends to it now (a lease),
     what it has spent of Telegram's budget lately, and a pause after a 429.
 
-    Times are epoch seconds of the delivery timer (`tgbot.clock.Timer.time`).
+    Times are epoch seconds of the delivery timer (`tgbot.time_source.Timer.time`).
     """
 
     __tablename__ = "delivery_chats"
@@ -292,11 +328,15 @@ class Notice(SQLModel, table=True):
 
 
 class SeenTap(SQLModel, table=True):
-    """Callback queries already applied. Telegram may deliver an update twice (a webhook retried,
-    two instances), and a compose key toggles: a tap seen before must not toggle back. The sweep
-    forgets entries after a day."""
+    """What was done once and must not be done again (`store/once.py`): every update applied
+    (``update:<update_id>:<service>``; Telegram may deliver an update twice: a webhook retried,
+    two instances, a poller killed before it confirmed its offset), and a few facts keyed by what
+    an update carries (a pick played, a note said). The column keeps its first name (it held
+    callback query ids); the sweep forgets entries after a day."""
 
     __tablename__ = "seen_taps"
+    # The sweep forgets by age: a range of this index, not a scan of a day of updates.
+    __table_args__ = (Index("ix_seen_taps_seen_at", "seen_at"),)
 
     query_id: str = Field(primary_key=True, max_length=64)
     seen_at: datetime = Field(sa_column=_utc_column(nullable=False))

@@ -8,12 +8,15 @@ moves first (`write_kept`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import insert
 from sqlalchemy.orm import Session
+from sqlmodel import Session as ModelSession
+from sqlmodel import col, select
 
 from .models import Move
 from .pending import peek, pending
@@ -64,3 +67,22 @@ def write_kept(session: Session) -> None:
     if held is not None and moves is not None:
         held.moves = None
         moves.write(session)
+
+
+def between(session: ModelSession, game_id: int, after: int, before: int) -> Sequence[Move]:
+    """The game's logged moves after version `after` and before `before`, in order (this
+    transaction's own among them)."""
+    write_kept(session)
+    return session.exec(
+        select(Move)
+        .where(Move.game_id == game_id, col(Move.seq) > after, col(Move.seq) < before)
+        .order_by(col(Move.seq))
+    ).all()
+
+
+def engine_moves(session: ModelSession, game_id: int) -> list[Move]:
+    """The engine moves of a game's log, in order (the `start:<seed>` entry left out; this
+    transaction's own among them)."""
+    write_kept(session)
+    query = select(Move).where(Move.game_id == game_id, col(Move.seat).is_not(None)).order_by(col(Move.seq))
+    return list(session.exec(query).all())

@@ -14,6 +14,7 @@ from sqlalchemy import bindparam, delete
 from sqlmodel import Session
 
 from .models import Notice
+from .once_keys import NoticeKey
 from .upsert import Insert, built_once
 
 _NOTICES: Any = Notice.__table__  # type: ignore[attr-defined]
@@ -33,10 +34,10 @@ def _claim(insert: Insert) -> Any:
 _CLAIM = built_once(_claim)
 
 
-def claim(session: Session, chat_id: int, key: str, now: datetime, window: timedelta) -> bool:
+def claim(session: Session, chat_id: int, key: NoticeKey, now: datetime, window: timedelta) -> bool:
     """True, and `key` noted as said now in the chat, unless it was said there within `window`."""
     found = session.execute(
-        _CLAIM(session), {"chat_id": chat_id, "key": key[:64], "now": now, "since": now - window}
+        _CLAIM(session), {"chat_id": chat_id, "key": key, "now": now, "since": now - window}
     )
     return found.first() is not None
 

@@ -174,6 +174,23 @@ class TelegramTestClient(AppDriver):
         their private chat with it and sends ``/start <payload>``."""
         return await self._process_all(self.fake.link_updates(user, url))
 
+    async def follow(self, user: FakeUser, answer: CallbackAnswer) -> list[ApiCall]:
+        """What ``user``'s app does with a tap's answer that carries a ``url``: it opens the link
+        (a link to the bot: their private chat with it, ``/start <payload>``). Only when the
+        answer has no text: an app shows the text, as a toast or an alert, and then ignores the
+        link (Telegram Desktop, ``Api::SendBotCallbackData``: ``if (!message.isEmpty()) …
+        else if (!link.isEmpty())``)."""
+        if answer.user_id != user.id:
+            raise AssertionError(f"that answer went to user {answer.user_id}, not {user.id}")
+        if not answer.url:
+            raise AssertionError(f"the bot answered {answer.text!r} with no link to open")
+        if answer.text:
+            raise AssertionError(
+                f"the app shows {answer.text!r} and does not open {answer.url!r}: "
+                "an answer with a text never opens its link"
+            )
+        return await self.open_link(user, answer.url)
+
     async def tap_url(
         self,
         user: FakeUser,

@@ -50,7 +50,7 @@ InlineChatType = Literal["sender", "private", "group", "supergroup", "channel"]
 
 
 class Monotonic(Protocol):
-    """Where the fake reads time for flood windows and answer deadlines (``tgbot.clock.Timer`` fits)."""
+    """Where the fake reads time for flood windows and answer deadlines (``tgbot.time_source.Timer`` fits)."""
 
     def monotonic(self) -> float: ...
 

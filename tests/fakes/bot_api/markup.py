@@ -64,7 +64,10 @@ def forwarded_keyboard(markup: JSONDict | None, *, via_bot: bool) -> JSONDict | 
     (``MessagesManager``, forwarded messages): all of it when every button is a URL or login URL
     button, or on a message sent via a bot a switch-inline button (current-chat ones become
     plain ``switch_inline_query``); none of it when any button is anything else, a callback
-    button above all. So a game's callback keys never travel with a forward.
+    button above all. So a game's callback keys never travel with a forward, and a copy of an
+    inline message is no inline message: nothing on it can be tapped, from any chat. (The server
+    adds none back: TDLib logs an error when a message other than a game or an invoice comes back
+    from the server with a keyboard it did not keep, ``MessagesManager::update_message``.)
     """
     if not markup or "inline_keyboard" not in markup:
         return None

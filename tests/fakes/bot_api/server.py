@@ -15,6 +15,7 @@ from telegram.ext import ApplicationBuilder
 from telegram.request import BaseRequest, RequestData
 
 from tests.fakes.bot_api.common import TEST_TOKEN, ApiError, JSONDict, bad
+from tests.fakes.bot_api.ephemeral import Ephemeral
 from tests.fakes.bot_api.inline import Inline
 from tests.fakes.bot_api.messages import Messages
 from tests.fakes.bot_api.records import DEFAULT_FAULT_TEXT, ApiCall, Fault, UploadedFile
@@ -33,10 +34,11 @@ class _WebhookParams:
         self.parameters = parameters
 
 
-class FakeTelegram(Inline, Messages, BaseRequest):
+class FakeTelegram(Ephemeral, Inline, Messages, BaseRequest):
     """Telegram's Bot API in memory; pass it to ``ApplicationBuilder.request``/``get_updates_request``.
 
-    Built with the arguments of ``FakeState`` (clock, timer, flood limits, inline mode...).
+    Built with the arguments of ``FakeState`` (clock, timer, flood limits, inline mode...) and of
+    ``Ephemeral`` (ephemeral messages' budget and lifetime).
     """
 
     # -- BaseRequest -------------------------------------------------------------------------------

@@ -34,6 +34,11 @@ from tests.fakes.bot_api.records import (
 )
 from tests.fakes.flood import FloodLedger, FloodLimits
 
+#: Telegram never gives one bot's update id twice, and the bot applies each update once by its
+#: id (`tgbot.store.once`): every fake of a test run counts from where the last one stopped, so
+#: a test that starts a new fake over an old database (a restart) sends new updates.
+UPDATE_IDS = itertools.count(1)
+
 
 class FakeState:
     """The state of the fake Bot API, and the two things every part needs: now, and the budget."""
@@ -102,7 +107,7 @@ class FakeState:
         self._update_queued: asyncio.Event | None = None  # a waiting getUpdates' (made in its loop)
         self._count_from = 0
         self._message_ids = itertools.count(1)
-        self._update_ids = itertools.count(1)
+        self._update_ids = UPDATE_IDS
         self._query_ids = itertools.count(4_000_000_000_000_000_001)
         self._chat_ids = itertools.count(1)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping
 from typing import Any, cast
+from urllib.parse import parse_qs, urlsplit
 
 from telegram import Update
 
@@ -12,6 +13,7 @@ from tests.fakes.bot_api.chats import Chats
 from tests.fakes.bot_api.common import (
     BOT_ID,
     QUERY_INVALID,
+    START_PARAMETER,
     ChatMemberStatus,
     JSONDict,
     bad,
@@ -220,10 +222,34 @@ class Updates(Chats, Store):
         text = params.get("text")
         if isinstance(text, str) and len(text) > 200:
             raise bad("MESSAGE_TOO_LONG")
+        url = params.get("url")
+        if url is not None:
+            self._check_answer_url(url)
         record.answered = True
         record.answered_at = now
         record.text = text
         record.show_alert = bool(params.get("show_alert", False))
-        record.url = params.get("url")
+        record.url = url
         record.cache_time = params.get("cache_time")
         return True
+
+    def _check_answer_url(self, url: object) -> None:
+        """answerCallbackQuery's ``url``: a game's URL "will only work if the query comes from a
+        callback_game button. Otherwise, you may use links like t.me/your_bot?start=XXXX that open
+        your bot with a parameter" (Bot API). The fake has no games, so only such a link to this
+        bot passes; a web page, another bot, a link without ``start`` or a ``tg://`` link is 400
+        URL_INVALID, as Telegram answers (telegraf#388, Telegram.Bot#329, Telethon#1452,
+        teloxide#880). What the tapper's app does with it: ``TelegramTestClient.follow``."""
+        if not isinstance(url, str):
+            raise bad("URL_INVALID")
+        parts = urlsplit(url)
+        start = parse_qs(parts.query, keep_blank_values=True).get("start", [""])
+        to_bot = parts.path.strip("/").lower() == str(self.bot_user.username).lower()
+        if not (
+            parts.scheme in ("http", "https")
+            and parts.netloc in ("t.me", "telegram.me")
+            and to_bot
+            and len(start) == 1
+            and START_PARAMETER.fullmatch(start[0])
+        ):
+            raise bad("URL_INVALID")

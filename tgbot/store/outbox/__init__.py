@@ -15,7 +15,7 @@ The surfaces themselves are `store.surfaces`; what a transaction holds until it 
 from __future__ import annotations
 
 from .chats import ChatDelivery, claim, delivery_chat, release, release_all, take
-from .payload import Fallback, Keyboard, Message, Payload, Priority
+from .payload import Fallback, Keyboard, Media, MediaKind, Message, Payload, Priority
 from .queue import (
     chats_with_rows,
     delivered,
@@ -24,7 +24,6 @@ from .queue import (
     drop_chat,
     drop_keys,
     move_chat,
-    move_rows,
     next_row,
     note_attempt,
     put,
@@ -38,6 +37,8 @@ __all__ = [
     "ChatDelivery",
     "Fallback",
     "Keyboard",
+    "Media",
+    "MediaKind",
     "Message",
     "Payload",
     "Priority",
@@ -52,7 +53,6 @@ __all__ = [
     "drop_keys",
     "forget_shown",
     "move_chat",
-    "move_rows",
     "next_row",
     "note_attempt",
     "put",

@@ -16,7 +16,6 @@ order (`next_row`) and records what it delivered (`delivered`).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -31,7 +30,6 @@ from ..models import OutboxRow
 from ..pending import peek, pending
 from ..surfaces import KeysOff, Surface
 from ..upsert import built_once
-from .chats import delivery_chat
 from .payload import Message, Payload, Priority
 from .shown import SHOWN, Shown, forget_chat, shown_message
 
@@ -299,15 +297,4 @@ def move_chat(session: Session, old_id: int, new_id: int) -> None:
     write_pending(session)
     session.execute(update(OutboxRow).where(col(OutboxRow.chat_id) == old_id).values(chat_id=new_id))
     forget_chat(session, old_id)
-    after_commit(session).wrote(new_id, Priority.TURN)
-
-
-def move_rows(session: Session, old_id: int, new_id: int) -> None:
-    """A chat's waiting rows, and its spending of the budget, go to another chat id: the chat a
-    game posted via inline mode turned out to be in (the same messages, the same real chat, so
-    what was sent under the old id still counts)."""
-    write_pending(session)
-    session.execute(update(OutboxRow).where(col(OutboxRow.chat_id) == old_id).values(chat_id=new_id))
-    old, new = delivery_chat(session, old_id, lock=True), delivery_chat(session, new_id, lock=True)
-    new.recent = json.dumps(sorted(json.loads(new.recent) + json.loads(old.recent)))
     after_commit(session).wrote(new_id, Priority.TURN)

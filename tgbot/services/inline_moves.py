@@ -19,7 +19,7 @@ from __future__ import annotations
 import unicodedata
 from itertools import combinations, product
 
-from sqlmodel import Session, select
+from sqlmodel import Session
 
 from engine import View, seat_view, sum_options
 from engine.actions import T_ACTION_KIND, Discard, PlayJoker, PlayThief, Sum
@@ -27,42 +27,33 @@ from engine.cards import POINTS, VALUE
 from engine.game import t_actions
 from engine.sums import realise
 
-from ..errors import ServiceError
+from ..errors import Outcome, Refusal
 from ..inline_data import BoardHere, GameQuery, InfoLine, InfoTopic, PickedMoves, pick_link
-from ..render import glance
-from ..render import inline as inline_render
+from ..render import glance, move_list
 from ..render import inline_table as inline_table_render
 from ..render.cards import plain_name
-from ..store.models import PLAYING, Game, GamePlayer
-from ..store.outbox import Priority
-from ..tables import TableKind
-from . import drafts, inline_table, moves, output, play, record
+from ..store import games as game_rows
+from ..store import once, once_keys
+from ..store.models import PLAYING
+from ..store.once_keys import SeenKey
+from . import drafts, inline_table, moves
 from .call import InlineAnswer, InlineCall, Noted, PickCall, Result, inline_service, pick_service
 from .context import GameContext, SeatInfo, load_game
 from .env import Env
 from .people import Person
+from .tables import presenter_of
 
 #: Telegram shows at most 50 results per answer; more come with `next_offset`.
 PAGE = 50
-GROUP_CHATS = ("group", "supergroup")
-#: Where a table's moves may be picked (Telegram's `chat_type` of the query): a group's in a group,
-#: a practice table's in the bot's own chat with its person ("sender"), a game posted via inline
-#: mode in any other.
-PLAYED_IN = {
-    TableKind.GROUP: GROUP_CHATS,
-    TableKind.PRACTICE: ("sender",),
-    # a game played via inline mode: any chat but a person's own with the bot
-    TableKind.INLINE: ("private", *GROUP_CHATS),
-}
 
 
-def offers(ctx: GameContext, seat: SeatInfo) -> list[inline_render.Offer]:
+def offers(ctx: GameContext, seat: SeatInfo) -> list[move_list.Offer]:
     """The player's legal moves, best first (see the module docstring): the table plays with
     sum hints on."""
     state = ctx.playing_state()
     view = seat_view(state, seat.seat)
     hand, table = list(view.hand or ()), list(view.table)
-    sums: list[inline_render.Offer] = []
+    sums: list[move_list.Offer] = []
     for delta in (0, *_jokers(ctx, seat)):
         for option in sum_options(hand, table, view.target + delta):
             h, positions = realise(hand, table, option)
@@ -76,11 +67,11 @@ def _jokers(ctx: GameContext, seat: SeatInfo) -> list[int]:
     return [a.delta for a in t_actions(ctx.playing_state(), seat.seat) if isinstance(a, PlayJoker)]
 
 
-def _sum_offer(view: View, hand_index: int, positions: tuple[int, ...], delta: int) -> inline_render.Offer:
+def _sum_offer(view: View, hand_index: int, positions: tuple[int, ...], delta: int) -> move_list.Offer:
     hand, table = view.hand or (), view.table
     joker = (PlayJoker(delta),) if delta else ()
     tweak = len(positions) == len(table)
-    return inline_render.Offer(
+    return move_list.Offer(
         (*joker, Sum(hand_index, positions)),
         hand[hand_index],
         tuple(table[p] for p in positions),
@@ -90,13 +81,13 @@ def _sum_offer(view: View, hand_index: int, positions: tuple[int, ...], delta: i
     )
 
 
-def plays_and_discards(ctx: GameContext, seat: SeatInfo) -> list[inline_render.Offer]:
+def plays_and_discards(ctx: GameContext, seat: SeatInfo) -> list[move_list.Offer]:
     """The Thief, Shifter and Bomb to play first, then the discards, fewest points given away first."""
     state = ctx.playing_state()
     hand = list(seat_view(state, seat.seat).hand or ())
     held = t_actions(state, seat.seat)
     cards_first = [
-        inline_render.Offer(
+        move_list.Offer(
             (a,),
             t_kind=T_ACTION_KIND[type(a)],
             victim=plain_name(ctx.seats[a.victim].name, 16) if isinstance(a, PlayThief) else None,
@@ -104,7 +95,7 @@ def plays_and_discards(ctx: GameContext, seat: SeatInfo) -> list[inline_render.O
         for a in held
         if not isinstance(a, PlayJoker)
     ]
-    discards = [inline_render.Offer((Discard(i),), hand_card=c) for i, c in enumerate(hand)]
+    discards = [move_list.Offer((Discard(i),), hand_card=c) for i, c in enumerate(hand)]
     discards.sort(key=lambda o: POINTS[o.hand_card or ""])
     return cards_first + discards
 
@@ -118,7 +109,7 @@ def typed_values(query: str) -> list[int] | None:
     return digits or None
 
 
-def typed_sums(ctx: GameContext, seat: SeatInfo, values: list[int]) -> list[inline_render.Offer] | str:
+def typed_sums(ctx: GameContext, seat: SeatInfo, values: list[int]) -> list[move_list.Offer] | str:
     """The legal sums made of exactly the typed values (one per choice of cards, the hand card
     among them), or why the values make no sum here (a line to show, which plays nothing).
 
@@ -127,17 +118,17 @@ def typed_sums(ctx: GameContext, seat: SeatInfo, values: list[int]) -> list[inli
     view = seat_view(state, seat.seat)
     lang = seat.language
     if any(not 1 <= v <= 6 for v in values):
-        return inline_render.not_card_values(lang)
+        return move_list.not_card_values(lang)
     total = sum(values)
     deltas = [d for d in (0, *_jokers(ctx, seat)) if view.target + d == total]
     if len(values) < 2 or not deltas:
-        return inline_render.not_a_sum(lang, values, view.target)
+        return move_list.not_a_sum(lang, values, view.target)
     hand, table = list(view.hand or ()), list(view.table)
-    found: list[inline_render.Offer] = []
+    found: list[move_list.Offer] = []
     for delta in deltas:
         for hand_index, positions in card_choices(hand, table, values):
             found.append(_sum_offer(view, hand_index, positions, delta))
-    return found or inline_render.cards_missing(lang, values)
+    return found or move_list.cards_missing(lang, values)
 
 
 def card_choices(hand: list[str], table: list[str], values: list[int]) -> list[tuple[int, tuple[int, ...]]]:
@@ -188,12 +179,7 @@ def _game_for(session: Session, person: Person, query: str) -> GameContext | Non
     named = GameQuery.of(query)
     if named is not None:
         return load_game(session, named.game_id) if named.game_id is not None else None
-    newest = session.exec(
-        select(Game)
-        .join(GamePlayer, GamePlayer.game_id == Game.id)  # type: ignore[arg-type]
-        .where(GamePlayer.user_id == person.id, Game.status == PLAYING)
-        .order_by(Game.id.desc())  # type: ignore[union-attr]
-    ).first()
+    newest = game_rows.newest_playing_for(session, person.id)
     return load_game(session, newest.id) if newest is not None and newest.id is not None else None
 
 
@@ -208,11 +194,16 @@ def answer(call: InlineCall) -> InlineAnswer:
     ctx = _game_for(session, origin.person, query)
     seat = ctx.seat_of(origin.person.id) if ctx is not None else None
     if ctx is None or seat is None or ctx.state is None or ctx.game.status != PLAYING:
-        return InlineAnswer([_info(InfoLine(InfoTopic.NONE), *inline_render.no_game(lang))])
+        # (nothing to post: advice posted would be the person's own message, where they typed)
+        return InlineAnswer.saying(inline_table_render.no_game(lang), Refusal.NO_GAME)
+    presenter = presenter_of(ctx)
+    if presenter.carried_by_posts and not inline_table.from_its_chat(ctx, query):
+        # not from the 🎯 Play key of its board in its own chat: a move posted here splits the record
+        return InlineAnswer.saying(inline_table_render.not_its_chat(lang), Outcome.NOT_ITS_CHAT, ctx.game_id)
     current = ctx.seats[ctx.state.current]
-    if current.seat != seat.seat or origin.chat_type not in PLAYED_IN.get(ctx.table, ()):
-        turn = _info(InfoLine(InfoTopic.TURN, ctx.game_id), *inline_render.not_your_turn(lang, current.name))
-        return InlineAnswer([turn, board_result(lang, ctx)] if ctx.table is TableKind.INLINE else [turn])
+    if current.seat != seat.seat or origin.chat_type not in presenter.picked_in:
+        turn = _info(InfoLine(InfoTopic.TURN, ctx.game_id), *move_list.not_your_turn(lang, current.name))
+        return InlineAnswer([turn, board_result(lang, ctx)] if presenter.carried_by_posts else [turn])
     start = int(offset) if offset.isdigit() else 0
     if ctx.settings.hints:
         found = offers(ctx, seat)
@@ -220,7 +211,7 @@ def answer(call: InlineCall) -> InlineAnswer:
         # The lines that play nothing show the live table and target: the group board may be a
         # [T!] card behind (one group message a turn).
         view = seat_view(ctx.playing_state(), seat.seat)
-        thinking = inline_render.thinking(ctx.language, seat.name)
+        thinking = move_list.thinking(ctx.language, seat.name)
         typed = typed_values(query)
         checked = typed_sums(ctx, seat, typed) if typed is not None else None
         if isinstance(checked, str):
@@ -231,7 +222,7 @@ def answer(call: InlineCall) -> InlineAnswer:
         if typed is None and start == 0:
             table = glance.description(lang, view, with_target=False)
             how = InfoLine(InfoTopic.HOW, ctx.game_id)
-            hint = [_info(how, inline_render.how_to_type(lang, view), thinking, table)]
+            hint = [_info(how, move_list.how_to_type(lang, view), thinking, table)]
             return _page(env, ctx, seat, lang, found, start, hint)
     return _page(env, ctx, seat, lang, found, start)
 
@@ -241,7 +232,7 @@ def _page(
     ctx: GameContext,
     seat: SeatInfo,
     lang: str,
-    found: list[inline_render.Offer],
+    found: list[move_list.Offer],
     start: int,
     first: list[Result] | None = None,
 ) -> InlineAnswer:
@@ -250,16 +241,16 @@ def _page(
     results = []
     # In a chat the bot is not in, the posted pick becomes the next board: with a key, so that
     # Telegram gives the bot its inline id.
-    keys = inline_table_render.pick_keys(lang, ctx.game_id) if ctx.table is TableKind.INLINE else None
+    keys = presenter_of(ctx).pick_keys(lang, ctx.game_id)
     for offer in page:
         picked = PickedMoves(ctx.game_id, ctx.game.version, offer.moves)
         link = pick_link(env.bot_username, picked)
         results.append(
             Result(
-                picked.data,
-                inline_render.title(lang, offer),
-                inline_render.description(lang, offer),
-                inline_render.announcement(ctx.language, seat.name, offer, link),
+                picked,
+                move_list.title(lang, offer),
+                move_list.description(lang, offer),
+                move_list.announcement(ctx.language, seat.name, offer, link),
                 keys,
             )
         )
@@ -268,15 +259,17 @@ def _page(
 
 
 def board_result(lang: str, ctx: GameContext) -> Result:
-    """The line that posts the live board of a game played via inline mode here again."""
-    title, description = inline_table_render.board_title(lang, [s.name for s in ctx.seats])
-    keys = inline_table_render.pick_keys(lang, ctx.game_id)
-    message = inline_table_render.board_posted(lang)
-    return Result(BoardHere(ctx.game_id).data, title, description, message, keys)
+    """The line that posts the live board of a game played via inline mode here again: its post
+    asks for a tap, which tells the chat (`inline_posts.show_board`)."""
+    names = [s.name for s in ctx.seats]
+    title, description = inline_table_render.board_title(lang, names)
+    keys = inline_table_render.show_board_keys(lang, ctx.game_id)
+    message = inline_table_render.board_posted(lang, names)
+    return Result(BoardHere(ctx.game_id), title, description, message, keys)
 
 
 def _info(line: InfoLine, title: str, message: str, description: str = "") -> Result:
-    return Result(line.data, title, description, message)
+    return Result(line, title, description, message)
 
 
 @pick_service
@@ -295,27 +288,24 @@ def pick(call: PickCall) -> Noted:
     session, env = call.session, call.env
     person, picked, chat_id = call.origin.person, call.origin.picked, call.origin.chat_id
     if picked is None:
-        return Noted("ignored")
+        return Noted(Outcome.IGNORED)
     game_id = picked.game_id
     ctx = load_game(session, game_id, lock=True)
     if ctx is None or (chat_id is not None and ctx.game.chat_id != chat_id):
-        return Noted("ignored", game_id)
+        return Noted(Outcome.IGNORED, game_id)
     seat = ctx.seat_of(person.id)
     if seat is None or ctx.state is None:
-        return Noted("ignored", game_id)
-    if ctx.table is not TableKind.INLINE:
+        return Noted(Outcome.IGNORED, game_id)
+    if not presenter_of(ctx).carried_by_posts:
         return _pick(call, ctx, seat, picked, None)
     # In a chat the bot is not in, the posted pick is the game's next message (`inline_table`);
     # one that plays nothing stands there too, and says so (its own edit: never a bot message).
     post = call.origin.inline_id
     if post is None:
-        return Noted("ignored", game_id)
-    try:
-        noted = _pick(call, ctx, seat, picked, post)
-    except ServiceError:
-        noted = Noted("illegal", game_id)
-    if noted.outcome not in ("ok", "duplicate"):
-        notice = inline_render.stale_pick(ctx.language, seat.name)
+        return Noted(Outcome.IGNORED, game_id)
+    noted = _pick(call, ctx, seat, picked, post)
+    if noted.outcome not in (Outcome.OK, Outcome.DUPLICATE):
+        notice = move_list.stale_pick(ctx.language, seat.name)
         inline_table.correct_post(session, env, ctx, post, notice)
     return noted
 
@@ -324,27 +314,30 @@ def _pick(call: PickCall, ctx: GameContext, seat: SeatInfo, picked: PickedMoves,
     session, env = call.session, call.env
     game_id, version, codes = picked.game_id, picked.version, picked.codes
     if not 1 <= version <= ctx.game.version:
-        return Noted("forged", game_id)  # a version the game never had: no list offered it
+        return Noted(Outcome.FORGED, game_id)  # a version the game never had: no list offered it
     key = _pick_key(game_id, version, seat.seat, codes, post)
     playing = ctx.game.status == PLAYING
     assert ctx.state is not None
     if ctx.game.version != version or not playing or ctx.state.current != seat.seat:
-        if play.seen(session, key):
-            return Noted("duplicate", game_id)  # this very pick was played: its second arrival
+        if once.known(session, key):
+            return Noted(Outcome.DUPLICATE, game_id)  # this very pick was played: its second arrival
         if ctx.game.version == version and playing:
-            return Noted("forged", game_id)  # this turn's list is only its mover's
-        return Noted("stale", game_id) if post is not None else _stale(call, ctx, seat)
+            return Noted(Outcome.FORGED, game_id)  # this turn's list is only its mover's
+        return Noted(Refusal.STALE, game_id) if post is not None else _stale(call, ctx, seat)
     # The engine checks the whole pick before any of it is recorded (a forged list: a Joker, then
-    # a sum it does not make), so a refused pick writes nothing.
-    state = ctx.playing_state()
-    for code in codes:
-        state, _events = moves.apply_action(state, seat.seat, code)
+    # a sum it does not make), so a refused pick writes nothing (in a chat the bot is not in, it
+    # stands there, and says so: `pick`).
+    refused = moves.refused(ctx.playing_state(), seat.seat, codes)
+    if refused is not None and post is not None:
+        return Noted(Refusal.ILLEGAL, game_id)
+    if refused is not None:
+        raise refused
     with session.no_autoflush:  # the game's changes go out as one UPDATE at the end
         if post is not None:
             inline_table.on_post(session, env, ctx, post)
         _play(session, env, ctx, seat, codes)
-        play.remember(session, env, key)
-    return Noted("ok", game_id)
+        once.first_time(session, key, env.now)
+    return Noted(Outcome.OK, game_id)
 
 
 def _stale(call: PickCall, ctx: GameContext, seat: SeatInfo) -> Noted:
@@ -354,24 +347,22 @@ def _stale(call: PickCall, ctx: GameContext, seat: SeatInfo) -> Noted:
     can say it: a chosen result does not tell where it was posted (another chat, where the
     group has nothing to correct), and the message comes too when it was this game's group."""
     if call.origin.chat_id is None:
-        return Noted("stale", ctx.game_id)
+        return Noted(Refusal.STALE, ctx.game_id)
     state = ctx.playing_state()
-    turn = f"stale:{ctx.game_id}:{state.round}.{state.turn}:{seat.seat}"
-    if not play.remember(call.session, call.env, turn):
-        return Noted("stale_again", ctx.game_id)  # the note of this turn stands for it
-    output.say_in_game(call.session, call.env, ctx, inline_render.stale_pick(ctx.language, seat.name))
-    return Noted("stale", ctx.game_id)
+    turn = once_keys.stale_note(ctx.game_id, state.round, state.turn, seat.seat)
+    if not once.first_time(call.session, turn, call.env.now):
+        return Noted(Outcome.STALE_AGAIN, ctx.game_id)  # the note of this turn stands for it
+    presenter_of(ctx).say(call.session, call.env, ctx, move_list.stale_pick(ctx.language, seat.name))
+    return Noted(Refusal.STALE, ctx.game_id)
 
 
-def _pick_key(game_id: int, version: int, seat: int, codes: tuple[str, ...], post: str | None) -> str:
-    """A pick as the seen taps record it once played, so that only its own second arrival finds
+def _pick_key(game_id: int, version: int, seat: int, codes: tuple[str, ...], post: str | None) -> SeenKey:
+    """A pick as `store.once` records it once played, so that only its own second arrival finds
     it: its turn (the game's version, the seat) and its moves, not another pick of the turn. In a
     chat the bot is not in, the message it posted (`post`): the same move posted again from the
     list still open in the person's app is a message of its own, which played nothing and must
     say so, or the chat would read the move twice."""
-    if post is not None:
-        return f"post:{post}"
-    return f"pick:{game_id}:{version}:{seat}:{'.'.join(codes)}"
+    return once_keys.post(post) if post is not None else once_keys.pick(game_id, version, seat, codes)
 
 
 def _play(session: Session, env: Env, ctx: GameContext, seat: SeatInfo, codes: tuple[str, ...]) -> None:
@@ -389,12 +380,4 @@ def _play(session: Session, env: Env, ctx: GameContext, seat: SeatInfo, codes: t
         return
     result.outcomes = outcomes
     drafts.clear(session, ctx.game_id)
-    record.report(session, env, result)
-    if result.turn_over:
-        return
-    if ctx.table is TableKind.INLINE:
-        # A [T!] card alone: the post is the live board now, and shows the table it left.
-        record.post_board(session, env, result.ctx, result.outcomes)
-    elif result.ctx.practising is not None:
-        # a practice board is its player's own: what the card did shows at once, as on Claim
-        record.redraw_board(session, env, result.ctx, None, Priority.BOARD)
+    presenter_of(result.ctx).report_pick(session, env, result)

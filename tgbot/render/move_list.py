@@ -12,7 +12,7 @@ from engine import View
 from engine.actions import Action
 from engine.cards import POINTS, T_POINTS, VALUE, TKind
 
-from ..i18n import _
+from ..i18n import _, _p
 from .cards import card, name, t_label
 from .glance import target_text
 
@@ -55,7 +55,10 @@ def title(lang: str, offer: Offer) -> str:
         if offer.tweak:
             text += " · TWEAK!"
             if offer.wins_t:
-                text += " · " + _(lang, "wins a [T!] card")
+                # NOTE: a move offered in the inline list, not played yet
+                # (the same title is what the player's pick posts): this
+                # TWEAK will win the top card of the [T!] pile.
+                text += " · " + _p(lang, "move offered", "wins a [T!] card")
         text += f" · +{offer.points}"
         if offer.joker:
             text = f"🃏 {offer.joker:+d} · " + text
@@ -90,13 +93,6 @@ def not_your_turn(lang: str, mover: str) -> tuple[str, str]:
     return (
         _(lang, "It's {name}'s turn", name=mover),
         _(lang, "👀 It's {name}'s turn.", name=name(mover)),
-    )
-
-
-def no_game(lang: str) -> tuple[str, str]:
-    return (
-        _(lang, "No game is waiting for your move here"),
-        _(lang, "👀 Start a game with /newgame."),
     )
 
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 import base64
 
 from .. import callbacks as cb
-from ..errors import Refusal, ServiceError
-from ..i18n import _
+from ..errors import Outcome, Refusal, ServiceError
 from ..render import stats as stats_render
-from ..store.models import User
+from ..store import once_keys
+from ..store import people as people_rows
+from ..store.outbox import Media, MediaKind
 from . import history, output, people, stats
 from .call import Answer, CommandCall, KeyCall, Replied, command_service, key_service
 
@@ -22,11 +23,11 @@ def my_stats(call: CommandCall) -> Replied:
     lang = call.reply_language
     line = stats.user_stats(session, None if command.private else command.chat_id, subject.id)
     practice = stats.practice_lines(session, subject.id) if command.private else []
-    stored = session.get(User, subject.id)
+    stored = people_rows.user(session, subject.id)
     name = stored.first_name if stored is not None and stored.first_name else subject.first_name
     text = stats_render.stats_text(lang, name, line, command.private, practice)
-    call.reply(text, once=f"stats:{subject.id}")
-    return Replied("ok" if line or practice else "empty")
+    call.reply(text, once=once_keys.stats_of(subject.id))
+    return Replied(Outcome.OK if line or practice else Outcome.EMPTY)
 
 
 @command_service
@@ -64,26 +65,15 @@ def download(call: KeyCall, key: cb.Download) -> Answer:
     if where is None:
         raise ServiceError(Refusal.NO_GAME)
     content = history.replay_file(session, game_id, chat_id=where)
-    user = session.get(User, tap.person.id)
+    user = people_rows.user(session, tap.person.id)
     filename = f"tweak-game-{game_id}.jsonl"
-    media = {"kind": "document", "filename": filename, "data": base64.b64encode(content).decode()}
+    media = Media(MediaKind.DOCUMENT, filename, data=base64.b64encode(content).decode())
     if user is not None and user.can_dm and where != tap.person.id:
-        caption = _replay_caption(lang, game_id, filename)
+        caption = stats_render.replay_caption(lang, game_id, filename)
         output.send_file(session, env, tap.person.id, caption, media)
-        return Answer(_(lang, "Sent to you in our private chat."))
-    if not output.claim(session, env, where, f"replay:{game_id}"):
-        return Answer(_(lang, "The replay was just sent in this chat: it is a little above."))
-    group_lang = people.chat_language(session, where, lang)
-    output.send_file(
-        session, env, where, _replay_caption(group_lang, game_id, filename), media, thread_id=tap.thread_id
-    )
+        return Answer(stats_render.replay_sent_privately(lang))
+    if not output.claim(session, env, where, once_keys.replay(game_id)):
+        return Answer(stats_render.replay_just_sent(lang))
+    caption = stats_render.replay_caption(people.chat_language(session, where, lang), game_id, filename)
+    output.send_file(session, env, where, caption, media, thread_id=tap.thread_id)
     return Answer()
-
-
-def _replay_caption(lang: str, game_id: int, filename: str) -> str:
-    return _(
-        lang,
-        "🎞 Replay of game #{id} (tweakbot replay format). Check it with: python -m engine.replay {file}",
-        id=game_id,
-        file=filename,
-    )
