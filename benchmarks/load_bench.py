@@ -13,10 +13,9 @@ card first in a quarter of the turns that offer one; the others peek every 5–2
 every ``--abuse-every`` s per group: forged data, stale keys, a bystander, taps out of turn; and
 double taps.
 
-``--inline-share F`` (inline mode on): that share of the groups are inline tables, chats without
-the bot: the lobby posted from the inline list, each turn 🎯 Play and a pick (the hand read first
-one turn in two); abuse: picks from old lists, a bystander's 👀 My hand. Rows of their own: their
-answers, the pick's wait for its board, writes per turn, 429s.
+``--inline-share F`` (inline mode on): that share of the groups are chats without the bot (the
+lobby posted from the inline list, each turn 🎯 Play and a pick; abuse: picks from old lists, a
+bystander's 👀 My hand), with rows of their own: answers, waits, old keys, writes, 429s.
 
 ``--computers LEVEL:N`` adds, next to each cell of people, a cell whose groups are one person
 (``--players`` people) and N computers at LEVEL: the person's answer time against a table of
@@ -79,6 +78,7 @@ FORGED = (_FORGED + " " + _FORGED_TOO + " r:99 lg:zz ln:{g}:t:-").split()
 LOBBY_KEY = re.compile(r"^(lj|ll|ls|lc|lo|lb|ln|la):")
 NOTIFYING = ("sendMessage", "sendPhoto", "sendDocument")
 SWITCH = "switch_inline_query_current_chat"
+LIVE = ({"🎯 Play", "👀 My hand"}, {"🎯 Play"})  # an inline table's board keys; of them, a board's
 
 
 @dataclass
@@ -751,6 +751,9 @@ async def run_child(args: argparse.Namespace) -> Figures:
         groups = make_groups(fake, args)
         await load.run(groups)
         window_end = fake.timer.monotonic()
+        live = {g.chat.id: common.live_post(fake, g.chat.id) for g in groups if g.inline}
+        old = [set(dict(keys_of(m))) for c in live for m in fake.transcript(c) if m.via_bot and m != live[c]]
+        old_keys, old_boards = (sum(bool(k & keys) for keys in old) for k in LIVE)
         cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
         waited = (_waiting_for_a_core() - waited0) / wall
         backlog_end = await asyncio.to_thread(outbox_waiting, deps.db.engine)
@@ -768,6 +771,8 @@ async def run_child(args: argparse.Namespace) -> Figures:
         | settled
         | {
             "backlog_end": backlog_end,
+            "inline_old_keys_end": old_keys,
+            "inline_old_boards_end": old_boards,
             "runnable_waiting_per_s": waited,
             "rss_ready_mb": rss_ready,
             "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
@@ -902,6 +907,7 @@ def _figures(
         "inline_latency_p99_ms": 1000 * (pct(inline_latencies, 0.99) or 0),
         "inline_wait_p50_s": pct(load.inline_waits, 0.5),
         "inline_wait_p99_s": pct(load.inline_waits, 0.99),
+        "inline_wait_max_s": max(load.inline_waits, default=None),
         "inline_writes_by_sort": sorts[True],
         "inline_writes_per_turn": sorts[True].get("board", 0) / inline_turns,
         "inline_keys_off_per_turn": sorts[True].get("keys_off", 0) / inline_turns,
@@ -964,6 +970,9 @@ INLINE_ROWS: list[Row] = [
     ("  **answer p99**", lambda f: f["inline_latency_p99_ms"], "{:,.0f} ms"),
     ("  a pick posted → the bot made it the next board, p50", lambda f: f["inline_wait_p50_s"], "{:.2f} s"),
     ("  the same, p99", lambda f: f["inline_wait_p99_s"], "{:.2f} s"),
+    ("  the same, the longest", lambda f: f.get("inline_wait_max_s"), "{:.2f} s"),
+    ("  old posts with 🎯 Play or 👀 My hand at the end", lambda f: f.get("inline_old_keys_end"), "{:.0f}"),
+    ("  of them old boards (🎯 Play)", lambda f: f.get("inline_old_boards_end"), "{:.0f}"),
     ("  **writes into the chat per turn**: the post's", lambda f: f["inline_writes_per_turn"], "{:.2f}"),
     ("  the old board's keys-off edits per turn", lambda f: f["inline_keys_off_per_turn"], "{:.2f}"),
     ("  edits that note a stale pick", lambda f: f["inline_stale_notes"], "{:.0f}"),

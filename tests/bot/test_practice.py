@@ -12,13 +12,20 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from engine.actions import Discard, PlayJoker, Sum, decode, encode, t_kind
+from engine.actions import Discard, PlayBomb, PlayJoker, PlayShifter, PlayThief, Sum, decode, encode, t_kind
 from engine.game import t_actions
 from tests.bot.conftest import BotRig, running_bot
 from tests.bot.helpers import current_game, moves_of, panel_id, players_of, state_of
 from tests.bot.pacing_support import reminders, sweep_after, sweep_at
 from tests.bot.players import data_is
-from tests.bot.practice_support import live_board, play_out, practice_game, practice_lobby, transcript
+from tests.bot.practice_support import (
+    live_board,
+    play_main,
+    play_out,
+    practice_game,
+    practice_lobby,
+    transcript,
+)
 from tests.bot.test_inline import inline_fake
 from tests.bot.test_outbox import drain, senders_in_background
 from tests.bot.test_pacing import DAY, SECOND, idle_default_label
@@ -363,8 +370,10 @@ async def test_rematch_in_private_opens_a_practice_table_with_the_same_computers
     assert lobby.text.startswith("🃏 Practice game of TWEAK!") and "• Bot Hard 🤖 Hard" in lobby.text
     # tapped twice: one table
     assert (await tg.tap(ana, standings, "🔁 Rematch")).text == "You're already in."
+    assert standings.buttons  # (until the new game starts, the key opens it again if it expires)
     await tg.tap(ana, lobby, "▶️ Start")
     assert current_game(rig, chat.id).status == "playing"
+    assert standings.buttons == []  # a newer game is played here: those standings are history
     assert not tg.errors
 
 
@@ -506,3 +515,39 @@ async def test_the_welcome_and_the_help_say_how_to_practise(rig: BotRig) -> None
     assert "Practise alone\nSend /newgame in our private chat" in fake.last_message(chat.id).text
     await tg.send(chat, ana, "hello")
     assert fake.last_message(chat.id).text.endswith("/newgame here starts a practice game.")
+
+
+async def test_a_card_picked_from_the_list_shows_on_the_practice_board_at_once(
+    db_url: str, seeds: Callable[[], int]
+) -> None:
+    """Ana picks a Thief, Shifter or Bomb from 🎯 Play: her practice board, the message she
+    picks her sum from next, shows the table and target the card left, before any other tap."""
+    async with running_bot(db_url, seeds, fake=inline_fake()) as rig:
+        fake, tg = rig.fake, rig.tg
+        ana = fake.user(1, "Ana")
+        chat, gid = await practice_game(rig, ana, ("easy",))
+        for _turn in range(300):
+            game, board = live_board(rig, chat.id)
+            assert game.status == "playing", "no Thief, Shifter or Bomb came to Ana"
+            listed = await tg.inline_query(ana, f"g{gid}", chat=chat)
+            cards = [r for r in listed.result_ids if _t_card(r, gid, game.version)]
+            if not cards:
+                await play_main(rig, ana, chat.id)
+                continue
+            text, version = board.text, game.version
+            await tg.pick(ana, chat, listed, cards[0])
+            game, after = live_board(rig, chat.id)
+            assert game.version == version + 1 and after.message_id == board.message_id
+            assert after.text != text  # the table and target the card left
+            assert any(d and d.startswith(f"k:{gid}:{version + 1}:") for _t, d in after.buttons)
+            assert not tg.errors
+            return
+        raise AssertionError("no Thief, Shifter or Bomb came to Ana")
+
+
+def _t_card(result_id: str, game_id: int, version: int) -> bool:
+    """A 🎯 Play line that plays a Thief, Shifter or Bomb alone (the turn goes on)."""
+    if not result_id.startswith(f"g{game_id}v{version}:"):
+        return False
+    codes = result_id.split(":", 1)[1].split(" ")
+    return len(codes) == 1 and isinstance(decode(codes[0]), (PlayThief, PlayShifter, PlayBomb))

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import timedelta
 
 import pytest
 from sqlmodel import Session, col, select
 
-from tests.bot.conftest import BotRig
-from tests.bot.helpers import BOT, board_of, current_game, game_row, lobby_id, players_of
+from tests.bot.conftest import BotRig, running_bot
+from tests.bot.helpers import BOT, board_of, current_game, drain, game_row, inline_fake, lobby_id, players_of
 from tests.bot.pacing_support import sweep_after
 from tests.bot.players import Player, play_turn, to_move
+from tests.bot.test_inline_table import Table, games, via_bot
+from tests.bot.test_inline_table import play_out as play_inline
 from tests.fakes.telegram import FakeChat, StoredMessage
 from tgbot import callbacks as cb
 from tgbot.errors import Refusal, ServiceError
@@ -147,16 +149,17 @@ async def test_a_rematch_opens_a_lobby_for_the_same_table(rig: BotRig) -> None:
     assert [p.user_id for p in players_of(rig, rematch.id)] == [ben.id, None, None, ana.id]
     assert "goal: 20 (by player count -80)" in lobby_message.content
 
-    # Started, it is a game like any other; the old standings' key is refused while it runs...
+    # Started, it is a game like any other, and the old standings are history: they lose the key
+    # at once (their rematch is refused from now on, decision B15), keeping their text.
+    shown = standings.text
     await tg.tap(ben, lobby_message, "▶️ Start")
     assert game_row(rig, rematch.id).status == "playing"
-    assert (await tg.tap(ana, standings, "🔁 Rematch")).text == RUNNING
-    assert standings.buttons  # the key stays: it is refused for now only
-    # ...and once it is over too: a newer game was played, those standings are old and lose it.
+    assert standings.buttons == [] and standings.text == shown
+    # The key from an app that still shows it is refused while the game runs, and once it is over.
+    assert (await tg.tap_data(ana, standings, f"rm:{game_id}")).text == RUNNING
     await tg.send(group, ben, f"/cancel{BOT}")
     assert game_row(rig, rematch.id).status == "cancelled"
-    assert (await tg.tap(ana, standings, "🔁 Rematch")).text == OLD
-    assert standings.buttons == []
+    assert (await tg.tap_data(ana, standings, f"rm:{game_id}")).text == OLD
     assert len(games_in(rig, group.id)) == 2
     assert not tg.errors
 
@@ -259,3 +262,35 @@ NEW_GAME_TEXTS = [
     "⌛ This lobby closed: nobody started the game in time. Send /newgame to try again.",
     "Start a new game in this group",
 ]
+
+
+async def test_the_old_standings_lose_the_rematch_key_in_a_chat_without_the_bot(
+    db_url: str, seeds: Callable[[], int]
+) -> None:
+    """Two friends in their own chat, the bot not in it: the standings are their last post, with
+    🔁 Rematch (it types the rematch's query). Once the rematch they posted starts, that post
+    keeps its standings and loses the key."""
+    async with running_bot(db_url, seeds, fake=inline_fake()) as rig:
+        fake, tg = rig.fake, rig.tg
+        ana, ben = fake.user(1, "Ana"), fake.user(2, "Ben")
+        chat = fake.private_between(ana, ben)
+        table = Table(rig, chat, [ana, ben])
+        await table.post_lobby(ana)
+        game = await table.lobby_to_start(ana)
+        await play_inline(table, game.id or 0)
+        standings = table.live()
+        shown = standings.content
+        assert [t for t, _d in standings.buttons] == ["🔁 Rematch"]
+        listed = await tg.tap_switch_inline(ben, standings, "🔁 Rematch")
+        await tg.pick(ben, chat, listed, listed.result_ids[0])
+        await drain(rig)
+        lobby = table.live()
+        await tg.tap(ana, lobby, "✋ Join")
+        await drain(rig)
+        assert [t for t, _d in standings.buttons] == ["🔁 Rematch"]  # the lobby may still expire
+        await tg.tap(ben, lobby, "▶️ Start")
+        await drain(rig)
+        assert [g.status for g in games(rig)] == ["finished", "playing"]  # (each with a chat id of its own)
+        assert standings.buttons == [] and standings.content == shown
+        assert [m for m in via_bot(fake, chat) if m.buttons] == [table.live()]
+        assert not tg.errors

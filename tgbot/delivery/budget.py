@@ -37,6 +37,16 @@ GLOBAL_COSMETIC = 18
 #: Seconds added to every wait: a burst's writes leave the window together, and Telegram's clock
 #: and ours need not agree to the millisecond.
 MARGIN = 1.0
+#: In a chat reached through inline mode every turn costs two edits (the mover's post made the
+#: board, the post before it stripped of its keys), so at a brisk pace the cosmetic limit alone
+#: leaves old posts with live keys for minutes. An old post's edit (its keys off, or a note that
+#: an old pick played nothing, which takes its key too) may also take a slot while fewer than
+#: this many writes were spent in the minute (three kept for the boards) ...
+INLINE_CLEANUP_LIMIT = GROUP_LIMIT - 3
+#: ... and fewer than `INLINE_CLEANUP_BURST` in the last `INLINE_CLEANUP_SPAN` seconds: a pace of
+#: 14 writes a minute at most, so a run of quick turns, whose boards need the slots, stops it.
+INLINE_CLEANUP_BURST = 7
+INLINE_CLEANUP_SPAN = 30.0
 
 
 def is_private(chat_id: int) -> bool:
@@ -82,13 +92,36 @@ def wait_before(
     gap = max(0.0, recent[-1] + limits.private_gap - now) if recent else 0.0
     if is_private(chat_id):
         return gap
-    limit = limits.cosmetic if priority >= Priority.COSMETIC else limits.group
-    room = until_room(recent, limit, GROUP_WINDOW + MARGIN, now)
     if TableKind.of_chat(chat_id) is TableKind.INLINE:
         # A chat reached through inline mode may be a group or a private chat between two people:
         # Telegram counts edits of its messages on that chat, so both budgets hold.
-        return max(room, gap)
-    return room
+        return max(_inline_room(recent, priority, now, limits), gap)
+    limit = limits.cosmetic if priority >= Priority.COSMETIC else limits.group
+    return until_room(recent, limit, GROUP_WINDOW + MARGIN, now)
+
+
+def _inline_room(recent: list[float], priority: int, now: float, limits: Limits) -> float:
+    """An inline table's budget: its boards (the mover's post made the next board, the record
+    written into the live post) may spend it all; everything else — lobby edits, notes on old
+    picks, old posts' keys — only what the cosmetic limit leaves, so a game's first boards never
+    queue behind its lobby's edits. An old post's edit (cosmetic and clean-up rows) may go
+    further, within `INLINE_CLEANUP_LIMIT` and `INLINE_CLEANUP_BURST`, while the turns leave room
+    for it."""
+    window = GROUP_WINDOW + MARGIN
+    if priority <= Priority.BOARD:
+        return until_room(recent, limits.group, window, now)
+    spare = until_room(recent, limits.cosmetic, window, now)
+    if priority < Priority.COSMETIC or spare == 0:
+        return spare
+    limit = min(limits.group, max(limits.cosmetic, INLINE_CLEANUP_LIMIT))
+    lately = [t for t in recent if t > now - INLINE_CLEANUP_SPAN]
+    return min(
+        spare,
+        max(
+            until_room(recent, limit, window, now),
+            until_room(lately, INLINE_CLEANUP_BURST, INLINE_CLEANUP_SPAN, now),
+        ),
+    )
 
 
 @dataclass(eq=False)

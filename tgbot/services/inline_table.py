@@ -30,6 +30,7 @@ and the stats add up per chat as for any chat.
 from __future__ import annotations
 
 import hashlib
+from dataclasses import replace
 
 from sqlmodel import Session
 
@@ -184,8 +185,14 @@ def is_live(ctx: GameContext, tap: Tap) -> bool:
 
 def drop_keys(session: Session, env: Env, ctx: GameContext, inline_id: str) -> None:
     """An older message of the game, tapped: it loses its keys, last of all."""
+    keys_off(session, env, ctx.game, inline_id)
+
+
+def keys_off(session: Session, env: Env, game: Game, inline_id: str) -> None:
+    """A message of `game` that is not live any more loses its keys, last of all (a tapped old
+    board; the standings of a game a newer one followed)."""
     payload = Payload(inline_id=inline_id, keys_only=True)
-    message = Message(outbox_chat(ctx.game), payload, InlineKeysOff(inline_id), Priority.CLEANUP, ctx.game_id)
+    message = Message(outbox_chat(game), payload, InlineKeysOff(inline_id), Priority.CLEANUP, game.id)
     outbox.put(session, message, env.now)
 
 
@@ -198,7 +205,7 @@ def on_post(session: Session, env: Env, ctx: GameContext, inline_id: str) -> Non
     (a long burst), or all it held if it was deleted, opens this one. That edit waits behind the
     new board (a chat the bot is not in takes about one edit a second, and the mover waits for
     the new board, not for the old one's keys to go), unless the old board's own content has not
-    gone out yet: then it keeps that row's place and urgency (`outbox.put`)."""
+    gone out yet: then it goes right after the new board (`outbox.replace_waiting`)."""
     game = ctx.game
     if game.inline_id == inline_id:
         return
@@ -207,7 +214,7 @@ def on_post(session: Session, env: Env, ctx: GameContext, inline_id: str) -> Non
         board = _board_text(ctx, env)
         shown, carried = record.fit(board)
         held = shown.to_text() or None
-        _edit(session, env, ctx, shown.text(board) or "…", None, Priority.CLEANUP, held)
+        _edit(session, env, ctx, shown.text(board) or "…", None, Priority.CLEANUP, held, Priority.TURN)
     # (with none — a person deleted it — the new message opens with all the old one held; if a
     # person deleted it unbeknown to the bot, that edit finds it gone: `gone`)
     game.board_no += 1
@@ -284,12 +291,16 @@ def _edit(
     keys: Keyboard | None,
     priority: Priority = Priority.BOARD,
     held: str | None = None,
+    waiting: Priority | None = None,
 ) -> None:
-    """The live board's message shows `text` (and `keys`): its next edit (a waiting one gives way).
-    `held`: the record of a board losing its keys, for the live one if that board is gone."""
+    """The live board's message shows `text` (and `keys`): its next edit (a waiting one gives way,
+    at the priority `waiting` when given, else keeping the more urgent). `held`: the record of a
+    board losing its keys, for the live one if that board is gone."""
     game = ctx.game
     payload = Payload(text, keys, inline_id=game.inline_id, held=held)
     message = Message(outbox_chat(game), payload, surfaces.board(game), priority, ctx.game_id)
+    if waiting is not None and outbox.replace_waiting(session, replace(message, priority=waiting)):
+        return
     outbox.put(session, message, env.now)
 
 

@@ -38,7 +38,7 @@ from ..store.models import (
 )
 from ..tables import inline_chat_id
 from ..turn_clock import TurnClock
-from . import inline_table, output, people, record, surfaces
+from . import inline_table, old_standings, output, people, record, surfaces
 from .call import CommandCall, Replied, command_service
 from .context import GameContext, context_of, dump_state, player_rows
 from .env import Env
@@ -209,6 +209,7 @@ def start(session: Session, env: Env, ctx: GameContext, players: list[GamePlayer
     presenter_of(ctx).say_started(session, env, ctx, started)
     if not record.bot_to_move(ctx):
         presenter_of(ctx).post_board(session, env, ctx)
+    old_standings.retire(session, env, ctx)  # a newer game is played here: their rematch is history
 
 
 def cancel(session: Session, env: Env, ctx: GameContext) -> None:

@@ -366,12 +366,14 @@ def put(
         if surface is not None:
             _new_board(session, game)
             surface = None
-    if board:
+    if board or keys is not None:  # a board, or the standings: on a board, for `old_standings`
         if surface is None:
             _new_board(session, game)
             surface = surfaces.board(game)
-        game.board_report = "\n".join(report)
-        text, keys = table.board_view(session, ctx, env, report)
+        game.board_report = "\n".join(report) if board else ""
+        text = _under(report, body or "")
+        if board:
+            text, keys = table.board_view(session, ctx, env, report)
     else:
         if surface is not None or retired:
             # the surface now holds this text, or the board before it is not live any more: the

@@ -19,7 +19,7 @@ from sqlmodel import Session, col, select
 
 from ..tables import TableKind
 from .db import is_postgres
-from .models import ACTIVE_STATUSES, PAUSED, PLAYING, Chat, Game, GamePlayer
+from .models import ACTIVE_STATUSES, FINISHED, PAUSED, PLAYING, Chat, Game, GamePlayer
 
 _CHATS: Any = Chat.__table__  # type: ignore[attr-defined]
 # The game as an object (a move changes it, and the ORM writes the change with its version
@@ -125,6 +125,20 @@ def played_since(session: Session, game: Game) -> bool:
     else:
         query = query.where(Game.thread_id == game.thread_id)
     return session.exec(query.limit(1)).first() is not None
+
+
+def finished_before(session: Session, game: Game) -> Game | None:
+    """The game that ended last, played to the end, before `game` at its table: the same chat
+    and topic, or for a game posted via inline mode (each with a chat id of its own) the same
+    chat as its taps told (`chat_instance`)."""
+    query = select(Game).where(Game.status == FINISHED, col(Game.id) < (game.id or 0))
+    if game.chat_instance is not None:
+        query = query.where(Game.chat_instance == game.chat_instance)
+    elif game.thread_id is None:
+        query = query.where(Game.chat_id == game.chat_id, col(Game.thread_id).is_(None))
+    else:
+        query = query.where(Game.chat_id == game.chat_id, Game.thread_id == game.thread_id)
+    return session.exec(query.order_by(col(Game.id).desc()).limit(1)).first()
 
 
 def by_message(session: Session, inline_id: str) -> Game | None:

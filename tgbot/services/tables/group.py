@@ -20,9 +20,10 @@ from ...render import lobby as lobby_render
 from ...render import table_notices, turn_notice
 from ...render.keys import Keyboard
 from ...store import outbox
+from ...store.models import Game
 from ...store.outbox import Message, Priority
 from ...tables import TableKind
-from .. import game_end, lobby_message, output, panels, record, reminders
+from .. import game_end, lobby_message, output, panels, record, reminders, surfaces
 from ..context import GameContext, SeatInfo
 from ..env import Env
 from ..moves import MoveOutcome, PlayResult
@@ -192,6 +193,13 @@ class GroupTable:
         lobby_message.close_lobby(session, env, ctx, text, priority)
 
     # --- what `record` leaves to the kind (`record.Table`) ------------------------------------
+
+    def retire_standings(self, session: Session, env: Env, game: Game) -> None:
+        """A newer game started at the table of `game`, which was played out: its standings, on
+        its last board surface, lose 🔁 Rematch (`old_standings`)."""
+        shown = outbox.shown_message(session, game.chat_id, surfaces.board(game))
+        if shown is not None:
+            outbox.drop_keys(session, game.chat_id, shown.message_id, env.now, game_id=game.id)
 
     def board_view(
         self,

@@ -16,6 +16,7 @@ from ...render import private_turns as private_turns_render
 from ...render import table_notices
 from ...render.keys import Keyboard
 from ...store import outbox
+from ...store.models import Game
 from ...store.outbox import Message, Priority
 from ...tables import TableKind
 from .. import inline_table, panels, record, reminders
@@ -100,6 +101,11 @@ class InlineTable(GroupTable):
         if not result.turn_over:
             # a [T!] card alone: the post is the live board now, and shows the table it left
             self.post_board(session, env, result.ctx, result.outcomes)
+
+    def retire_standings(self, session: Session, env: Env, game: Game) -> None:
+        # the standings are the old game's last post
+        if game.inline_id is not None:
+            inline_table.keys_off(session, env, game, game.inline_id)
 
     def say_started(self, session: Session, env: Env, ctx: GameContext, started: str) -> None:
         # no message can be posted there: the lobby's is the first board

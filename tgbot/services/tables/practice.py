@@ -15,7 +15,7 @@ from ...tables import TableKind
 from .. import record, reminders
 from ..context import GameContext, SeatInfo
 from ..env import Env
-from ..moves import MoveOutcome
+from ..moves import MoveOutcome, PlayResult
 from ..origins import Tap
 from .group import GroupTable
 
@@ -78,6 +78,13 @@ class PracticeTable(GroupTable):
     ) -> None:
         # the board is the player's own, in their chat (with its own budget): it follows each tap
         self.redraw_board(session, env, ctx, draft, Priority.COSMETIC)
+
+    def report_pick(self, session: Session, env: Env, result: PlayResult) -> None:
+        self.report(session, env, result)
+        if not result.turn_over:
+            # a [T!] card alone, picked from 🎯 Play: the board is its player's own, and shows what
+            # the card did at once (as after a tap on it), the sum picked from it next
+            self.redraw_board(session, env, result.ctx, None, Priority.BOARD)
 
     def show_t_played(
         self,

@@ -27,6 +27,7 @@ from .queue import (
     next_row,
     note_attempt,
     put,
+    replace_waiting,
     still_waiting,
     write_pending,
 )
@@ -58,6 +59,7 @@ __all__ = [
     "release",
     "release_all",
     "remember_shown",
+    "replace_waiting",
     "shown_message",
     "still_waiting",
     "take",

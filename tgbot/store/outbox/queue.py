@@ -63,6 +63,11 @@ _STILL_WAITING = sa_select(_OUTBOX.c.id).where(
 )
 _DELIVERED = delete(_OUTBOX).where(_OUTBOX.c.id == bindparam("row_id"), _OUTBOX.c.rev == bindparam("rev"))
 _WITH_ROWS = sa_select(_OUTBOX.c.chat_id).distinct().limit(bindparam("limit"))
+_DEMOTE = (
+    update(_OUTBOX)
+    .where(_OUTBOX.c.chat_id == bindparam("b_chat"), _OUTBOX.c.surface == bindparam("b_surface"))
+    .values(payload=bindparam("b_payload"), priority=bindparam("b_priority"), rev=_OUTBOX.c.rev + 1)
+)
 
 
 def _replacing(statement: Any) -> Any:
@@ -156,6 +161,21 @@ def put(session: Session, message: Message, now: datetime) -> None:
     if held.outbox is None:
         held.outbox = QueuedRows()
     held.outbox.add(message, now)
+
+
+def replace_waiting(session: Session, message: Message) -> bool:
+    """A row still waiting for `message`'s surface takes its content and its priority, even a
+    lower one (`put` keeps the more urgent): a live board's edit still waiting when the next board
+    took its place is an old post's now, and must not go before the new board. False, and nothing
+    queued, when no row waits for that surface."""
+    assert message.surface is not None
+    write_pending(session)
+    params = {"b_chat": message.chat_id, "b_surface": message.surface, "b_payload": message.payload.to_json()}
+    changed = session.execute(_DEMOTE, {**params, "b_priority": int(message.priority)})
+    if not changed.rowcount:  # type: ignore[attr-defined]
+        return False
+    after_commit(session).wrote(message.chat_id, int(message.priority))
+    return True
 
 
 def _queued(session: AnySession) -> QueuedRows | None:
