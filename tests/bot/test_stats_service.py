@@ -231,8 +231,8 @@ def test_abandoned_games_count_as_played_without_a_winner_and_cancelled_ones_do_
     with Session(db) as session:
         assert [(r.user_id, r.games) for r in session.exec(select(PlayerStats)).all()] == [(1, 1)]
         entries = history.recent_games(session, CHAT)
-    assert [(e.game_id, e.status, e.winners, e.downloadable) for e in entries] == [
-        (game_id, "abandoned", [], False)
+    assert [(e.game_id, e.played_out, e.winners, e.downloadable) for e in entries] == [
+        (game_id, False, [], False)
     ]
 
 
