@@ -154,3 +154,14 @@ async def test_an_expired_views_key_answers_with_a_popup_and_a_fresh_view_works(
     await tg.tap(mover, board, MY_CARDS)
     fresh = fake.last_ephemeral(group, mover)
     assert "👉" + card(hand) in [t for t, _d in fake.buttons(fresh)], "the draft was kept"
+
+
+async def test_refresh_on_the_view_redraws_it_in_place(rig: BotRig) -> None:
+    """🔄 Refresh (on the view of a player waiting for their turn) edits that view, sends no other."""
+    fake, tg = rig.fake, rig.tg
+    group, _mover, other, board, _gid = await two_player_game(rig)
+    await tg.tap(other, board, MY_CARDS)
+    view = fake.last_ephemeral(group, other)
+    answer = await tg.tap(other, view, "🔄 Refresh")
+    assert not answer.show_alert and "Your hand" in answer.text
+    assert fake.ephemeral_messages(group, other) == [view], "edited in place, no second view"
