@@ -165,3 +165,23 @@ async def test_refresh_on_the_view_redraws_it_in_place(rig: BotRig) -> None:
     answer = await tg.tap(other, view, "🔄 Refresh")
     assert not answer.show_alert and "Your hand" in answer.text
     assert fake.ephemeral_messages(group, other) == [view], "edited in place, no second view"
+
+
+async def test_a_t_card_played_on_the_view_leaves_the_turn_and_the_view_to_its_player(rig: BotRig) -> None:
+    fake, tg = rig.fake, rig.tg
+    group, mover, _other, board, gid = await two_player_game(rig)
+    state = state_of(current_game(rig, group.id))
+    state.tdeck.remove("shifter")  # the mover draws it
+    state.holdings[state.current] = ["shifter"]
+    set_state(rig, gid, state)
+    version = current_game(rig, group.id).version
+    await tg.tap(mover, board, MY_CARDS)
+    view = fake.last_ephemeral(group, mover)
+    await tg.tap(mover, view, data_is(cb.CardsChooseT(gid, version, state.current, "F").data))
+    await tg.tap(mover, view, "✅ Claim")
+    played = [m.code for m in moves_of(rig, gid) if not m.code.startswith("start")]
+    assert played == ["F"]
+    assert fake.ephemeral_messages(group, mover) == [view], "the turn goes on: the view stays"
+    after = current_game(rig, group.id).version
+    assert after == version + 1
+    assert all(d.startswith(f"e:{gid}:{after}:") for _t, d in fake.buttons(view) if d and d.startswith("e:"))
