@@ -179,6 +179,9 @@ def keys(message: StoredMessage) -> list[tuple[str, str]]:
 async def tap(world: World, user: FakeUser, message: StoredMessage, data: str | None) -> str | None:
     """One tap; checks that the query was answered exactly once. Returns the popup text."""
     fake = world.fake
+    views = [m for m in fake.ephemeral_messages(message.chat_id, user) if m.from_bot and m.delivered]
+    if in_place := [m for m in views if m.replaces is message]:
+        message = in_place[-1]  # the person sees their own view there (🃏 My cards): the tap lands on it
     start = len(fake.calls)
     answer = await world.rig.tg.tap_data(user, message, data)
     answers = [
@@ -203,7 +206,10 @@ def visible_messages(world: World, user: FakeUser) -> list[StoredMessage]:
     chats = {t.chat.id for t in world.tables if user in t.members and not t.removed}
     if user.id in world.dm:
         chats.add(user.id)
-    return [m for chat_id in chats for m in world.fake.messages(chat_id) if keys(m)]
+    views = [m for chat_id in chats for m in world.fake.ephemeral_messages(chat_id, user) if m.from_bot]
+    return [m for chat_id in chats for m in world.fake.messages(chat_id) if keys(m)] + [
+        m for m in views if m.delivered and keys(m)
+    ]
 
 
 def live_board(world: World, game: Game) -> StoredMessage | None:

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 from telegram.ext import BaseHandler, CallbackQueryHandler
 
 from .. import callbacks as cb
-from ..services import info, inline_posts, lobby_keys, play, rematch, stats_commands
+from ..services import hand, info, inline_posts, lobby_keys, play, rematch, stats_commands
 from ..services.call import KeyService
 from .seam import invalid_key, on_key, own_page
 
@@ -51,6 +51,14 @@ ROUTES: list[Route] = [
     route(cb.Discard, play.discard, "compose"),
     route(cb.Clear, play.clear, "compose"),
     route(cb.TChoice, play.choose_t, "t_choice"),
+    route(cb.MyCards, hand.my_cards, "my_cards"),
+    route(cb.CardsPickHand, hand.pick_hand, "view_compose"),
+    route(cb.CardsPickTable, hand.pick_table, "view_compose"),
+    route(cb.CardsChooseT, hand.choose_t, "view_t_choice"),
+    route(cb.CardsClear, hand.clear, "view_compose"),
+    route(cb.CardsClaim, hand.claim, "view_compose"),
+    route(cb.CardsDiscard, hand.discard, "view_compose"),
+    route(cb.CardsPlay, hand.play_sum, "view_compose"),
     route(cb.Rules, info.rules_key, "rules", own_page_of=RULES_PAGE),
     route(cb.Language, info.choose_language, "language", own_page_of=LANGUAGE_PAGE),
     route(cb.Download, stats_commands.download, "download"),

@@ -9,7 +9,8 @@ and how it answers:
 
 * a key (`on_key`): its callback data parsed by its typed class; the popup is the service's
   `Answer`, sent from the database's answer alone, before any message (the outbox sends those
-  afterwards), so a busy group never leaves a key spinning;
+  afterwards), so a busy group never leaves a key spinning; a person's own view (`ViewAnswer`,
+  🃏 My cards) is shown first, since Telegram's 15 seconds for it run from the tap (`views`);
 * a command (`on_command`): the service writes its reply to the outbox;
 * inline queries and picks: `handlers.inline`; changes of a chat: `handlers.chat_events`.
 
@@ -35,8 +36,10 @@ from ..errors import DatabaseTrouble, Outcome
 from ..i18n import _
 from ..render.refusals import TROUBLE_TEXT
 from ..services.call import Answer, CommandService, KeyService, forged_key
+from ..services.hand import ViewAnswer
 from ..services.origins import Command
 from ..services.people import Person
+from . import views
 from .context import TweakContext, command_of, own_language, tap_of
 
 K = TypeVar("K", bound=Callback)
@@ -120,8 +123,13 @@ def on_key(kind: type[K], service: KeyService[K], action: str) -> Handler:
         answer = await serve(context, service, tap, key, action=action, game_id=getattr(key, "game_id", None))
         if answer is None:
             answer = Answer(trouble_text(own_language(update)), alert=True)
+        view = answer.view if isinstance(answer, ViewAnswer) else None
+        if isinstance(answer, ViewAnswer) and view is not None and not view.close:
+            answer = await views.show(query, answer, tap.thread_id)
         replies = context.deps.webhook_replies
         await io.answer(query.get_bot(), query.id, answer.text, answer.alert, replies=replies, url=answer.url)
+        if view is not None and view.close:
+            await views.close(query)
 
     return handler
 

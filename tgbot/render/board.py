@@ -98,6 +98,8 @@ class Table:
     #: A practice table: the board is in the player's own chat with the bot and shows their cards
     #: (no line naming the group, no 👀 My hand key: the board is their hand).
     practice: bool = False
+    #: A group the bot is in: its board has 🃏 My cards (a person's own view, an ephemeral message).
+    own_views: bool = False
 
 
 def computer_label(lang: str, level: str) -> str:
@@ -281,6 +283,8 @@ def keyboard(lang: str, v: View, table: Table, draft: Draft | None = None) -> Ke
             button(_(lang, "↩️ Clear"), cb.Clear(gid, ver)),
         ]
     )
+    if v.seat is None and table.own_views:  # whoever taps it sees their own view
+        rows.append([button(_(lang, "🃏 My cards"), cb.MyCards(gid))])
     utility = [] if table.practice else [button(_(lang, "👀 My hand"), cb.Hand(gid))]
     if table.inline:
         utility.insert(0, switch_inline(_(lang, "🎯 Play"), GameQuery(gid).data))

@@ -20,6 +20,7 @@ from sqlmodel import Session
 
 from engine import seat_view
 from engine.actions import Discard, Sum, encode, t_kind
+from engine.cards import TKind
 from engine.game import t_actions
 
 from .. import callbacks as cb
@@ -47,6 +48,7 @@ class GameKey(KeyCall):
     anything of it is recorded), so a refusal has nothing to undo. The game's changes are written
     in one go when the transaction ends (no flush in between: each would be another UPDATE)."""
 
+    #: The game as read, then as the tap's move left it (what a person's own view shows next).
     ctx: GameContext | None = field(default=None, init=False)
     seat: SeatInfo | None = field(default=None, init=False)
     savepoint: ClassVar[bool] = False
@@ -85,7 +87,7 @@ class GameKey(KeyCall):
         session, env, tap, ctx = self.session, self.env, self.tap, self.ctx
         if ctx is not None and self.seat is not None:
             moves.clear_idle(session, ctx, self.seat)
-        on_message = tap.chat_id is not None and tap.message_id is not None
+        on_message = tap.chat_id is not None and bool(tap.message_id)  # 0: an ephemeral message
         if ctx is not None and error.reason is Refusal.STALE and tap.inline_id is not None:
             if not inline_table.is_live(ctx, tap):  # an older message of a game played via inline mode
                 inline_table.drop_keys(session, env, ctx, tap.inline_id)
@@ -149,10 +151,15 @@ def use_panel(
     return ctx.with_seat(seat), seat
 
 
-def _your_turn(call: GameKey, game_id: int, version: int) -> tuple[GameContext, SeatInfo]:
+def your_turn(call: GameKey, game_id: int, version: int) -> tuple[GameContext, SeatInfo]:
     """The checks of a key that acts on the turn: the game (locked), the tapper's seat (back from
     idle), their turn, the key's version."""
     ctx, seat = call.checked(game_id)
+    return on_turn(call, ctx, seat, version)
+
+
+def on_turn(call: GameKey, ctx: GameContext, seat: SeatInfo, version: int) -> tuple[GameContext, SeatInfo]:
+    """The tapper (back from idle) is to move, and the key was drawn for this turn."""
     ctx = moves.clear_idle(call.session, ctx, seat)
     _turn(ctx, seat, version)
     return ctx, seat
@@ -166,43 +173,57 @@ def _your_turn(call: GameKey, game_id: int, version: int) -> tuple[GameContext, 
 @key_service(GameKey)
 def pick_hand(call: GameKey, key: cb.PickHand) -> Answer:
     """Hand card `index` is the draft's (tapped again: none is)."""
-    ctx, seat = _your_turn(call, key.game_id, key.version)
-    if key.index >= len(ctx.playing_state().hands[seat.seat]):
-        raise ServiceError(Refusal.ILLEGAL, rule="bad_hand_index")
-    return _edit_draft(call, ctx, seat, lambda d: replace(d, hand=None if d.hand == key.index else key.index))
+    ctx, seat = your_turn(call, key.game_id, key.version)
+    return _sum_hint(ctx, seat, toggle_hand(call, ctx, seat, key.index))
 
 
 @key_service(GameKey)
 def pick_table(call: GameKey, key: cb.PickTable) -> Answer:
     """Table card `index` is in the draft, or out of it again."""
-    ctx, seat = _your_turn(call, key.game_id, key.version)
-    if key.index >= len(ctx.playing_state().table):
-        raise ServiceError(Refusal.ILLEGAL, rule="bad_table_index")
-    return _edit_draft(call, ctx, seat, lambda d: replace(d, mask=d.mask ^ (1 << key.index)))
+    ctx, seat = your_turn(call, key.game_id, key.version)
+    return _sum_hint(ctx, seat, toggle_table(call, ctx, seat, key.index))
 
 
 @key_service(GameKey)
 def clear(call: GameKey, key: cb.Clear) -> Answer:
     """The draft starts again."""
-    ctx, seat = _your_turn(call, key.game_id, key.version)
-    return _edit_draft(call, ctx, seat, lambda _d: Draft())
+    ctx, seat = your_turn(call, key.game_id, key.version)
+    return _sum_hint(ctx, seat, edit_draft(call, ctx, seat, lambda _d: Draft()))
 
 
 @key_service(GameKey)
 def claim(call: GameKey, key: cb.Claim) -> Answer:
-    ctx, seat = _your_turn(call, key.game_id, key.version)
-    draft = drafts.load(call.session, key.game_id, seat.seat, ctx.game.version)
-    return _play_draft(call, ctx, seat, draft, claim=True)
+    ctx, seat = your_turn(call, key.game_id, key.version)
+    return play_draft(call, ctx, seat, claim=True)
 
 
 @key_service(GameKey)
 def discard(call: GameKey, key: cb.Discard) -> Answer:
-    ctx, seat = _your_turn(call, key.game_id, key.version)
-    draft = drafts.load(call.session, key.game_id, seat.seat, ctx.game.version)
-    return _play_draft(call, ctx, seat, draft, claim=False)
+    ctx, seat = your_turn(call, key.game_id, key.version)
+    return play_draft(call, ctx, seat, claim=False)
 
 
-def _edit_draft(call: GameKey, ctx: GameContext, seat: SeatInfo, change: Callable[[Draft], Draft]) -> Answer:
+# What the compose keys do, whichever surface they are on (the group board, a panel, a person's
+# own view: `services.hand`): each returns the draft as it is now.
+
+
+def toggle_hand(call: GameKey, ctx: GameContext, seat: SeatInfo, index: int) -> Draft:
+    if index >= len(ctx.playing_state().hands[seat.seat]):
+        raise ServiceError(Refusal.ILLEGAL, rule="bad_hand_index")
+    return edit_draft(call, ctx, seat, lambda d: replace(d, hand=None if d.hand == index else index))
+
+
+def toggle_table(call: GameKey, ctx: GameContext, seat: SeatInfo, index: int) -> Draft:
+    if index >= len(ctx.playing_state().table):
+        raise ServiceError(Refusal.ILLEGAL, rule="bad_table_index")
+    return edit_draft(call, ctx, seat, lambda d: replace(d, mask=d.mask ^ (1 << index)))
+
+
+def _sum_hint(ctx: GameContext, seat: SeatInfo, draft: Draft) -> Answer:
+    return Answer(popups.sum_hint(ctx, seat, draft))
+
+
+def edit_draft(call: GameKey, ctx: GameContext, seat: SeatInfo, change: Callable[[Draft], Draft]) -> Draft:
     """A compose key toggles the draft; the seam applies its tap once (a second delivery would
     toggle it back)."""
     session, env, tap = call.session, call.env, call.tap
@@ -210,7 +231,7 @@ def _edit_draft(call: GameKey, ctx: GameContext, seat: SeatInfo, change: Callabl
     ctx, seat = use_panel(session, env, ctx, seat, in_panel(ctx, tap))
     draft = change(draft)
     _save_draft(session, env, ctx, seat, draft, tap)
-    return Answer(popups.sum_hint(ctx, seat, draft))
+    return draft
 
 
 def _save_draft(session: Session, env: Env, ctx: GameContext, seat: SeatInfo, draft: Draft, tap: Tap) -> None:
@@ -220,30 +241,31 @@ def _save_draft(session: Session, env: Env, ctx: GameContext, seat: SeatInfo, dr
     presenter_of(ctx).show_draft(session, env, ctx, seat, draft, tap.private)
 
 
-@key_service(GameKey)
-def choose_t(call: GameKey, key: cb.TChoice) -> Answer:
-    """A [T!] key: the draft takes the next play of that kind ("any": of any kind held), after the
-    last none; nothing is played until *Claim*. Answered by the popup alone."""
-    session, env, tap = call.session, call.env, call.tap
-    ctx, seat = _your_turn(call, key.game_id, key.version)
+def t_options(ctx: GameContext, seat: SeatInfo, wanted: TKind | None) -> list[str]:
+    """The [T!] plays the mover may choose now, of kind `wanted` (None: any kind held)."""
     state = ctx.playing_state()
     if state.t_played is not None:
         raise ServiceError(Refusal.ILLEGAL, rule="one_t_per_turn")
     if not state.hands[seat.seat]:
         raise ServiceError(Refusal.ILLEGAL, rule="empty_hand")
     held = [encode(action) for action in t_actions(state, seat.seat)]
-    wanted = key.kind.t_kind
     options = [code for code in held if wanted is None or t_kind(code) == wanted]
     if not options:
         raise ServiceError(Refusal.ILLEGAL, rule="t_not_held")
-    ctx, seat = use_panel(session, env, ctx, seat, in_panel(ctx, tap))
-    draft = drafts.load(session, key.game_id, seat.seat, ctx.game.version)
-    chosen = _next_choice(options, draft.t_code)
-    draft = replace(draft, t_code=chosen)
-    _save_draft(session, env, ctx, seat, draft, tap)
-    view = seat_view(state, seat.seat)
+    return options
+
+
+@key_service(GameKey)
+def choose_t(call: GameKey, key: cb.TChoice) -> Answer:
+    """A [T!] key: the draft takes the next play of that kind ("any": of any kind held), after the
+    last none; nothing is played until *Claim*. Answered by the popup alone."""
+    ctx, seat = your_turn(call, key.game_id, key.version)
+    options = t_options(ctx, seat, key.kind.t_kind)
+    draft = edit_draft(call, ctx, seat, lambda d: replace(d, t_code=_next_choice(options, d.t_code)))
+    chosen = draft.t_code
+    view = seat_view(ctx.playing_state(), seat.seat)
     more = len(options) > 1 and chosen != options[-1]
-    table = table_of(ctx, env, seat.seat)
+    table = table_of(ctx, call.env, seat.seat)
     return Answer(board_render.t_choice_popup(call.language, view, table, chosen, more))
 
 
@@ -255,11 +277,15 @@ def _next_choice(options: list[str], current: str | None) -> str | None:
     return options[at] if at < len(options) else None
 
 
-def _play_draft(call: GameKey, ctx: GameContext, seat: SeatInfo, draft: Draft, claim: bool) -> Answer:
-    """*Claim* plays the chosen [T!] card (and, after a Joker, the sum composed with it), else the
-    sum; *Discard* discards the chosen hand card. The engine refuses a wrong move before any of
-    it is recorded."""
+def play_draft(
+    call: GameKey, ctx: GameContext, seat: SeatInfo, claim: bool, draft: Draft | None = None
+) -> Answer:
+    """The draft kept (or `draft`) as the move. *Claim* plays the chosen [T!] card (and, after a
+    Joker, the sum composed with it), else the sum; *Discard* discards the chosen hand card. The
+    engine refuses a wrong move before any of it is recorded."""
     session, env, tap = call.session, call.env, call.tap
+    if draft is None:
+        draft = drafts.load(session, ctx.game_id, seat.seat, ctx.game.version)
     state = ctx.playing_state()
     if claim and draft.t_code is not None:
         return _play_t(call, ctx, seat, draft)
@@ -271,6 +297,7 @@ def _play_draft(call: GameKey, ctx: GameContext, seat: SeatInfo, draft: Draft, c
     action = Sum(draft.hand, chosen) if claim else Discard(draft.hand)
     result = moves.play(session, env, ctx, seat, action)
     result.ctx, _seat = use_panel(session, env, result.ctx, seat, in_panel(ctx, tap))
+    call.ctx = result.ctx
     drafts.clear(session, ctx.game_id)
     presenter_of(result.ctx).report(session, env, result)
     return Answer(board_render.done_popup(call.language))
@@ -296,9 +323,10 @@ def _play_t(call: GameKey, ctx: GameContext, seat: SeatInfo, draft: Draft) -> An
     if with_sum and draft.hand is not None:
         after = moves.play(session, env, result.ctx, seat, Sum(draft.hand, chosen))
         after.outcomes = result.outcomes + after.outcomes
+        call.ctx = after.ctx
         presenter_of(after.ctx).report(session, env, after)
         return Answer(board_render.done_popup(call.language))
-    ctx = result.ctx
+    ctx = call.ctx = result.ctx
     me = ctx.seats[seat.seat]
     kept = Draft(draft.hand, draft.mask)  # the cards chosen keep their places on the table
     drafts.save(session, env, ctx.game_id, me.seat, ctx.game.version, kept)

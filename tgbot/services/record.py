@@ -27,6 +27,7 @@ module never asks which kind a game is.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Protocol
 
 from sqlmodel import Session
@@ -114,12 +115,13 @@ def unreported(session: Session, ctx: GameContext, outcomes: list[MoveOutcome]) 
 
 
 def group_board(
-    ctx: GameContext, env: Env, header: list[str], practice: bool = False
+    ctx: GameContext, env: Env, header: list[str], practice: bool = False, own_views: bool = False
 ) -> tuple[str, Keyboard]:
-    """The board as the group sees it: the public view only, so it cannot show a hidden card."""
+    """The board as the group sees it: the public view only, so it cannot show a hidden card.
+    `own_views`: a group the bot is in, where a person can see their own view (🃏 My cards)."""
     lang = ctx.language
     view = public_view(ctx.playing_state())
-    table = table_of(ctx, env, None, practice=practice)
+    table = replace(table_of(ctx, env, None, practice=practice), own_views=own_views)
     return board_render.board_text(lang, view, table, None, "\n".join(header)), board_render.keyboard(
         lang, view, table
     )

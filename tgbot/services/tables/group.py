@@ -209,8 +209,9 @@ class GroupTable:
         header: list[str],
         draft: board_render.Draft | None = None,
     ) -> tuple[str, Keyboard | None]:
-        """The board as its chat sees it: the public view, under its report."""
-        return record.group_board(ctx, env, header)
+        """The board as its chat sees it: the public view, under its report (with 🃏 My cards
+        where the bot is in the chat: an ephemeral view needs the chat's messages)."""
+        return record.group_board(ctx, env, header, own_views=not self.carried_by_posts)
 
     def show_board(self, session: Session, env: Env, ctx: GameContext, lines: list[str]) -> None:
         """A turn's board, and its one notification: privately when the player can be reached,
