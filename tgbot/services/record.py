@@ -21,13 +21,11 @@ A practice table keeps its record the same way in its player's own chat with the
 board differs (`practice_board`, for `services.tables.practice`): it shows that player's real
 cards, redrawn as they compose, and it is their turn's notification (no panel, no note).
 
-What differs by kind of table is left to it (`Table`, implemented in `services.tables`): this
-module never asks which kind a game is.
+What differs by kind of table is left to it (`Table`, in `services.tables`): never asked here.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Protocol
 
 from sqlmodel import Session
@@ -121,7 +119,7 @@ def group_board(
     `own_views`: a group the bot is in, where a person can see their own view (🃏 My cards)."""
     lang = ctx.language
     view = public_view(ctx.playing_state())
-    table = replace(table_of(ctx, env, None, practice=practice), own_views=own_views)
+    table = table_of(ctx, env, None, practice=practice, own_views=own_views)
     return board_render.board_text(lang, view, table, None, "\n".join(header)), board_render.keyboard(
         lang, view, table
     )

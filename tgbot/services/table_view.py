@@ -17,10 +17,12 @@ def players(ctx: GameContext) -> tuple[board_render.Player, ...]:
     )
 
 
-def table_of(ctx: GameContext, env: Env, viewer: int | None, *, practice: bool = False) -> board_render.Table:
+def table_of(
+    ctx: GameContext, env: Env, viewer: int | None, *, practice: bool = False, own_views: bool = False
+) -> board_render.Table:
     """The mover's legal [T!] plays are offered to the mover, and on the group board only while
     [T!] cards are face up (they are public then). `practice`: drawn in its player's own chat
-    (`services.tables.practice`)."""
+    (`services.tables.practice`); `own_views`: a group where a person sees their own view."""
     state = ctx.playing_state()
     visible = viewer == state.current or (viewer is None and not ctx.settings.face_down)
     choices = (
@@ -37,4 +39,5 @@ def table_of(ctx: GameContext, env: Env, viewer: int | None, *, practice: bool =
         t_choices=choices,
         hints=ctx.settings.hints,
         practice=practice,
+        own_views=own_views,
     )
