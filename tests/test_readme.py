@@ -61,9 +61,11 @@ def test_lobby_settings_table_names_every_pace_and_setting_key() -> None:
 def key_labels() -> set[str]:
     """Every key the bot shows in English: lobby, settings, boards (face up and down, with a draft),
     [T!] plays chosen, the rules pages, the welcome and the inline list's lines."""
-    from engine import new_game, public_view
+    from dataclasses import replace
+
+    from engine import new_game, public_view, seat_view
     from tgbot.game_settings import GameSettings
-    from tgbot.render import board, info, inline_table, lobby, results
+    from tgbot.render import board, hand_view, info, inline_table, lobby, results
 
     labels: set[str] = set()
 
@@ -80,6 +82,9 @@ def key_labels() -> set[str]:
         table = board.Table(1, 1, players, face_down, inline=True, t_choices=("T1", "J+", "J-", "F", "B"))
         for draft in (board.Draft(), board.Draft(0, 1), board.Draft(t_code="T1"), board.Draft(t_code="J+")):
             add(board.keyboard("en", public_view(state), table, draft))
+        add(board.keyboard("en", public_view(state), replace(table, own_views=True)))
+        for seat in (0, 1):  # a person's own view (🃏 My cards): on their turn and off it
+            add(hand_view.hand_view("en", seat_view(state, seat), table).keys)
     for page in range(3):
         add(info.rules_page("en", page)[1])
     add(info.welcome_keys("en", "tweakbot"))
