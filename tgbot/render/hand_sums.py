@@ -4,8 +4,8 @@ hints, or only those made of the values the person typed when it does not.
 Worked out from the seat's own view (its hand, the table, the live target) and the [T!] plays the
 caller found legal (`board.Table.t_choices`, engine codes), so no other hand can enter a sum. The
 search is the engine's, by values (`engine.sums`), with the cards picked afterwards: the inline
-list's offers (`services/inline_moves.py`) are built the same way, and its `card_choices` is this
-module's (one copy to keep once the services move to it).
+list's offers (`services/inline_moves.py`) are built the same way, from this module's
+`card_choices`.
 
 Skill is kept without hints: the typed values are checked, never completed. A sum the view offers
 is the person's, not the bot's: it plays nothing a key of the draft could not.

@@ -17,13 +17,12 @@ whole even if the pick was posted elsewhere.
 from __future__ import annotations
 
 import unicodedata
-from itertools import combinations, product
 
 from sqlmodel import Session
 
 from engine import View, seat_view, sum_options
 from engine.actions import T_ACTION_KIND, Discard, PlayJoker, PlayThief, Sum
-from engine.cards import POINTS, VALUE
+from engine.cards import POINTS
 from engine.game import t_actions
 from engine.sums import realise
 
@@ -32,6 +31,7 @@ from ..inline_data import BoardHere, GameQuery, InfoLine, InfoTopic, PickedMoves
 from ..render import glance, move_list
 from ..render import inline_table as inline_table_render
 from ..render.cards import plain_name
+from ..render.hand_sums import card_choices
 from ..store import games as game_rows
 from ..store import once, once_keys
 from ..store.models import PLAYING
@@ -129,48 +129,6 @@ def typed_sums(ctx: GameContext, seat: SeatInfo, values: list[int]) -> list[move
         for hand_index, positions in card_choices(hand, table, values):
             found.append(_sum_offer(view, hand_index, positions, delta))
     return found or move_list.cards_missing(lang, values)
-
-
-def card_choices(hand: list[str], table: list[str], values: list[int]) -> list[tuple[int, tuple[int, ...]]]:
-    """Each way to take these values, one from the hand and the rest from the table, told apart
-    by the cards' colours (two copies of one card are the same choice)."""
-    choices: list[tuple[int, tuple[int, ...]]] = []
-    seen: set[tuple[str, tuple[str, ...]]] = set()
-    for hand_index, card in enumerate(hand):
-        rest = list(values)
-        if VALUE[card] not in rest:
-            continue
-        rest.remove(VALUE[card])
-        for positions in _table_choices(table, sorted(rest)):
-            key = (_face(card), tuple(sorted(_face(table[p]) for p in positions)))
-            if key not in seen:
-                seen.add(key)
-                choices.append((hand_index, positions))
-    return choices[:MAX_CHOICES]
-
-
-#: Choices listed for one typed sum at most (a table of many equal cards).
-MAX_CHOICES = PAGE
-
-
-def _table_choices(table: list[str], values: list[int]) -> list[tuple[int, ...]]:
-    """Table positions holding exactly these values (each value as many times as typed)."""
-    by_value: dict[int, list[int]] = {}
-    for p, c in enumerate(table):
-        by_value.setdefault(VALUE[c], []).append(p)
-    picks: list[list[tuple[int, ...]]] = []
-    for value in sorted(set(values)):
-        need = values.count(value)
-        by_faces: dict[tuple[str, ...], tuple[int, ...]] = {}  # one choice per set of colours
-        for combo in combinations(by_value.get(value, []), need):
-            by_faces.setdefault(tuple(sorted(_face(table[p]) for p in combo)), combo)
-        picks.append(list(by_faces.values()))
-    return [tuple(sorted(p for group in combo for p in group)) for combo in product(*picks)]
-
-
-def _face(card: str) -> str:
-    """A card as the player sees it: colour and value (two copies look alike)."""
-    return card[:2]
 
 
 def _game_for(session: Session, person: Person, query: str) -> GameContext | None:
