@@ -16,18 +16,28 @@ on people's own views, and the taps that go wrong around them.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 
-from engine.actions import Discard, Sum
+import pytest
+
+from engine.actions import Discard, Sum, decode
 from engine.state import GameState
+from tests.bot.conftest import BotRig, running_bot
 from tests.bot.helpers import (
     assert_group_calls_show_only_public_cards,
     board_of,
+    current_game,
+    moves_of,
     players_of,
+    set_state,
     state_of,
 )
+from tests.bot.test_hand_in_group import MY_CARDS, two_player_game, with_a_sum
 from tests.bot.test_record_readds import (
     KIND_OF_CODE,
     T_LABELS,
@@ -40,9 +50,10 @@ from tests.bot.test_record_readds import (
 from tests.fakes.bot_api.ephemeral import EPHEMERAL_METHODS, StoredEphemeral
 from tests.fakes.telegram import ApiCall, FakeUser
 from tgbot import callbacks as cb
-from tgbot.render.cards import card as card_label
+from tgbot.handlers import views
+from tgbot.render.cards import card
+from tgbot.time_source import ManualClock
 
-MY_CARDS = "🃏 My cards"
 #: Seconds between two taps of a person (every tap on a view is an ephemeral write).
 TAP_EVERY = 0.5
 
@@ -93,7 +104,7 @@ class ViewMatch(Match):
         seat = next(s for s, p in self.by_seat.items() if p is person)
         answer = await self.rig.tg.tap(person.user, board_of(self.rig, game), MY_CARDS)
         assert not answer.show_alert
-        assert all(card_label(c) in answer.text for c in state.hands[seat]), answer.text
+        assert all(card(c) in answer.text for c in state.hands[seat]), answer.text
         self.opened += 1
         view = fake.last_ephemeral(self.group, person.user)
         assert view.replaces is not None and view.replaces.message_id == board_of(self.rig, game).message_id
@@ -147,7 +158,7 @@ class ViewMatch(Match):
             popup = await self.view_tap(person, cb.CardsChooseT, joker)
         popup = await self.view_tap(person, cb.CardsPickHand, main.hand)
         hand = state_of(self.game()).hands[state_of(self.game()).current]
-        assert card_label(hand[main.hand]) in popup, popup
+        assert card(hand[main.hand]) in popup, popup
         if isinstance(main, Discard):
             await self.view_tap(person, cb.CardsDiscard)
         else:
@@ -213,3 +224,125 @@ async def test_three_people_play_a_whole_game_on_their_own_views_and_it_re_adds(
     played = [m for m in match.moves if m.source == "player"]
     assert {m.seat for m in played} == {0, 1, 2}
     assert fake.ephemeral_messages(match.group) == [], "no view outlives the game"
+
+
+# --- taps that go wrong -------------------------------------------------------------------------
+
+
+def played_codes(rig: BotRig, gid: int) -> list[str]:
+    return [m.code for m in moves_of(rig, gid) if not m.code.startswith("start")]
+
+
+async def test_double_taps_stale_and_forged_keys_and_two_views_at_once_play_nothing_twice(
+    rig: BotRig,
+) -> None:
+    fake, tg = rig.fake, rig.tg
+    group, mover, other, board, gid = await two_player_game(rig)
+    state, hand, table = with_a_sum(state_of(current_game(rig, group.id)))
+    set_state(rig, gid, state)
+    version, seat = current_game(rig, group.id).version, state.current
+    keys = (gid, version, seat)
+    # both open their views at the same instant: one each, in place of the board, for each alone
+    await tg.process_many([fake.callback_update(p, board, cb.MyCards(gid).data) for p in (mover, other)])
+    for person in (mover, other):
+        assert len([m for m in fake.ephemeral_messages(group, person) if m.from_bot]) == 1
+    view, others_view = fake.last_ephemeral(group, mover), fake.last_ephemeral(group, other)
+    # a double tap on a hand card: the draft toggles twice, as two taps do; one more picks it
+    pick = cb.CardsPickHand(*keys, 0).data
+    await tg.process_many([fake.callback_update(mover, view, pick) for _ in range(2)])
+    await tg.tap_data(mover, view, pick)
+    await tg.tap_data(mover, view, cb.CardsPickTable(*keys, 0).data)
+    assert "👉" + card(hand) in [t for t, _d in fake.buttons(view)]
+    assert "✅" + card(table) in [t for t, _d in fake.buttons(view)]
+    # the other player forges the mover's ✅ Claim onto their own view: refused, nothing played
+    forged = await tg.tap_data(other, others_view, cb.CardsClaim(*keys).data)
+    assert forged.show_alert and played_codes(rig, gid) == []
+    # a double tap on ✅ Claim: the sum is played once
+    claims = [fake.callback_update(mover, view, cb.CardsClaim(*keys).data) for _ in range(2)]
+    await tg.process_many(claims)
+    assert [decode(c) for c in played_codes(rig, gid)] == [Sum(0, (0,))]
+    assert all(fake.answers[u["callback_query"]["id"]].answered for u in claims)
+    after = current_game(rig, group.id).version
+    # a key of a view drawn before the move (the other's, still on their screen): stale, refused
+    stale = await tg.tap_data(other, others_view, cb.CardsPickHand(gid, version, 1 - seat, 0).data)
+    assert stale.text.startswith("This board is out of date"), stale.text
+    assert current_game(rig, group.id).version == after
+    assert [decode(c) for c in played_codes(rig, gid)] == [Sum(0, (0,))], "played once, nothing lost"
+
+
+async def test_an_offline_mover_never_sees_the_view_but_the_toast_and_the_idle_clock_carry_on(
+    rig: BotRig,
+) -> None:
+    fake, tg = rig.fake, rig.tg
+    group, mover, other, board, gid = await two_player_game(rig)
+    state = state_of(current_game(rig, group.id))
+    hand = state.hands[state.current]
+    fake.set_offline(mover)
+    answer = await tg.tap(mover, board, MY_CARDS)
+    assert all(card(c) in answer.text for c in hand), "the toast carries the cards"
+    assert [m for m in fake.transcript(group, mover) if isinstance(m, StoredEphemeral)] == []
+    assert board in fake.transcript(group, mover), "the board is still what they see"
+    # the next 🃏 My cards, once back: a view they see, and they play on it
+    fake.set_offline(mover, False)
+    await tg.tap(mover, board, MY_CARDS)
+    view = fake.last_ephemeral(group, mover)
+    assert view.delivered and view in fake.transcript(group, mover)
+    version = current_game(rig, group.id).version
+    await tg.tap_data(mover, view, cb.CardsPickHand(gid, version, state.current, 0).data)
+    await tg.tap_data(mover, view, cb.CardsDiscard(gid, version, state.current).data)
+    assert [decode(c) for c in played_codes(rig, gid)] == [Discard(0)]
+    # the other player is offline and never plays: the idle clock plays their turn
+    await tg.advance(5)
+    fake.set_offline(other)
+    await tg.tap(other, board_of(rig, current_game(rig, group.id)), MY_CARDS)
+    assert fake.ephemeral_messages(group, other)[-1].delivered is False
+    before = len(played_codes(rig, gid))
+    rig.clock.advance(timedelta(days=1))
+    await tg.run_job("sweep")
+    await tg.advance(5)
+    moves = moves_of(rig, gid)
+    assert len(played_codes(rig, gid)) == before + 1 and moves[-1].source == "idle"
+    assert any(f"{other.first_name} was idle" in line for line in fake.read_chat(group, mover))
+
+
+async def test_a_restart_between_the_commit_and_the_view_plays_nothing_twice(
+    db_url: str, seeds: Callable[[], int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bot stops after a tap's service committed and before its view was sent (the view is
+    never sent, the tap never answered); Telegram delivers the tap again to the restarted bot."""
+    clock = ManualClock()
+    async with running_bot(db_url, seeds, clock=clock) as first:
+        fake = first.fake
+        group, mover, _other, board, gid = await two_player_game(first)
+        state, hand, _table = with_a_sum(state_of(current_game(first, group.id)))
+        set_state(first, gid, state)
+        version, seat = current_game(first, group.id).version, state.current
+        await first.tg.tap(mover, board, MY_CARDS)
+        view = fake.last_ephemeral(group, mover)
+        await first.tg.tap_data(mover, view, cb.CardsPickHand(gid, version, seat, 0).data)
+        await first.tg.tap_data(mover, view, cb.CardsPickTable(gid, version, seat, 0).data)
+        fake.restart_app(mover)  # and their app too: the view is gone
+
+        async def stopped(*_args: Any) -> Any:
+            raise asyncio.CancelledError  # the process ends here: committed, nothing sent
+
+        monkeypatch.setattr(views, "show", stopped)
+        tap = fake.callback_update(mover, board, cb.MyCards(gid).data)
+        with contextlib.suppress(asyncio.CancelledError):
+            await first.tg.process(tap)
+        monkeypatch.undo()
+    async with running_bot(db_url, seeds, clock=clock, fake=fake) as second:
+        await second.tg.tap(mover, board, MY_CARDS)
+        fresh = fake.last_ephemeral(group, mover)
+        assert "👉" + card(hand) in [t for t, _d in fake.buttons(fresh)], "the draft was kept"
+        monkeypatch.setattr(views, "close", stopped)
+        claim = fake.callback_update(mover, fresh, cb.CardsClaim(gid, version, seat).data)
+        with contextlib.suppress(asyncio.CancelledError):
+            await second.tg.process(claim)
+        monkeypatch.undo()
+    async with running_bot(db_url, seeds, clock=clock, fake=fake) as third:
+        await third.tg.process(claim)  # delivered again after the restart
+        assert [decode(c) for c in played_codes(third, gid)] == [Sum(0, (0,))], "played once"
+        await third.tg.advance(5)
+        new_board = board_of(third, current_game(third, group.id))
+        assert new_board.message_id != board.message_id
