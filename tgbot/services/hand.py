@@ -58,7 +58,11 @@ class ViewAnswer(Answer):
 @dataclass
 class ViewKey(play.GameKey):
     """A key of a person's own view. It is on an ephemeral message (no message id in the group),
-    so a refusal takes no keys off any board; it still brings its player back from away."""
+    so a refusal takes no keys off any board; it still brings its player back from away. A [T!]
+    card played on it is shown by the view redrawn, as a panel shows it: the group gets no
+    board in the middle of the turn (one message a turn), the next board reports the card."""
+
+    own_view: ClassVar[bool] = True
 
     def refused(self, error: ServiceError) -> Answer:
         if self.ctx is not None and self.seat is not None:

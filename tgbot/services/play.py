@@ -52,6 +52,8 @@ class GameKey(KeyCall):
     ctx: GameContext | None = field(default=None, init=False)
     seat: SeatInfo | None = field(default=None, init=False)
     savepoint: ClassVar[bool] = False
+    #: The key is on the tapper's own view (🃏 My cards), which shows what a [T!] card did.
+    own_view: ClassVar[bool] = False
 
     @property
     def language(self) -> str:
@@ -306,9 +308,9 @@ def play_draft(
 def _play_t(call: GameKey, ctx: GameContext, seat: SeatInfo, draft: Draft) -> Answer:
     """The chosen [T!] card. A Joker with a sum composed is played with it, in one report (both
     checked first, so a wrong sum plays nothing). Alone, the turn goes on: the popup says what
-    happened, a panel shows it, and on the group board a card that changed the table brings a
-    new board (the player needs its keys); a Joker does not (the popups count with the new
-    target). A practice table's board is redrawn in place, as a panel is."""
+    happened, a panel or the player's own view shows it, and on the group board a card that
+    changed the table brings a new board (the player needs its keys); a Joker does not (the
+    popups count with the new target). A practice table's board is redrawn in place, as a panel is."""
     session, env, tap = call.session, call.env, call.tap
     assert draft.t_code is not None
     state = ctx.playing_state()
@@ -330,9 +332,10 @@ def _play_t(call: GameKey, ctx: GameContext, seat: SeatInfo, draft: Draft) -> An
     me = ctx.seats[seat.seat]
     kept = Draft(draft.hand, draft.mask)  # the cards chosen keep their places on the table
     drafts.save(session, env, ctx.game_id, me.seat, ctx.game.version, kept)
-    presenter_of(ctx).show_t_played(
-        session, env, ctx, me, kept, result.outcomes, tap.private, bool(draft.joker)
-    )
+    if not call.own_view:  # a view is redrawn by its tap; the next board reports the card
+        presenter_of(ctx).show_t_played(
+            session, env, ctx, me, kept, result.outcomes, tap.private, bool(draft.joker)
+        )
     lines = record.report_lines(call.language, ctx, result.outcomes)
     return Answer("\n".join(lines) or board_render.done_popup(call.language))
 
