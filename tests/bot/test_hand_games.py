@@ -55,7 +55,7 @@ from tgbot.render.cards import card
 from tgbot.time_source import ManualClock
 
 #: Seconds between two taps of a person (every tap on a view is an ephemeral write).
-TAP_EVERY = 0.5
+TAP_EVERY = 0.0
 
 
 def is_ephemeral(call: ApiCall) -> bool:

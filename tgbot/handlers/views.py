@@ -10,16 +10,22 @@ Telegram refuses (an old Bot API server, which posts it publicly instead: that c
 a chat where they are refused; any 400) or one that expired (its edit fails) answers with today's
 popup, and the next 🃏 My cards opens a fresh view. These are the only writes a key's handler
 makes itself (`DESIGN §3`): they answer the tap, as its popup does, and nothing else waits on them.
+Each still takes its slot of the process's ~30 writes a second (`GlobalBudget`, as a reply
+to a person does): a burst of views would otherwise spend the second the senders count on, and the next
+board or the view's own edit would meet a 429.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable
+from typing import TypeVar
 
 from telegram import CallbackQuery
 from telegram.error import TelegramError
 
 from ..delivery import telegram_io as io
+from ..delivery.budget import GlobalBudget
 from ..delivery.ephemeral_api import (
     EphemeralUnsupported,
     delete_ephemeral,
@@ -31,9 +37,22 @@ from ..services.call import Answer
 from ..services.hand import ViewAnswer
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
-async def show(query: CallbackQuery, answer: ViewAnswer, thread_id: int | None) -> Answer:
+async def _counted(budget: GlobalBudget, call: Awaitable[T]) -> T:
+    """`call`, in a slot of the process's writes of the second."""
+    slot = await budget.take()  # a reply to a person's tap: the priority of one
+    try:
+        return await call
+    finally:
+        if slot is not None:
+            budget.landed(slot)
+
+
+async def show(
+    query: CallbackQuery, answer: ViewAnswer, thread_id: int | None, budget: GlobalBudget
+) -> Answer:
     """Show the answer's view to the tapper; what to answer the tap with (its fallback popup when
     the view could not be shown)."""
     view, message = answer.view, query.message
@@ -46,7 +65,7 @@ async def show(query: CallbackQuery, answer: ViewAnswer, thread_id: int | None) 
     try:
         if tapped is not None:
             try:
-                await edit_ephemeral_text(bot, tapped, view.text, keys)
+                await _counted(budget, edit_ephemeral_text(bot, tapped, view.text, keys))
                 return answer
             except TelegramError as exc:  # expired, or gone with an app restart
                 log.info("an ephemeral view could not be edited: %s", exc)
@@ -54,7 +73,7 @@ async def show(query: CallbackQuery, answer: ViewAnswer, thread_id: int | None) 
                     return fallback
         elif not view.opens:
             return fallback  # a view's key on a message that is no view: nothing to edit
-        await send_ephemeral(
+        sent = send_ephemeral(
             bot,
             message.chat.id,
             query.from_user.id,
@@ -64,6 +83,7 @@ async def show(query: CallbackQuery, answer: ViewAnswer, thread_id: int | None) 
             replace_tapped=tapped is None,
             thread_id=thread_id,
         )
+        await _counted(budget, sent)
     except EphemeralUnsupported as exc:
         log.warning("the Bot API server knows no ephemeral messages: %s", exc)
         if exc.public_message_id is not None:
@@ -75,13 +95,13 @@ async def show(query: CallbackQuery, answer: ViewAnswer, thread_id: int | None) 
     return answer
 
 
-async def close(query: CallbackQuery) -> None:
+async def close(query: CallbackQuery, budget: GlobalBudget) -> None:
     """The move is played: the view it was played on goes (the next board comes to the group)."""
     tapped = read_ephemeral(query.message)
     if tapped is None:
         return
     try:
-        await delete_ephemeral(query.get_bot(), tapped)
+        await _counted(budget, delete_ephemeral(query.get_bot(), tapped))
     except (TelegramError, EphemeralUnsupported) as exc:  # gone already: nothing to take away
         log.info("an ephemeral view could not be deleted: %s", exc)
 
