@@ -155,3 +155,30 @@ async def test_cards_where_ephemeral_answers_are_refused_answers_in_private(rig:
     assert len(answers) == 1 and all(card(c) in (answers[0].text or "") for c in state.hands[state.current])
     assert fake.read_chat(group) == public_before
     assert not tg.errors
+
+
+async def test_values_typed_as_the_view_expires_get_a_fresh_view_in_reply(rig: BotRig) -> None:
+    """The view the person replied to cannot be edited (it expired as the reply came): the bot
+    answers the reply with a fresh view, within Telegram's 15 seconds of the reply."""
+    fake, tg = rig.fake, rig.tg
+    group, mover, other, board, gid = await two_player_game(rig)
+    state, hand_card, table_card = with_a_sum(state_of(current_game(rig, group.id)))
+    set_state(rig, gid, state)
+    await tg.tap(mover, board, MY_CARDS)
+    view = fake.last_ephemeral(group, mover)
+    update = fake.ephemeral_reply_update(mover, view, f"{VALUE[hand_card]} {VALUE[table_card]}")
+    fake.expire_ephemeral(view)
+    await tg.process(update)
+    fresh = fake.last_ephemeral(group, mover)
+    assert fresh is not view and fresh.from_bot
+    reply = [m for m in fake.ephemeral_messages(group, mover) if not m.from_bot][-1]
+    assert fresh.reply_to is reply, "it answers the person's reply"
+    sums = offered(fresh)
+    typed = (VALUE[hand_card], VALUE[table_card])
+    hand = state.hands[state.current]
+    assert sums and all(s.table and VALUE[hand[s.hand]] in typed for _d, s in sums)
+    await tg.tap_data(mover, fresh, sums[0][0])
+    played = [decode(m.code) for m in moves_of(rig, gid) if not m.code.startswith("start")]
+    assert played == [sums[0][1]]
+    assert all(m is not fresh for m in fake.transcript(group, other))
+    assert not tg.errors

@@ -130,7 +130,7 @@ def on_key(kind: type[K], service: KeyService[K], action: str) -> Handler:
         replies = context.deps.webhook_replies
         await io.answer(query.get_bot(), query.id, answer.text, answer.alert, replies=replies, url=answer.url)
         if view is not None and view.close:
-            await views.close(query, shown)
+            await views.close(query, tap.thread_id, shown)
 
     return handler
 

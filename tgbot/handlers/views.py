@@ -39,27 +39,28 @@ _SHOWN = "tweakbot.views"
 
 
 class ShownViews:
-    """The last view this process showed each person in each chat: what a reply with typed values
-    redraws, since Telegram may leave out what an ephemeral reply replied to. Memory only: another
-    instance, or this one after a restart, answers the reply with a fresh view instead."""
+    """The last view this process showed each person in each chat and topic (a game's place): what
+    a reply with typed values redraws, since Telegram may leave out what an ephemeral reply
+    replied to. Memory only: another instance, or this one after a restart, answers the reply
+    with a fresh view instead."""
 
     LIMIT = 10_000
 
     def __init__(self) -> None:
-        self._views: OrderedDict[tuple[int, int], EphemeralMessage] = OrderedDict()
+        self._views: OrderedDict[tuple[int, int | None, int], EphemeralMessage] = OrderedDict()
 
-    def get(self, chat_id: int, user_id: int) -> EphemeralMessage | None:
-        return self._views.get((chat_id, user_id))
+    def get(self, chat_id: int, thread_id: int | None, user_id: int) -> EphemeralMessage | None:
+        return self._views.get((chat_id, thread_id, user_id))
 
-    def note(self, user_id: int, view: EphemeralMessage) -> None:
-        key = (view.chat_id, user_id)
+    def note(self, thread_id: int | None, user_id: int, view: EphemeralMessage) -> None:
+        key = (view.chat_id, thread_id, user_id)
         self._views[key] = view
         self._views.move_to_end(key)
         while len(self._views) > self.LIMIT:
             self._views.popitem(last=False)
 
-    def forget(self, chat_id: int, user_id: int) -> None:
-        self._views.pop((chat_id, user_id), None)
+    def forget(self, chat_id: int, thread_id: int | None, user_id: int) -> None:
+        self._views.pop((chat_id, thread_id, user_id), None)
 
 
 def shown_views(bot_data: dict[Any, Any]) -> ShownViews:
@@ -85,7 +86,7 @@ async def show(
         if tapped is not None:
             try:
                 await edit_ephemeral_text(bot, tapped, view.text, keys)
-                shown.note(query.from_user.id, tapped)
+                shown.note(thread_id, query.from_user.id, tapped)
                 return answer
             except TelegramError as exc:  # expired, or gone with an app restart
                 log.info("an ephemeral view could not be edited: %s", exc)
@@ -111,7 +112,7 @@ async def show(
     except TelegramError as exc:
         log.info("an ephemeral view was refused: %s", exc)
         return fallback
-    shown.note(query.from_user.id, sent)
+    shown.note(thread_id, query.from_user.id, sent)
     return answer
 
 
@@ -134,11 +135,11 @@ async def answer_message(
     person = incoming.sender_user_id
     assert person is not None, "a person's message"
     keys = io.keyboard(view.keys, bot)
-    target = replied_to or shown.get(incoming.chat_id, person)
+    target = replied_to or shown.get(incoming.chat_id, thread_id, person)
     if redraw and target is not None:
         try:
             await edit_ephemeral_text(bot, target, view.text, keys)
-            shown.note(person, target)
+            shown.note(thread_id, person, target)
             return True
         except (TelegramError, EphemeralUnsupported) as exc:
             log.info("an ephemeral view could not be redrawn: %s", exc)
@@ -161,17 +162,17 @@ async def answer_message(
         log.info("an ephemeral answer was refused: %s", exc)
         return False
     if not note:
-        shown.note(person, sent)
+        shown.note(thread_id, person, sent)
     return True
 
 
-async def close(query: CallbackQuery, shown: ShownViews | None = None) -> None:
+async def close(query: CallbackQuery, thread_id: int | None = None, shown: ShownViews | None = None) -> None:
     """The move is played: the view it was played on goes (the next board comes to the group)."""
     tapped = read_ephemeral(query.message)
     if tapped is None:
         return
     if shown is not None:
-        shown.forget(tapped.chat_id, query.from_user.id)
+        shown.forget(tapped.chat_id, thread_id, query.from_user.id)
     try:
         await delete_ephemeral(query.get_bot(), tapped)
     except (TelegramError, EphemeralUnsupported) as exc:  # gone already: nothing to take away
