@@ -21,7 +21,7 @@ from .config import Settings
 from .delivery.budget import Limits
 from .delivery.process import Delivery
 from .deps import DEPS_KEY, Deps, get_deps
-from .handlers import chat_events, commands, inline, keys
+from .handlers import chat_events, commands, inline, keys, own_views
 from .handlers.context import TweakContext
 from .handlers.menu import set_command_menus
 from .http_client import AiohttpRequest
@@ -138,6 +138,8 @@ def build_application(
     for handler in keys.handlers():
         application.add_handler(handler)
     for handler in inline.handlers():
+        application.add_handler(handler)
+    for handler in own_views.handlers():
         application.add_handler(handler)
     for handler in chat_events.handlers():
         application.add_handler(handler, group=chat_events.GROUP)

@@ -1,6 +1,6 @@
 """/cards (issue 61): declared ephemeral in every language's menu, so a person sends it unseen by
-the group; until the ephemeral view is wired, its answer (the 👀 My hand text) goes where only
-that person reads it, never into the group."""
+the group. Its answer is their own view, ephemeral (`test_typed_in_view.py`); where Telegram
+refuses that, the 👀 My hand text goes where only that person reads it, never into the group."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ async def test_the_menu_declares_cards_ephemeral_in_every_language(rig: BotRig) 
         assert ephemeral == {"cards"}, code
 
 
-async def test_cards_sent_unseen_answers_in_private_only(rig: BotRig) -> None:
+async def test_cards_sent_unseen_where_views_are_refused_answers_in_private_only(rig: BotRig) -> None:
     fake, tg = rig.fake, rig.tg
     ana, ben = fake.user(1, "Ana"), fake.user(2, "Ben")
     group = fake.group("Friends")
@@ -40,6 +40,7 @@ async def test_cards_sent_unseen_answers_in_private_only(rig: BotRig) -> None:
     group_before = fake.read_chat(group)
     private = fake.private(ana)
     private_before = len(fake.messages(private.id))
+    fake.refuse_ephemeral(group)
 
     await tg.process(fake.ephemeral_command_update(group, ana, "/cards"))
 
@@ -56,12 +57,13 @@ async def test_cards_sent_unseen_answers_in_private_only(rig: BotRig) -> None:
     assert not tg.errors
 
 
-async def test_cards_without_a_private_chat_shows_no_card_in_the_group(rig: BotRig) -> None:
+async def test_cards_refused_without_a_private_chat_shows_no_card_in_the_group(rig: BotRig) -> None:
     fake, tg = rig.fake, rig.tg
     ana, ben = fake.user(1, "Ana"), fake.user(2, "Ben")
     group = fake.group("Friends")
     game, _board = await start_game(rig, group, ana, [ben])
     assert game.id is not None
+    fake.refuse_ephemeral(group)
 
     await tg.process(fake.ephemeral_command_update(group, ben, "/cards"))
 

@@ -9,6 +9,7 @@ from telegram.ext import BaseHandler, CommandHandler
 
 from ..services import cards, info, lobby, stats_commands, table_control
 from ..services.call import CommandService
+from . import own_views
 from .seam import on_command
 
 #: Every command and the service that answers it (a command's arguments, and the person it
@@ -35,7 +36,12 @@ COMMANDS: dict[str, CommandService] = {
 
 
 def handlers() -> list[BaseHandler[Any, Any, Any]]:
-    return [CommandHandler(name, on_command(name, service)) for name, service in COMMANDS.items()]
+    """/cards sent unseen opens the person's own view (`own_views`); the others reply as ever."""
+    special = {"cards": own_views.on_cards}
+    return [
+        CommandHandler(name, special.get(name) or on_command(name, service))
+        for name, service in COMMANDS.items()
+    ]
 
 
 #: Every command `handlers()` answers (computed once: it labels every update's log line).

@@ -124,12 +124,13 @@ def on_key(kind: type[K], service: KeyService[K], action: str) -> Handler:
         if answer is None:
             answer = Answer(trouble_text(own_language(update)), alert=True)
         view = answer.view if isinstance(answer, ViewAnswer) else None
+        shown, budget = views.shown_views(context.bot_data), context.deps.delivery.global_budget
         if isinstance(answer, ViewAnswer) and view is not None and not view.close:
-            answer = await views.show(query, answer, tap.thread_id, context.deps.delivery.global_budget)
+            answer = await views.show(query, answer, tap.thread_id, budget, shown)
         replies = context.deps.webhook_replies
         await io.answer(query.get_bot(), query.id, answer.text, answer.alert, replies=replies, url=answer.url)
         if view is not None and view.close:
-            await views.close(query, context.deps.delivery.global_budget)
+            await views.close(query, budget, tap.thread_id, shown)
 
     return handler
 

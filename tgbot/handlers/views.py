@@ -18,15 +18,17 @@ board or the view's own edit would meet a 429.
 from __future__ import annotations
 
 import logging
+from collections import OrderedDict
 from collections.abc import Awaitable
-from typing import TypeVar
+from typing import Any, TypeVar
 
-from telegram import CallbackQuery
+from telegram import Bot, CallbackQuery
 from telegram.error import TelegramError
 
 from ..delivery import telegram_io as io
 from ..delivery.budget import GlobalBudget
 from ..delivery.ephemeral_api import (
+    EphemeralMessage,
     EphemeralUnsupported,
     delete_ephemeral,
     edit_ephemeral_text,
@@ -34,10 +36,12 @@ from ..delivery.ephemeral_api import (
     send_ephemeral,
 )
 from ..services.call import Answer
-from ..services.hand import ViewAnswer
+from ..services.hand import EphemeralView, ViewAnswer
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+
+_SHOWN = "tweakbot.views"
 
 
 async def _counted(budget: GlobalBudget, call: Awaitable[T]) -> T:
@@ -50,11 +54,47 @@ async def _counted(budget: GlobalBudget, call: Awaitable[T]) -> T:
             budget.landed(slot)
 
 
+class ShownViews:
+    """The last view this process showed each person in each chat and topic (a game's place): what
+    a reply with typed values redraws, since Telegram may leave out what an ephemeral reply
+    replied to. Memory only: another instance, or this one after a restart, answers the reply
+    with a fresh view instead."""
+
+    LIMIT = 10_000
+
+    def __init__(self) -> None:
+        self._views: OrderedDict[tuple[int, int | None, int], EphemeralMessage] = OrderedDict()
+
+    def get(self, chat_id: int, thread_id: int | None, user_id: int) -> EphemeralMessage | None:
+        return self._views.get((chat_id, thread_id, user_id))
+
+    def note(self, thread_id: int | None, user_id: int, view: EphemeralMessage) -> None:
+        key = (view.chat_id, thread_id, user_id)
+        self._views[key] = view
+        self._views.move_to_end(key)
+        while len(self._views) > self.LIMIT:
+            self._views.popitem(last=False)
+
+    def forget(self, chat_id: int, thread_id: int | None, user_id: int) -> None:
+        self._views.pop((chat_id, thread_id, user_id), None)
+
+
+def shown_views(bot_data: dict[Any, Any]) -> ShownViews:
+    """The application's record of the views it showed."""
+    shown: ShownViews = bot_data.setdefault(_SHOWN, ShownViews())
+    return shown
+
+
 async def show(
-    query: CallbackQuery, answer: ViewAnswer, thread_id: int | None, budget: GlobalBudget
+    query: CallbackQuery,
+    answer: ViewAnswer,
+    thread_id: int | None,
+    budget: GlobalBudget,
+    shown: ShownViews | None = None,
 ) -> Answer:
-    """Show the answer's view to the tapper; what to answer the tap with (its fallback popup when
-    the view could not be shown)."""
+    """Show the answer's view to the tapper (noted in `shown`); what to answer the tap with (its
+    fallback popup when the view could not be shown)."""
+    shown = shown or ShownViews()
     view, message = answer.view, query.message
     fallback = answer.fallback or Answer(answer.text, alert=True)
     if view is None or message is None:
@@ -66,6 +106,7 @@ async def show(
         if tapped is not None:
             try:
                 await _counted(budget, edit_ephemeral_text(bot, tapped, view.text, keys))
+                shown.note(thread_id, query.from_user.id, tapped)
                 return answer
             except TelegramError as exc:  # expired, or gone with an app restart
                 log.info("an ephemeral view could not be edited: %s", exc)
@@ -73,7 +114,7 @@ async def show(
                     return fallback
         elif not view.opens:
             return fallback  # a view's key on a message that is no view: nothing to edit
-        sent = send_ephemeral(
+        sending = send_ephemeral(
             bot,
             message.chat.id,
             query.from_user.id,
@@ -83,7 +124,7 @@ async def show(
             replace_tapped=tapped is None,
             thread_id=thread_id,
         )
-        await _counted(budget, sent)
+        sent = await _counted(budget, sending)
     except EphemeralUnsupported as exc:
         log.warning("the Bot API server knows no ephemeral messages: %s", exc)
         if exc.public_message_id is not None:
@@ -92,14 +133,73 @@ async def show(
     except TelegramError as exc:
         log.info("an ephemeral view was refused: %s", exc)
         return fallback
+    shown.note(thread_id, query.from_user.id, sent)
     return answer
 
 
-async def close(query: CallbackQuery, budget: GlobalBudget) -> None:
+async def answer_message(
+    bot: Bot,
+    incoming: EphemeralMessage,
+    view: EphemeralView,
+    *,
+    replied_to: EphemeralMessage | None = None,
+    redraw: bool = False,
+    note: bool = False,
+    thread_id: int | None = None,
+    shown: ShownViews,
+    budget: GlobalBudget,
+) -> bool:
+    """Answer a person's ephemeral message (a command, a reply) for them alone: with `redraw`, the
+    view they replied to (`replied_to`, else the last one shown them) edited in place; else, or
+    when that edit fails (expired, gone with an app restart), a new ephemeral message replying to
+    theirs (Telegram allows it within 15 seconds). A `note` is no view: it is never redrawn.
+    False: Telegram refused it (the caller may answer another way)."""
+    person = incoming.sender_user_id
+    assert person is not None, "a person's message"
+    keys = io.keyboard(view.keys, bot)
+    target = replied_to or shown.get(incoming.chat_id, thread_id, person)
+    if redraw and target is not None:
+        try:
+            await _counted(budget, edit_ephemeral_text(bot, target, view.text, keys))
+            shown.note(thread_id, person, target)
+            return True
+        except (TelegramError, EphemeralUnsupported) as exc:
+            log.info("an ephemeral view could not be redrawn: %s", exc)
+    try:
+        sent = await _counted(
+            budget,
+            send_ephemeral(
+                bot,
+                incoming.chat_id,
+                person,
+                view.text,
+                keys,
+                reply_to_ephemeral_id=incoming.ephemeral_message_id,
+                thread_id=thread_id,
+            ),
+        )
+    except EphemeralUnsupported as exc:
+        log.warning("the Bot API server knows no ephemeral messages: %s", exc)
+        if exc.public_message_id is not None:
+            await _delete_public(bot, incoming.chat_id, exc.public_message_id)
+        return False
+    except TelegramError as exc:
+        log.info("an ephemeral answer was refused: %s", exc)
+        return False
+    if not note:
+        shown.note(thread_id, person, sent)
+    return True
+
+
+async def close(
+    query: CallbackQuery, budget: GlobalBudget, thread_id: int | None = None, shown: ShownViews | None = None
+) -> None:
     """The move is played: the view it was played on goes (the next board comes to the group)."""
     tapped = read_ephemeral(query.message)
     if tapped is None:
         return
+    if shown is not None:
+        shown.forget(tapped.chat_id, thread_id, query.from_user.id)
     try:
         await _counted(budget, delete_ephemeral(query.get_bot(), tapped))
     except (TelegramError, EphemeralUnsupported) as exc:  # gone already: nothing to take away
@@ -110,7 +210,11 @@ async def _take_back(query: CallbackQuery, message_id: int) -> None:
     """An old server posted the person's view for everyone: it goes at once."""
     message = query.message
     assert message is not None
+    await _delete_public(query.get_bot(), message.chat.id, message_id)
+
+
+async def _delete_public(bot: Bot, chat_id: int, message_id: int) -> None:
     try:
-        await query.get_bot().delete_message(message.chat.id, message_id)
+        await bot.delete_message(chat_id, message_id)
     except TelegramError as exc:
         log.warning("a view posted publicly could not be deleted: %s", exc)

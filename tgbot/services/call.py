@@ -250,8 +250,7 @@ class KeyCall(Call[Tap, Answer]):
         return Answer(outcome=Outcome.NEED_ADMIN, need_admin=True)
 
     def repeated(self) -> Answer:
-        """An empty popup: the tap may wait for an answer still (the first one's went back in a
-        webhook response Telegram never got), and the first popup was the one to say it."""
+        """An empty popup: the tap may still wait (its first answer got lost), and that one said it."""
         return Answer(outcome=Outcome.DUPLICATE)
 
 
@@ -376,8 +375,10 @@ def key_service(call: type[KC]) -> Callable[[Callable[[KC, K], Answer]], KeyServ
     return wrap
 
 
-def command_service(use_case: Callable[[CommandCall], Replied]) -> CommandService:
-    return _serve(CommandCall, use_case)
+def command_service(
+    use_case: Callable[[CommandCall], Replied], call: type[CommandCall] = CommandCall
+) -> CommandService:
+    return _serve(call, use_case)
 
 
 def inline_service(use_case: Callable[[InlineCall], InlineAnswer]) -> InlineService:
@@ -395,6 +396,5 @@ def event_service(
 
 
 def forged_key(session: Session, env: Env, tap: Tap) -> Answer:
-    """Data no kind of key accepts (forged, or from a version of the bot long gone): refused in
-    the tapper's language."""
+    """Data no kind of key accepts (forged, or from a bot long gone): refused in the tapper's."""
     return KeyCall(session, env, tap).refused(ServiceError(Refusal.MALFORMED))

@@ -1,12 +1,13 @@
 """/cards: a person's own cards in the game of this chat, seen by them alone.
 
 The command is declared ephemeral in every language's menu (`command_menu.EPHEMERAL_COMMANDS`),
-so in a group nobody else sees it. Its answer is meant to be the person's own view of the game as
-an ephemeral message (issue 61, `render/hand_view.py`), which needs the ephemeral delivery path
-that is not wired yet. Until then it answers with the 👀 My hand popup's text where only the
-person reads it: their private chat with the bot (or the practice table's own chat). Never in
-the group: a reply there is everyone's, whatever the command was. A person the bot cannot write
-to privately is pointed at the board's key, without a card.
+so in a group nobody else sees it, and there its answer is the person's own view of the game as
+an ephemeral message (issue 61, `hand_replies.cards_view`). This is the answer where that view
+cannot be shown (sent as an ordinary command, Telegram refusing ephemeral messages in the chat)
+and in private: the 👀 My hand popup's text where only the person reads it, their private chat
+with the bot (or the practice table's own chat). Never in the group: a reply there is everyone's,
+whatever the command was. A person the bot cannot write to privately is pointed at the board's
+key, without a card.
 """
 
 from __future__ import annotations

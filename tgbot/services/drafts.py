@@ -8,7 +8,8 @@ second read, even when there was none. The game's read brings every seat's draft
 is read again (there is none left).
 
 Drafts are read and written with plain statements, built once (`store.drafts`): a save is one
-upsert.
+upsert. Beside the draft are the card values its player typed in reply to their own view (issue
+61): a compose tap keeps them, ↩️ *Clear* and the next move drop them.
 """
 
 from __future__ import annotations
@@ -17,18 +18,33 @@ from sqlmodel import Session
 
 from ..render.board import Draft
 from ..store import drafts as draft_rows
+from ..store.models import TYPED_DIGITS
 from .env import Env
 
 _READ = "tweakbot.drafts"
 _CLEARED = "tweakbot.drafts.cleared"  # games whose drafts this transaction deleted
 
-#: What this transaction knows of a seat's draft: (version, draft), or None when there is none.
-Known = tuple[int, Draft] | None
+#: Card values a person typed in reply to their own view (issue 61), None: nothing typed.
+Typed = tuple[int, ...] | None
+#: What this transaction knows of a seat's draft: (version, draft, typed values), or None when
+#: there is none.
+Known = tuple[int, Draft, Typed] | None
+
+
+class _Keep:
+    """`save`'s default: the typed values stay as they are (the draft of the same version's)."""
+
+
+KEEP = _Keep()
 
 
 def _known(session: Session) -> dict[tuple[int, int], Known]:
     read: dict[tuple[int, int], Known] = session.info.setdefault(_READ, {})
     return read
+
+
+def _typed_of(stored: str | None) -> Typed:
+    return None if stored is None else tuple(int(d) for d in stored)
 
 
 def known(
@@ -39,9 +55,10 @@ def known(
     hand: int | None,
     mask: int | None,
     t_code: str | None,
+    typed: str | None = None,
 ) -> None:
     """A seat's draft as the game's read found it (`version` None: it has none)."""
-    draft = None if version is None else (version, Draft(hand, mask or 0, t_code))
+    draft = None if version is None else (version, Draft(hand, mask or 0, t_code), _typed_of(typed))
     _known(session)[(game_id, seat)] = draft
 
 
@@ -54,7 +71,11 @@ def _read(session: Session, game_id: int, seat: int) -> Known:
         if game_id in session.info.get(_CLEARED, ()):
             return None
         row = draft_rows.read(session, game_id, seat)
-        found[key] = None if row is None else (row.version, Draft(row.hand, row.mask, row.t_code))
+        found[key] = (
+            None
+            if row is None
+            else (row.version, Draft(row.hand, row.mask, row.t_code), _typed_of(row.typed))
+        )
     return found[key]
 
 
@@ -65,11 +86,40 @@ def load(session: Session, game_id: int, seat: int, version: int) -> Draft:
     return found[1]
 
 
-def save(session: Session, env: Env, game_id: int, seat: int, version: int, draft: Draft) -> None:
+def load_typed(session: Session, game_id: int, seat: int, version: int) -> Typed:
+    """The values the seat typed in this version's draft (None: none)."""
+    found = _read(session, game_id, seat)
+    if found is None or found[0] != version:
+        return None
+    return found[2]
+
+
+def save(
+    session: Session,
+    env: Env,
+    game_id: int,
+    seat: int,
+    version: int,
+    draft: Draft,
+    typed: Typed | _Keep = KEEP,
+) -> None:
+    """The seat's draft, with `typed` values (by default the ones it has: a compose tap keeps
+    what was typed, so its sums stay offered)."""
+    if isinstance(typed, _Keep):
+        typed = load_typed(session, game_id, seat, version)
     values = {"game_id": game_id, "seat": seat, "version": version, "updated_at": env.now}
-    values.update(hand=draft.hand, mask=draft.mask, t_code=draft.t_code)
+    digits = None if typed is None else "".join(str(d) for d in typed)[:TYPED_DIGITS]
+    values.update(hand=draft.hand, mask=draft.mask, t_code=draft.t_code, typed=digits)
     draft_rows.save(session, values)
-    _known(session)[(game_id, seat)] = (version, Draft(draft.hand, draft.mask, draft.t_code))
+    kept = Draft(draft.hand, draft.mask, draft.t_code)
+    _known(session)[(game_id, seat)] = (version, kept, _typed_of(digits))
+
+
+def forget_typed(session: Session, game_id: int, seat: int) -> None:
+    """The seat's typed values go with its draft's next save in this transaction (↩️ Clear)."""
+    found = _read(session, game_id, seat)
+    if found is not None:
+        _known(session)[(game_id, seat)] = (found[0], found[1], None)
 
 
 def clear(session: Session, game_id: int) -> None:

@@ -20,6 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
+from sqlmodel import Session
+
 from engine import seat_view
 from engine.actions import PlayJoker, Sum, encode
 
@@ -31,6 +33,7 @@ from ..render.keys import Keyboard
 from . import drafts, moves, play, popups
 from .call import Answer, KeyCall, key_service
 from .context import GameContext, SeatInfo
+from .env import Env
 from .table_view import table_of
 
 
@@ -90,17 +93,26 @@ def _shown(
     call: ViewKey, ctx: GameContext, seat: SeatInfo, fallback: Answer, note: str = "", opens: bool = False
 ) -> ViewAnswer:
     """The seat's view as the game and its draft are now, the toast with `note` and the cards."""
-    state = ctx.playing_state()
-    v = seat_view(state, seat.seat)
-    own_turn = state.current == seat.seat
-    draft = drafts.load(call.session, ctx.game_id, seat.seat, ctx.game.version) if own_turn else Draft()
-    shown = hand_view.hand_view(
-        call.language, v, table_of(ctx, call.env, seat.seat), hand_view.Composing(draft)
-    )
-    view = EphemeralView(shown.text, shown.keys, opens=opens)
+    view = own_view(call.session, call.env, call.language, ctx, seat, opens)
+    v = seat_view(ctx.playing_state(), seat.seat)
     return ViewAnswer(
         hand_view.toast(call.language, v, note), view=view, fallback=fallback, game_id=ctx.game_id
     )
+
+
+def own_view(
+    session: Session, env: Env, lang: str, ctx: GameContext, seat: SeatInfo, opens: bool = False
+) -> EphemeralView:
+    """The seat's view as the game, its draft and the values it typed are now."""
+    state = ctx.playing_state()
+    v = seat_view(state, seat.seat)
+    composing = hand_view.Composing()
+    if state.current == seat.seat:
+        gid, version = ctx.game_id, ctx.game.version
+        draft = drafts.load(session, gid, seat.seat, version)
+        composing = hand_view.Composing(draft, drafts.load_typed(session, gid, seat.seat, version))
+    shown = hand_view.hand_view(lang, v, table_of(ctx, env, seat.seat), composing)
+    return EphemeralView(shown.text, shown.keys, opens=opens)
 
 
 def _own_turn(call: ViewKey, key: cb.CardsKey) -> tuple[GameContext, SeatInfo]:
@@ -130,7 +142,9 @@ def pick_table(call: ViewKey, key: cb.CardsPickTable) -> Answer:
 
 @key_service(ViewKey)
 def clear(call: ViewKey, key: cb.CardsClear) -> Answer:
+    """The draft and the values typed go: the view invites a sum again."""
     ctx, seat = _own_turn(call, key)
+    drafts.forget_typed(call.session, ctx.game_id, seat.seat)
     return _composed(call, ctx, seat, play.edit_draft(call, ctx, seat, lambda _d: Draft()))
 
 

@@ -15,11 +15,11 @@ from .models import Draft
 from .upsert import built_once
 
 _TABLE: Any = Draft.__table__  # type: ignore[attr-defined]
-_DRAFT = select(_TABLE.c.version, _TABLE.c.hand, _TABLE.c.mask, _TABLE.c.t_code).where(
+_DRAFT = select(_TABLE.c.version, _TABLE.c.hand, _TABLE.c.mask, _TABLE.c.t_code, _TABLE.c.typed).where(
     _TABLE.c.game_id == bindparam("game_id"), _TABLE.c.seat == bindparam("seat")
 )
 _CLEAR = delete(_TABLE).where(_TABLE.c.game_id == bindparam("game_id"))
-_CHANGED = ("version", "hand", "mask", "t_code", "updated_at")
+_CHANGED = ("version", "hand", "mask", "t_code", "typed", "updated_at")
 
 
 def _upsert(insert: Any) -> Any:
@@ -33,12 +33,12 @@ _SAVE = built_once(_upsert)
 
 
 def read(session: Session, game_id: int, seat: int) -> Row[Any] | None:
-    """(version, hand, mask, t_code) of the seat's draft, or None."""
+    """(version, hand, mask, t_code, typed) of the seat's draft, or None."""
     return session.execute(_DRAFT, {"game_id": game_id, "seat": seat}).first()
 
 
 def save(session: Session, values: dict[str, Any]) -> None:
-    """The seat's draft (game_id, seat, version, hand, mask, t_code, updated_at), replacing any."""
+    """The seat's draft (game_id, seat, version, hand, mask, t_code, typed, updated_at), replacing any."""
     session.execute(_SAVE(session), values)
 
 

@@ -56,6 +56,8 @@ EXPIRED = GameStatus.EXPIRED
 
 ACTIVE_STATUSES = (LOBBY, PLAYING, PAUSED)
 ENDED_STATUSES = (FINISHED, CANCELLED, ABANDONED, EXPIRED)
+#: Typed card values a draft keeps at most (more is no sum of a hand card and a table).
+TYPED_DIGITS = 24
 
 
 def _utc_column(nullable: bool) -> Column:  # type: ignore[type-arg]
@@ -256,6 +258,9 @@ class Draft(SQLModel, table=True):
     mask: int = 0  # bit i: table position i is chosen
     #: The [T!] play chosen with its key (an engine action code), played by *Claim*.
     t_code: str | None = Field(default=None, max_length=16)
+    #: The card values the player typed in reply to their own view ("531"), kept beside the
+    #: draft so a compose tap after them still shows the sums they make (issue 61).
+    typed: str | None = Field(default=None, max_length=TYPED_DIGITS)
     updated_at: datetime = Field(sa_column=_utc_column(nullable=False))
 
 

@@ -42,6 +42,7 @@ _SEATS = (
         _DRAFTS.c.hand,
         _DRAFTS.c.mask,
         _DRAFTS.c.t_code,
+        _DRAFTS.c.typed,
     )
     .join(_USERS, _USERS.c.id == _PLAYERS.c.user_id, isouter=True)
     .join(
@@ -57,7 +58,7 @@ _SEATS = (
 def with_people_and_drafts(session: Session, game_id: int) -> Iterable[Any]:
     """A game's seats in seat order, each as (seat, user_id, name, ai_level, away, left, timeouts,
     panel, the person's id, can_dm, language, tg_language, the draft's version, hand, mask,
-    t_code): the person's and the draft's None when there is none."""
+    t_code, typed): the person's and the draft's None when there is none."""
     return session.execute(_SEATS, {"game_id": game_id})
 
 
