@@ -126,9 +126,8 @@ class Result:
 
 @dataclass(frozen=True)
 class ResultsButton:
-    """The button above an inline list: it posts nothing (it opens the person's private chat
-    with the bot, sending ``/start <payload>``), so what it says is never a message in the
-    person's name."""
+    """The button above an inline list: it posts nothing (it opens the person's private chat with
+    the bot, sending ``/start <payload>``): what it says is never a message in the person's name."""
 
     text: str
     payload: str = HowToPlay().data
@@ -328,10 +327,11 @@ class LoggedCall(Call[O, Noted]):
 
 @dataclass
 class PickCall(LoggedCall[Pick]):
-    """A picked inline result: the engine checks a move before any of it is written, so there is
-    nothing for a savepoint to undo."""
+    """A picked inline result: nothing for a savepoint to undo, nor to record by update (a pick is
+    recorded by its post or turn, a lobby by its message: one pick comes as two updates)."""
 
     savepoint: ClassVar[bool] = False
+    recorded: ClassVar[bool] = False
 
 
 @dataclass
