@@ -10,7 +10,8 @@ and how it answers:
 * a key (`on_key`): its callback data parsed by its typed class; the popup is the service's
   `Answer`, sent from the database's answer alone, before any message (the outbox sends those
   afterwards), so a busy group never leaves a key spinning; a person's own view (`ViewAnswer`,
-  🃏 My cards) is shown first, since Telegram's 15 seconds for it run from the tap (`views`);
+  🃏 My cards) is shown first, since Telegram's 15 seconds for it run from the tap (`views`),
+  unless the service took so long that those seconds are nearly gone: then only the popup;
 * a command (`on_command`): the service writes its reply to the outbox;
 * inline queries and picks: `handlers.inline`; changes of a chat: `handlers.chat_events`.
 
@@ -115,6 +116,8 @@ def on_key(kind: type[K], service: KeyService[K], action: str) -> Handler:
         tap = tap_of(update)
         if query is None or tap is None:
             return
+        timer = context.deps.timer
+        began = timer.monotonic()
         try:
             key = kind.parse(query.data)
         except BadCallback:
@@ -126,7 +129,10 @@ def on_key(kind: type[K], service: KeyService[K], action: str) -> Handler:
         view = answer.view if isinstance(answer, ViewAnswer) else None
         shown, budget = views.shown_views(context.bot_data), context.deps.delivery.global_budget
         if isinstance(answer, ViewAnswer) and view is not None and not view.close:
-            answer = await views.show(query, answer, tap.thread_id, budget, shown)
+            if views.in_time(timer.monotonic() - began):
+                answer = await views.show(query, answer, tap.thread_id, budget, shown)
+            else:  # the database was slow: the answer, at once, is all the time left allows
+                answer = views.late(answer)
         replies = context.deps.webhook_replies
         await io.answer(query.get_bot(), query.id, answer.text, answer.alert, replies=replies, url=answer.url)
         if view is not None and view.close:

@@ -43,6 +43,12 @@ T = TypeVar("T")
 
 _SHOWN = "tweakbot.views"
 
+#: Seconds after a tap's handler began within which it still shows a view. Telegram takes a
+#: view, and the tap's answer that follows it, for 15 seconds from the tap: past this, a database
+#: that was slow has used them up, and the view's call would only push the answer out of them
+#: (the answer carries the cards without it).
+VIEW_WITHIN = 12.0
+
 
 async def _counted(budget: GlobalBudget, call: Awaitable[T]) -> T:
     """`call`, in a slot of the process's writes of the second."""
@@ -85,6 +91,17 @@ def shown_views(bot_data: dict[Any, Any]) -> ShownViews:
     return shown
 
 
+def in_time(waited: float) -> bool:
+    """Whether a tap whose handler began `waited` seconds ago may still show a view."""
+    return waited < VIEW_WITHIN
+
+
+def late(answer: ViewAnswer) -> Answer:
+    """What a tap answers with when it is too late for its view: its popup, no view call (nor an
+    edit: the view's next tap redraws it whole)."""
+    return answer.fallback or Answer(answer.text, alert=True)
+
+
 async def show(
     query: CallbackQuery,
     answer: ViewAnswer,
@@ -96,7 +113,7 @@ async def show(
     fallback popup when the view could not be shown)."""
     shown = shown or ShownViews()
     view, message = answer.view, query.message
-    fallback = answer.fallback or Answer(answer.text, alert=True)
+    fallback = late(answer)
     if view is None or message is None:
         return fallback
     bot = query.get_bot()

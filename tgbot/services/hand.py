@@ -30,6 +30,7 @@ from ..errors import Refusal, ServiceError
 from ..render import hand_view
 from ..render.board import Draft
 from ..render.keys import Keyboard
+from ..store import once, once_keys
 from . import drafts, moves, play, popups
 from .call import Answer, KeyCall, key_service
 from .context import GameContext, SeatInfo
@@ -75,9 +76,20 @@ class ViewKey(play.GameKey):
 
 @dataclass
 class LookView(ViewKey):
-    """🃏 My cards only shows: as 👀 My hand, not recorded (`play.LookKey`)."""
+    """🃏 My cards only shows: as 👀 My hand, not recorded (`play.LookKey`), so a second delivery
+    of the tap answers with the cards again. It opens a view once, though: Telegram delivers a
+    tap again (a webhook retried, maybe to another instance while the first is still at work),
+    and each delivery's view would be one more before the person."""
 
     recorded: ClassVar[bool] = False
+
+    def opens_first(self) -> bool:
+        """Whether this delivery of the tap is the first to open a view (recorded, as a move's
+        tap is: on PostgreSQL a second instance waits for the first's transaction, then finds it)."""
+        update_id = self.origin.update_id
+        if update_id is None:
+            return True
+        return once.first_time(self.session, once_keys.update(update_id, "my_cards"), self.env.now)
 
 
 @key_service(LookView)
@@ -86,6 +98,8 @@ def my_cards(call: LookView, key: cb.MyCards) -> Answer:
     ctx, seat = call.checked(key.game_id)
     ctx = moves.clear_idle(call.session, ctx, seat)
     popup = Answer(popups.hand_popup(ctx, seat), alert=True, game_id=ctx.game_id)
+    if not call.opens_first():
+        return popup  # its view is (being) shown by the first delivery: the cards, no second view
     return _shown(call, ctx, seat, popup, opens=True)
 
 
