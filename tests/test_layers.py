@@ -30,7 +30,13 @@ SESSION_CALLS = {
     "merge",
     "refresh",
     "query",
+    "begin",
+    "begin_nested",
+    "commit",
+    "rollback",
 }
+#: The session's own settings of a transaction (when it flushes); the store names them.
+SESSION_SETTINGS = {"no_autoflush", "autoflush"}
 
 
 def _modules() -> list[Path]:
@@ -64,6 +70,12 @@ def _session_calls(tree: ast.AST) -> list[str]:
         name = owner.attr if isinstance(owner, ast.Attribute) else getattr(owner, "id", None)
         if name == "session" and method in SESSION_CALLS:
             found.append(f"line {node.lineno}: session.{method}")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr in SESSION_SETTINGS:
+            owner = node.value
+            name = owner.attr if isinstance(owner, ast.Attribute) else getattr(owner, "id", None)
+            if name == "session":
+                found.append(f"line {node.lineno}: session.{node.attr}")
     return found
 
 

@@ -42,7 +42,7 @@ from ..errors import Ended, Outcome, Refusal, ServiceError
 from ..inline_data import HowToPlay, ResultId
 from ..render.keys import Keyboard
 from ..render.refusals import ALERTS, refusal
-from ..store import once, once_keys
+from ..store import db, once, once_keys
 from . import output, people
 from .env import Env
 from .origins import ChatEvent, Command, InlineQuery, Pick, Tap
@@ -217,7 +217,7 @@ class Call(Generic[O, R]):
 
     def guard(self) -> AbstractContextManager[object]:
         """What the use case runs in: a savepoint (unless `savepoint` is off)."""
-        return self.session.begin_nested() if self.savepoint else nullcontext()
+        return db.savepoint(self.session) if self.savepoint else nullcontext()
 
     def refusal(self, error: ServiceError) -> R:
         """A refusal only the creator or a group admin escapes is answered once Telegram said

@@ -32,8 +32,8 @@ from ..render import glance, move_list
 from ..render import inline_table as inline_table_render
 from ..render.cards import plain_name
 from ..render.hand_sums import card_choices
+from ..store import db, once, once_keys
 from ..store import games as game_rows
-from ..store import once, once_keys
 from ..store.models import PLAYING
 from ..store.once_keys import SeenKey
 from . import drafts, inline_table, moves
@@ -290,7 +290,7 @@ def _pick(call: PickCall, ctx: GameContext, seat: SeatInfo, picked: PickedMoves,
         return Noted(Refusal.ILLEGAL, game_id)
     if refused is not None:
         raise refused
-    with session.no_autoflush:  # the game's changes go out as one UPDATE at the end
+    with db.writes_held(session):  # the game's changes go out as one UPDATE at the end
         if post is not None:
             inline_table.on_post(session, env, ctx, post)
         _play(session, env, ctx, seat, codes)

@@ -27,7 +27,7 @@ from .. import callbacks as cb
 from ..errors import Refusal, ServiceError
 from ..render import board as board_render
 from ..render.board import Draft
-from ..store import outbox
+from ..store import db, outbox
 from ..store import seats as seat_rows
 from ..store.models import PAUSED, PLAYING
 from . import drafts, inline_table, moves, output, panels, popups, record, surfaces
@@ -80,7 +80,7 @@ class GameKey(KeyCall):
         return ctx, seat
 
     def guard(self) -> AbstractContextManager[object]:
-        return self.session.no_autoflush
+        return db.writes_held(self.session)
 
     def refused(self, error: ServiceError) -> Answer:
         """What a refused tap still does: brings its player back, takes keys off a dead message. A

@@ -42,7 +42,7 @@ from engine.events import Event, load_events
 from engine.tally import tally_events
 
 from ..render.stats import PracticeLine, StatLine
-from ..store import move_log
+from ..store import db, move_log
 from ..store import people as people_rows
 from ..store import seats as seat_rows
 from ..store import stats as stat_rows
@@ -184,7 +184,7 @@ def record_game_end(
             return False
         state = parse_state(game.state)
     if game.table_kind == TableKind.PRACTICE:  # practice: counted apart, per computer level
-        with session.no_autoflush:
+        with db.writes_held(session):
             stat_rows.add_all(
                 session, PracticeStats, ("user_id", "level"), practice_tally(session, game, state, seats), now
             )
@@ -192,7 +192,7 @@ def record_game_end(
     computers: Sums = {}
     people: Sums = {}
     chat_id = played_in(game.chat_id, game.chat_instance)  # an inline game's chat, not its lobby
-    with session.no_autoflush:
+    with db.writes_held(session):
         for tally in tally_game(session, game, state, seats):
             if tally.ai_level is not None:
                 _sum_into(computers, (chat_id, tally.ai_level), _counters(tally))

@@ -20,7 +20,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TypeVar
@@ -157,6 +157,18 @@ def write_now(session: OrmSession) -> None:
     """The transaction's changes so far go to the database now: the plain (Core) statements that
     read after this do not flush them first, as the ORM's own reads do."""
     session.flush()
+
+
+def writes_held(session: OrmSession) -> AbstractContextManager[object]:
+    """Inside it, the ORM's reads do not flush what the transaction changed so far: the game's
+    changes of a whole use case go out as one UPDATE at its end (its version's compare-and-set)."""
+    return session.no_autoflush
+
+
+def savepoint(session: OrmSession) -> AbstractContextManager[object]:
+    """A savepoint: a refusal inside it undoes what the use case began, and keeps what came
+    before."""
+    return session.begin_nested()
 
 
 def is_postgres(session: OrmSession) -> bool:
