@@ -71,7 +71,7 @@ def migrate_chat(session: Session, env: Env, old_id: int, new_id: int) -> list[i
         people_rows.save(session, new)
     chat_moves.move_rows(session, old_id, new_id)
     stats.migrate_chat_stats(session, old_id, new_id, env.now)
-    games = game_rows.of_chat(session, old_id)
+    games = game_rows.in_chat(session, old_id)
     live = {surface for g in games if g.status in ACTIVE_STATUSES for surface in _live_surfaces(g)}
     _carry_waiting(session, old_id, live)
     outbox.move_chat(session, old_id, new_id)

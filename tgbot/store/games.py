@@ -93,7 +93,7 @@ def open_in_chat(session: Session, chat_id: int) -> list[Game]:
     return list(session.exec(query.order_by(col(Game.id))).all())
 
 
-def of_chat(session: Session, chat_id: int) -> list[Game]:
+def in_chat(session: Session, chat_id: int) -> list[Game]:
     """Every game a chat ever had."""
     return list(session.exec(select(Game).where(Game.chat_id == chat_id)).all())
 
