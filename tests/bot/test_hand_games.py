@@ -33,7 +33,6 @@ from tests.bot.helpers import (
     board_of,
     current_game,
     moves_of,
-    players_of,
     set_state,
     state_of,
 )
@@ -74,14 +73,8 @@ class ViewMatch(Match):
     cards so that each of them wins and plays every kind of [T!] card)."""
 
     async def start_game(self) -> None:
-        await self.rig.tg.tap(self.people[0].user, self.lobby, "▶️ Start")
-        game = self.game()
-        assert game.id is not None and game.status == "playing"
-        self.gid = game.id
-        by_id = {p.user.id: p for p in self.people}
-        seats = players_of(self.rig, self.gid)
-        self.by_seat = {s.seat: by_id[s.user_id] for s in seats}
-        self.names = {s.seat: s.name for s in seats}
+        seats = await self.seat_everyone()
+        assert len(self.by_seat) == len(seats), "every seat a person's"
         self.view_calls = 0
         self.opened = 0
 

@@ -57,7 +57,7 @@ from tests.fakes.flood import FloodLimits
 from tests.fakes.telegram import FakeUser, StoredMessage
 from tests.fakes.timer import VirtualTimer
 from tgbot.render.cards import card as card_label
-from tgbot.store.models import Game, Move
+from tgbot.store.models import Game, GamePlayer, Move
 from tgbot.time_source import ManualClock
 
 # --- the transcript reader ---------------------------------------------------------------------
@@ -947,6 +947,11 @@ class Match:
         self.lobby = lobby
 
     async def start_game(self) -> None:
+        seats = await self.seat_everyone()
+        assert len(self.by_seat) == len(self.people) < len(seats), "people and at least one computer"
+
+    async def seat_everyone(self) -> list[GamePlayer]:
+        """The creator starts the game: who sits where, by seat."""
         await self.rig.tg.tap(self.people[0].user, self.lobby, "▶️ Start")
         game = self.game()
         assert game.id is not None and game.status == "playing"
@@ -955,7 +960,7 @@ class Match:
         seats = players_of(self.rig, self.gid)
         self.by_seat = {s.seat: by_id[s.user_id] for s in seats if s.user_id in by_id}
         self.names = {s.seat: s.name for s in seats}
-        assert len(self.by_seat) == len(self.people) < len(seats), "people and at least one computer"
+        return seats
 
     def game(self) -> Game:
         return current_game(self.rig, self.group.id)

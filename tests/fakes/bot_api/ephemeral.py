@@ -68,7 +68,7 @@ from tests.fakes.bot_api.common import (
 )
 from tests.fakes.bot_api.html import render
 from tests.fakes.bot_api.markup import parse_markup
-from tests.fakes.bot_api.messages import Messages
+from tests.fakes.bot_api.messages import Messages, new_text
 from tests.fakes.bot_api.records import CallbackAnswer, FakeChat, FakeUser, StoredMessage, UploadedFile
 from tests.fakes.bot_api.updates import Updates
 from tests.fakes.flood import FloodRejection, retry_after
@@ -660,17 +660,7 @@ class Ephemeral(Messages, Updates):
 
     def _api_editEphemeralMessageText(self, params: JSONDict, files: list[UploadedFile]) -> bool:
         message = self._ephemeral_target(params, "message to edit not found")
-        if message.kind != "text":
-            raise bad("there is no text in the message to edit")
-        source = params.get("text")
-        if not isinstance(source, str):
-            raise bad("message text is empty")
-        visible, entities = render(source, params.get("parse_mode"), params.get("entities"))
-        if not visible:
-            raise bad("message text is empty")
-        if utf16_len(visible) > 4096:
-            raise bad("message is too long")
-        markup = parse_markup(params.get("reply_markup"), inline_only=True)
+        source, visible, entities, markup = new_text(message, params)
         return self._edit(
             message,
             "editEphemeralMessageText",

@@ -17,6 +17,22 @@ def _silent(params: JSONDict) -> bool:
     return params.get("disable_notification") in (True, "true", "True", 1)
 
 
+def new_text(msg: StoredMessage, params: JSONDict) -> tuple[str, str, Any, Any]:
+    """An edit's new text as Telegram checks it (a text message; not empty; within 4,096
+    characters once rendered) and its inline keys: source, visible text, entities, markup."""
+    if msg.kind != "text":
+        raise bad("there is no text in the message to edit")
+    source = params.get("text")
+    if not isinstance(source, str):
+        raise bad("message text is empty")
+    visible, entities = render(source, params.get("parse_mode"), params.get("entities"))
+    if not visible:
+        raise bad("message text is empty")
+    if utf16_len(visible) > 4096:
+        raise bad("message is too long")
+    return source, visible, entities, parse_markup(params.get("reply_markup"), inline_only=True)
+
+
 class Messages(Chats, Store):
     """sendMessage, sendPhoto, sendDocument, the edits, the deletions, pins and chat actions."""
 
@@ -176,17 +192,7 @@ class Messages(Chats, Store):
 
     def _api_editMessageText(self, params: JSONDict, files: list[UploadedFile]) -> JSONDict | bool:
         msg, inline = self._edit_target(params)
-        if msg.kind != "text":
-            raise bad("there is no text in the message to edit")
-        source = params.get("text")
-        if not isinstance(source, str):
-            raise bad("message text is empty")
-        visible, entities = render(source, params.get("parse_mode"), params.get("entities"))
-        if not visible:
-            raise bad("message text is empty")
-        if utf16_len(visible) > 4096:
-            raise bad("message is too long")
-        markup = parse_markup(params.get("reply_markup"), inline_only=True)
+        source, visible, entities, markup = new_text(msg, params)
         self._apply_edit(
             msg,
             "editMessageText",
